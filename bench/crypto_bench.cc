@@ -1,0 +1,95 @@
+// bench/crypto_bench: the crypto layer's primitives at the sizes the data plane uses.
+// Reproduce: build/release/bench/crypto_bench --benchmark_repetitions=5
+//            --benchmark_report_aggregates_only=true   (see docs/BENCHMARKS.md)
+#include <benchmark/benchmark.h>
+
+#include "base/bytes.h"
+#include "crypto/aead.h"
+#include "crypto/argon2id.h"
+#include "crypto/mlkem768.h"
+#include "crypto/nonce_prp.h"
+#include "crypto/x25519.h"
+
+namespace qeli::crypto {
+namespace {
+
+void BM_AeadSeal(benchmark::State& state, AeadAlgorithm alg) {
+  Bytes key(aead_key_size(alg), 0x11);
+  Aead aead(alg, key);
+  Bytes buf(static_cast<std::size_t>(state.range(0)), 0x22);
+  std::array<std::uint8_t, 12> nonce{};
+  std::array<std::uint8_t, 16> tag{};
+  std::uint64_t n = 0;
+  for (auto _ : state) {
+    nonce[0] = static_cast<std::uint8_t>(++n);
+    benchmark::DoNotOptimize(aead.seal(nonce, {}, buf, tag));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+void BM_AeadOpen(benchmark::State& state, AeadAlgorithm alg) {
+  Bytes key(aead_key_size(alg), 0x11);
+  Aead aead(alg, key);
+  const std::size_t len = static_cast<std::size_t>(state.range(0));
+  Bytes sealed(len, 0x22);
+  std::array<std::uint8_t, 12> nonce{};
+  std::array<std::uint8_t, 16> tag{};
+  (void)aead.seal(nonce, {}, sealed, tag);
+  Bytes buf(len);
+  for (auto _ : state) {
+    std::copy(sealed.begin(), sealed.end(), buf.begin());
+    if (!aead.open(nonce, {}, buf, tag)) state.SkipWithError("open failed");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+#define QELI_AEAD_SIZES Arg(64)->Arg(1400)->Arg(16384)->Arg(65536)
+BENCHMARK_CAPTURE(BM_AeadSeal, chacha20poly1305, AeadAlgorithm::kChaCha20Poly1305)->QELI_AEAD_SIZES;
+BENCHMARK_CAPTURE(BM_AeadOpen, chacha20poly1305, AeadAlgorithm::kChaCha20Poly1305)->QELI_AEAD_SIZES;
+BENCHMARK_CAPTURE(BM_AeadSeal, aes128gcm, AeadAlgorithm::kAes128Gcm)->QELI_AEAD_SIZES;
+BENCHMARK_CAPTURE(BM_AeadOpen, aes128gcm, AeadAlgorithm::kAes128Gcm)->QELI_AEAD_SIZES;
+
+void BM_X25519(benchmark::State& state) {
+  DeterministicRng rng(1);
+  auto a = x25519_generate(rng);
+  auto b = x25519_generate(rng);
+  for (auto _ : state) benchmark::DoNotOptimize(x25519(a.private_key.span(), b.public_key));
+}
+BENCHMARK(BM_X25519);
+
+void BM_MlKem768Encaps(benchmark::State& state) {
+  DeterministicRng rng(2);
+  auto kp = mlkem768_generate(rng);
+  for (auto _ : state) benchmark::DoNotOptimize(mlkem768_encapsulate(kp.public_key, rng));
+}
+BENCHMARK(BM_MlKem768Encaps);
+
+void BM_MlKem768Decaps(benchmark::State& state) {
+  DeterministicRng rng(3);
+  auto kp = mlkem768_generate(rng);
+  auto enc = mlkem768_encapsulate(kp.public_key, rng);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(mlkem768_decapsulate(*kp.secret_key, enc.ciphertext));
+}
+BENCHMARK(BM_MlKem768Decaps);
+
+void BM_Argon2idVerify(benchmark::State& state) {
+  const auto phc = argon2id_hash("correct horse battery staple").value();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(argon2id_verify(phc, "correct horse battery staple"));
+}
+BENCHMARK(BM_Argon2idVerify)->Unit(benchmark::kMillisecond);
+
+void BM_NoncePermutation(benchmark::State& state) {
+  const Key32 key;
+  NoncePrp prp(key.span());
+  const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};
+  std::uint64_t c = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(prp.permute(seed, c++));
+}
+BENCHMARK(BM_NoncePermutation);
+
+}  // namespace
+}  // namespace qeli::crypto
+
+BENCHMARK_MAIN();

@@ -1,0 +1,16 @@
+# Third-party dependencies. Everything comes from Debian 12 packages installed by
+# scripts/bootstrap.sh, except PQClean's ML-KEM-768, which bootstrap fetches from the
+# npm package `pqclean` at a pinned version + integrity hash into ${QELI_DEPS_DIR}.
+find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+find_package(Threads REQUIRED)
+
+if(QELI_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(QELI_BENCH)
+  find_package(benchmark REQUIRED)
+endif()
+
+include(PQClean)

@@ -1,0 +1,15 @@
+# Compiler flags shared by every qeli target (not by third-party code such as PQClean).
+add_library(qeli_warnings INTERFACE)
+target_compile_options(qeli_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
+  -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+if(QELI_WERROR)
+  target_compile_options(qeli_warnings INTERFACE -Werror)
+endif()
+
+if(QELI_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
