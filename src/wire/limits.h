@@ -1,0 +1,135 @@
+// Every constant of the qeli 0.7.16 wire format in one place (docs/PROTOCOL.md).
+//
+// Sizes are in bytes unless the name says otherwise. Where a value is derived from
+// others the derivation is written out and checked by a static_assert, so changing one
+// number cannot silently desynchronise the rest.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace qeli::wire {
+
+// ---- Data records (PacketCodec, docs/PROTOCOL.md "Data records") ----------------------
+
+/// `17 03 03` + u16 BE payload length (Tls framing).
+inline constexpr std::size_t kTlsHeaderSize = 5;
+/// u16 BE payload length only (Raw framing, `plain` mode).
+inline constexpr std::size_t kRawHeaderSize = 2;
+/// The explicit 12-byte AEAD nonce that follows the header.
+inline constexpr std::size_t kNonceSize = 12;
+/// The u64 BE record counter at the start of the plaintext.
+inline constexpr std::size_t kCounterSize = 8;
+/// The u16 BE padding length at the end of the plaintext.
+inline constexpr std::size_t kPadLenSize = 2;
+/// The Poly1305 tag.
+inline constexpr std::size_t kTagSize = 16;
+
+/// Payload bytes that are not data or padding: nonce ‖ counter ‖ padlen ‖ tag.
+inline constexpr std::size_t kRecordOverhead = kNonceSize + kCounterSize + kPadLenSize + kTagSize;
+static_assert(kRecordOverhead == 38);
+
+/// MAX_RECORD_SIZE of 0.7.16 = 16384 + 12 + 16 + 8 + 256: the largest payload length
+/// (the value in the record header) a receiver accepts.
+inline constexpr std::size_t kMaxRecordPayload = 16384 + 12 + 16 + 8 + 256;
+static_assert(kMaxRecordPayload == 16676);
+/// The smallest valid payload: an empty plaintext (heartbeat) without padding.
+inline constexpr std::size_t kMinRecordPayload = kRecordOverhead;
+
+/// Largest data + padding in one record (= kMaxRecordPayload − overhead). 0.7.16 calls
+/// this MAX_TUNNEL_MTU and also uses it as the configurable MTU ceiling.
+inline constexpr std::size_t kMaxTunnelMtu = kMaxRecordPayload - kRecordOverhead;
+static_assert(kMaxTunnelMtu == 16638);
+/// The lowest tunnel MTU a peer or a config may set (RFC 791 minimum reassembly size).
+inline constexpr std::size_t kMinTunnelMtu = 576;
+/// Largest padding a record can announce (u16), before the record-size limit applies.
+inline constexpr std::size_t kMaxPaddingField = 0xFFFF;
+
+/// Encryption refuses once the send counter reaches 2^64 − 1001 (0.7.16 margin).
+inline constexpr std::uint64_t kSealCounterLimit = ~std::uint64_t{0} - 1000;
+
+/// TLS record content types used by qeli's fake-TLS flight and data records.
+inline constexpr std::uint8_t kContentChangeCipherSpec = 0x14;
+inline constexpr std::uint8_t kContentHandshake = 0x16;
+inline constexpr std::uint8_t kContentApplicationData = 0x17;
+/// Record-layer legacy version written and required by qeli (TLS 1.2 = 03 03).
+inline constexpr std::uint16_t kRecordVersion = 0x0303;
+
+// ---- Control frames (C1 9B type len body) ----------------------------------------------
+
+inline constexpr std::uint8_t kCtrlMagic0 = 0xC1;
+inline constexpr std::uint8_t kCtrlMagic1 = 0x9B;
+/// magic(2) ‖ type(1) ‖ len(1).
+inline constexpr std::size_t kCtrlHeaderSize = 4;
+inline constexpr std::size_t kCtrlMaxBody = 255;
+/// Type 1: client→server MTU report, body u16 BE (receiver clamps to 576..16638).
+inline constexpr std::uint8_t kCtrlMtuReport = 1;
+/// Type 2: client info, body ver_len(1) ‖ version ‖ platform.
+inline constexpr std::uint8_t kCtrlClientInfo = 2;
+/// Type 3 is used by later upstream versions (UDP payload budget); we never send it.
+inline constexpr std::uint8_t kCtrlUdpPayloadBudget = 3;
+/// Type 0x40: OUR extension (not in 0.7.16): client→server capability bitmask, u32 BE.
+/// Sent only to a server that advertised `x_caps` in AUTH OK; older peers skip it.
+inline constexpr std::uint8_t kCtrlCapabilities = 0x40;
+inline constexpr std::size_t kMaxClientVersionLen = 32;
+inline constexpr std::size_t kMaxClientPlatformLen = 16;
+
+// ---- Fake-TLS handshake flight (docs/PROTOCOL.md "Fake-TLS flight") ---------------------
+
+/// Largest handshake record payload a parser accepts (0.7.16 MAX_HANDSHAKE_SIZE).
+inline constexpr std::size_t kMaxHandshakeRecordPayload = 16384;
+/// Record header + handshake header + version + random + sid_len + sid(32) + suites
+/// (len + 4 × 2) + compression (2) + extensions length: the bytes of a ClientHello
+/// that are not extensions, used for the padding arithmetic.
+inline constexpr std::size_t kClientHelloFixedBytes = 5 + 4 + 2 + 32 + 1 + 32 + 2 + 8 + 2 + 2;
+static_assert(kClientHelloFixedBytes == 90);
+inline constexpr std::size_t kRandomSize = 32;
+inline constexpr std::size_t kSessionIdSize = 32;
+
+inline constexpr std::uint16_t kGroupX25519 = 0x001D;
+inline constexpr std::uint16_t kGroupX25519MlKem768 = 0x11EC;
+inline constexpr std::uint16_t kGroupSecp256r1 = 0x0017;
+inline constexpr std::size_t kX25519PublicSize = 32;
+inline constexpr std::size_t kMlKemEkSize = 1184;
+inline constexpr std::size_t kMlKemCtSize = 1088;
+/// Client 0x11EC share = ML-KEM-768 ek ‖ X25519 public.
+inline constexpr std::size_t kClientHybridShareSize = kMlKemEkSize + kX25519PublicSize;
+static_assert(kClientHybridShareSize == 1216);
+/// Server 0x11EC share = ML-KEM-768 ciphertext ‖ X25519 public.
+inline constexpr std::size_t kServerHybridShareSize = kMlKemCtSize + kX25519PublicSize;
+static_assert(kServerHybridShareSize == 1120);
+
+/// `14 03 03 00 01 01`.
+inline constexpr std::size_t kChangeCipherSpecRecordSize = 6;
+/// Disguised Certificate: pseudo-DER blob of 512..1799 bytes.
+inline constexpr std::size_t kCertBlobMin = 512;
+inline constexpr std::size_t kCertBlobMax = 1799;
+/// Disguised Finished: 32 random bytes.
+inline constexpr std::size_t kFinishedSize = 32;
+/// Disguised NewSessionTicket: lifetime 7200 s, ticket of 32..192 bytes.
+inline constexpr std::uint32_t kTicketLifetimeSeconds = 7200;
+inline constexpr std::size_t kTicketMin = 32;
+inline constexpr std::size_t kTicketMax = 192;
+/// UDP modes pad the ClientHello record to at least this (anti-amplification).
+inline constexpr std::size_t kUdpClientHelloMin = 1200;
+/// Optional server think-time jitter before the flight (obf.anti_fingerprinting).
+inline constexpr auto kMaxServerJitter = std::chrono::milliseconds{11};
+/// Gap between ServerHello fragments (obf.fragmentation).
+inline constexpr auto kFragmentGap = std::chrono::milliseconds{2};
+
+// ---- Handshake messages (docs/PROTOCOL.md "Authentication") ----------------------------
+
+inline constexpr std::size_t kProofSize = 32;
+inline constexpr std::size_t kDeviceIdSize = 16;
+inline constexpr std::size_t kJoinTokenSize = 16;
+/// `QELIJOIN` ‖ token(16) ‖ stream_index(1).
+inline constexpr std::size_t kJoinMessageSize = 8 + kJoinTokenSize + 1;
+/// Client credentials (`user:pass`) are bounded so AUTH fits one record (and, on UDP,
+/// one datagram); we accept at most this many bytes.
+inline constexpr std::size_t kMaxCredentialsSize = 1024;
+/// Largest AUTH OK JSON we accept from a server.
+inline constexpr std::size_t kMaxAuthOkSize = 8192;
+inline constexpr std::size_t kMaxStreams = 16;
+
+}  // namespace qeli::wire
