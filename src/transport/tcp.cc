@@ -1,0 +1,147 @@
+#include "transport/tcp.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace qeli::transport {
+namespace {
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+int remaining_ms(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return left.count() < 0 ? 0 : static_cast<int>(left.count());
+}
+
+}  // namespace
+
+bool set_nonblocking(int fd, bool on) {
+  const int flags = fcntl(fd, F_GETFL, 0);
+  if (flags < 0) return false;
+  return fcntl(fd, F_SETFL, on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK)) == 0;
+}
+
+Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return fail(errno_text("socket"));
+  const int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  const sockaddr_in sa = ep.to_sockaddr();
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) != 0) {
+    return fail(errno_text(("bind " + ep.to_string()).c_str()));
+  }
+  if (::listen(fd.get(), backlog) != 0) return fail(errno_text("listen"));
+  return fd;
+}
+
+Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep,
+                                          std::chrono::milliseconds timeout) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return fail(errno_text("socket"));
+  const sockaddr_in sa = ep.to_sockaddr();
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) != 0) {
+    if (errno != EINPROGRESS) return fail(errno_text(("connect " + ep.to_string()).c_str()));
+    pollfd p{fd.get(), POLLOUT, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    if (rc == 0) return fail("connect " + ep.to_string() + ": timed out");
+    if (rc < 0) return fail(errno_text("poll"));
+    int err = 0;
+    socklen_t len = sizeof(err);
+    getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) return fail("connect " + ep.to_string() + ": " + std::strerror(err));
+  }
+  set_nonblocking(fd.get(), false);
+  return fd;
+}
+
+std::string apply_stream_options(int fd, const StreamOptions& opt) {
+  std::string problems;
+  const int nodelay = opt.nodelay ? 1 : 0;
+  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof(nodelay)) != 0) {
+    problems += errno_text("TCP_NODELAY") + "; ";
+  }
+  if (opt.keepalive_secs > 0) {
+    const int one = 1;
+    const int idle = opt.keepalive_secs;
+    const int intvl = opt.keepalive_secs / 3 > 0 ? opt.keepalive_secs / 3 : 1;
+    const int cnt = 3;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+  }
+  if (opt.send_buffer > 0 &&
+      setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &opt.send_buffer, sizeof(opt.send_buffer)) != 0) {
+    problems += errno_text("SO_SNDBUF") + "; ";
+  }
+  if (opt.recv_buffer > 0 &&
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opt.recv_buffer, sizeof(opt.recv_buffer)) != 0) {
+    problems += errno_text("SO_RCVBUF") + "; ";
+  }
+  return problems;
+}
+
+IoResult send_all(int fd, ByteSpan data, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t off = 0;
+  while (off < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd, POLLOUT, 0};
+      const int ms = remaining_ms(deadline);
+      if (ms == 0) return IoResult::kTimeout;
+      const int rc = ::poll(&p, 1, ms);
+      if (rc == 0) return IoResult::kTimeout;
+      if (rc < 0 && errno != EINTR) return IoResult::kError;
+      continue;
+    }
+    return (n < 0 && (errno == EPIPE || errno == ECONNRESET)) ? IoResult::kClosed
+                                                              : IoResult::kError;
+  }
+  return IoResult::kOk;
+}
+
+IoResult recv_some(int fd, MutableByteSpan out, std::chrono::milliseconds timeout,
+                   std::size_t& got) {
+  got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const ssize_t n = ::recv(fd, out.data(), out.size(), MSG_DONTWAIT);
+    if (n > 0) {
+      got = static_cast<std::size_t>(n);
+      return IoResult::kOk;
+    }
+    if (n == 0) return IoResult::kClosed;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return errno == ECONNRESET ? IoResult::kClosed : IoResult::kError;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ms = remaining_ms(deadline);
+    if (ms == 0) return IoResult::kTimeout;
+    const int rc = ::poll(&p, 1, ms);
+    if (rc == 0) return IoResult::kTimeout;
+    if (rc < 0 && errno != EINTR) return IoResult::kError;
+  }
+}
+
+Ipv4Endpoint peer_endpoint(int fd) {
+  sockaddr_in sa{};
+  socklen_t len = sizeof(sa);
+  getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  return Ipv4Endpoint::from_sockaddr(sa);
+}
+
+}  // namespace qeli::transport

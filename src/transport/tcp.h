@@ -1,0 +1,51 @@
+// TCP sockets for the stream carriers: listen, connect with a deadline, options, and
+// deadline-bounded send/receive helpers for the handshake phase. The data phase uses the
+// fds directly from the engine's loops.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "base/bytes.h"
+#include "base/result.h"
+#include "transport/endpoint.h"
+#include "transport/unique_fd.h"
+
+namespace qeli::transport {
+
+struct StreamOptions {
+  bool nodelay = true;
+  int keepalive_secs = 60;  ///< 0 = off
+  int send_buffer = 0;      ///< bytes; 0 = kernel autotuning (measured faster, see BENCHMARKS)
+  int recv_buffer = 0;
+};
+
+/// A listening TCP socket (SO_REUSEADDR, close-on-exec, non-blocking accept).
+Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog = 1024);
+
+/// Connects within `timeout`. The returned fd is blocking, close-on-exec.
+Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep,
+                                          std::chrono::milliseconds timeout);
+
+/// Applies `opt` to a connected socket. Errors are ignored except for the log line
+/// returned (empty when everything applied).
+std::string apply_stream_options(int fd, const StreamOptions& opt);
+
+enum class IoResult { kOk, kTimeout, kClosed, kError };
+
+/// Sends all of `data` before `timeout` expires (poll-based; works on blocking and
+/// non-blocking sockets).
+IoResult send_all(int fd, ByteSpan data, std::chrono::milliseconds timeout);
+
+/// Receives at least 1 and at most `out.size()` bytes within `timeout`; `got` = bytes.
+IoResult recv_some(int fd, MutableByteSpan out, std::chrono::milliseconds timeout,
+                   std::size_t& got);
+
+/// Sets or clears O_NONBLOCK.
+bool set_nonblocking(int fd, bool on);
+
+/// The local and remote addresses of a connected IPv4 socket.
+Ipv4Endpoint peer_endpoint(int fd);
+
+}  // namespace qeli::transport

@@ -1,0 +1,39 @@
+#include "transport/endpoint.h"
+
+#include <gtest/gtest.h>
+
+namespace qeli::transport {
+namespace {
+
+TEST(Endpoint, ParsesHostPortForms) {
+  auto a = parse_host_port("vpn.example.com:443");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->host, "vpn.example.com");
+  EXPECT_EQ(a->port, 443);
+  auto b = parse_host_port("[2001:db8::1]:8443");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->host, "2001:db8::1");
+  EXPECT_EQ(b->port, 8443);
+  for (const char* bad : {"host", "host:", "host:0", "host:65536", ":80", "host:8x", "[::1]80"}) {
+    EXPECT_FALSE(parse_host_port(bad).ok()) << bad;
+  }
+}
+
+TEST(Endpoint, Ipv4LiteralsAndLoopbackResolution) {
+  std::uint32_t a = 0;
+  ASSERT_TRUE(parse_ipv4("10.9.0.1", a));
+  EXPECT_EQ(a, 0x0a090001U);
+  EXPECT_EQ(ipv4_to_string(a), "10.9.0.1");
+  EXPECT_FALSE(parse_ipv4("10.9.0", a));
+  EXPECT_FALSE(parse_ipv4("10.9.0.256", a));
+  auto r = resolve_ipv4({"127.0.0.1", 80});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 1U);
+  EXPECT_EQ((*r)[0].to_string(), "127.0.0.1:80");
+  auto l = resolve_ipv4({"localhost", 80});
+  ASSERT_TRUE(l.ok()) << l.error();
+  EXPECT_EQ((*l)[0].addr >> 24, 127U);
+}
+
+}  // namespace
+}  // namespace qeli::transport
