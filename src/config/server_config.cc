@@ -139,12 +139,14 @@ void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
       }
       continue;
     }
-    if (s.name == "auth") {
-      if (once(seen_auth, s)) cfg.auth = read_auth(r);
-    } else if (s.name == "web") {
-      if (once(seen_web, s)) cfg.web = read_web(r);
-    } else if (s.name == "logging") {
-      if (once(seen_logging, s)) cfg.logging = read_logging(r);
+    if (s.name == "auth" || s.name == "web" || s.name == "logging") {
+      // A repeated singleton section is refused as a whole (error above), not merged.
+      if (!once(s.name == "auth" ? seen_auth : s.name == "web" ? seen_web : seen_logging, s)) {
+        continue;
+      }
+      if (s.name == "auth") cfg.auth = read_auth(r);
+      if (s.name == "web") cfg.web = read_web(r);
+      if (s.name == "logging") cfg.logging = read_logging(r);
     } else if (colon != std::string::npos && kind == "profile") {
       if (!valid_object_name(obj)) {
         f.error(doc.file, s.name, "", s.line, "profile names use letters, digits, - _ . @");
