@@ -1,6 +1,6 @@
 // bench/crypto_bench: the crypto layer's primitives at the sizes the data plane uses.
-// Reproduce: build/release/bench/crypto_bench --benchmark_repetitions=5
-//            --benchmark_report_aggregates_only=true   (see docs/BENCHMARKS.md)
+// Reproduce with OpenSSL's own numbers beside them: bench/run_crypto_bench.sh
+// (see docs/BENCHMARKS.md, section "Crypto").
 #include <benchmark/benchmark.h>
 
 #include "base/bytes.h"
@@ -56,6 +56,12 @@ void BM_X25519(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(x25519(a.private_key.span(), b.public_key));
 }
 BENCHMARK(BM_X25519);
+
+void BM_MlKem768KeyGen(benchmark::State& state) {
+  DeterministicRng rng(4);
+  for (auto _ : state) benchmark::DoNotOptimize(mlkem768_generate(rng));
+}
+BENCHMARK(BM_MlKem768KeyGen);
 
 void BM_MlKem768Encaps(benchmark::State& state) {
   DeterministicRng rng(2);

@@ -1,0 +1,283 @@
+#include "config/client_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "config/section_reader.h"
+
+namespace qeli::config {
+namespace {
+
+constexpr milliseconds kHour{3600000};
+
+void read_connection(SectionReader& r, ClientConfig& c) {
+  if (const IniEntry* e = r.single("server")) {
+    auto ep = Endpoint::parse(e->value);
+    if (!ep) {
+      r.bad_value(*e, "host:port with a port in 1..65535");
+    } else if (ep->bracketed || is_ipv6_literal(ep->host)) {
+      r.error_at(*e, "IPv6 server addresses are not supported");
+    } else {
+      c.server = *ep;
+    }
+  } else {
+    r.error("server", "required (host:port of the qeli server)");
+  }
+  c.proto =
+      r.get_enum("proto", Transport::kTcp, {{"tcp", Transport::kTcp}, {"udp", Transport::kUdp}});
+  c.user = r.get_string("user", c.user);
+  c.pass = r.get_string("pass", "");
+  c.password_file = r.get_string("password_file", "");
+  c.password_command = r.get_string("password_command", "");
+  if (const IniEntry* e = r.single("key")) {
+    const bool hex64 = e->value.size() == 64 &&
+                       e->value.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+    if (!e->value.empty() && !hex64) {
+      r.bad_value(*e, "64 hex digits (the server's public key from `qeli show-identity`)");
+    } else {
+      c.key = ascii_lower(e->value);
+    }
+  }
+  c.bind_static = r.get_bool("bind_static", true);
+  c.allow_unpinned_tofu = r.get_bool("allow_unpinned_tofu", false);
+  if (const IniEntry* e = r.single("mode")) {
+    if (const auto alias = parse_mode_alias(e->value)) {
+      c.mode = alias->mode;
+      c.quic = alias->quic;
+      if (!r.has("proto")) c.proto = alias->transport;
+    } else if (const auto m = parse_client_mode(e->value)) {
+      c.mode = *m;
+    } else {
+      r.bad_value(*e, "plain|fake-tls|obfs|reality|reality-tls|udp-quic|udp-obfs");
+    }
+  }
+  c.sni = r.get_string("sni", "");
+  c.obfs_key = r.get_string("obfs_key", "");
+  c.front = r.get_enum("front", Fronting::kWebsocket,
+                       {{"websocket", Fronting::kWebsocket}, {"none", Fronting::kNone}});
+  c.reality_sid = r.get_string("reality_sid", "");
+  if (!c.reality_sid.empty() && !is_valid_short_id(c.reality_sid)) {
+    r.error("reality_sid", "not a short id (1..16 hex digits, not all zero)");
+  }
+  c.quic = r.get_bool("quic", c.quic);
+  c.awg = r.get_bool("awg", false);
+  c.jc = r.get_u<std::uint32_t>("jc", 0, 0, kAwgJcMax);
+  c.jmin = r.get_u<std::uint32_t>("jmin", kAwgJminDefault, 0, kAwgJunkMaxBytes);
+  c.jmax = r.get_u<std::uint32_t>("jmax", kAwgJmaxDefault, 0, kAwgJunkMaxBytes);
+  if (c.jmin > c.jmax) r.error("jmin", "jmin must not exceed jmax");
+  c.timeout = r.get_secs("timeout", c.timeout, seconds{1}, seconds{600});
+  c.keepalive = r.get_secs("keepalive", c.keepalive, seconds{0}, seconds{86400});
+  c.tcp_nodelay = r.get_bool("tcp_nodelay", true);
+  if (r.has("recv_buffer_size")) {
+    c.recv_buffer_size = r.get_uint("recv_buffer_size", 0, 0, kUdpBufferMax);
+  }
+  c.send_buffer_size = r.get_uint("send_buffer_size", 0, 0, kUdpBufferMax);
+  c.local = r.get_string("local", "");
+  if (!c.local.empty() && !Ipv4Addr::parse(c.local)) r.error("local", "not an IPv4 address");
+  c.lport = r.get_u<std::uint16_t>("lport", 0, 0, 65535);
+}
+
+void read_fallbacks(SectionReader& r, ClientFallbacks& f) {
+  f.padding = r.get_bool("padding", f.padding);
+  f.padding_min = r.get_u<std::uint32_t>("padding_min", f.padding_min, 0, kMtuMax);
+  f.padding_max = r.get_u<std::uint32_t>("padding_max", f.padding_max, 0, kMtuMax);
+  if (f.padding_min > f.padding_max) r.error("padding_min", "padding_min > padding_max");
+  f.heartbeat = r.get_bool("heartbeat", f.heartbeat);
+  f.heartbeat_interval =
+      r.get_ms("heartbeat_interval", f.heartbeat_interval, milliseconds{1}, kHour);
+  f.heartbeat_size = r.get_u<std::uint32_t>("heartbeat_size", f.heartbeat_size, 0, 1024);
+  f.heartbeat_jitter = r.get_ms("heartbeat_jitter", f.heartbeat_jitter, milliseconds{0}, kHour);
+  if (f.heartbeat && f.heartbeat_jitter >= f.heartbeat_interval) {
+    r.error("heartbeat_jitter", "jitter must be smaller than heartbeat_interval");
+  }
+  f.shaping = r.get_bool("shaping", f.shaping);
+  f.shaping_gap_mean = r.get_ms("shaping_gap_mean", f.shaping_gap_mean, milliseconds{1}, kHour);
+  f.shaping_gap_min = r.get_ms("shaping_gap_min", f.shaping_gap_min, milliseconds{0}, kHour);
+  f.shaping_gap_max = r.get_ms("shaping_gap_max", f.shaping_gap_max, milliseconds{0}, kHour);
+  if (f.shaping_gap_min > f.shaping_gap_max) {
+    r.error("shaping_gap_min", "shaping_gap_min > shaping_gap_max");
+  }
+  f.shaping_budget = r.get_u<std::uint32_t>("shaping_budget", f.shaping_budget, 1, 0x7fffffff);
+  f.shaping_min_size = r.get_u<std::uint32_t>("shaping_min_size", f.shaping_min_size, 0, kMtuMax);
+  f.shaping_max_size = r.get_u<std::uint32_t>("shaping_max_size", f.shaping_max_size, 1, kMtuMax);
+  if (f.shaping_min_size > f.shaping_max_size) {
+    r.error("shaping_min_size", "shaping_min_size > shaping_max_size");
+  }
+  f.shaping_stealth = r.get_bool("shaping_stealth", f.shaping_stealth);
+  f.shaping_stealth_mbps =
+      r.get_u<std::uint32_t>("shaping_stealth_mbps", f.shaping_stealth_mbps, 1, 100000);
+}
+
+void read_interface(SectionReader& r, ClientConfig& c) {
+  c.reconnect = r.get_bool("reconnect", true);
+  c.reconnect_retries = r.get_int("reconnect_retries", -1, -1, 1000000000);
+  c.reconnect_base_delay =
+      r.get_secs("reconnect_base_delay", c.reconnect_base_delay, seconds{1}, seconds{3600});
+  c.reconnect_max_delay =
+      r.get_secs("reconnect_max_delay", c.reconnect_max_delay, seconds{1}, seconds{86400});
+  if (c.reconnect_base_delay > c.reconnect_max_delay) {
+    r.error("reconnect_base_delay", "larger than reconnect_max_delay");
+  }
+  c.dev = r.get_string("dev", c.dev);
+  if (c.dev.empty() || c.dev.size() > kTunNameMaxBytes ||
+      c.dev.find_first_of(" /\t") != std::string::npos) {
+    r.error("dev", "`" + c.dev + "` is not a valid interface name (1..15 bytes)");
+  }
+  c.dev_attach = r.get_bool("dev_attach", false);
+  c.dev_node = r.get_string("dev_node", "");
+  c.metric = r.get_u<std::uint32_t>("metric", 0, 0, 0xffffffffU);
+  if (const IniEntry* e = r.single("mtu")) {
+    const auto v = parse_uint(e->value, kMtuMax);
+    if (!v || (*v != 0 && *v < kMtuMin)) {
+      r.bad_value(*e, "0 (use the server's) or 576..16638");
+    } else {
+      c.mtu = static_cast<std::uint32_t>(*v);
+    }
+  }
+  c.mtu_probe = r.get_bool("mtu_probe", true);
+  c.gateway = r.get_bool("gateway", false);
+  c.route_local = r.get_bool("route_local", false);
+  c.include = r.get_cidr_list("include", /*allow_bare=*/true);
+  c.exclude = r.get_cidr_list("exclude", /*allow_bare=*/true);
+  c.route_file = r.get_string("route_file", "");
+  c.persist_tun = r.get_bool("persist_tun", false);
+  c.dns = r.get_enum("dns", ClientDns::kTunnel,
+                     {{"tunnel", ClientDns::kTunnel}, {"off", ClientDns::kOff}});
+  for (const auto& s : r.get_list("dns_servers", {})) {
+    if (const auto a = Ipv4Addr::parse(s)) {
+      c.dns_servers.push_back(*a);
+    } else {
+      r.error("dns_servers", "`" + s + "` is not an IPv4 address");
+    }
+  }
+  c.kill_switch = r.get_bool("kill_switch", false);
+  if (c.kill_switch && !c.gateway) {
+    r.warning("kill_switch", "only applies to a full tunnel (gateway = true); ignored");
+  }
+  c.allow_ipv6_leak = r.get_bool("allow_ipv6_leak", false);
+  c.allow_lan = r.get_bool("allow_lan", false);
+  c.apps = r.get_list("apps", {});
+  c.apps_mode = r.get_enum(
+      "apps_mode", AppsMode::kAll,
+      {{"all", AppsMode::kAll}, {"include", AppsMode::kInclude}, {"exclude", AppsMode::kExclude}});
+  c.gateway_nat = r.get_bool("gateway_nat", false);
+  c.lan_subnet = r.get_cidr_list("lan_subnet", /*allow_bare=*/false);
+  c.exit_node = r.get_bool("exit_node", false);
+  c.forward = r.get_bool("forward", false);
+  c.post_up = r.get_string("post_up", "");
+  c.post_down = r.get_string("post_down", "");
+  c.autostart = r.get_bool("autostart", false);
+  c.name = r.get_string("name", "");
+}
+
+void check_client(SectionReader& r, const ClientConfig& c) {
+  if (const char* why = transport_mode_conflict(c.proto, c.mode)) r.error("mode", why);
+  if (c.quic && c.proto != Transport::kUdp) r.error("quic", "quic needs proto = udp");
+  if (c.mode == ClientMode::kObfs && c.obfs_key.empty()) {
+    r.error("obfs_key", "mode obfs requires obfs_key");
+  }
+  if ((c.mode == ClientMode::kReality || c.mode == ClientMode::kRealityTls) &&
+      c.reality_sid.empty()) {
+    r.error("reality_sid", "REALITY modes need the server's short id");
+  }
+  const int secrets = !c.pass.empty() + !c.password_file.empty() + !c.password_command.empty();
+  if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
+}
+
+LoggingConfig read_client_logging(SectionReader& r) {
+  LoggingConfig l;
+  l.level = r.get_enum("level", LogLevel::kInfo,
+                       {{"error", LogLevel::kError},
+                        {"warn", LogLevel::kWarn},
+                        {"info", LogLevel::kInfo},
+                        {"debug", LogLevel::kDebug},
+                        {"trace", LogLevel::kTrace}});
+  l.file = r.get_string("file", "");
+  l.time_format = r.get_enum("time_format", TimeFormat::kDatetime,
+                             {{"datetime", TimeFormat::kDatetime},
+                              {"rfc3339", TimeFormat::kRfc3339},
+                              {"time", TimeFormat::kTime},
+                              {"epoch", TimeFormat::kEpoch},
+                              {"none", TimeFormat::kNone}});
+  return l;
+}
+
+}  // namespace
+
+ClientLoad load_client_config_text(std::string_view text, const std::string& file) {
+  ClientLoad out;
+  out.config.file = file;
+  const IniDocument doc = parse_ini(text, file, out.findings);
+  bool seen_qeli = false, seen_logging = false;
+  for (const auto& s : doc.sections) {
+    SectionReader r(s, file, out.findings, Severity::kError);
+    if (s.name == "qeli" && !seen_qeli) {
+      seen_qeli = true;
+      read_connection(r, out.config);
+      read_fallbacks(r, out.config.fallbacks);
+      read_interface(r, out.config);
+      check_client(r, out.config);
+      r.finish();
+    } else if (s.name == "logging" && !seen_logging) {
+      seen_logging = true;
+      out.config.logging = read_client_logging(r);
+      r.finish();
+    } else if (s.name == "qeli" || s.name == "logging") {
+      out.findings.error(file, s.name, "", s.line, "section given more than once");
+    } else if (s.name.empty()) {
+      for (const auto& e : s.entries) {
+        out.findings.error(file, "", e.key, e.line, "key outside of any [section]");
+      }
+    } else {
+      out.findings.error(file, s.name, "", s.line,
+                         "unknown section (a client config has [qeli] and [logging])");
+    }
+  }
+  if (!seen_qeli) out.findings.error(file, "qeli", "", 0, "missing [qeli] section");
+  return out;
+}
+
+ClientLoad load_client_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ClientLoad out;
+    out.config.file = path;
+    out.findings.error(path, "", "", 0, "cannot open the config file");
+    return out;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().size() > kMaxFileBytes) {
+    ClientLoad out;
+    out.findings.error(path, "", "", 0, "config file larger than 4 MiB");
+    return out;
+  }
+  return load_client_config_text(ss.str(), path);
+}
+
+ClientLoad client_config_from_link(const ShareLink& l) {
+  ClientLoad out;
+  auto& c = out.config;
+  c.file = "<link>";
+  c.server = Endpoint{l.host, l.port, l.host.find(':') != std::string::npos};
+  c.proto = l.proto;
+  c.user = l.user;
+  c.pass = l.pass;
+  c.key = l.server_key;
+  c.mode = l.mode;
+  c.sni = l.sni.value_or("");
+  c.reality_sid = l.reality_sid.value_or("");
+  c.obfs_key = l.obfs_key.value_or("");
+  c.front = l.front;
+  c.quic = l.quic;
+  c.awg = l.awg;
+  c.jc = l.jc;
+  c.jmin = l.jmin;
+  c.jmax = l.jmax;
+  c.mtu = l.mtu;
+  c.name = l.label;
+  for (auto& why : validate_link(l)) out.findings.error("<link>", "", "", 0, std::move(why));
+  return out;
+}
+
+}  // namespace qeli::config

@@ -1,0 +1,78 @@
+#include "config/modes.h"
+
+namespace qeli::config {
+
+std::string_view to_string(Transport t) { return t == Transport::kTcp ? "tcp" : "udp"; }
+
+std::string_view to_string(ObfMode m) {
+  switch (m) {
+    case ObfMode::kFakeTls: return "fake-tls";
+    case ObfMode::kObfs: return "obfs";
+    case ObfMode::kPlain: return "plain";
+    case ObfMode::kRealityTls: return "reality-tls";
+  }
+  return "fake-tls";
+}
+
+std::string_view to_string(ClientMode m) {
+  switch (m) {
+    case ClientMode::kFakeTls: return "fake-tls";
+    case ClientMode::kObfs: return "obfs";
+    case ClientMode::kPlain: return "plain";
+    case ClientMode::kReality: return "reality";
+    case ClientMode::kRealityTls: return "reality-tls";
+  }
+  return "fake-tls";
+}
+
+std::string_view to_string(Fronting f) { return f == Fronting::kWebsocket ? "websocket" : "none"; }
+
+std::optional<Transport> parse_transport(std::string_view s) {
+  if (s == "tcp") return Transport::kTcp;
+  if (s == "udp") return Transport::kUdp;
+  return std::nullopt;
+}
+
+std::optional<ClientMode> parse_client_mode(std::string_view s) {
+  if (s == "fake-tls") return ClientMode::kFakeTls;
+  if (s == "obfs") return ClientMode::kObfs;
+  if (s == "plain") return ClientMode::kPlain;
+  if (s == "reality") return ClientMode::kReality;
+  if (s == "reality-tls") return ClientMode::kRealityTls;
+  return std::nullopt;
+}
+
+std::optional<Fronting> parse_fronting(std::string_view s) {
+  if (s == "websocket") return Fronting::kWebsocket;
+  if (s == "none") return Fronting::kNone;
+  return std::nullopt;
+}
+
+std::optional<ModeAlias> parse_mode_alias(std::string_view s) {
+  if (s == "udp-quic") return ModeAlias{Transport::kUdp, ClientMode::kFakeTls, true};
+  if (s == "udp-obfs") return ModeAlias{Transport::kUdp, ClientMode::kObfs, false};
+  return std::nullopt;
+}
+
+const char* transport_mode_conflict(Transport t, ClientMode m) {
+  if (t != Transport::kUdp) return nullptr;
+  switch (m) {
+    case ClientMode::kPlain: return "plain is TCP-only";
+    case ClientMode::kRealityTls: return "reality-tls is TCP-only";
+    case ClientMode::kReality: return "the REALITY proxy is TCP-only";
+    default: return nullptr;
+  }
+}
+
+bool is_valid_short_id(std::string_view s) {
+  if (s.empty() || s.size() > 16) return false;
+  bool nonzero = false;
+  for (char c : s) {
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (!hex) return false;
+    nonzero = nonzero || c != '0';
+  }
+  return nonzero;
+}
+
+}  // namespace qeli::config

@@ -1,0 +1,252 @@
+#include "config/server_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/profile_loader.h"
+#include "config/section_reader.h"
+
+namespace qeli::config {
+namespace {
+
+BruteForceConfig read_brute_force(SectionReader& r, std::string_view prefix) {
+  const std::string p(prefix);
+  BruteForceConfig b;
+  b.enabled = r.get_bool(p + "enabled", b.enabled);
+  b.max_attempts = r.get_u<std::uint32_t>(p + "max_attempts", b.max_attempts, 1, 10000);
+  b.window = r.get_secs(p + "window_secs", b.window, seconds{1}, seconds{86400});
+  b.lockout = r.get_secs(p + "lockout_secs", b.lockout, seconds{1}, seconds{2592000});
+  return b;
+}
+
+AuthConfig read_auth(SectionReader& r) {
+  AuthConfig a;
+  a.users_file_explicit = r.has("users_file");
+  a.users_file = r.get_string("users_file", a.users_file);
+  if (a.users_file.empty()) r.error("users_file", "must not be empty");
+  a.require_client_key_proof = r.get_bool("require_client_key_proof", false);
+  a.bind_static_to_session = r.get_bool("bind_static_to_session", true);
+  a.brute_force = read_brute_force(r, "brute_force.");
+  return a;
+}
+
+WebConfig read_web(SectionReader& r) {
+  WebConfig w;
+  w.enabled = r.get_bool("enabled", false);
+  w.bind = r.get_string("bind", w.bind);
+  if (!Ipv4Addr::parse(w.bind) && !is_ipv6_literal(w.bind)) {
+    r.error("bind", "`" + w.bind + "` is not a numeric IPv4 or IPv6 address");
+  }
+  w.port = r.get_u<std::uint16_t>("port", w.port, 1, 65535);
+  w.username = r.get_string("username", w.username);
+  w.password_hash = r.get_string("password_hash", "");
+  w.insecure_no_auth = r.get_bool("insecure_no_auth", false);
+  w.tls = r.get_bool("tls", false);
+  w.tls_cert = r.get_string("tls_cert", "");
+  w.tls_key = r.get_string("tls_key", "");
+  w.allowed_ips = r.get_cidr_list("allowed_ips", /*allow_bare=*/true);
+  w.public_host = r.get_string("public_host", "");
+  if (is_ipv6_literal(w.public_host) || w.public_host.find('[') != std::string::npos) {
+    r.error("public_host",
+            "IPv6 hosts cannot be used in qeli:// links (0.7.x clients refuse "
+            "them)");
+  }
+  w.allowed_origins = r.get_list("allowed_origins", {});
+  w.secure_cookie = r.get_bool("secure_cookie", w.tls);
+  w.trusted_proxies = r.get_cidr_list("trusted_proxies", /*allow_bare=*/true);
+  w.base_path = r.get_string("base_path", "");
+  if (!w.base_path.empty() && w.base_path.front() != '/') {
+    r.error("base_path", "must start with '/'");
+  }
+  w.csrf = r.get_bool("csrf", true);
+  w.session_ttl = r.get_secs("session_ttl_secs", w.session_ttl, seconds{1}, seconds{2592000});
+  w.persist_session_key = r.get_bool("persist_session_key", true);
+  w.update_check = r.get_bool("update_check", false);
+  w.brute_force = read_brute_force(r, "brute_force.");
+  if ((w.tls_cert.empty()) != (w.tls_key.empty())) {
+    r.error(w.tls_cert.empty() ? "tls_cert" : "tls_key", "tls_cert and tls_key go together");
+  }
+  if (w.enabled && w.password_hash.empty() && !w.insecure_no_auth) {
+    r.warning("password_hash",
+              "empty: the panel will refuse to start (set one with "
+              "`qeli set-web-password`)");
+  }
+  return w;
+}
+
+LoggingConfig read_logging(SectionReader& r) {
+  LoggingConfig l;
+  l.level = r.get_enum("level", LogLevel::kInfo,
+                       {{"error", LogLevel::kError},
+                        {"warn", LogLevel::kWarn},
+                        {"info", LogLevel::kInfo},
+                        {"debug", LogLevel::kDebug},
+                        {"trace", LogLevel::kTrace}});
+  l.file = r.get_string("file", "");
+  l.time_format = r.get_enum("time_format", TimeFormat::kDatetime,
+                             {{"datetime", TimeFormat::kDatetime},
+                              {"rfc3339", TimeFormat::kRfc3339},
+                              {"time", TimeFormat::kTime},
+                              {"epoch", TimeFormat::kEpoch},
+                              {"none", TimeFormat::kNone}});
+  if (r.has("format")) {
+    l.format = r.get_string("format", "");
+    r.warning("format", "accepted but has no effect");
+  }
+  return l;
+}
+
+GroupConfig read_group(SectionReader& r, std::string name) {
+  GroupConfig g;
+  g.name = std::move(name);
+  g.line = r.line();
+  g.bandwidth_limit_mbps = r.get_double("bandwidth_limit_mbps", 0, 0, 1e6);
+  g.max_sessions = r.get_u<std::uint32_t>("max_sessions", 0, 0, 1000000);
+  g.allowed_networks = r.get_cidr_list("allowed_networks", /*allow_bare=*/true);
+  return g;
+}
+
+bool valid_object_name(std::string_view n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (char c : n) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.' || c == '@';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
+                   std::vector<UserConfig>& inline_users) {
+  bool seen_auth = false, seen_web = false, seen_logging = false;
+  auto once = [&](bool& seen, const IniSection& s) {
+    if (seen) {
+      f.error(doc.file, s.name, "", s.line, "section given more than once");
+      return false;
+    }
+    seen = true;
+    return true;
+  };
+  for (const auto& s : doc.sections) {
+    SectionReader r(s, doc.file, f);
+    const auto colon = s.name.find(':');
+    const std::string kind = s.name.substr(0, colon);
+    const std::string obj = colon == std::string::npos ? "" : s.name.substr(colon + 1);
+    if (s.name.empty()) {
+      for (const auto& e : s.entries) {
+        f.error(doc.file, "", e.key, e.line, "key outside of any [section]");
+      }
+      continue;
+    }
+    if (s.name == "auth" || s.name == "web" || s.name == "logging") {
+      // A repeated singleton section is refused as a whole (error above), not merged.
+      if (!once(s.name == "auth" ? seen_auth : s.name == "web" ? seen_web : seen_logging, s)) {
+        continue;
+      }
+      if (s.name == "auth") cfg.auth = read_auth(r);
+      if (s.name == "web") cfg.web = read_web(r);
+      if (s.name == "logging") cfg.logging = read_logging(r);
+    } else if (colon != std::string::npos && kind == "profile") {
+      if (!valid_object_name(obj)) {
+        f.error(doc.file, s.name, "", s.line, "profile names use letters, digits, - _ . @");
+        continue;
+      }
+      cfg.profiles.push_back(read_profile(r, obj));
+    } else if (colon != std::string::npos && kind == "group") {
+      if (!valid_object_name(obj)) {
+        f.error(doc.file, s.name, "", s.line, "group names use letters, digits, - _ . @");
+        continue;
+      }
+      cfg.groups.push_back(read_group(r, obj));
+    } else if (colon != std::string::npos && kind == "user") {
+      continue;  // read below by read_user_sections
+    } else {
+      std::string hint;
+      if (s.name.starts_with("profile.")) hint = " (did you mean [profile:NAME]?)";
+      if (s.name == "qeli") hint = " ([qeli] belongs in a client config: use --client)";
+      f.error(doc.file, s.name, "", s.line, "unknown section" + hint);
+      continue;
+    }
+    r.finish();
+  }
+  read_user_sections(doc, /*allow_other_sections=*/true, inline_users, f);
+}
+
+}  // namespace
+
+ServerLoad load_server_config_text(std::string_view text, const std::string& file) {
+  ServerLoad out;
+  out.config.file = file;
+  const IniDocument doc = parse_ini(text, file, out.findings);
+  std::vector<UserConfig> inline_users;
+  load_sections(doc, out.config, out.findings, inline_users);
+
+  // Users: inline sections ∪ the users file; on the same name the file wins (0.7.16).
+  std::vector<UserConfig> file_users;
+  const std::string users_path = out.config.users_file_path();
+  std::error_code ec;
+  if (std::filesystem::exists(users_path, ec)) {
+    IniDocument udoc;
+    if (read_ini_file(users_path, udoc, out.findings)) {
+      read_user_sections(udoc, /*allow_other_sections=*/false, file_users, out.findings);
+    }
+  } else if (out.config.auth.users_file_explicit) {
+    out.findings.error(file, "auth", "users_file", 0,
+                       "users file " + users_path + " does not exist");
+  } else {
+    out.findings.warning(file, "auth", "users_file", 0,
+                         "default users file " + users_path +
+                             " does not exist; only inline [user:NAME] sections are used");
+  }
+  for (auto& u : file_users) out.config.users.push_back(std::move(u));
+  for (auto& u : inline_users) {
+    if (out.config.find_user(u.name) != nullptr) {
+      out.findings.warning(file, "user:" + u.name, "", u.line,
+                           "also defined in " + users_path + "; the users file wins");
+      continue;
+    }
+    out.config.users.push_back(std::move(u));
+  }
+  validate_server_config(out.config, out.findings);
+  return out;
+}
+
+ServerLoad load_server_config(const std::string& path) {
+  ServerLoad out;
+  out.config.file = path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    out.findings.error(path, "", "", 0, "cannot open the config file");
+    return out;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().size() > kMaxFileBytes) {
+    out.findings.error(path, "", "", 0, "config file larger than 4 MiB");
+    return out;
+  }
+  return load_server_config_text(ss.str(), path);
+}
+
+const ProfileConfig* ServerConfig::find_profile(std::string_view name) const {
+  for (const auto& p : profiles) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+const UserConfig* ServerConfig::find_user(std::string_view name) const {
+  for (const auto& u : users) {
+    if (u.name == name) return &u;
+  }
+  return nullptr;
+}
+
+std::string ServerConfig::users_file_path() const {
+  const std::filesystem::path p(auth.users_file);
+  if (p.is_absolute() || file.empty()) return p.string();
+  return (std::filesystem::path(file).parent_path() / p).string();
+}
+
+}  // namespace qeli::config

@@ -1,0 +1,311 @@
+// The server configuration model (reference §5.2–§5.6) and its loader.
+//
+// Every field carries its documented default as a member initializer, so a missing
+// section or key is the default written here — never an accidental zero. The loader
+// fills these from the INI file, validates every value (§5.8) and returns the findings;
+// a config with any error finding must not be used. docs/CONFIG.md lists every key.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/finding.h"
+#include "config/ini_reader.h"
+#include "config/limits.h"
+#include "config/modes.h"
+#include "config/values.h"
+
+namespace qeli::config {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+struct BruteForceConfig {
+  bool enabled = true;
+  std::uint32_t max_attempts = 5;  // 1..10000 failures ...
+  seconds window{300};             // 1..86400 ... within this window ...
+  seconds lockout{900};            // 1..2592000 ... lock the source IP out this long
+};
+
+struct AuthConfig {
+  std::string users_file = kDefaultUsersFile;  // relative paths: against the config's dir
+  bool users_file_explicit = false;            // the key was present
+  bool require_client_key_proof = false;
+  bool bind_static_to_session = true;  // H-1: static DH folded into the data keys
+  BruteForceConfig brute_force;
+};
+
+struct WebConfig {
+  bool enabled = false;
+  std::string bind = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::string username = "admin";
+  std::string password_hash;  // empty: the panel refuses to start
+  bool insecure_no_auth = false;
+  bool tls = false;
+  std::string tls_cert, tls_key;
+  std::vector<Ipv4Cidr> allowed_ips;  // empty = any
+  std::string public_host;
+  std::vector<std::string> allowed_origins;
+  bool secure_cookie = false;
+  std::vector<Ipv4Cidr> trusted_proxies;
+  std::string base_path;
+  bool csrf = true;
+  seconds session_ttl{86400};  // 1 s .. 30 days
+  bool persist_session_key = true;
+  bool update_check = false;
+  BruteForceConfig brute_force;
+};
+
+enum class LogLevel { kError, kWarn, kInfo, kDebug, kTrace };
+enum class TimeFormat { kDatetime, kRfc3339, kTime, kEpoch, kNone };
+
+struct LoggingConfig {
+  LogLevel level = LogLevel::kInfo;
+  std::string file;  // empty: stderr / journald
+  TimeFormat time_format = TimeFormat::kDatetime;
+  std::string format;  // accepted for compatibility; 0.7.16 ignores it too
+};
+
+enum class DeviceType { kTun, kTap };
+
+struct TunConfig {
+  std::string name = "vpn0";        // <= 15 bytes, no space or '/'
+  Ipv4Addr address{0x0a090001};     // 10.9.0.1, a usable host of pool.cidr
+  std::uint32_t mtu = kMtuDefault;  // 576..16638, pushed to clients
+  std::uint32_t tx_queue_len = 1000;
+  DeviceType device_type = DeviceType::kTun;
+  std::uint32_t queues = 0;  // 0 = one per CPU; <= 256
+};
+
+struct PoolConfig {
+  Ipv4Cidr cidr{{0x0a090000}, 24};  // 10.9.0.0/24
+  std::vector<Ipv4Cidr> exclude;    // addresses never handed out (a.b.c.d or a.b.c.d/n)
+  std::map<std::string, Ipv4Addr> reservations;  // pool.reservation.<user> = a.b.c.d
+};
+
+struct RouteSpec {
+  Ipv4Cidr cidr;
+  std::optional<Ipv4Addr> gateway;
+  std::optional<std::uint32_t> metric;
+  std::string to_string() const;
+};
+/// Parses `<cidr> [gateway=<ip>] [metric=<n>]`.
+std::optional<RouteSpec> parse_route(std::string_view s);
+
+struct RoutingConfig {
+  bool client_to_client = false;
+  bool forward_private = true;
+  bool nat_enabled = false;
+  std::string nat_interface;      // empty: the interface of the default route
+  std::vector<RouteSpec> routes;  // pushed to clients
+  std::string post_up, post_down;
+};
+
+enum class DnsProtocol { kUdp, kTcp };
+
+struct DnsConfig {
+  bool enabled = false;
+  Ipv4Addr listen{0x0a090001};
+  std::uint16_t port = 53;
+  std::vector<std::string> upstream{"1.1.1.1", "8.8.8.8"};
+  DnsProtocol upstream_protocol = DnsProtocol::kUdp;
+  std::uint32_t cache_size = 1000;
+  seconds timeout{5};
+  std::vector<std::string> blocklist;
+  std::vector<Ipv4Addr> push_servers;
+};
+
+struct DhcpConfig {
+  bool enabled = false;
+  Endpoint listen{"0.0.0.0", 67, false};
+  std::optional<Ipv4Addr> pool_start, pool_end;  // default: derived from pool.cidr
+  seconds lease_time{86400};
+  std::string domain_name = "vpn";
+};
+
+struct AwgConfig {
+  bool enabled = false;
+  std::uint32_t jc = 0;  // junk packets before the handshake, <= 128
+  std::uint32_t jmin = kAwgJminDefault;
+  std::uint32_t jmax = kAwgJmaxDefault;  // jmin <= jmax <= 1400
+};
+
+struct RealityProxyConfig {
+  bool enabled = false;
+  std::string target = "www.cloudflare.com";
+  std::uint16_t target_port = 443;
+  std::vector<std::string> short_ids;  // hex, 1..16 digits, not all zero
+  bool real_tls = false;
+  bool handrolled = true;
+  milliseconds peek_timeout{1500};
+};
+
+struct PaddingConfig {
+  bool enabled = true;
+  std::uint32_t min_bytes = 32;
+  std::uint32_t max_bytes = 512;
+  bool randomize = true;
+  double probability = 1.0;
+};
+
+struct FragmentationConfig {
+  bool enabled = true;
+  std::uint32_t min_chunk_size = 256;
+  std::uint32_t max_chunk_size = 1024;
+  std::uint32_t max_fragments_per_packet = 4;
+};
+
+struct HeartbeatConfig {
+  bool enabled = true;
+  milliseconds interval{15000};
+  std::uint32_t data_size_bytes = 16;
+  milliseconds jitter{20};
+};
+
+struct ShapingConfig {
+  bool enabled = false;
+  milliseconds idle_gap_mean{700};
+  milliseconds idle_gap_min{40};
+  milliseconds idle_gap_max{6000};
+  std::uint32_t budget_bytes_per_sec = 16384;
+  std::uint32_t min_size = 64;
+  std::uint32_t max_size = 1024;
+  bool stealth = false;
+  std::uint32_t stealth_rate_mbps = 2;
+};
+
+struct NormalizationConfig {
+  bool enabled = false;
+  std::vector<std::uint32_t> round_sizes{64, 128, 256, 512, 1024, 1500};
+};
+
+struct MultipathConfig {
+  bool enabled = false;
+  std::uint32_t max_streams = 4;
+  bool adaptive = false;
+};
+
+struct ObfConfig {
+  ObfMode mode = ObfMode::kFakeTls;
+  std::string obfs_key;
+  Fronting obfs_fronting = Fronting::kWebsocket;
+  AwgConfig awg;
+  std::string tls_server_name = "www.cloudflare.com";
+  RealityProxyConfig reality;
+  PaddingConfig padding;
+  FragmentationConfig fragmentation;
+  HeartbeatConfig heartbeat;
+  ShapingConfig shaping;
+  NormalizationConfig normalization;
+  bool anti_fingerprinting = false;
+  bool add_jitter_to_handshake = true;
+  bool quic = false;  // only stamps quic=1 into links; the server detects QUIC shape itself
+  MultipathConfig multipath;
+};
+
+struct PerfConfig {
+  bool tcp_nodelay = true;
+  seconds tcp_keepalive{60};
+  std::uint32_t tcp_send_buffer_size = 0;  // 0 = kernel default
+  std::uint32_t tcp_recv_buffer_size = 0;
+  std::uint64_t udp_recv_buffer_size = 0;  // 0 = auto (4 -> 8 -> 16 MiB)
+  std::uint64_t udp_send_buffer_size = 0;
+  std::uint64_t tun_read_buffer_size = 65535;  // >= mtu (+14 for tap), <= 1 MiB
+  std::uint32_t max_clients = 128;
+  seconds handshake_timeout{10};
+  seconds idle_timeout{300};  // 0 = never
+  std::uint32_t new_session_rate_max = 10;
+  seconds new_session_rate_window{60};
+};
+
+struct ProfileConfig {
+  std::string name;
+  int line = 0;  // of the [profile:NAME] header
+  bool enabled = true;
+  std::string identity_key;  // empty: <identity dir>/<name>.key
+  Transport transport = Transport::kTcp;
+  std::string bind_address = "0.0.0.0";
+  std::uint16_t bind_port = 443;
+  std::vector<Endpoint> listen;  // extra listeners, same transport
+  TunConfig tun;
+  PoolConfig pool;
+  RoutingConfig routing;
+  DnsConfig dns;
+  DhcpConfig dhcp;
+  ObfConfig obf;
+  PerfConfig perf;
+
+  /// What a client puts in `mode=`: reality / reality-tls when the REALITY proxy is on.
+  ClientMode link_mode() const;
+};
+
+struct UserConfig {
+  std::string name;
+  std::string source_file;  // where it was defined (inline config or users file)
+  int line = 0;
+  std::string password_hash;  // Argon2id PHC
+  std::string password_enc;
+  bool enabled = true;
+  std::optional<Ipv4Addr> static_ip;
+  std::uint32_t max_sessions = 0;     // 0 = the group's, else unlimited
+  std::vector<std::string> profiles;  // empty = all
+  std::string group;
+  std::vector<RouteSpec> routes;  // replace the profile's routes for this user
+  std::vector<Ipv4Cidr> client_subnets;
+  std::vector<Ipv4Cidr> allowed_networks;
+  double bandwidth_limit_mbps = 0;         // 0 = unlimited
+  double bandwidth_burst_mbps = 0;         // stored, not enforced (as in 0.7.16)
+  double data_limit_gb = 0;                // 0 = unlimited
+  std::optional<std::uint64_t> expire_at;  // unix seconds
+  std::map<std::string, std::string> metadata;
+};
+
+struct GroupConfig {
+  std::string name;
+  int line = 0;
+  double bandwidth_limit_mbps = 0;
+  std::uint32_t max_sessions = 0;
+  std::vector<Ipv4Cidr> allowed_networks;
+};
+
+struct ServerConfig {
+  std::string file;
+  AuthConfig auth;
+  WebConfig web;
+  LoggingConfig logging;
+  std::vector<ProfileConfig> profiles;
+  std::vector<UserConfig> users;  // inline users merged with the users file (file wins)
+  std::vector<GroupConfig> groups;
+
+  const ProfileConfig* find_profile(std::string_view name) const;
+  const UserConfig* find_user(std::string_view name) const;
+  /// auth.users_file resolved against the directory of `file`.
+  std::string users_file_path() const;
+};
+
+struct ServerLoad {
+  ServerConfig config;
+  Findings findings;
+  bool ok() const { return !findings.has_errors(); }
+};
+
+/// Reads, parses and validates a server config and its users file.
+ServerLoad load_server_config(const std::string& path);
+/// The same over text already in memory (`file` names it in findings; relative
+/// users_file paths resolve against its directory).
+ServerLoad load_server_config_text(std::string_view text, const std::string& file);
+
+/// Reads the [user:NAME] sections of one section list into `out` (used for both the
+/// inline users and the users file). Other sections are errors.
+void read_user_sections(const IniDocument& doc, bool allow_other_sections,
+                        std::vector<UserConfig>& out, Findings& findings);
+
+/// The §5.8 cross-field rules over an already parsed config (called by the loaders).
+void validate_server_config(const ServerConfig& cfg, Findings& findings);
+
+}  // namespace qeli::config

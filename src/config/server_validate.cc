@@ -1,0 +1,164 @@
+// Rules that span profiles, users and the panel (reference §5.8): unique names, ports and
+// TUN devices, references from users to profiles and groups, static IPs inside a pool.
+#include <algorithm>
+#include <set>
+
+#include "config/server_config.h"
+
+namespace qeli::config {
+namespace {
+
+struct Bind {
+  Transport transport;
+  std::string address;
+  std::uint16_t port;
+  std::string owner;  // "[profile:a] bind.port" etc.
+  std::string file_section;
+  std::string key;
+  int line;
+};
+
+bool is_wildcard(const std::string& a) { return a == "0.0.0.0" || a == "::"; }
+
+bool collide(const Bind& a, const Bind& b) {
+  if (a.transport != b.transport || a.port != b.port) return false;
+  return a.address == b.address || is_wildcard(a.address) || is_wildcard(b.address);
+}
+
+}  // namespace
+
+std::optional<RouteSpec> parse_route(std::string_view s) {
+  RouteSpec r;
+  bool first = true;
+  std::string_view rest = trim(s);
+  while (!rest.empty()) {
+    const auto sp = rest.find_first_of(" \t");
+    const std::string_view tok = rest.substr(0, sp);
+    rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
+    if (first) {
+      const auto c = Ipv4Cidr::parse(tok);
+      if (!c) return std::nullopt;
+      r.cidr = *c;
+      first = false;
+    } else if (tok.starts_with("gateway=") && !r.gateway) {
+      r.gateway = Ipv4Addr::parse(tok.substr(8));
+      if (!r.gateway) return std::nullopt;
+    } else if (tok.starts_with("metric=") && !r.metric) {
+      const auto m = parse_uint(tok.substr(7), 0xffffffffULL);
+      if (!m) return std::nullopt;
+      r.metric = static_cast<std::uint32_t>(*m);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (first) return std::nullopt;
+  return r;
+}
+
+std::string RouteSpec::to_string() const {
+  std::string s = cidr.to_string();
+  if (gateway) s += " gateway=" + gateway->to_string();
+  if (metric) s += " metric=" + std::to_string(*metric);
+  return s;
+}
+
+void validate_server_config(const ServerConfig& cfg, Findings& f) {
+  const std::string& file = cfg.file;
+  if (cfg.profiles.empty()) {
+    f.error(file, "", "", 0, "no [profile:NAME] section: the server would listen nowhere");
+  }
+  std::set<std::string> names, tuns;
+  std::vector<Bind> binds;
+  for (const auto& p : cfg.profiles) {
+    const std::string sec = "profile:" + p.name;
+    if (!names.insert(p.name).second) {
+      f.error(file, sec, "", p.line, "duplicate profile name");
+    }
+    if (!p.enabled) continue;
+    if (!tuns.insert(p.tun.name).second) {
+      f.error(file, sec, "tun.name", p.line, "TUN device " + p.tun.name + " used by two profiles");
+    }
+    binds.push_back(
+        {p.transport, p.bind_address, p.bind_port, sec + " bind", sec, "bind.port", p.line});
+    for (const auto& l : p.listen) {
+      binds.push_back({p.transport, l.host, l.port, sec + " listen", sec, "listen", p.line});
+    }
+    if (p.dns.enabled) {
+      binds.push_back({Transport::kUdp, p.dns.listen.to_string(), p.dns.port, sec + " dns", sec,
+                       "dns.port", p.line});
+    }
+    if (p.dhcp.enabled) {
+      binds.push_back({Transport::kUdp, p.dhcp.listen.host, p.dhcp.listen.port, sec + " dhcp", sec,
+                       "dhcp.listen", p.line});
+    }
+  }
+  for (std::size_t i = 0; i < cfg.profiles.size(); ++i) {
+    for (std::size_t j = i + 1; j < cfg.profiles.size(); ++j) {
+      const auto& a = cfg.profiles[i];
+      const auto& b = cfg.profiles[j];
+      if (a.enabled && b.enabled && a.pool.cidr.overlaps(b.pool.cidr)) {
+        f.error(file, "profile:" + b.name, "pool.cidr", b.line,
+                b.pool.cidr.to_string() + " overlaps the pool of profile " + a.name);
+      }
+    }
+  }
+  if (cfg.web.enabled) {
+    binds.push_back({Transport::kTcp, cfg.web.bind, cfg.web.port, "[web] panel", "web", "port", 0});
+  }
+  for (std::size_t i = 0; i < binds.size(); ++i) {
+    for (std::size_t j = i + 1; j < binds.size(); ++j) {
+      if (collide(binds[i], binds[j])) {
+        f.error(file, binds[j].file_section, binds[j].key, binds[j].line,
+                std::string(to_string(binds[j].transport)) + " port " +
+                    std::to_string(binds[j].port) + " already used by " + binds[i].owner);
+      }
+    }
+  }
+
+  std::set<std::string> groups;
+  for (const auto& g : cfg.groups) {
+    if (!groups.insert(g.name).second) {
+      f.error(file, "group:" + g.name, "", g.line, "duplicate group name");
+    }
+  }
+  std::set<std::uint32_t> static_ips;
+  for (const auto& u : cfg.users) {
+    const std::string sec = "user:" + u.name;
+    for (const auto& pn : u.profiles) {
+      if (cfg.find_profile(pn) == nullptr) {
+        f.error(u.source_file, sec, "profiles", u.line, "no profile named `" + pn + "`");
+      }
+    }
+    if (!u.group.empty() && groups.count(u.group) == 0) {
+      f.error(u.source_file, sec, "group", u.line, "no [group:" + u.group + "] section");
+    }
+    if (u.static_ip) {
+      bool inside = false;
+      for (const auto& p : cfg.profiles) {
+        const bool applies = u.profiles.empty() || std::find(u.profiles.begin(), u.profiles.end(),
+                                                             p.name) != u.profiles.end();
+        if (applies && p.pool.cidr.is_usable_host(*u.static_ip) && *u.static_ip != p.tun.address) {
+          inside = true;
+        }
+      }
+      if (!inside) {
+        f.error(u.source_file, sec, "static_ip", u.line,
+                u.static_ip->to_string() + " is not a free host of any of the user's pools");
+      }
+      if (!static_ips.insert(u.static_ip->value).second) {
+        f.error(u.source_file, sec, "static_ip", u.line,
+                u.static_ip->to_string() + " is reserved by another user too");
+      }
+    }
+    for (const auto& c : u.client_subnets) {
+      for (const auto& p : cfg.profiles) {
+        if (c.contains(p.tun.address)) {
+          f.error(u.source_file, sec, "client_subnet", u.line,
+                  c.to_string() + " covers tun.address of profile " + p.name);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace qeli::config

@@ -1,0 +1,101 @@
+// [user:NAME] sections, inline in server.conf or in auth.users_file (reference §5.6).
+#include <set>
+
+#include "config/section_reader.h"
+#include "config/server_config.h"
+#include "crypto/argon2id.h"
+
+namespace qeli::config {
+namespace {
+
+UserConfig read_user(SectionReader& r, std::string name) {
+  UserConfig u;
+  u.name = std::move(name);
+  u.source_file = r.file();
+  u.line = r.line();
+  u.password_hash = r.get_string("password_hash", "");
+  if (u.password_hash.empty()) {
+    r.error("password_hash", "missing: the user could never log in (use `qeli add-client`)");
+  } else if (!crypto::argon2id_is_phc(u.password_hash)) {
+    r.error("password_hash", "not an Argon2id PHC string ($argon2id$v=19$...)");
+  }
+  u.password_enc = r.get_string("password_enc", "");
+  u.enabled = r.get_bool("enabled", true);
+  if (const IniEntry* e = r.single("static_ip")) {
+    u.static_ip = Ipv4Addr::parse(e->value);
+    if (!u.static_ip) r.bad_value(*e, "an IPv4 address");
+  }
+  u.max_sessions = r.get_u<std::uint32_t>("max_sessions", 0, 0, 1000000);
+  u.profiles = r.get_list("profiles", {});
+  u.group = r.get_string("group", "");
+  for (const IniEntry* e : r.all("route")) {
+    if (auto route = parse_route(e->value)) {
+      u.routes.push_back(*route);
+    } else {
+      r.bad_value(*e, "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>]");
+    }
+  }
+  u.client_subnets = r.get_cidr_list("client_subnet", /*allow_bare=*/false);
+  for (const auto& c : u.client_subnets) {
+    if (c.prefix == 0) {
+      r.error("client_subnet", "0.0.0.0/0 would route everything into this client; refused");
+    }
+  }
+  u.allowed_networks = r.get_cidr_list("allowed_networks", /*allow_bare=*/true);
+  u.bandwidth_limit_mbps = r.get_double("bandwidth.limit_mbps", 0, 0, 1e6);
+  u.bandwidth_burst_mbps = r.get_double("bandwidth.burst_mbps", 0, 0, 1e6);
+  if (r.has("bandwidth.burst_mbps")) {
+    r.warning("bandwidth.burst_mbps", "stored but not enforced");
+  }
+  u.data_limit_gb = r.get_double("data_limit_gb", 0, 0, 1e9);
+  if (const IniEntry* e = r.single("expire_at")) {
+    u.expire_at = parse_uint(e->value, 0xffffffffffULL);
+    if (!u.expire_at) r.bad_value(*e, "unix seconds");
+  }
+  for (const IniEntry* e : r.with_prefix("metadata.")) {
+    const std::string k = e->key.substr(9);
+    if (k.empty()) {
+      r.error_at(*e, "expected metadata.<key> = value");
+    } else if (!u.metadata.emplace(k, e->value).second) {
+      r.error_at(*e, "given more than once");
+    }
+  }
+  return u;
+}
+
+}  // namespace
+
+void read_user_sections(const IniDocument& doc, bool allow_other_sections,
+                        std::vector<UserConfig>& out, Findings& findings) {
+  std::set<std::string> seen;
+  for (const auto& s : doc.sections) {
+    if (!s.name.starts_with("user:")) {
+      if (!allow_other_sections) {
+        if (s.name.empty()) {
+          for (const auto& e : s.entries) {
+            findings.error(doc.file, "", e.key, e.line, "key outside of any [user:NAME] section");
+          }
+        } else {
+          findings.error(doc.file, s.name, "", s.line,
+                         "a users file holds only [user:NAME] sections");
+        }
+      }
+      continue;
+    }
+    const std::string name = s.name.substr(5);
+    if (name.empty() || name.size() > 64 || name.find_first_of(" :\t") != std::string::npos) {
+      findings.error(doc.file, s.name, "", s.line,
+                     "user names are 1..64 bytes without spaces or ':'");
+      continue;
+    }
+    if (!seen.insert(name).second) {
+      findings.error(doc.file, s.name, "", s.line, "user defined twice in this file");
+      continue;
+    }
+    SectionReader r(s, doc.file, findings);
+    out.push_back(read_user(r, name));
+    r.finish();
+  }
+}
+
+}  // namespace qeli::config

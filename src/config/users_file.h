@@ -1,0 +1,37 @@
+// The users file (auth.users_file, default /etc/qeli/users.conf): [user:NAME] sections in
+// the same INI format as server.conf (reference §5.6). `qeli add-client` appends to it;
+// the server reads it at start and on SIGHUP.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "config/server_config.h"
+
+namespace qeli::config {
+
+/// Reads every [user:NAME] of `path`. A missing file is an error finding.
+std::vector<UserConfig> read_users_file(const std::string& path, Findings& findings);
+
+struct NewUser {
+  std::string name;                   // 1..64 bytes: letters, digits, - _ . @
+  std::string password_hash;          // Argon2id PHC (crypto::argon2id_hash)
+  std::vector<std::string> profiles;  // empty = all profiles
+  std::optional<Ipv4Addr> static_ip;
+  std::uint32_t max_sessions = 0;
+};
+
+enum class UsersFileError { kBadName, kBadHash, kExists, kIo };
+
+/// Appends one [user:NAME] section under an exclusive flock, creating the file (mode
+/// 0600) if needed. Refuses a name already defined in the file. The write is one
+/// write(2) of the whole section followed by fsync, so a reader never sees half a user.
+Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& user);
+
+/// True for names `add-client` accepts (letters, digits, - _ . @; 1..64 bytes).
+bool is_valid_user_name(std::string_view name);
+
+}  // namespace qeli::config

@@ -1,0 +1,160 @@
+// Client config: the strict parser (unknown keys and bad values are errors), defaults,
+// aliases, §5.7 rules, and configs built from links.
+#include "config/client_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace qeli::config {
+namespace {
+
+std::string dump(const Findings& f) {
+  std::string s;
+  for (const auto& x : f.all()) s += x.to_string() + "\n";
+  return s;
+}
+
+ClientLoad load(const std::string& qeli_lines) {
+  return load_client_config_text("[qeli]\nserver = vpn.example.com:443\n" + qeli_lines,
+                                 "client.conf");
+}
+
+TEST(client_config, defaults) {
+  const auto r = load("");
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  const auto& c = r.config;
+  EXPECT_EQ(c.server.host, "vpn.example.com");
+  EXPECT_EQ(c.server.port, 443);
+  EXPECT_EQ(c.proto, Transport::kTcp);
+  EXPECT_EQ(c.mode, ClientMode::kFakeTls);
+  EXPECT_EQ(c.user, "client");
+  EXPECT_TRUE(c.bind_static);
+  EXPECT_FALSE(c.allow_unpinned_tofu);
+  EXPECT_EQ(c.front, Fronting::kWebsocket);
+  EXPECT_EQ(c.timeout, std::chrono::seconds{30});
+  EXPECT_EQ(c.keepalive, std::chrono::seconds{60});
+  EXPECT_FALSE(c.recv_buffer_size.has_value());
+  EXPECT_EQ(c.reconnect_retries, -1);
+  EXPECT_EQ(c.reconnect_base_delay, std::chrono::seconds{1});
+  EXPECT_EQ(c.reconnect_max_delay, std::chrono::seconds{60});
+  EXPECT_EQ(c.dev, "vpn0");
+  EXPECT_EQ(c.mtu, 0U);
+  EXPECT_TRUE(c.mtu_probe);
+  EXPECT_FALSE(c.gateway);
+  EXPECT_EQ(c.dns, ClientDns::kTunnel);
+  EXPECT_FALSE(c.kill_switch);
+  EXPECT_EQ(c.fallbacks.heartbeat_interval, std::chrono::milliseconds{15000});
+}
+
+TEST(client_config, strict_rules_table) {
+  struct Row {
+    std::string lines;
+    const char* key;  // nullptr: must load cleanly
+  };
+  const Row rows[] = {
+      {"mode = udp-quic", nullptr},
+      {"mode = udp-obfs\nobfs_key = k", nullptr},
+      {"mode = warp", "mode"},
+      {"proto = udp\nmode = plain", "mode"},
+      {"proto = udp\nmode = reality-tls\nreality_sid = ab", "mode"},
+      {"mode = reality", "reality_sid"},
+      {"mode = reality\nreality_sid = 0123456789abcdef", nullptr},
+      {"reality_sid = 00", "reality_sid"},
+      {"mode = obfs", "obfs_key"},
+      {"quic = true", "quic"},
+      {"key = abcd", "key"},
+      {"key = " + std::string(64, 'A'), nullptr},
+      {"jc = 129", "jc"},
+      {"jmin = 500\njmax = 400", "jmin"},
+      {"jmax = 1401", "jmax"},
+      {"mtu = 575", "mtu"},
+      {"mtu = 0", nullptr},
+      {"mtu = 16639", "mtu"},
+      {"dev = abcdefghijklmnop", "dev"},
+      {"timeout = 0", "timeout"},
+      {"timeout = 30s", "timeout"},
+      {"gateway = yes", nullptr},
+      {"gateway = maybe", "gateway"},
+      {"dns = resolvconf", "dns"},
+      {"dns_servers = 1.1.1.1, 9.9.9.9", nullptr},
+      {"dns_servers = one.one.one.one", "dns_servers"},
+      {"include = 10.0.0.0/8\nexclude = 10.1.0.0/16,192.168.1.1", nullptr},
+      {"exclude = 10.1.0.1/16", "exclude"},
+      {"reconnect_retries = -2", "reconnect_retries"},
+      {"reconnect_base_delay = 100\nreconnect_max_delay = 10", "reconnect_base_delay"},
+      {"pass = a\npassword_file = /x", "pass"},
+      {"padding_min = 600\npadding_max = 500", "padding_min"},
+      {"heartbeat_jitter = 20000", "heartbeat_jitter"},
+      {"apps_mode = some", "apps_mode"},
+      {"mtu = 1400 # comment", "mtu"},
+      {"user = a\nuser = b", "user"},
+      {"sevrer = x:1", "sevrer"},  // unknown keys are errors in client files
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.lines);
+    const auto r = load(row.lines + "\n");
+    if (row.key == nullptr) {
+      EXPECT_TRUE(r.ok()) << dump(r.findings);
+      continue;
+    }
+    EXPECT_FALSE(r.ok());
+    bool found = false;
+    for (const auto& f : r.findings.all()) {
+      found = found || (f.severity == Severity::kError && f.key == row.key && f.section == "qeli" &&
+                        f.file == "client.conf" && f.line >= 1);
+    }
+    EXPECT_TRUE(found) << dump(r.findings);
+  }
+}
+
+TEST(client_config, alias_sets_transport_mode_and_quic) {
+  const auto r = load("mode = udp-quic\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.config.proto, Transport::kUdp);
+  EXPECT_EQ(r.config.mode, ClientMode::kFakeTls);
+  EXPECT_TRUE(r.config.quic);
+}
+
+TEST(client_config, structure_errors) {
+  EXPECT_TRUE(load_client_config_text("[logging]\nlevel = info\n", "c")
+                  .findings.contains(Severity::kError, "", "missing [qeli]"));
+  EXPECT_TRUE(load_client_config_text("[qeli]\nuser = x\n", "c")
+                  .findings.contains(Severity::kError, "server", "required"));
+  EXPECT_TRUE(load_client_config_text("[qeli]\nserver = [::1]:443\n", "c")
+                  .findings.contains(Severity::kError, "server", "IPv6"));
+  EXPECT_TRUE(load_client_config_text("[qeli]\nserver = h:1\n[profile:x]\n", "c")
+                  .findings.contains(Severity::kError, "", "unknown section"));
+  EXPECT_TRUE(load_client_config_text("[qeli]\nserver = h:1\n[logging]\nlevel = chatty\n", "c")
+                  .findings.contains(Severity::kError, "level", ""));
+  EXPECT_FALSE(load_client_config("/nonexistent/client.conf").ok());
+}
+
+TEST(client_config, from_link) {
+  const auto l = parse_link("qeli://bob:s3cret@vpn.example.com:4443?mode=udp-quic&key=" +
+                            std::string(64, 'b') + "&mtu=1280#Laptop");
+  ASSERT_TRUE(l.ok());
+  const auto r = client_config_from_link(*l);
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  EXPECT_EQ(r.config.server.to_string(), "vpn.example.com:4443");
+  EXPECT_EQ(r.config.user, "bob");
+  EXPECT_EQ(r.config.pass, "s3cret");
+  EXPECT_EQ(r.config.proto, Transport::kUdp);
+  EXPECT_TRUE(r.config.quic);
+  EXPECT_EQ(r.config.mtu, 1280U);
+  EXPECT_EQ(r.config.key, std::string(64, 'b'));
+  const auto v6 = parse_link("qeli://g:pw@[2001:db8::1]:443");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_FALSE(client_config_from_link(*v6).ok());
+}
+
+TEST(client_config, shipped_example_loads_without_errors) {
+  const char* src = std::getenv("QELI_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  const auto r = load_client_config(std::string(src) + "/config/client.conf");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  EXPECT_TRUE(r.findings.empty()) << dump(r.findings);
+}
+
+}  // namespace
+}  // namespace qeli::config

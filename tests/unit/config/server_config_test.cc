@@ -1,0 +1,402 @@
+// Server config: documented defaults, every §5.8 rule as a table, findings that name
+// FILE / SECTION / KEY / line, users from inline sections and the users file.
+#include "config/server_config.h"
+
+#include <gtest/gtest.h>
+
+#include "temp_dir.h"
+
+namespace qeli::config {
+namespace {
+
+constexpr const char* kHash =
+    "$argon2id$v=19$m=19456,t=2,p=1$cWVsaXNhbHRxZWxpc2FsdA$"
+    "Osd8oDq1tkVBcqiTspIFfzBiu8nQxjsRvUph715n65U";
+
+class ServerConfigTest : public ::testing::Test {
+ protected:
+  ServerLoad load(const std::string& body, const std::string& users = "") {
+    tmp_.write("users.conf", users);
+    // Point users_file at the temporary users file: inside the body's own [auth] if it
+    // has one, else in an [auth] appended after it (so body line numbers are file lines).
+    std::string text = body;
+    const auto auth = text.find("[auth]\n");
+    if (auth == std::string::npos) {
+      text += "\n[auth]\nusers_file = users.conf\n";
+    } else {
+      text.insert(auth + 7, "users_file = users.conf\n");
+    }
+    return load_server_config_text(text, tmp_.file("server.conf"));
+  }
+  test::TempDir tmp_;
+};
+
+std::string dump(const Findings& f) {
+  std::string s;
+  for (const auto& x : f.all()) s += x.to_string() + "\n";
+  return s;
+}
+
+TEST_F(ServerConfigTest, minimal_profile_takes_documented_defaults) {
+  const auto r = load("[profile:p]\n");
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  ASSERT_EQ(r.config.profiles.size(), 1U);
+  const auto& p = r.config.profiles[0];
+  EXPECT_EQ(p.name, "p");
+  EXPECT_TRUE(p.enabled);
+  EXPECT_EQ(p.transport, Transport::kTcp);
+  EXPECT_EQ(p.bind_address, "0.0.0.0");
+  EXPECT_EQ(p.bind_port, 443);
+  EXPECT_EQ(p.tun.name, "vpn0");
+  EXPECT_EQ(p.tun.address.to_string(), "10.9.0.1");
+  EXPECT_EQ(p.tun.mtu, 1400U);
+  EXPECT_EQ(p.tun.queues, 0U);
+  EXPECT_EQ(p.pool.cidr.to_string(), "10.9.0.0/24");
+  EXPECT_FALSE(p.routing.client_to_client);
+  EXPECT_TRUE(p.routing.forward_private);
+  EXPECT_EQ(p.dns.port, 53);
+  EXPECT_EQ(p.dns.upstream, (std::vector<std::string>{"1.1.1.1", "8.8.8.8"}));
+  EXPECT_EQ(p.obf.mode, ObfMode::kFakeTls);
+  EXPECT_EQ(p.obf.obfs_fronting, Fronting::kWebsocket);
+  EXPECT_EQ(p.obf.awg.jmin, 40U);
+  EXPECT_EQ(p.obf.awg.jmax, 300U);
+  EXPECT_EQ(p.obf.tls_server_name, "www.cloudflare.com");
+  EXPECT_EQ(p.obf.reality.peek_timeout, std::chrono::milliseconds{1500});
+  EXPECT_TRUE(p.obf.padding.enabled);
+  EXPECT_EQ(p.obf.padding.min_bytes, 32U);
+  EXPECT_EQ(p.obf.padding.max_bytes, 512U);
+  EXPECT_DOUBLE_EQ(p.obf.padding.probability, 1.0);
+  EXPECT_EQ(p.obf.fragmentation.max_fragments_per_packet, 4U);
+  EXPECT_EQ(p.obf.heartbeat.interval, std::chrono::milliseconds{15000});
+  EXPECT_EQ(p.obf.heartbeat.jitter, std::chrono::milliseconds{20});
+  EXPECT_EQ(p.obf.shaping.budget_bytes_per_sec, 16384U);
+  EXPECT_EQ(p.obf.normalization.round_sizes.size(), 6U);
+  EXPECT_EQ(p.obf.multipath.max_streams, 4U);
+  EXPECT_EQ(p.perf.tun_read_buffer_size, 65535U);
+  EXPECT_EQ(p.perf.max_clients, 128U);
+  EXPECT_EQ(p.perf.idle_timeout, std::chrono::seconds{300});
+  EXPECT_EQ(p.perf.new_session_rate_window, std::chrono::seconds{60});
+  // Sections that are absent take their defaults, never zeros.
+  EXPECT_TRUE(r.config.auth.bind_static_to_session);
+  EXPECT_EQ(r.config.auth.brute_force.max_attempts, 5U);
+  EXPECT_EQ(r.config.auth.brute_force.lockout, std::chrono::seconds{900});
+  EXPECT_FALSE(r.config.web.enabled);
+  EXPECT_EQ(r.config.web.port, 8080);
+  EXPECT_EQ(r.config.web.session_ttl, std::chrono::seconds{86400});
+  EXPECT_EQ(r.config.logging.level, LogLevel::kInfo);
+  EXPECT_EQ(p.link_mode(), ClientMode::kFakeTls);
+}
+
+TEST_F(ServerConfigTest, bad_value_names_file_section_key_and_line) {
+  const auto r = load("[profile:p]\ntun.name = q0\ntun.mtu = 1400 # max\n");
+  ASSERT_FALSE(r.ok());
+  ASSERT_TRUE(r.findings.contains(Severity::kError, "tun.mtu", "1400 # max"));
+  for (const auto& f : r.findings.all()) {
+    if (f.key != "tun.mtu") continue;
+    EXPECT_EQ(f.file, tmp_.file("server.conf"));
+    EXPECT_EQ(f.section, "profile:p");
+    EXPECT_EQ(f.line, 3);
+    EXPECT_NE(f.message.find("own line"), std::string::npos);  // the inline-comment hint
+    EXPECT_EQ(f.to_string().rfind(tmp_.file("server.conf") + ":3: error: [profile:p] tun.mtu:", 0),
+              0U);
+  }
+}
+
+struct RuleRow {
+  const char* lines;  // appended to a valid [profile:p]
+  const char* key;    // the key the finding must name; nullptr = must load cleanly
+  Severity severity = Severity::kError;
+};
+
+TEST_F(ServerConfigTest, per_profile_rules_table) {
+  const RuleRow rows[] = {
+      {"bind.transport = sctp", "bind.transport"},
+      {"bind.port = 0", "bind.port"},
+      {"bind.port = 65536", "bind.port"},
+      {"bind.port = 65535", nullptr},
+      {"bind.address = example.com", "bind.address"},
+      {"obf.mode = warp", "obf.mode"},
+      {"obf.obfs_fronting = cdn", "obf.obfs_fronting"},
+      {"tun.device_type = bridge", "tun.device_type"},
+      {"tun.mtu = 575", "tun.mtu"},
+      {"tun.mtu = 576", nullptr},
+      {"tun.mtu = 16638\nperf.tun.read_buffer_size = 65535", nullptr},
+      {"tun.mtu = 16639", "tun.mtu"},
+      {"tun.name = abcdefghijklmnop", "tun.name"},
+      {"tun.name = abcdefghijklmno", nullptr},
+      {"tun.name = a b", "tun.name"},
+      {"tun.name = a/b", "tun.name"},
+      {"tun.queues = 257", "tun.queues"},
+      {"tun.address = 10.9.0.0", "tun.address"},
+      {"tun.address = 10.9.0.255", "tun.address"},
+      {"tun.address = 10.8.0.1", "tun.address"},
+      {"pool.cidr = 10.9.0.1/24", "pool.cidr"},
+      {"pool.cidr = 10.9.0.0/31\ntun.address = 10.9.0.1", "pool.cidr"},
+      {"pool.reservation.bob = 10.9.0.1", "pool.reservation.bob"},
+      {"pool.reservation.bob = 10.9.0.9", nullptr},
+      {"tun.mtu = 1400\ntun.mtu = 1300", "tun.mtu"},
+      {"bind.transport = udp\nobf.mode = plain", "obf.mode"},
+      {"bind.transport = udp\nobf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true\n"
+       "obf.tls.reality_proxy.short_ids = 01",
+       "obf.mode"},
+      {"obf.mode = reality-tls", "obf.mode"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true",
+       "obf.tls.reality_proxy.short_ids"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true\n"
+       "obf.tls.reality_proxy.short_ids = 0123456789abcdef\nobf.tls.reality_proxy.real_tls = true",
+       nullptr},
+      {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = 0000",
+       "obf.tls.reality_proxy.short_ids"},
+      {"obf.tls.reality_proxy.enabled = true\n"
+       "obf.tls.reality_proxy.short_ids = 0123456789abcdef0",
+       "obf.tls.reality_proxy.short_ids"},
+      {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = ab\n"
+       "obf.tls.reality_proxy.target_port = 0",
+       "obf.tls.reality_proxy.target_port"},
+      {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = ab\n"
+       "bind.transport = udp",
+       "obf.tls.reality_proxy.enabled"},
+      {"obf.mode = obfs\nobf.tls.reality_proxy.enabled = true\n"
+       "obf.tls.reality_proxy.short_ids = ab\nobf.obfs_key = k",
+       "obf.tls.reality_proxy.enabled"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true\n"
+       "obf.tls.reality_proxy.short_ids = ab",
+       "obf.tls.reality_proxy.real_tls", Severity::kWarning},
+      {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = ab\n"
+       "obf.tls.reality_proxy.target = 1.2.3.4",
+       "obf.tls.reality_proxy.target", Severity::kWarning},
+      {"obf.mode = obfs", "obf.obfs_key"},
+      {"obf.mode = obfs\nobf.obfs_key = secret", nullptr},
+      {"obf.awg.jc = 129", "obf.awg.jc"},
+      {"obf.awg.jc = 128", nullptr},
+      {"obf.awg.jmin = 500\nobf.awg.jmax = 400", "obf.awg.jmin"},
+      {"obf.awg.jmax = 1401", "obf.awg.jmax"},
+      {"obf.awg.enabled = true", "obf.awg.enabled", Severity::kWarning},
+      {"bind.transport = udp\nobf.multipath.enabled = true", "obf.multipath.enabled",
+       Severity::kWarning},
+      {"obf.padding.min_bytes = 600\nobf.padding.max_bytes = 500", "obf.padding.min_bytes"},
+      {"obf.padding.probability = 1.5", "obf.padding.probability"},
+      {"obf.padding.probability = 0.5", nullptr},
+      {"obf.fragmentation.min_chunk_size = 0", "obf.fragmentation.min_chunk_size"},
+      {"obf.fragmentation.min_chunk_size = 2000", "obf.fragmentation.min_chunk_size"},
+      {"obf.heartbeat.interval_ms = 0", "obf.heartbeat.interval_ms"},
+      {"obf.heartbeat.enabled = false\nobf.heartbeat.interval_ms = 0", nullptr},
+      {"obf.heartbeat.jitter_ms = 15000", "obf.heartbeat.jitter_ms"},
+      {"obf.heartbeat.data_size_bytes = 2000", "obf.heartbeat.data_size_bytes"},
+      {"obf.traffic_shaping.idle_gap_min_ms = 7000", "obf.traffic_shaping.idle_gap_min_ms"},
+      {"obf.traffic_shaping.idle_gap_mean_ms = 0", "obf.traffic_shaping.idle_gap_mean_ms"},
+      {"obf.traffic_shaping.budget_bytes_per_sec = 100",
+       "obf.traffic_shaping.budget_bytes_per_sec"},
+      {"obf.traffic_shaping.max_size = 16639", "obf.traffic_shaping.max_size"},
+      {"obf.traffic_normalization.round_sizes = 64,0", "obf.traffic_normalization.round_sizes"},
+      {"obf.traffic_normalization.round_sizes = ,", "obf.traffic_normalization.round_sizes"},
+      {"bind.transport = udp\nobf.heartbeat.enabled = false\n"
+       "perf.connection.idle_timeout_secs = 0",
+       "obf.heartbeat.enabled"},
+      {"bind.transport = udp\nobf.heartbeat.enabled = false", nullptr},
+      {"dns.upstream_protocol = tls", "dns.upstream_protocol"},
+      {"dns.upstream = 2606:4700::1111", "dns.upstream", Severity::kWarning},
+      {"perf.tun.read_buffer_size = 1000", "perf.tun.read_buffer_size"},
+      {"perf.tun.read_buffer_size = 1048577", "perf.tun.read_buffer_size"},
+      {"tun.device_type = tap\nperf.tun.read_buffer_size = 1400", "perf.tun.read_buffer_size"},
+      {"perf.udp.recv_buffer_size = 67108865", "perf.udp.recv_buffer_size"},
+      {"perf.connection.new_session_rate_max = 0", "perf.connection.new_session_rate_max"},
+      {"perf.connection.new_session_rate_window_secs = 0",
+       "perf.connection.new_session_rate_window_secs"},
+      {"dhcp.enabled = true\ndhcp.pool_start = 10.8.0.10", "dhcp.pool_start"},
+      {"dhcp.enabled = true\ndhcp.pool_start = 10.9.0.1\ndhcp.pool_end = 10.9.0.20",
+       "dhcp.pool_start"},
+      {"dhcp.enabled = true\ndhcp.pool_start = 10.9.0.10\ndhcp.pool_end = 10.9.0.20", nullptr},
+      {"dhcp.lease_time_secs = 0", "dhcp.lease_time_secs"},
+      {"route = 10.1.0.0/16 gateway=10.9.0.1 metric=5", nullptr},
+      {"route = 10.1.0.0/16 via 10.9.0.1", "route"},
+      {"enabled = maybe", "enabled"},
+      {"tun.netmask = 255.255.255.0", "tun.netmask", Severity::kWarning},
+      {"tun.mtu = 1400", "obf.mode", Severity::kWarning},  // fake-tls: LOW DPI resistance
+      {"tun.mtuu = 1400", "tun.mtuu", Severity::kUnknownKey},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.lines);
+    const auto r = load(std::string("[profile:p]\n") + row.lines + "\n");
+    if (row.key == nullptr) {
+      EXPECT_TRUE(r.ok()) << dump(r.findings);
+      EXPECT_EQ(r.findings.count(Severity::kUnknownKey), 0U) << dump(r.findings);
+      continue;
+    }
+    bool found = false;
+    for (const auto& f : r.findings.all()) {
+      if (f.key == row.key && f.severity == row.severity && f.section == "profile:p") {
+        found = true;
+        EXPECT_GE(f.line, 1);  // the key's line, or the section's when it is absent
+      }
+    }
+    EXPECT_TRUE(found) << dump(r.findings);
+    if (row.severity != Severity::kError) {
+      EXPECT_TRUE(r.ok()) << dump(r.findings);
+    }
+  }
+}
+
+TEST_F(ServerConfigTest, section_rules) {
+  struct Row {
+    const char* text;
+    const char* section;
+    const char* key;
+  };
+  const Row rows[] = {
+      {"[auth]\nbrute_force.max_attempts = 0\n[profile:p]\n", "auth", "brute_force.max_attempts"},
+      {"[auth]\nbrute_force.window_secs = 86401\n[profile:p]\n", "auth", "brute_force.window_secs"},
+      {"[web]\nport = 0\n[profile:p]\n", "web", "port"},
+      {"[web]\nbind = localhost\n[profile:p]\n", "web", "bind"},
+      {"[web]\npublic_host = 2001:db8::1\n[profile:p]\n", "web", "public_host"},
+      {"[web]\nsession_ttl_secs = 2592001\n[profile:p]\n", "web", "session_ttl_secs"},
+      {"[logging]\nlevel = loud\n[profile:p]\n", "logging", "level"},
+      {"[profile:p]\n[profile:p]\ntun.name = v1\nbind.port = 1\npool.cidr = 10.1.0.0/24\n"
+       "tun.address = 10.1.0.1\n",
+       "profile:p", ""},
+      {"[profile:a]\n[profile:b]\nbind.port = 443\ntun.name = v1\npool.cidr = 10.1.0.0/24\n"
+       "tun.address = 10.1.0.1\n",
+       "profile:b", "bind.port"},
+      {"[profile:a]\n[profile:b]\nbind.port = 444\npool.cidr = 10.1.0.0/24\n"
+       "tun.address = 10.1.0.1\n",
+       "profile:b", "tun.name"},
+      {"[profile:a]\n[profile:b]\nbind.port = 444\ntun.name = v1\n", "profile:b", "pool.cidr"},
+      {"[profile:a]\nbind.port = 8080\n[web]\nenabled = true\nbind = 0.0.0.0\n", "web", "port"},
+      {"[profile:a]\ndns.enabled = true\n[profile:b]\nbind.port = 53\nbind.transport = udp\n"
+       "tun.name = v1\npool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n",
+       "profile:b", "bind.port"},
+      {"[profile.main]\n", "profile.main", ""},
+      {"[qeli]\nserver = x:1\n", "qeli", ""},
+      {"stray = 1\n[profile:p]\n", "", "stray"},
+      {"[group:g]\nmax_sessions = x\n[profile:p]\n", "group:g", "max_sessions"},
+      {"[auth]\n", "", ""},  // no profile at all
+      {"[auth]\n[auth]\n[profile:p]\n", "auth", ""},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.text);
+    const auto r = load(row.text);
+    bool found = false;
+    for (const auto& f : r.findings.all()) {
+      found =
+          found || (f.severity == Severity::kError && f.section == row.section && f.key == row.key);
+    }
+    EXPECT_TRUE(found) << dump(r.findings);
+    EXPECT_FALSE(r.ok());
+  }
+}
+
+TEST_F(ServerConfigTest, disabled_profiles_may_share_ports) {
+  const auto r = load("[profile:a]\n[profile:b]\nenabled = false\n");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+}
+
+TEST_F(ServerConfigTest, users_inline_and_file_the_file_wins) {
+  const std::string inline_users = std::string("[user:alice]\npassword_hash = ") + kHash +
+                                   "\nmax_sessions = 1\n[user:carol]\npassword_hash = " + kHash +
+                                   "\n";
+  const std::string file_users =
+      std::string("[user:alice]\npassword_hash = ") + kHash + "\nmax_sessions = 7\n";
+  const auto r = load("[profile:p]\n" + inline_users, file_users);
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  ASSERT_EQ(r.config.users.size(), 2U);
+  const auto* alice = r.config.find_user("alice");
+  ASSERT_NE(alice, nullptr);
+  EXPECT_EQ(alice->max_sessions, 7U);
+  EXPECT_EQ(alice->source_file, tmp_.file("users.conf"));
+  EXPECT_NE(r.config.find_user("carol"), nullptr);
+  EXPECT_TRUE(r.findings.contains(Severity::kWarning, "", "the users file wins"));
+}
+
+TEST_F(ServerConfigTest, user_rules) {
+  struct Row {
+    const char* user_lines;
+    const char* key;
+  };
+  const Row rows[] = {
+      {"max_sessions = 2", nullptr},
+      {"enabled = nope", "enabled"},
+      {"profiles = p,ghost", "profiles"},
+      {"group = nogroup", "group"},
+      {"static_ip = 10.9.0.50", nullptr},
+      {"static_ip = 10.9.0.1", "static_ip"},
+      {"static_ip = 10.99.0.5", "static_ip"},
+      {"static_ip = 10.9.0.5.1", "static_ip"},
+      {"client_subnet = 0.0.0.0/0", "client_subnet"},
+      {"client_subnet = 10.9.0.0/16", "client_subnet"},
+      {"client_subnet = 192.168.7.0/24\nclient_subnet = 192.168.8.0/24", nullptr},
+      {"route = 10.0.0.0/8", nullptr},
+      {"route = 10.0.0.0", "route"},
+      {"expire_at = tomorrow", "expire_at"},
+      {"bandwidth.limit_mbps = -1", "bandwidth.limit_mbps"},
+      {"metadata.email = a@b.c", nullptr},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.user_lines);
+    const auto r = load(std::string("[profile:p]\n[user:u]\npassword_hash = ") + kHash + "\n" +
+                        row.user_lines + "\n");
+    if (row.key == nullptr) {
+      EXPECT_TRUE(r.ok()) << dump(r.findings);
+      continue;
+    }
+    EXPECT_TRUE(r.findings.contains(Severity::kError, row.key, "")) << dump(r.findings);
+  }
+  // A user without a usable hash could never log in.
+  EXPECT_TRUE(load("[profile:p]\n[user:u]\n")
+                  .findings.contains(Severity::kError, "password_hash", "missing"));
+  EXPECT_TRUE(load("[profile:p]\n[user:u]\npassword_hash = plain\n")
+                  .findings.contains(Severity::kError, "password_hash", "Argon2id"));
+}
+
+TEST_F(ServerConfigTest, users_file_other_sections_are_errors) {
+  const auto r = load("[profile:p]\n", "[profile:x]\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.findings.contains(Severity::kError, "", "only [user:NAME]"));
+}
+
+TEST_F(ServerConfigTest, explicit_missing_users_file_is_an_error) {
+  const auto r = load_server_config_text("[auth]\nusers_file = nope.conf\n[profile:p]\n",
+                                         tmp_.file("server.conf"));
+  EXPECT_TRUE(r.findings.contains(Severity::kError, "users_file", "does not exist"));
+}
+
+TEST(server_config, missing_file_is_an_error) {
+  const auto r = load_server_config("/nonexistent/server.conf");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.findings.all()[0].file, "/nonexistent/server.conf");
+}
+
+TEST(server_config, route_spec) {
+  const auto r = parse_route("10.1.0.0/16 metric=5 gateway=10.9.0.2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->to_string(), "10.1.0.0/16 gateway=10.9.0.2 metric=5");
+  EXPECT_FALSE(parse_route(""));
+  EXPECT_FALSE(parse_route("10.1.0.0/16 metric=5 metric=6"));
+  EXPECT_FALSE(parse_route("10.1.0.0/16 gateway=x"));
+}
+
+TEST(server_config, link_mode_follows_the_reality_proxy) {
+  ProfileConfig p;
+  p.obf.mode = ObfMode::kFakeTls;
+  p.obf.reality.enabled = true;
+  EXPECT_EQ(p.link_mode(), ClientMode::kReality);
+  p.obf.reality.real_tls = true;
+  EXPECT_EQ(p.link_mode(), ClientMode::kRealityTls);
+  p.obf.reality.enabled = false;
+  p.obf.mode = ObfMode::kObfs;
+  EXPECT_EQ(p.link_mode(), ClientMode::kObfs);
+}
+
+TEST(server_config, shipped_examples_load_without_errors) {
+  const char* src = std::getenv("QELI_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  const auto r = load_server_config(std::string(src) + "/config/server.conf");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  EXPECT_EQ(r.findings.count(Severity::kUnknownKey), 0U) << dump(r.findings);
+  ASSERT_EQ(r.config.profiles.size(), 2U);
+  EXPECT_EQ(r.config.profiles[0].obf.mode, ObfMode::kFakeTls);
+  EXPECT_EQ(r.config.profiles[1].obf.mode, ObfMode::kPlain);
+  ASSERT_NE(r.config.find_user("alice"), nullptr);
+}
+
+}  // namespace
+}  // namespace qeli::config
