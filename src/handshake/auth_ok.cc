@@ -1,0 +1,162 @@
+#include "handshake/auth_ok.h"
+
+#include "handshake/auth_message.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace qeli::handshake {
+namespace {
+
+using json = nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+// Unsigned integer field: absent → fallback; present but not an unsigned integer → nullopt
+// via `ok = false`.
+std::uint64_t get_uint(const json& j, const char* key, std::uint64_t fallback, bool& ok) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_number_unsigned()) {
+    ok = false;
+    return fallback;
+  }
+  return it->get<std::uint64_t>();
+}
+
+std::string get_string(const json& j, const char* key, bool& ok) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  if (!it->is_string()) {
+    ok = false;
+    return {};
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+const char* to_string(AuthOkError e) {
+  switch (e) {
+    case AuthOkError::kNoPrefix: return "no OK: prefix";
+    case AuthOkError::kTooLarge: return "AUTH OK too large";
+    case AuthOkError::kNotJson: return "AUTH OK is not a JSON object";
+    case AuthOkError::kBadClientIp: return "client_ip is not IPv4";
+    case AuthOkError::kBadPrefix: return "prefix out of 1..32";
+    case AuthOkError::kBadField: return "AUTH OK field of the wrong type";
+    case AuthOkError::kBadToken: return "bad session_token";
+  }
+  return "?";
+}
+
+bool is_ipv4(std::string_view s) {
+  int octets = 0;
+  std::size_t i = 0;
+  while (octets < 4) {
+    if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
+    unsigned v = 0;
+    std::size_t digits = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && digits < 4) {
+      v = v * 10 + static_cast<unsigned>(s[i] - '0');
+      ++i, ++digits;
+    }
+    if (digits > 3 || v > 255) return false;
+    ++octets;
+    if (octets < 4) {
+      if (i >= s.size() || s[i] != '.') return false;
+      ++i;
+    }
+  }
+  return i == s.size();
+}
+
+Bytes build_auth_ok(const AuthOk& ok) {
+  ordered j;
+  j["client_ip"] = ok.client_ip;
+  j["server_ip"] = ok.server_ip;
+  j["prefix"] = ok.prefix;
+  if (ok.mtu) j["mtu"] = *ok.mtu;
+  j["dns"] = ok.dns;
+  j["dns_port"] = ok.dns_port;
+  ordered routes = ordered::array();
+  for (const auto& r : ok.routes) {
+    routes.push_back({{"cidr", r.cidr}, {"gateway", r.gateway}, {"metric", r.metric}});
+  }
+  j["routes"] = std::move(routes);
+  ordered obf = ordered::parse(ok.obfuscation_json, nullptr, false);
+  j["obfuscation"] = obf.is_object() ? std::move(obf) : ordered::object();
+  j["session_token"] = ok.session_token ? to_hex(*ok.session_token) : std::string();
+  j["max_streams"] = ok.max_streams;
+  j["multipath_adaptive"] = ok.multipath_adaptive;
+  if (ok.x_caps) j["x_caps"] = *ok.x_caps;
+  const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  Bytes out(as_bytes(kAuthOkPrefix).begin(), as_bytes(kAuthOkPrefix).end());
+  append(out, as_bytes(text));
+  return out;
+}
+
+Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
+  const std::string_view text(reinterpret_cast<const char*>(p.data()), p.size());
+  if (text.substr(0, kAuthOkPrefix.size()) != kAuthOkPrefix) return fail(AuthOkError::kNoPrefix);
+  if (p.size() > wire::kMaxAuthOkSize) return fail(AuthOkError::kTooLarge);
+  const json j = json::parse(text.substr(kAuthOkPrefix.size()), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail(AuthOkError::kNotJson);
+
+  AuthOk ok;
+  bool good = true;
+  ok.client_ip = get_string(j, "client_ip", good);
+  if (!good || !is_ipv4(ok.client_ip)) return fail(AuthOkError::kBadClientIp);
+  const std::uint64_t prefix = get_uint(j, "prefix", 24, good);
+  if (!good || prefix < 1 || prefix > 32) return fail(AuthOkError::kBadPrefix);
+  ok.prefix = static_cast<std::uint8_t>(prefix);
+  ok.server_ip = get_string(j, "server_ip", good);
+  ok.dns = get_string(j, "dns", good);
+  const std::uint64_t mtu = get_uint(j, "mtu", 0, good);
+  if (mtu >= wire::kMinTunnelMtu && mtu <= wire::kMaxTunnelMtu) {
+    ok.mtu = static_cast<std::uint16_t>(mtu);
+  }
+  const std::uint64_t port = get_uint(j, "dns_port", 53, good);
+  ok.dns_port = port >= 1 && port <= 65535 ? static_cast<std::uint16_t>(port) : 53;
+  const std::uint64_t streams = get_uint(j, "max_streams", 1, good);
+  ok.max_streams =
+      static_cast<std::uint8_t>(std::clamp<std::uint64_t>(streams, 1, wire::kMaxStreams));
+  if (const auto it = j.find("multipath_adaptive"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) return fail(AuthOkError::kBadField);
+    ok.multipath_adaptive = it->get<bool>();
+  }
+  if (const auto it = j.find("routes"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) return fail(AuthOkError::kBadField);
+    for (const json& r : *it) {
+      if (!r.is_object()) return fail(AuthOkError::kBadField);
+      PushedRoute route;
+      route.cidr = get_string(r, "cidr", good);
+      route.gateway = get_string(r, "gateway", good);
+      const std::uint64_t metric = get_uint(r, "metric", 100, good);
+      if (route.cidr.empty() || metric > 0xFFFFFFFFULL) return fail(AuthOkError::kBadField);
+      route.metric = static_cast<std::uint32_t>(metric);
+      ok.routes.push_back(std::move(route));
+    }
+  }
+  if (const auto it = j.find("obfuscation"); it != j.end() && !it->is_null()) {
+    if (!it->is_object()) return fail(AuthOkError::kBadField);
+    ok.obfuscation_json = it->dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  const std::string token = get_string(j, "session_token", good);
+  if (!token.empty()) {
+    JoinToken t{};
+    if (!from_hex_into(token, t)) return fail(AuthOkError::kBadToken);
+    ok.session_token = t;
+  }
+  if (accept_extensions) {
+    // A malformed x_caps is ignored (treated as absent), never fatal.
+    bool caps_ok = true;
+    const std::uint64_t caps = get_uint(j, "x_caps", 0, caps_ok);
+    if (j.contains("x_caps") && caps_ok && caps <= 0xFFFFFFFFULL) {
+      ok.x_caps = static_cast<std::uint32_t>(caps);
+    }
+  }
+  if (!good) return fail(AuthOkError::kBadField);
+  return ok;
+}
+
+}  // namespace qeli::handshake

@@ -1,0 +1,31 @@
+#include "handshake/types.h"
+
+namespace qeli::handshake {
+
+const char* to_string(Failure f) {
+  switch (f) {
+    case Failure::kNone: return "none";
+    case Failure::kTimeout: return "handshake timeout";
+    case Failure::kPeerClosed: return "peer closed";
+    case Failure::kRecordFraming: return "bad record framing";
+    case Failure::kBadClientHello: return "bad ClientHello";
+    case Failure::kBadServerHello: return "bad ServerHello";
+    case Failure::kBadFlightRecord: return "bad server flight record";
+    case Failure::kLowOrderPoint: return "low-order X25519 point";
+    case Failure::kRecordAuthFailed: return "handshake record failed to authenticate";
+    case Failure::kBadProofMessage: return "bad server proof message";
+    case Failure::kServerProofInvalid: return "server proof invalid";
+    case Failure::kServerKeyMismatch: return "SERVER KEY MISMATCH";
+    case Failure::kPinRequired: return "a pinned server key is required";
+    case Failure::kClientKeyProofInvalid: return "client key proof invalid";
+    case Failure::kBadAuthMessage: return "bad AUTH message";
+    case Failure::kBadAuthOk: return "bad AUTH OK";
+    case Failure::kBadJoinReply: return "bad JOIN reply";
+    case Failure::kRejected: return "rejected";
+    case Failure::kUnexpectedMessage: return "unexpected message";
+    case Failure::kSealFailed: return "seal failed";
+  }
+  return "?";
+}
+
+}  // namespace qeli::handshake

@@ -1,0 +1,74 @@
+// Vocabulary shared by ClientHandshake and ServerHandshake: modes, the closed set of
+// failure reasons, outgoing chunks and capability bits. docs/PROTOCOL.md "State machines".
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+
+#include "base/bytes.h"
+#include "base/clock.h"
+#include "wire/limits.h"
+
+namespace qeli::handshake {
+
+/// Which flight runs. kFakeTls is used by every mode except `plain` (obfs, reality and
+/// reality-tls wrap the same byte stream in outer layers that are not this layer's job).
+enum class Mode : std::uint8_t {
+  kPlain,    ///< raw 32-byte X25519 keys, Raw framing, classic/bound KDF
+  kFakeTls,  ///< fake-TLS flight, hybrid X25519 + ML-KEM-768, Tls framing
+};
+
+/// Every way a handshake can end other than success. Callers count these; the wire
+/// shows nothing (the server closes silently).
+enum class Failure : std::uint8_t {
+  kNone = 0,
+  kTimeout,                ///< the deadline passed before completion
+  kPeerClosed,             ///< the transport closed mid-handshake
+  kRecordFraming,          ///< over-long record or bad record version (RecordReader)
+  kBadClientHello,         ///< unparsable hello or no X25519MLKEM768 share
+  kBadServerHello,         ///< unparsable ServerHello or no 0x11EC share
+  kBadFlightRecord,        ///< CCS/Certificate/Finished/NST of the wrong shape or order
+  kLowOrderPoint,          ///< an X25519 result was all zero
+  kRecordAuthFailed,       ///< a handshake record did not open (tampering, wrong keys)
+  kBadProofMessage,        ///< server proof message of the wrong length
+  kServerProofInvalid,     ///< the server proof did not verify
+  kServerKeyMismatch,      ///< SERVER KEY MISMATCH: the server is not the pinned key
+  kPinRequired,            ///< bound KDF or hidden identity with no pinned server key
+  kClientKeyProofInvalid,  ///< server side: require_client_key_proof and a bad proof
+  kBadAuthMessage,         ///< malformed AUTH / JOIN plaintext
+  kBadAuthOk,              ///< AUTH OK missing, not JSON, or failed validation
+  kBadJoinReply,           ///< anything but JOINOK after a JOIN
+  kRejected,               ///< server: the caller rejected; client: closed after AUTH
+  kUnexpectedMessage,      ///< a record arrived when none was expected
+  kSealFailed,             ///< our own sealing failed (a bug)
+};
+const char* to_string(Failure f);
+
+/// Outcome of a state machine so far.
+enum class State : std::uint8_t { kRunning, kDone, kFailed };
+
+/// One piece of output: write `bytes` after waiting `delay` (relative to the previous
+/// chunk). Delays exist only for the optional server jitter and ServerHello
+/// fragmentation; a caller that ignores them stays correct, only less disguised.
+struct Outgoing {
+  Bytes bytes;
+  Duration delay{};
+};
+
+/// Our protocol extensions, negotiated in AUTH OK (`x_caps`, server→client) and a
+/// control frame of type wire::kCtrlCapabilities (client→server). A 0.7.16 peer ignores
+/// both. The bits name what both ends may use; no bit changes the handshake itself.
+namespace caps {
+inline constexpr std::uint32_t kCapabilityExchange = 1U << 0;  ///< this exchange itself
+inline constexpr std::uint32_t kGsoSuperPackets = 1U << 1;     ///< reserved: GSO records
+inline constexpr std::uint32_t kRekey = 1U << 2;               ///< reserved: rekeying
+}  // namespace caps
+
+using X25519Public = std::array<std::uint8_t, 32>;
+using DeviceId = std::array<std::uint8_t, wire::kDeviceIdSize>;
+using JoinToken = std::array<std::uint8_t, wire::kJoinTokenSize>;
+
+inline constexpr auto kDefaultHandshakeTimeout = std::chrono::seconds{15};
+
+}  // namespace qeli::handshake
