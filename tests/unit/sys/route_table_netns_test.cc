@@ -181,12 +181,19 @@ TEST_F(RouteTableNetns, LookupThenPinTheServerBeforeAFullTunnel) {
 }
 
 TEST_F(RouteTableNetns, RemoveNeverDeletesAForeignRoute) {
-  // Installed by someone else (proto boot), same prefix and device as ours would be.
+  // Installed by someone else, same prefix and device as ours would be: with iproute2's
+  // default protocol (boot), as a static route, and an IPv6 one.
   ASSERT_EQ(ns_.exec("ip route add 10.30.0.0/16 dev v0").status, 0);
-  auto r = in_ns([&](RouteTable& t) { return t.remove(make("10.30.0.0/16", "v0")); });
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code, HostErrc::kNotFound);
+  ASSERT_EQ(ns_.exec("ip route add 10.31.0.0/16 dev v0 proto static").status, 0);
+  ASSERT_EQ(ns_.exec("ip -6 route add 2001:db8:31::/48 dev v0 proto static").status, 0);
+  for (const char* dst : {"10.30.0.0/16", "10.31.0.0/16", "2001:db8:31::/48"}) {
+    auto r = in_ns([&](RouteTable& t) { return t.remove(make(dst, "v0")); });
+    ASSERT_FALSE(r.ok()) << dst;
+    EXPECT_EQ(r.error().code, HostErrc::kNotFound) << dst;
+  }
   EXPECT_FALSE(find("-4", "10.30.0.0/16").is_null());
+  EXPECT_FALSE(find("-4", "10.31.0.0/16").is_null());
+  EXPECT_FALSE(find("-6", "2001:db8:31::/48").is_null());
 }
 
 TEST_F(RouteTableNetns, ErrorsCarryTheReason) {
