@@ -1,0 +1,54 @@
+// Server NAT as one nftables table of our own per profile (`inet qeli_nat_<profile>`):
+//
+//   table inet qeli_nat_<profile> {
+//     chain postrouting  (nat, hook postrouting, priority srcnat)
+//       [oifname "<wan>"] ip saddr <pool> masquerade      -- one rule per pool, v4 and v6
+//     chain forward      (filter, hook forward, priority filter, policy accept)
+//       iifname/oifname "<tun>" tcp SYN: tcp option maxseg size set rt mtu   (MSS clamp)
+//       iifname "<tun>" accept
+//       oifname "<tun>" ct state established,related accept
+//   }
+//
+// The MSS clamp rewrites the MSS option of forwarded SYNs to the route's path MTU minus
+// the headers, so TCP through the tunnel never sends segments that would have to be
+// fragmented (nft(8) "EXTENSION HEADER EXPRESSIONS", "rt mtu"). The table never touches
+// other tables: a drop policy in someone else's forward chain still applies (every base
+// chain on a hook must accept a packet).
+//
+// apply_nat() deletes a stale table of the same name (from a crashed run) and creates the
+// new one in ONE transaction, so exactly one qeli NAT table per profile ever exists.
+// Compared with the reference's iptables rules tagged by comment (§9), a table of our
+// own is removed whole and cannot be half-applied.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sys/host_error.h"
+#include "sys/ip_prefix.h"
+#include "sys/nft_context.h"
+
+namespace qeli::sys {
+
+struct NatSpec {
+  std::string profile;          ///< [A-Za-z0-9_.-]{1,32}; the table is qeli_nat_<profile>
+  std::string tun;              ///< the profile's tunnel interface
+  std::string wan;              ///< egress interface to masquerade out of; empty = any but tun
+  std::vector<IpPrefix> pools;  ///< client address pools (at least one; IPv4 and/or IPv6)
+  bool mss_clamp = true;
+};
+
+/// "qeli_nat_<profile>".
+std::string nat_table_name(const std::string& profile);
+
+/// The nft script apply_nat() runs (pure; kInvalidArgument for a bad name or no pool).
+HostResult<std::string> nat_script(const NatSpec& spec);
+
+/// Replaces (atomically) or creates the profile's NAT table. kNftables with nft's message
+/// if the kernel refuses it (then nothing changed, a stale table stays as it was).
+HostStatus apply_nat(NftContext& nft, const NatSpec& spec);
+
+/// Removes the profile's NAT table. Returns false if there was none.
+HostResult<bool> remove_nat(NftContext& nft, const std::string& profile);
+
+}  // namespace qeli::sys
