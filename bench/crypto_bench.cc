@@ -2,6 +2,9 @@
 // Reproduce with OpenSSL's own numbers beside them: bench/run_crypto_bench.sh
 // (see docs/BENCHMARKS.md, section "Crypto").
 #include <benchmark/benchmark.h>
+#include <openssl/evp.h>
+
+#include <cstdlib>
 
 #include "base/bytes.h"
 #include "crypto/aead.h"
@@ -48,6 +51,59 @@ BENCHMARK_CAPTURE(BM_AeadSeal, chacha20poly1305, AeadAlgorithm::kChaCha20Poly130
 BENCHMARK_CAPTURE(BM_AeadOpen, chacha20poly1305, AeadAlgorithm::kChaCha20Poly1305)->QELI_AEAD_SIZES;
 BENCHMARK_CAPTURE(BM_AeadSeal, aes128gcm, AeadAlgorithm::kAes128Gcm)->QELI_AEAD_SIZES;
 BENCHMARK_CAPTURE(BM_AeadOpen, aes128gcm, AeadAlgorithm::kAes128Gcm)->QELI_AEAD_SIZES;
+
+// Baselines without the wrapper, for docs/BENCHMARKS.md: the exact OpenSSL call sequence of
+// Aead::seal on a bare EVP_CIPHER_CTX (so the difference is the wrapper's cost), and
+// update-only on one context (what `openssl speed -evp` measures: no nonce, no tag).
+struct EvpCtx {
+  explicit EvpCtx(const EVP_CIPHER* cipher) : ctx(EVP_CIPHER_CTX_new()) {
+    const Bytes key(static_cast<std::size_t>(EVP_CIPHER_get_key_length(cipher)), 0x11);
+    if (ctx == nullptr || EVP_EncryptInit_ex(ctx, cipher, nullptr, key.data(), nullptr) != 1) {
+      std::abort();
+    }
+  }
+  ~EvpCtx() { EVP_CIPHER_CTX_free(ctx); }
+  EvpCtx(const EvpCtx&) = delete;
+  EvpCtx& operator=(const EvpCtx&) = delete;
+  EVP_CIPHER_CTX* ctx;
+};
+
+void BM_EvpSealBaseline(benchmark::State& state, const EVP_CIPHER* cipher) {
+  EvpCtx e(cipher);
+  Bytes buf(static_cast<std::size_t>(state.range(0)), 0x22);
+  std::array<std::uint8_t, 12> nonce{};
+  std::array<std::uint8_t, 16> tag{};
+  std::uint64_t n = 0;
+  for (auto _ : state) {
+    nonce[0] = static_cast<std::uint8_t>(++n);
+    int len = 0;
+    const bool ok =
+        EVP_EncryptInit_ex(e.ctx, nullptr, nullptr, nullptr, nonce.data()) == 1 &&
+        EVP_EncryptUpdate(e.ctx, buf.data(), &len, buf.data(), static_cast<int>(buf.size())) == 1 &&
+        EVP_EncryptFinal_ex(e.ctx, buf.data() + buf.size(), &len) == 1 &&
+        EVP_CIPHER_CTX_ctrl(e.ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()) == 1;
+    benchmark::DoNotOptimize(ok);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+void BM_EvpUpdateOnly(benchmark::State& state, const EVP_CIPHER* cipher) {
+  EvpCtx e(cipher);
+  std::array<std::uint8_t, 12> nonce{};
+  if (EVP_EncryptInit_ex(e.ctx, nullptr, nullptr, nullptr, nonce.data()) != 1) std::abort();
+  Bytes buf(static_cast<std::size_t>(state.range(0)), 0x22);
+  for (auto _ : state) {
+    int len = 0;
+    benchmark::DoNotOptimize(
+        EVP_EncryptUpdate(e.ctx, buf.data(), &len, buf.data(), static_cast<int>(buf.size())));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+BENCHMARK_CAPTURE(BM_EvpSealBaseline, chacha20poly1305, EVP_chacha20_poly1305())->QELI_AEAD_SIZES;
+BENCHMARK_CAPTURE(BM_EvpUpdateOnly, chacha20poly1305, EVP_chacha20_poly1305())->QELI_AEAD_SIZES;
+BENCHMARK_CAPTURE(BM_EvpSealBaseline, aes128gcm, EVP_aes_128_gcm())->QELI_AEAD_SIZES;
+BENCHMARK_CAPTURE(BM_EvpUpdateOnly, aes128gcm, EVP_aes_128_gcm())->QELI_AEAD_SIZES;
 
 void BM_X25519(benchmark::State& state) {
   DeterministicRng rng(1);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "base/endian.h"
+#include "crypto/ct.h"
 #include "handshake/key_schedule.h"
 #include "harness.h"
 #include "wire/control_frame.h"
@@ -95,6 +96,340 @@ TEST_P(EveryMode, full_handshake_then_records_both_ways) {
   ASSERT_TRUE(frame.ok());
   EXPECT_EQ(wire::parse_capabilities(*frame).value(), caps::kCapabilityExchange);
   expect_records_both_ways(r);
+}
+
+}  // namespace
+}  // namespace qeli::handshake
+
+namespace qeli::handshake {
+namespace {
+
+TEST_P(EveryMode, one_byte_per_read_gives_the_same_bytes) {
+  Harness whole(GetParam(), 5);
+  Outcome a = whole.run();
+  Harness bytewise(GetParam(), 5);
+  bytewise.chunk = 1;
+  Outcome b = bytewise.run();
+  expect_success(a);
+  expect_success(b);
+  EXPECT_EQ(a.c2s, b.c2s);
+  EXPECT_EQ(a.s2c, b.s2c);
+  for (int i = 0; i < 3; ++i) {
+    Bytes ra(wire::record_size(a.server->send.framing(), 10, 0)), rb(ra.size());
+    ASSERT_TRUE(a.server->send.seal(pattern(10, 3), 0, ra).ok());
+    ASSERT_TRUE(b.server->send.seal(pattern(10, 3), 0, rb).ok());
+    EXPECT_EQ(ra, rb);  // same keys, same seed, same counter
+  }
+}
+
+TEST_P(EveryMode, other_chunk_sizes) {
+  for (std::size_t chunk : {2UL, 3UL, 7UL, 100UL, 1217UL}) {
+    Harness h(GetParam(), 6);
+    h.chunk = chunk;
+    Outcome r = h.run();
+    expect_success(r);
+  }
+}
+
+TEST(handshake, padding_variant_pads_the_client_hello) {
+  Harness base(Mode::kFakeTls, 7);
+  Outcome rb = base.run();
+  const std::size_t unpadded = 5 + load_be16(rb.c2s.data() + 3);
+  for (std::size_t min : {1200UL, 2000UL, 4096UL}) {
+    Harness h(Mode::kFakeTls, 7);
+    h.client_cfg.pad_to_min = min;
+    Outcome r = h.run();
+    expect_success(r);
+    ASSERT_GT(r.c2s.size(), 5U);
+    const std::size_t ch = 5 + load_be16(r.c2s.data() + 3);
+    EXPECT_EQ(ch, min > unpadded + 4 ? min : unpadded) << min;
+    expect_records_both_ways(r);
+  }
+}
+
+TEST(handshake, fragmented_server_hello_with_jitter) {
+  Harness h(Mode::kFakeTls, 8);
+  h.server_cfg.fragmentation = {true, 40, 120, 12};
+  h.server_cfg.max_jitter = std::chrono::milliseconds(11);
+  h.chunk = 1;
+  Outcome r = h.run();
+  expect_success(r);
+  // 12 ServerHello pieces (the last takes the rest), CCS, Cert|Fin in two, NST ‖ proof,
+  // then the AUTH OK record.
+  ASSERT_EQ(r.server_chunks.size(), 12U + 1 + 2 + 1 + 1);
+  std::size_t sh = 0;
+  for (std::size_t i = 0; i < 12; ++i) sh += r.server_chunks[i].bytes.size();
+  EXPECT_EQ(sh, 1217U);
+  EXPECT_LE(r.server_chunks[0].delay, std::chrono::milliseconds(11));
+  for (std::size_t i = 1; i < 12; ++i) {
+    EXPECT_GE(r.server_chunks[i].bytes.size(), i < 11 ? 40U : 1U);
+    EXPECT_EQ(r.server_chunks[i].delay, std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(to_hex(r.server_chunks[12].bytes), "140303000101");
+  expect_records_both_ways(r);
+}
+
+TEST(handshake, bonded_join_with_the_issued_token) {
+  Harness first(Mode::kFakeTls, 9);
+  Outcome a = first.run();
+  expect_success(a);
+  ASSERT_TRUE(a.client->auth_ok->session_token.has_value());
+  Harness second(Mode::kFakeTls, 10);
+  second.client_cfg.join = JoinMessage{*a.client->auth_ok->session_token, 1};
+  Outcome b = second.run();
+  expect_success(b);
+  EXPECT_TRUE(b.auth_requests.empty());
+  ASSERT_EQ(b.join_requests.size(), 1U);
+  EXPECT_EQ(b.join_requests[0].stream_index, 1);
+  EXPECT_FALSE(b.client->auth_ok.has_value());
+  EXPECT_TRUE(b.server->joined);
+  expect_records_both_ways(b);
+  // A wrong token is refused: silent close on both sides.
+  Harness third(Mode::kFakeTls, 11);
+  JoinToken bad = *a.client->auth_ok->session_token;
+  bad[0] ^= 1;
+  third.client_cfg.join = JoinMessage{bad, 2};
+  Outcome c = third.run();
+  EXPECT_EQ(c.server_failure, Failure::kRejected);
+  EXPECT_EQ(c.client_failure, Failure::kRejected);
+}
+
+TEST_P(EveryMode, wrong_password_is_a_silent_close) {
+  Harness h(GetParam(), 12);
+  h.client_cfg.password = "wrong";
+  Outcome r = h.run();
+  EXPECT_EQ(r.server_state, State::kFailed);
+  EXPECT_EQ(r.server_failure, Failure::kRejected);
+  EXPECT_EQ(r.client_failure, Failure::kRejected);
+  ASSERT_EQ(r.auth_requests.size(), 1U);
+  // Nothing after the proof record: the server's bytes equal those of a good run up to
+  // the point where the OK record would start.
+  Harness good(GetParam(), 12);
+  Outcome g = good.run();
+  EXPECT_LT(r.s2c.size(), g.s2c.size());
+  EXPECT_TRUE(std::equal(r.s2c.begin(), r.s2c.end(), g.s2c.begin()));
+}
+
+TEST_P(EveryMode, changed_server_key_is_server_key_mismatch) {
+  for (bool bind : {true, false}) {
+    Harness h(GetParam(), 13);
+    h.client_cfg.bind_static = bind;
+    h.server_cfg.bind_static = bind;
+    crypto::DeterministicRng other(99);
+    h.client_cfg.pinned_server_key = crypto::x25519_generate(other).public_key;
+    Outcome r = h.run();
+    EXPECT_EQ(r.client_failure, Failure::kServerKeyMismatch) << bind;
+    EXPECT_STREQ(to_string(r.client_failure), "SERVER KEY MISMATCH");
+    EXPECT_TRUE(r.auth_requests.empty());  // credentials never left the client
+  }
+}
+
+TEST_P(EveryMode, tofu_learns_the_key_and_bound_mode_requires_a_pin) {
+  Harness h(GetParam(), 14);
+  h.client_cfg.pinned_server_key.reset();
+  h.client_cfg.bind_static = false;
+  h.server_cfg.bind_static = false;
+  Outcome r = h.run();
+  expect_success(r);
+  EXPECT_FALSE(r.client->server_key_was_pinned);
+  EXPECT_EQ(r.client->server_key, h.identity.public_key);
+  EXPECT_FALSE(r.auth_requests[0].key_proof_ok);  // nothing pinned: zero proof
+
+  Harness b(GetParam(), 15);
+  b.client_cfg.pinned_server_key.reset();
+  Outcome rb = b.run();
+  EXPECT_EQ(rb.client_failure, Failure::kPinRequired);
+  EXPECT_TRUE(rb.c2s.empty());  // refused before sending anything
+}
+
+TEST_P(EveryMode, bind_mismatch_fails_without_a_downgrade) {
+  Harness h(GetParam(), 16);
+  h.server_cfg.bind_static = false;  // client binds, server does not
+  Outcome r = h.run();
+  EXPECT_EQ(r.client_state, State::kFailed);
+  EXPECT_TRUE(r.auth_requests.empty());
+}
+
+TEST_P(EveryMode, hidden_identity_with_and_without_pin) {
+  Harness h(GetParam(), 17);
+  h.server_cfg.require_client_key_proof = true;
+  Outcome r = h.run();
+  expect_success(r);
+  EXPECT_TRUE(r.auth_requests[0].key_proof_ok);
+  // The static key never appears on the wire in hidden mode (proof record is 32 bytes of
+  // plaintext: payload = 38 + 32).
+  const auto& pub = h.identity.public_key;
+  EXPECT_EQ(std::search(r.s2c.begin(), r.s2c.end(), pub.begin(), pub.end()), r.s2c.end());
+  if (GetParam() == Mode::kPlain) {
+    EXPECT_EQ(load_be16(r.s2c.data() + 32), wire::kRecordOverhead + 32);
+  }
+
+  for (bool bind : {true, false}) {
+    Harness n(GetParam(), 18);
+    n.server_cfg.require_client_key_proof = true;
+    n.server_cfg.bind_static = bind;
+    n.client_cfg.bind_static = bind;
+    n.client_cfg.pinned_server_key.reset();
+    Outcome rn = n.run();
+    EXPECT_EQ(rn.client_failure, Failure::kPinRequired) << bind;
+    EXPECT_TRUE(rn.auth_requests.empty());
+  }
+  // A wrong pin against a hidden server.
+  Harness w(GetParam(), 19);
+  w.server_cfg.require_client_key_proof = true;
+  w.server_cfg.bind_static = w.client_cfg.bind_static = false;
+  crypto::DeterministicRng other(98);
+  w.client_cfg.pinned_server_key = crypto::x25519_generate(other).public_key;
+  Outcome rw = w.run();
+  EXPECT_EQ(rw.client_failure, Failure::kServerKeyMismatch);
+}
+
+TEST(handshake, legacy_auth_without_device_id) {
+  Harness h(Mode::kFakeTls, 20);
+  h.client_cfg.device_id.reset();
+  Outcome r = h.run();
+  expect_success(r);
+  EXPECT_FALSE(r.auth_requests[0].device_id.has_value());
+}
+
+TEST_P(EveryMode, a_server_flight_from_another_session_is_rejected) {
+  Harness a(GetParam(), 21);
+  Outcome ra = a.run();
+  expect_success(ra);
+  // Session B's client gets session A's complete server flight (proof included).
+  Harness b(GetParam(), 22);
+  const std::size_t flight_end = ra.server_chunks.empty() ? 0 : ra.server_chunks[0].bytes.size();
+  b.replace_server_output = Bytes(ra.s2c.begin(), ra.s2c.begin() + static_cast<long>(flight_end));
+  Outcome rb = b.run();
+  EXPECT_EQ(rb.client_state, State::kFailed);
+  EXPECT_TRUE(rb.auth_requests.empty());
+}
+
+TEST(handshake, proof_is_bound_to_the_transcript) {
+  crypto::Key32 es, ee;
+  es[0] = 1, ee[0] = 2;
+  crypto::Digest32 t1{}, t2{};
+  t2[31] = 1;
+  const crypto::Key32 p1 = server_auth_proof(es, ee, t1);
+  EXPECT_FALSE(crypto::ct_equal(p1.span(), server_auth_proof(es, ee, t2).span()));
+  EXPECT_FALSE(crypto::ct_equal(p1.span(), client_key_proof(es, ee, t1).span()));
+  EXPECT_TRUE(crypto::ct_equal(p1.span(), server_auth_proof(es, ee, t1).span()));
+}
+
+TEST(handshake, over_long_record_closes_with_a_reason) {
+  const std::uint8_t big[] = {0x16, 0x03, 0x03, 0x41, 0x25};  // 16677 > 16676
+  crypto::DeterministicRng rng(1);
+  crypto::X25519KeyPair id = crypto::x25519_generate(rng);
+  ServerConfig sc;
+  sc.identity = &id;
+  ServerHandshake server(sc, rng);
+  server.start(Instant{});
+  server.on_bytes(big, Instant{});
+  EXPECT_EQ(server.failure(), Failure::kRecordFraming);
+  EXPECT_TRUE(server.take_output().empty());
+
+  ClientConfig cc;
+  cc.pinned_server_key = id.public_key;
+  cc.user = "a", cc.password = "b";
+  ClientHandshake client(cc, rng);
+  client.start(Instant{});
+  (void)client.take_output();
+  for (std::uint8_t b : big) client.on_bytes(ByteSpan(&b, 1), Instant{});
+  EXPECT_EQ(client.failure(), Failure::kRecordFraming);
+}
+
+TEST(handshake, deadlines) {
+  crypto::DeterministicRng rng(1);
+  crypto::X25519KeyPair id = crypto::x25519_generate(rng);
+  ServerConfig sc;
+  sc.identity = &id;
+  sc.timeout = std::chrono::seconds(5);
+  ServerHandshake server(sc, rng);
+  const Instant t0{};
+  server.start(t0);
+  ASSERT_TRUE(server.deadline().has_value());
+  EXPECT_EQ(*server.deadline(), t0 + std::chrono::seconds(5));
+  server.on_timer(t0 + std::chrono::seconds(4));
+  EXPECT_EQ(server.state(), State::kRunning);
+  server.on_timer(t0 + std::chrono::seconds(5));
+  EXPECT_EQ(server.failure(), Failure::kTimeout);
+  EXPECT_FALSE(server.deadline().has_value());
+}
+
+TEST(handshake, a_client_hello_without_the_hybrid_share_is_refused) {
+  Harness h(Mode::kFakeTls, 23);
+  crypto::DeterministicRng rng(2);
+  ServerHandshake server(h.server_cfg, rng);
+  ClientHandshake client(h.client_cfg, h.client_rng);
+  client.start(Instant{});
+  Bytes ch = client.take_output().at(0).bytes;
+  const std::uint8_t pat[] = {0x11, 0xEC, 0x04, 0xC0};
+  auto it = std::search(ch.begin(), ch.end(), std::begin(pat), std::end(pat));
+  ASSERT_NE(it, ch.end());
+  it[0] = 0x00, it[1] = 0x17;
+  server.start(Instant{});
+  server.on_bytes(ch, Instant{});
+  EXPECT_EQ(server.failure(), Failure::kBadClientHello);
+  EXPECT_TRUE(server.take_output().empty());
+}
+
+// --- capability exchange with an "old" (extension off, 0.7.16-identical) peer ---------
+
+TEST_P(EveryMode, old_client_with_new_server_interoperates) {
+  Harness h(GetParam(), 24);
+  h.client_cfg.extensions = 0;
+  Outcome r = h.run();
+  expect_success(r);
+  EXPECT_EQ(r.client->negotiated_caps, 0U);
+  EXPECT_FALSE(r.client->auth_ok->x_caps.has_value());  // ignored like an unknown key
+  EXPECT_TRUE(r.c2s_after_done.empty());                // no capability frame sent
+  expect_records_both_ways(r);
+}
+
+TEST_P(EveryMode, new_client_with_old_server_interoperates) {
+  Harness h(GetParam(), 25);
+  h.server_cfg.extensions = 0;
+  Outcome r = h.run();
+  expect_success(r);
+  EXPECT_EQ(r.client->negotiated_caps, 0U);
+  EXPECT_EQ(r.server->advertised_caps, 0U);
+  EXPECT_TRUE(r.c2s_after_done.empty());
+  expect_records_both_ways(r);
+}
+
+TEST(handshake, old_server_auth_ok_has_no_extension_key) {
+  AuthOk ok = test::sample_auth_ok();
+  const Bytes plain = build_auth_ok(ok);
+  EXPECT_EQ(std::string(plain.begin(), plain.end()).find("x_caps"), std::string::npos);
+  ok.x_caps = 1;
+  const Bytes ext = build_auth_ok(ok);
+  EXPECT_NE(std::string(ext.begin(), ext.end()).find("\"x_caps\":1"), std::string::npos);
+  // An old peer's data plane skips the capability control frame by its length.
+  const Bytes frame = wire::build_capabilities(caps::kCapabilityExchange);
+  auto f = wire::parse_control_frame(frame);
+  ASSERT_TRUE(f.ok());
+  EXPECT_FALSE(wire::parse_mtu_report(*f).ok());
+  EXPECT_FALSE(wire::parse_client_info(*f).ok());
+}
+
+TEST_P(EveryMode, leftover_bytes_are_handed_over) {
+  // The server's first data record arrives in the same read as AUTH OK.
+  Harness h(GetParam(), 26);
+  h.server_data_after_ok = pattern(300, 9);
+  Outcome r = h.run();
+  expect_success(r);
+  ASSERT_EQ(r.client->leftover.size(), wire::record_size(r.client->recv.framing(), 300, 0));
+  auto opened = r.client->recv.open_in_place(r.client->leftover);
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(Bytes(opened->data.begin(), opened->data.end()), pattern(300, 9));
+  EXPECT_TRUE(r.server->leftover.empty());
+  // The same, one byte per read: the record is split; the rest stays with the caller.
+  Harness b(GetParam(), 26);
+  b.server_data_after_ok = pattern(300, 9);
+  b.chunk = 1;
+  Outcome rb = b.run();
+  expect_success(rb);
+  EXPECT_LT(rb.client->leftover.size(), wire::record_size(rb.client->recv.framing(), 300, 0));
 }
 
 }  // namespace

@@ -90,6 +90,11 @@ Outcome Harness::run() {
       }
     }
     std::vector<Outgoing> out = server.take_output();
+    if (server_data_after_ok && server.state() == State::kDone && !r.server && !out.empty()) {
+      r.server = server.take_session();
+      Bytes rec(wire::record_size(r.server->send.framing(), server_data_after_ok->size(), 0));
+      if (r.server->send.seal(*server_data_after_ok, 0, rec).ok()) append(out.back().bytes, rec);
+    }
     for (Outgoing& o : out) {
       progress = true;
       r.server_chunks.push_back(o);
@@ -121,7 +126,7 @@ Outcome Harness::run() {
   r.server_state = server.state();
   r.server_failure = server.failure();
   if (r.client_state == State::kDone) r.client = client.take_session();
-  if (r.server_state == State::kDone) r.server = server.take_session();
+  if (r.server_state == State::kDone && !r.server) r.server = server.take_session();
   return r;
 }
 

@@ -47,6 +47,9 @@ struct Harness {
   std::optional<Flip> flip;
   /// Test hook: replaces the server's bytes before the client sees them.
   std::optional<Bytes> replace_server_output;
+  /// Test hook: the server sends a data record with this plaintext in the same write as
+  /// its AUTH OK (so the client reads past the handshake in one on_bytes call).
+  std::optional<Bytes> server_data_after_ok;
 
   Outcome run();
 };

@@ -1,0 +1,211 @@
+// qeli add-client USER — create a user: Argon2id hash appended to the users file, the
+// password printed once if generated, optionally a qeli:// link and its QR code.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <istream>
+#include <memory>
+#include <ostream>
+
+#include "base/bytes.h"
+#include "cli/commands.h"
+#include "cli/provisioning.h"
+#include "cli/terminal_qr.h"
+#include "config/identity_store.h"
+#include "config/limits.h"
+#include "config/profile_link.h"
+#include "config/users_file.h"
+#include "crypto/argon2id.h"
+
+namespace qeli::cli {
+namespace {
+
+struct Options {
+  std::string user;
+  std::string config = config::kDefaultServerConfig;
+  std::string identity_dir = config::kDefaultIdentityDir;
+  bool password_stdin = false;
+  std::vector<std::string> profiles;
+  std::string static_ip;
+  std::uint32_t max_sessions = 0;
+  bool link = false;
+  std::string host;
+  std::string link_profile;
+  std::string label;
+  bool no_qr = false;
+  bool qr_invert = false;
+};
+
+bool allowed_on(const std::vector<std::string>& profiles, const std::string& name) {
+  return profiles.empty() || std::find(profiles.begin(), profiles.end(), name) != profiles.end();
+}
+
+// Checks everything that can be checked before the users file is touched.
+bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
+              std::optional<config::Ipv4Addr>& static_ip,
+              const config::ProfileConfig*& link_profile, config::LinkTarget& target) {
+  if (!config::is_valid_user_name(o.user)) {
+    ctx.err << "user names are 1..64 of letters, digits, - _ . @\n";
+    return false;
+  }
+  if (cfg.find_user(o.user) != nullptr) {
+    ctx.err << "user " << o.user << " already exists\n";
+    return false;
+  }
+  for (const auto& p : o.profiles) {
+    if (cfg.find_profile(p) == nullptr) {
+      ctx.err << "no [profile:" << p << "] in " << o.config << "\n";
+      return false;
+    }
+  }
+  if (!o.static_ip.empty()) {
+    static_ip = config::Ipv4Addr::parse(o.static_ip);
+    if (!static_ip) {
+      ctx.err << "--static-ip " << o.static_ip << " is not an IPv4 address\n";
+      return false;
+    }
+    bool fits = false;
+    for (const auto& p : cfg.profiles) {
+      fits = fits || (allowed_on(o.profiles, p.name) && p.pool.cidr.is_usable_host(*static_ip) &&
+                      *static_ip != p.tun.address);
+    }
+    for (const auto& u : cfg.users) fits = fits && !(u.static_ip && *u.static_ip == *static_ip);
+    if (!fits) {
+      ctx.err << "--static-ip " << o.static_ip
+              << " is not a free host address of the user's profile pools\n";
+      return false;
+    }
+  }
+  if (!o.link) return true;
+  if (o.host.empty()) {
+    ctx.err << "--link needs --host H[:P] (the address clients dial)\n";
+    return false;
+  }
+  std::string name = o.link_profile;
+  if (name.empty() && !o.profiles.empty()) name = o.profiles.front();
+  if (name.empty()) {
+    for (const auto& p : cfg.profiles) {
+      if (p.enabled) {
+        name = p.name;
+        break;
+      }
+    }
+  }
+  link_profile = cfg.find_profile(name);
+  if (link_profile == nullptr || !allowed_on(o.profiles, name)) {
+    ctx.err << "--link-profile " << name << " is not a profile this user may use\n";
+    return false;
+  }
+  if (o.host.find(':') != std::string::npos) {
+    const auto ep = config::Endpoint::parse(o.host);
+    if (!ep || ep->bracketed) {
+      ctx.err << "--host " << o.host << " is not HOST[:PORT] (IPv6 cannot go in links)\n";
+      return false;
+    }
+    target.host = ep->host;
+    target.port = ep->port;
+  } else {
+    target.host = o.host;
+  }
+  target.label = o.label.empty() ? o.user + "@" + name : o.label;
+  return true;
+}
+
+int run(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg) return kExitFailure;
+  std::optional<config::Ipv4Addr> static_ip;
+  const config::ProfileConfig* link_profile = nullptr;
+  config::LinkTarget target;
+  if (!precheck(o, *cfg, ctx, static_ip, link_profile, target)) return kExitFailure;
+
+  std::string password;
+  const bool generated = !o.password_stdin;
+  if (o.password_stdin) {
+    std::getline(ctx.in, password);
+    if (!password.empty() && password.back() == '\r') password.pop_back();
+    if (password.empty()) {
+      ctx.err << "--password-stdin: no password on standard input\n";
+      return kExitFailure;
+    }
+  } else {
+    password = generate_password(ctx.rng);
+  }
+  // The identity is resolved before the user is written, so a failure here leaves the
+  // users file untouched.
+  if (link_profile != nullptr) {
+    config::IdentityStore store(o.identity_dir, ctx.rng);
+    auto id = store.load_or_create(link_profile->name, link_profile->identity_key);
+    if (!id) {
+      ctx.err << "profile " << link_profile->name << ": " << id.error().detail << "\n";
+      return kExitFailure;
+    }
+    target.server_key_hex = to_hex(id->public_key);
+  }
+  const auto hash = crypto::argon2id_hash(password);
+  if (!hash) {
+    ctx.err << "Argon2id hashing failed (out of memory?)\n";
+    return kExitFailure;
+  }
+  const std::string users_path = cfg->users_file_path();
+  const auto st = config::append_user(
+      users_path, config::NewUser{o.user, *hash, o.profiles, static_ip, o.max_sessions});
+  if (!st.ok()) {
+    ctx.err << st.error().detail << "\n";
+    return kExitFailure;
+  }
+  ctx.out << "Added user " << o.user << " to " << users_path << "\n";
+  if (generated) ctx.out << "Password (shown once): " << password << "\n";
+  ctx.out << "Reload the server to apply: systemctl reload qeli (or send it SIGHUP)\n";
+  if (link_profile == nullptr) return kExitOk;
+
+  target.user = o.user;
+  target.pass = password;
+  const std::string link = config::emit_link(config::link_for_profile(*link_profile, target));
+  ctx.out << "\nLink for profile " << link_profile->name
+          << " (it contains the password: share it privately):\n"
+          << link << "\n";
+  if (!o.no_qr) {
+    if (const auto m = qr_matrix(link)) {
+      ctx.out << "\n" << render_qr(*m, o.qr_invert);
+    } else {
+      ctx.err << "link too long for a QR code\n";
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_add_client(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<Options>();
+  auto* cmd =
+      app.add_subcommand("add-client",
+                         "Add a VPN user (Argon2id hash appended to the users file), optionally "
+                         "printing a qeli:// link and QR code");
+  cmd->add_option("user", opts->user, "User name")->required();
+  cmd->add_option("-c,--config", opts->config, "Server config")->capture_default_str();
+  cmd->add_flag("--password-stdin", opts->password_stdin,
+                "Read the password from the first line of standard input (default: generate "
+                "one and print it once)");
+  cmd->add_option("--profiles", opts->profiles, "Profiles the user may use (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--static-ip", opts->static_ip, "Fixed tunnel IPv4 address");
+  cmd->add_option("--max-sessions", opts->max_sessions,
+                  "Concurrent devices (0 = group default / unlimited)")
+      ->check(CLI::Range(0U, 1000000U));
+  auto* link = cmd->add_flag("--link", opts->link, "Print a qeli:// link and its QR code");
+  cmd->add_option("--host", opts->host, "Address clients dial: HOST or HOST:PORT")->needs(link);
+  cmd->add_option("--link-profile", opts->link_profile,
+                  "Profile for the link (default: first of --profiles, else the first profile)")
+      ->needs(link);
+  cmd->add_option("--label", opts->label, "Link label (default: USER@PROFILE)")->needs(link);
+  cmd->add_flag("--no-qr", opts->no_qr, "Print the link without a QR code")->needs(link);
+  cmd->add_flag("--qr-invert", opts->qr_invert, "QR code for light-background terminals")
+      ->needs(link);
+  cmd->add_option("--identity-dir", opts->identity_dir, "Directory of <profile>.key files")
+      ->capture_default_str();
+  cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
+}
+
+}  // namespace qeli::cli

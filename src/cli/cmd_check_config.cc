@@ -1,0 +1,51 @@
+// qeli check-config [--client] FILE — the start-up validation without starting anything.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "config/client_config.h"
+#include "config/server_config.h"
+
+namespace qeli::cli {
+namespace {
+
+struct Options {
+  std::string file;
+  bool client = false;
+};
+
+int run(const Options& o, Context& ctx) {
+  const config::Findings findings = o.client ? config::load_client_config(o.file).findings
+                                             : config::load_server_config(o.file).findings;
+  for (const auto& f : findings.all()) ctx.out << f.to_string() << "\n";
+  const auto errors = findings.count(config::Severity::kError);
+  const auto unknown = findings.count(config::Severity::kUnknownKey);
+  const auto warnings = findings.count(config::Severity::kWarning);
+  if (errors + unknown == 0) {
+    ctx.out << o.file << ": OK";
+    if (warnings > 0)
+      ctx.out << " (" << warnings << " warning" << (warnings == 1 ? "" : "s") << ")";
+    ctx.out << "\n";
+    return kExitOk;
+  }
+  ctx.out << o.file << ": " << errors << " error(s), " << unknown << " unknown key(s), " << warnings
+          << " warning(s)\n";
+  return kExitFailure;
+}
+
+}  // namespace
+
+void register_check_config(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "check-config",
+      "Validate a config file (and the users file it names) exactly as start-up does; "
+      "exit 1 on any error or unknown key");
+  cmd->add_option("file", opts->file, "Config file")->required();
+  cmd->add_flag("--client", opts->client, "The file is a client config ([qeli] section)");
+  cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
+}
+
+}  // namespace qeli::cli

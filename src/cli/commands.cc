@@ -1,0 +1,16 @@
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+namespace qeli::cli {
+
+void register_commands(CLI::App& app, Context& ctx) {
+  register_version(app, ctx);
+  register_check_config(app, ctx);
+  register_show_identity(app, ctx);
+  register_rotate_identity(app, ctx);
+  register_add_client(app, ctx);
+  // Owned by the daemon work (issue 5): server, client, list-clients, kick.
+}
+
+}  // namespace qeli::cli

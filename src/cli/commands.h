@@ -1,0 +1,16 @@
+// One registration function per subcommand, each defined in its cmd_*.cc file.
+// To add a command: write cmd_<name>.cc with register_<name>(), declare it here, and
+// call it from register_commands() in commands.cc.
+#pragma once
+
+#include "cli/cli.h"
+
+namespace qeli::cli {
+
+void register_version(CLI::App& app, Context& ctx);
+void register_check_config(CLI::App& app, Context& ctx);
+void register_show_identity(CLI::App& app, Context& ctx);
+void register_rotate_identity(CLI::App& app, Context& ctx);
+void register_add_client(CLI::App& app, Context& ctx);
+
+}  // namespace qeli::cli

@@ -1,0 +1,36 @@
+#include "config/profile_link.h"
+
+namespace qeli::config {
+
+ShareLink link_for_profile(const ProfileConfig& p, const LinkTarget& t) {
+  ShareLink l;
+  l.user = t.user;
+  l.pass = t.pass;
+  l.host = t.host;
+  l.port = t.port != 0 ? t.port : p.bind_port;
+  l.proto = p.transport;
+  l.mode = p.link_mode();
+  l.server_key = t.server_key_hex;
+  if (l.mode != ClientMode::kPlain && l.mode != ClientMode::kObfs &&
+      !p.obf.tls_server_name.empty()) {
+    l.sni = p.obf.tls_server_name;
+  }
+  if (p.obf.reality.enabled && !p.obf.reality.short_ids.empty()) {
+    l.reality_sid = ascii_lower(p.obf.reality.short_ids.front());
+  }
+  if (p.obf.mode == ObfMode::kObfs) {
+    l.obfs_key = p.obf.obfs_key;
+    l.front = p.obf.obfs_fronting;
+  }
+  l.quic = p.transport == Transport::kUdp && p.obf.quic;
+  if (p.obf.awg.enabled) {
+    l.awg = true;
+    l.jc = p.obf.awg.jc;
+    l.jmin = p.obf.awg.jmin;
+    l.jmax = p.obf.awg.jmax;
+  }
+  l.label = t.label;
+  return l;
+}
+
+}  // namespace qeli::config

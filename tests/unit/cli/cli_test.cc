@@ -1,0 +1,239 @@
+// The qeli command, run in-process on temporary directories (no root needed):
+// version, check-config, show-identity, rotate-identity, add-client (+ link + QR), help.
+#include "cli/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "config/link.h"
+#include "config/server_config.h"
+#include "config/users_file.h"
+#include "crypto/argon2id.h"
+#include "crypto/random.h"
+#include "temp_dir.h"
+
+namespace qeli::cli {
+namespace {
+
+struct Run {
+  int rc;
+  std::string out;
+  std::string err;
+};
+
+Run run(std::vector<std::string> args, const std::string& stdin_text = "") {
+  std::ostringstream out, err;
+  std::istringstream in(stdin_text);
+  Context ctx{out, err, in, crypto::system_rng()};
+  const int rc = run_cli(args, ctx);
+  return {rc, out.str(), err.str()};
+}
+
+// A server config with two profiles in a temporary directory, users in users.conf.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conf_ =
+        tmp_.write("server.conf",
+                   "[auth]\nusers_file = users.conf\n"
+                   "[profile:main]\nbind.port = 443\ntun.name = q0\n"
+                   "obf.tls.server_name = www.example.org\n"
+                   "[profile:udp]\nbind.transport = udp\nbind.port = 4443\ntun.name = q1\n"
+                   "pool.cidr = 10.10.0.0/24\ntun.address = 10.10.0.1\nobf.quic.enabled = true\n"
+                   "obf.awg.enabled = true\nobf.awg.jc = 3\n");
+    tmp_.write("users.conf", "");
+    ids_ = tmp_.file("identity");
+  }
+  std::vector<std::string> with_conf(std::vector<std::string> args) {
+    args.insert(args.end(), {"-c", conf_, "--identity-dir", ids_});
+    return args;
+  }
+  std::string public_key(const std::string& profile) {
+    const auto r = run(with_conf({"show-identity"}));
+    const std::regex re("\\[profile:" + profile + "\\][^\\n]*\\n  public key: ([0-9a-f]{64})");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(r.out, m, re)) << r.out << r.err;
+    return m.size() > 1 ? m[1].str() : "";
+  }
+
+  test::TempDir tmp_;
+  std::string conf_, ids_;
+};
+
+TEST(cli, version) {
+  const auto r = run({"version"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_TRUE(r.out.starts_with("qeli " QELI_TEST_VERSION)) << r.out;
+}
+
+TEST(cli, help_on_every_command) {
+  for (const char* cmd :
+       {"version", "check-config", "show-identity", "rotate-identity", "add-client"}) {
+    SCOPED_TRACE(cmd);
+    const auto r = run({cmd, "--help"});
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;
+  }
+  const auto top = run({"--help"});
+  EXPECT_EQ(top.rc, 0);
+  EXPECT_NE(top.out.find("add-client"), std::string::npos);
+}
+
+TEST(cli, usage_errors_exit_2) {
+  EXPECT_EQ(run({}).rc, kExitUsage);
+  EXPECT_EQ(run({"no-such-command"}).rc, kExitUsage);
+  EXPECT_EQ(run({"check-config"}).rc, kExitUsage);
+  EXPECT_EQ(run({"add-client", "bob", "--host", "h"}).rc, kExitUsage);  // --host needs --link
+}
+
+TEST_F(CliTest, check_config_ok_and_broken) {
+  auto r = run({"check-config", conf_});
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find(": OK"), std::string::npos);
+
+  const auto bad = tmp_.write("bad.conf", "[profile:p]\ntun.mtu = 99999\ntun.mtuu = 1\n");
+  r = run({"check-config", bad});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find(bad + ":2: error: [profile:p] tun.mtu:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(bad + ":3: unknown key: [profile:p] tun.mtuu:"), std::string::npos);
+
+  // Unknown keys alone also fail the check (a typo silently falling back to a default
+  // is what check-config exists to catch).
+  const auto typo = tmp_.write("typo.conf",
+                               "[auth]\nusers_file = users.conf\n[profile:p]\n"
+                               "tun.mtuu = 1\n");
+  EXPECT_EQ(run({"check-config", typo}).rc, 1);
+
+  const auto client = tmp_.write("c.conf", "[qeli]\nserver = h:1\n");
+  EXPECT_EQ(run({"check-config", "--client", client}).rc, 0);
+  const auto client_bad = tmp_.write("cb.conf", "[qeli]\nserver = h:1\nmtu = 10\n");
+  r = run({"check-config", "--client", client_bad});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("[qeli] mtu:"), std::string::npos) << r.out;
+  EXPECT_EQ(run({"check-config", tmp_.file("missing.conf")}).rc, 1);
+}
+
+TEST_F(CliTest, show_and_rotate_identity) {
+  const std::string k1 = public_key("main");
+  ASSERT_EQ(k1.size(), 64U);
+  EXPECT_EQ(public_key("main"), k1);  // stable across runs
+  EXPECT_NE(public_key("udp"), k1);
+  EXPECT_TRUE(std::filesystem::exists(ids_ + "/main.key"));
+
+  const auto r = run(with_conf({"rotate-identity", "main"}));
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const std::string k2 = public_key("main");
+  EXPECT_NE(k2, k1);
+  EXPECT_NE(r.out.find(k2), std::string::npos);
+  EXPECT_EQ(run(with_conf({"rotate-identity", "ghost"})).rc, 1);
+}
+
+TEST_F(CliTest, add_client_with_stdin_password_link_and_qr) {
+  const auto r =
+      run(with_conf({"add-client", "bob", "--password-stdin", "--profiles", "udp", "--static-ip",
+                     "10.10.0.9", "--max-sessions", "2", "--link", "--host", "vpn.example.com"}),
+          "s3cret pass\n");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.find("Password (shown once)"), std::string::npos);
+
+  config::Findings f;
+  const auto users = config::read_users_file(tmp_.file("users.conf"), f);
+  ASSERT_EQ(users.size(), 1U);
+  EXPECT_EQ(users[0].name, "bob");
+  EXPECT_TRUE(crypto::argon2id_verify(users[0].password_hash, "s3cret pass"));
+  EXPECT_FALSE(crypto::argon2id_verify(users[0].password_hash, "s3cret pass\n"));
+  EXPECT_EQ(users[0].profiles, (std::vector<std::string>{"udp"}));
+  EXPECT_EQ(users[0].static_ip->to_string(), "10.10.0.9");
+  EXPECT_EQ(users[0].max_sessions, 2U);
+
+  // The printed link round-trips and carries the profile's settings and pinned key.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("(qeli://[^\\s]+)"))) << r.out;
+  const auto link = config::parse_link(m[1].str());
+  ASSERT_TRUE(link.ok()) << link.error();
+  EXPECT_EQ(link->user, "bob");
+  EXPECT_EQ(link->pass, "s3cret pass");
+  EXPECT_EQ(link->host, "vpn.example.com");
+  EXPECT_EQ(link->port, 4443);
+  EXPECT_EQ(link->proto, config::Transport::kUdp);
+  EXPECT_EQ(link->mode, config::ClientMode::kFakeTls);
+  EXPECT_TRUE(link->quic);
+  EXPECT_TRUE(link->awg);
+  EXPECT_EQ(link->jc, 3U);
+  EXPECT_EQ(link->label, "bob@udp");
+  EXPECT_EQ(link->server_key, public_key("udp"));
+  EXPECT_TRUE(config::validate_link(*link).empty());
+  EXPECT_EQ(config::emit_link(*link), m[1].str());
+  EXPECT_NE(r.out.find("\u2588"), std::string::npos);  // the QR code
+
+  // The config with the new user still validates, and the same name is refused.
+  EXPECT_EQ(run({"check-config", conf_}).rc, 0);
+  const auto dup = run(with_conf({"add-client", "bob", "--password-stdin"}), "x\n");
+  EXPECT_EQ(dup.rc, 1);
+  EXPECT_NE(dup.err.find("already exists"), std::string::npos);
+}
+
+TEST_F(CliTest, add_client_generates_a_password_once) {
+  const auto r = run(with_conf({"add-client", "carol", "--link", "--host", "1.2.3.4:8443",
+                                "--no-qr", "--label", "Carol's phone"}));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("Password \\(shown once\\): (\\S+)")));
+  const std::string password = m[1].str();
+  EXPECT_EQ(password.size(), 20U);
+  config::Findings f;
+  const auto users = config::read_users_file(tmp_.file("users.conf"), f);
+  ASSERT_EQ(users.size(), 1U);
+  EXPECT_TRUE(crypto::argon2id_verify(users[0].password_hash, password));
+  EXPECT_TRUE(users[0].profiles.empty());
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("(qeli://[^\\s]+)")));
+  const auto link = config::parse_link(m[1].str());
+  ASSERT_TRUE(link.ok());
+  EXPECT_EQ(link->port, 8443);
+  EXPECT_EQ(link->pass, password);
+  EXPECT_EQ(link->label, "Carol's phone");
+  EXPECT_EQ(link->sni, "www.example.org");
+  EXPECT_EQ(r.out.find("\u2588"), std::string::npos);  // --no-qr
+}
+
+TEST_F(CliTest, add_client_refusals_leave_the_users_file_alone) {
+  struct Row {
+    std::vector<std::string> args;
+    const char* why;
+  };
+  const Row rows[] = {
+      {{"add-client", "bad name"}, "user names"},
+      {{"add-client", "dave", "--profiles", "ghost"}, "no [profile:ghost]"},
+      {{"add-client", "dave", "--static-ip", "10.99.0.5"}, "not a free host"},
+      {{"add-client", "dave", "--static-ip", "10.9.0.1"}, "not a free host"},
+      {{"add-client", "dave", "--static-ip", "banana"}, "not an IPv4"},
+      {{"add-client", "dave", "--link"}, "needs --host"},
+      {{"add-client", "dave", "--link", "--host", "[2001:db8::1]:443"}, "IPv6"},
+      {{"add-client", "dave", "--profiles", "main", "--link", "--host", "h", "--link-profile",
+        "udp"},
+       "not a profile this user may use"},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.why);
+    const auto r = run(with_conf(row.args));
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_NE(r.err.find(row.why), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run(with_conf({"add-client", "dave", "--password-stdin"}), "").rc, 1);
+  EXPECT_EQ(std::filesystem::file_size(tmp_.file("users.conf")), 0U);
+}
+
+TEST_F(CliTest, provisioning_refuses_a_broken_config) {
+  const auto bad = tmp_.write("bad.conf", "[profile:p]\ntun.mtu = 1\n");
+  const auto r = run({"add-client", "x", "-c", bad, "--identity-dir", ids_});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("tun.mtu"), std::string::npos);
+  EXPECT_EQ(run({"show-identity", "-c", bad, "--identity-dir", ids_}).rc, 1);
+}
+
+}  // namespace
+}  // namespace qeli::cli
