@@ -5,6 +5,8 @@ find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
 find_package(Threads REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(spdlog REQUIRED)
 
 if(QELI_TESTS)
   find_package(GTest REQUIRED)

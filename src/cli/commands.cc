@@ -10,7 +10,8 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_show_identity(app, ctx);
   register_rotate_identity(app, ctx);
   register_add_client(app, ctx);
-  // Owned by the daemon work (issue 5): server, client, list-clients, kick.
+  register_server(app, ctx);
+  register_client(app, ctx);
 }
 
 }  // namespace qeli::cli

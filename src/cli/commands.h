@@ -12,5 +12,7 @@ void register_check_config(CLI::App& app, Context& ctx);
 void register_show_identity(CLI::App& app, Context& ctx);
 void register_rotate_identity(CLI::App& app, Context& ctx);
 void register_add_client(CLI::App& app, Context& ctx);
+void register_server(CLI::App& app, Context& ctx);
+void register_client(CLI::App& app, Context& ctx);
 
 }  // namespace qeli::cli

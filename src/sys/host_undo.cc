@@ -6,11 +6,13 @@ namespace qeli::sys {
 
 HostStatus SystemUndo::undo(const JournalEntry& e) {
   if (const auto* r = std::get_if<RouteChange>(&e)) {
-    if (routes_ == nullptr) return host_fail(HostErrc::kInvalidArgument, "no route table to undo with");
+    if (routes_ == nullptr)
+      return host_fail(HostErrc::kInvalidArgument, "no route table to undo with");
     return routes_->remove(r->route);
   }
   if (const auto* n = std::get_if<NftTableChange>(&e)) {
-    if (nft_ == nullptr) return host_fail(HostErrc::kInvalidArgument, "no nft context to undo with");
+    if (nft_ == nullptr)
+      return host_fail(HostErrc::kInvalidArgument, "no nft context to undo with");
     // Only tables named by qeli are ever journaled; refuse anything else outright.
     if (n->name.rfind("qeli_", 0) != 0) {
       return host_fail(HostErrc::kInvalidArgument, "refusing to delete foreign table " + n->name);

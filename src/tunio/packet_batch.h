@@ -44,6 +44,10 @@ class PacketBatch {
 
   /// Empties the batch (keeps the memory; slot order is restored).
   void clear();
+  /// Drops packets [n, size()) (n <= size()); their slots become free again.
+  void truncate(std::size_t n) {
+    if (n < size_) size_ = n;
+  }
 
   /// The writable area (max_packet bytes) of the next free slot. Precondition: !full().
   MutableByteSpan next_slot();

@@ -38,10 +38,10 @@ class HostChangesNetns : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ns_.ok());
-    for (const char* c : {"ip link add h0 type veth peer name h1", "ip link set h0 up",
-                          "ip link set h1 up", "ip addr add 192.0.2.2/24 dev h0",
-                          "ip addr add fd00:2::2/64 dev h0 nodad",
-                          "ip route add 10.30.0.0/16 dev h0"}) {
+    for (const char* c :
+         {"ip link add h0 type veth peer name h1", "ip link set h0 up", "ip link set h1 up",
+          "ip addr add 192.0.2.2/24 dev h0", "ip addr add fd00:2::2/64 dev h0 nodad",
+          "ip route add 10.30.0.0/16 dev h0"}) {
       auto r = ns_.exec(c);
       ASSERT_EQ(r.status, 0) << c << ": " << r.out;
     }
@@ -49,8 +49,8 @@ class HostChangesNetns : public ::testing::Test {
   }
 
   bool has_route(const char* family, const std::string& dst) {
-    auto j = nlohmann::json::parse(ns_.exec(std::string("ip -j ") + family + " route show table main").out,
-                                   nullptr, false);
+    auto j = nlohmann::json::parse(
+        ns_.exec(std::string("ip -j ") + family + " route show table main").out, nullptr, false);
     for (const auto& e : j) {
       if (e.value("dst", "") == dst) return true;
     }

@@ -1,0 +1,63 @@
+// qeli client [-c FILE | 'qeli://…'] — run the VPN client in the foreground.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "client/client.h"
+#include "config/client_config.h"
+#include "config/link.h"
+
+namespace qeli::cli {
+namespace {
+
+struct Options {
+  std::string config_path = "/etc/qeli/client.conf";
+  std::string link;
+  std::string known_hosts;
+  std::string device_id_file;
+};
+
+int run(const Options& o, Context& ctx) {
+  config::ClientLoad load;
+  if (!o.link.empty()) {
+    auto link = config::parse_link(o.link);
+    if (!link.ok()) {
+      ctx.err << "qeli client: bad link: " << link.error() << "\n";
+      return kExitFailure;
+    }
+    load = config::client_config_from_link(*link);
+  } else {
+    load = config::load_client_config(o.config_path);
+  }
+  for (const auto& f : load.findings.all()) ctx.err << f.to_string() << "\n";
+  if (!load.ok()) {
+    ctx.err << "qeli client: refusing to start with the errors above\n";
+    return kExitFailure;
+  }
+  client::ClientOptions co;
+  co.config = load.config;
+  co.known_hosts_path = o.known_hosts;
+  co.device_id_path = o.device_id_file;
+  return client::run_client(co);
+}
+
+}  // namespace
+
+void register_client(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<Options>();
+  auto* cmd =
+      app.add_subcommand("client", "Run the VPN client from a config file or a qeli:// link");
+  cmd->add_option("-c,--config", opts->config_path, "Client config file ([qeli] section)")
+      ->capture_default_str();
+  cmd->add_option("link", opts->link, "A qeli:// link (instead of -c)");
+  cmd->add_option(
+      "--known-hosts", opts->known_hosts,
+      "TOFU store of server keys (default $QELI_KNOWN_HOSTS or /var/lib/qeli/known_hosts)");
+  cmd->add_option("--device-id-file", opts->device_id_file,
+                  "Persistent device id (default $QELI_DEVICE_ID_FILE or /var/lib/qeli/device-id)");
+  cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
+}
+
+}  // namespace qeli::cli

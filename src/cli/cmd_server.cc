@@ -1,0 +1,21 @@
+// qeli server [-c FILE] [--identity-dir DIR] — run the VPN server in the foreground.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+#include "cli/commands.h"
+#include "server/server.h"
+
+namespace qeli::cli {
+
+void register_server(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<server::ServerOptions>();
+  auto* cmd = app.add_subcommand("server", "Run the VPN server (every enabled [profile:*])");
+  cmd->add_option("-c,--config", opts->config_path, "Server config file")->capture_default_str();
+  cmd->add_option("--identity-dir", opts->identity_dir,
+                  "Directory of the per-profile identity keys")
+      ->capture_default_str();
+  cmd->callback([opts, &ctx] { ctx.exit_code = server::run_server(*opts); });
+}
+
+}  // namespace qeli::cli

@@ -1,0 +1,354 @@
+#include "client/client.h"
+
+#include <poll.h>
+#include <signal.h>
+
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include "client/device_id.h"
+#include "client/known_hosts.h"
+#include "crypto/ct.h"
+#include "engine/handshake_driver.h"
+#include "engine/stream_session.h"
+#include "handshake/client_handshake.h"
+#include "sys/link_netlink.h"
+#include "sys/route_table.h"
+#include "transport/endpoint.h"
+#include "transport/tcp.h"
+#include "tunio/linux_tun.h"
+#include "wire/control_frame.h"
+
+namespace qeli::client {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr char kVersion[] = "0.1.0";
+constexpr char kPlatform[] = "linux";
+
+struct Fatal {
+  std::string message;
+};
+
+// The data-plane knobs: local fallbacks, overridden by what the server pushed.
+void apply_obfuscation(const std::string& json_text, const config::ClientFallbacks& fb,
+                       engine::PaddingPolicy& pad, engine::HeartbeatPolicy& hb) {
+  pad.enabled = fb.padding;
+  pad.min_bytes = fb.padding_min;
+  pad.max_bytes = fb.padding_max;
+  hb.enabled = fb.heartbeat;
+  hb.interval_ms = static_cast<std::uint32_t>(fb.heartbeat_interval.count());
+  hb.data_size_bytes = fb.heartbeat_size;
+  hb.jitter_ms = static_cast<std::uint32_t>(fb.heartbeat_jitter.count());
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (!j.is_object()) return;
+  auto num = [](const nlohmann::json& o, const char* k, auto& out) {
+    if (o.contains(k) && o[k].is_number()) out = o[k].get<std::decay_t<decltype(out)>>();
+  };
+  auto flag = [](const nlohmann::json& o, const char* k, bool& out) {
+    if (o.contains(k) && o[k].is_boolean()) out = o[k].get<bool>();
+  };
+  if (j.contains("padding") && j["padding"].is_object()) {
+    const auto& p = j["padding"];
+    flag(p, "enabled", pad.enabled);
+    num(p, "min_bytes", pad.min_bytes);
+    num(p, "max_bytes", pad.max_bytes);
+    flag(p, "randomize", pad.randomize);
+    num(p, "probability", pad.probability);
+  }
+  if (j.contains("heartbeat") && j["heartbeat"].is_object()) {
+    const auto& h = j["heartbeat"];
+    flag(h, "enabled", hb.enabled);
+    num(h, "interval_ms", hb.interval_ms);
+    num(h, "data_size_bytes", hb.data_size_bytes);
+    num(h, "jitter_ms", hb.jitter_ms);
+  }
+  // Sanity: never trust pushed values into nonsense.
+  pad.max_bytes = std::min<std::size_t>(pad.max_bytes, 4096);
+  if (pad.min_bytes > pad.max_bytes) pad.min_bytes = pad.max_bytes;
+  if (hb.interval_ms < 1000) hb.interval_ms = 1000;
+  if (hb.jitter_ms >= hb.interval_ms) hb.jitter_ms = 0;
+  hb.data_size_bytes = std::min<std::uint32_t>(hb.data_size_bytes, 1024);
+}
+
+// Routes installed for one connection; removed in reverse order.
+class RouteSet {
+ public:
+  explicit RouteSet(sys::RouteTable& rt) : rt_(rt) {}
+  ~RouteSet() { clear(); }
+  bool add(const sys::Route& r) {
+    auto st = rt_.add(r);
+    if (!st.ok() && st.error().code != sys::HostErrc::kExists) {
+      spdlog::warn("route {}: {}", r.to_string(), st.error().detail);
+      return false;
+    }
+    if (st.ok()) added_.push_back(r);
+    return true;
+  }
+  void clear() {
+    for (auto it = added_.rbegin(); it != added_.rend(); ++it) (void)rt_.remove(*it);
+    added_.clear();
+  }
+
+ private:
+  sys::RouteTable& rt_;
+  std::vector<sys::Route> added_;
+};
+
+sys::Route dev_route(const std::string& cidr, const std::string& dev, std::uint32_t metric = 0) {
+  sys::Route r;
+  r.dst = sys::IpPrefix::parse(cidr).value();
+  r.dev = dev;
+  r.metric = metric;
+  return r;
+}
+
+class Client {
+ public:
+  explicit Client(const ClientOptions& o) : opt_(o), cfg_(o.config) {}
+
+  int run();
+
+ private:
+  // One connection: connect, handshake, tunnel. Returns how long the session ran (zero
+  // if it never got that far). Throws Fatal for non-retryable errors.
+  Duration connect_once();
+
+  const ClientOptions& opt_;
+  const config::ClientConfig& cfg_;
+  engine::StopSignal stop_;
+  std::vector<transport::Ipv4Endpoint> servers_;
+  std::string endpoint_name_;
+  std::optional<handshake::X25519Public> pinned_;
+  bool pin_from_store_ = false;
+  std::unique_ptr<KnownHosts> known_hosts_;
+  DeviceId device_id_{};
+};
+
+Duration Client::connect_once() {
+  const auto budget = std::chrono::milliseconds(cfg_.timeout);
+  transport::UniqueFd sock;
+  std::string last_error;
+  for (const auto& ep : servers_) {
+    auto share = budget / static_cast<long>(servers_.size());
+    auto c =
+        transport::tcp_connect(ep, std::chrono::duration_cast<std::chrono::milliseconds>(share));
+    if (c.ok()) {
+      sock = std::move(*c);
+      break;
+    }
+    last_error = c.error();
+  }
+  if (!sock.valid()) {
+    spdlog::warn("connect failed: {}", last_error);
+    return Duration::zero();
+  }
+  transport::StreamOptions so;
+  so.nodelay = cfg_.tcp_nodelay;
+  so.keepalive_secs = static_cast<int>(cfg_.keepalive.count());
+  so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
+  so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
+  transport::apply_stream_options(sock.get(), so);
+
+  handshake::ClientConfig hc;
+  hc.mode =
+      cfg_.mode == config::ClientMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
+  hc.bind_static = cfg_.bind_static;
+  hc.pinned_server_key = pinned_;
+  hc.user = cfg_.user;
+  hc.password = cfg_.pass;
+  hc.device_id = device_id_;
+  // 0.7.16 SNI rules; an empty `sni` key means "not configured" (use the host).
+  hc.sni =
+      wire::choose_sni(cfg_.sni.empty() ? std::nullopt : std::optional<std::string_view>(cfg_.sni),
+                       cfg_.server.host, crypto::system_rng());
+  hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+  crypto::Rng& rng = crypto::system_rng();
+  handshake::ClientHandshake hs(hc, rng);
+  hs.start(Clock::now());
+  const auto failure = engine::drive_client_handshake(hs, sock.get(), stop_);
+  if (failure == handshake::Failure::kServerKeyMismatch) {
+    throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
+                " presented a different identity key than the pinned one"};
+  }
+  if (failure == handshake::Failure::kPinRequired) {
+    throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
+  }
+  if (failure != handshake::Failure::kNone) {
+    spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
+    return Duration::zero();
+  }
+  auto session = hs.take_session();
+  if (!session.server_key_was_pinned) {
+    if (known_hosts_) {
+      if (auto st = known_hosts_->add(endpoint_name_, session.server_key); !st.ok()) {
+        if (!cfg_.allow_unpinned_tofu) throw Fatal{"known_hosts: " + st.error()};
+        spdlog::warn("known_hosts: {}", st.error());
+      }
+    }
+    pinned_ = session.server_key;
+    spdlog::info("trusting {} on first use: key {}", endpoint_name_, to_hex(session.server_key));
+  }
+  const handshake::AuthOk& ok = *session.auth_ok;
+  const std::size_t mtu = cfg_.mtu > 0 ? cfg_.mtu : ok.mtu.value_or(1400);
+
+  // The TUN lives exactly as long as the session: closing it removes its address and
+  // every route through it, even if we are killed.
+  tunio::TunConfig tc;
+  tc.name = cfg_.dev;
+  tc.queues = 1;
+  tc.mtu = mtu;
+  tc.read_mode = tunio::ReadMode::split;
+  tc.log = [](std::string_view line) { spdlog::info("{}", line); };
+  auto tun = tunio::LinuxTun::open(tc);
+  if (!tun.ok()) throw Fatal{"cannot open TUN " + cfg_.dev + ": " + tun.error().detail};
+  auto nl = sys::LinkNetlink::open();
+  if (!nl.ok()) throw Fatal{"netlink: " + nl.error().detail};
+  const std::string dev = tun->name();
+  const std::string cidr = ok.client_ip + "/" + std::to_string(ok.prefix);
+  for (auto st : {nl->set_mtu(dev, static_cast<std::uint32_t>(mtu)), nl->add_address(dev, cidr),
+                  nl->set_link_up(dev)}) {
+    if (!st.ok()) throw Fatal{"TUN " + dev + ": " + st.error().detail};
+  }
+  auto rt = sys::RouteTable::open();
+  if (!rt.ok()) throw Fatal{"netlink routes: " + rt.error().detail};
+  RouteSet routes(*rt);
+  for (const auto& r : ok.routes) {
+    if (auto p = sys::IpPrefix::parse(r.cidr); p.ok()) routes.add(dev_route(r.cidr, dev, r.metric));
+  }
+  for (const auto& c : cfg_.include) routes.add(dev_route(c.to_string(), dev));
+  if (cfg_.route_local) {
+    for (const char* c : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"})
+      routes.add(dev_route(c, dev));
+  }
+  if (cfg_.gateway || !cfg_.exclude.empty()) {
+    // Pin the server (and excluded networks) through the path it uses now, before the
+    // default route moves into the tunnel.
+    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(servers_.front().addr));
+    auto via = rt->lookup(server.value());
+    if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
+    if (cfg_.gateway && !routes.add(sys::pin_route(*via)))
+      throw Fatal{"cannot pin the server route"};
+    for (const auto& c : cfg_.exclude) {
+      sys::Route r = sys::pin_route(*via);
+      r.dst = sys::IpPrefix::parse(c.to_string()).value();
+      routes.add(r);
+    }
+  }
+  if (cfg_.gateway) {
+    if (!routes.add(dev_route("0.0.0.0/1", dev)) || !routes.add(dev_route("128.0.0.0/1", dev))) {
+      throw Fatal{"cannot install the full-tunnel routes"};
+    }
+  }
+  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{})", endpoint_name_,
+               cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "");
+
+  engine::StreamSessionConfig sc;
+  sc.mtu = mtu;
+  apply_obfuscation(ok.obfuscation_json, cfg_.fallbacks, sc.padding, sc.heartbeat);
+  sc.liveness_ms = sc.heartbeat.liveness_ms();
+  sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
+  sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
+  engine::SessionCounters counters;
+  engine::TunQueueSource source(*tun, 0, counters);
+  const auto started = Clock::now();
+  const auto end = engine::run_stream_session(
+      sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
+      engine::TunWriter{&*tun, 0, nullptr}, sc, stop_, counters, rng);
+  const auto ran = Clock::now() - started;
+  spdlog::info("session ended: {} after {} s (tx {} pkts, rx {} pkts)", engine::to_string(end),
+               std::chrono::duration_cast<std::chrono::seconds>(ran).count(),
+               counters.tx_packets.load(), counters.rx_packets.load());
+  routes.clear();
+  return ran;
+}
+
+int Client::run() {
+  // Signals end the loop from a dedicated thread (every other thread blocks them).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  std::atomic<bool> done{false};
+  std::thread sig_thread([&] {
+    int sig = 0;
+    while (!done.load()) {
+      timespec ts{0, 200'000'000};
+      sig = sigtimedwait(&set, nullptr, &ts);
+      if (sig > 0) {
+        spdlog::info("signal {}: stopping", sig);
+        stop_.stop();
+        return;
+      }
+    }
+  });
+  struct Joiner {
+    std::atomic<bool>& d;
+    std::thread& t;
+    ~Joiner() {
+      d.store(true);
+      t.join();
+    }
+  } joiner{done, sig_thread};
+
+  try {
+    auto resolved = transport::resolve_ipv4({cfg_.server.host, cfg_.server.port});
+    if (!resolved.ok())
+      throw Fatal{"cannot resolve " + cfg_.server.to_string() + ": " + resolved.error()};
+    servers_ = *resolved;
+    endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
+    handshake::X25519Public key{};
+    if (!cfg_.key.empty() && from_hex_into(cfg_.key, key) && !crypto::ct_is_zero(key)) {
+      pinned_ = key;
+    } else {
+      known_hosts_ = std::make_unique<KnownHosts>(
+          opt_.known_hosts_path.empty() ? KnownHosts::default_path() : opt_.known_hosts_path);
+      if (auto k = known_hosts_->find(endpoint_name_)) {
+        pinned_ = *k;
+        pin_from_store_ = true;
+      }
+    }
+    device_id_ = load_device_id(opt_.device_id_path.empty() ? default_device_id_path()
+                                                            : opt_.device_id_path);
+    auto delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
+    std::int64_t failures = 0;
+    while (!stop_.stopped()) {
+      const Duration ran = connect_once();
+      if (stop_.stopped()) break;
+      if (!cfg_.reconnect) return 1;
+      if (ran >= std::chrono::seconds(30)) {
+        delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);  // it was stable
+        failures = 0;
+      } else if (++failures > cfg_.reconnect_retries && cfg_.reconnect_retries >= 0) {
+        spdlog::error("giving up after {} attempts", failures);
+        return 1;
+      }
+      // Exponential backoff with jitter (±25%), capped.
+      const auto base = std::chrono::duration_cast<std::chrono::milliseconds>(delay);
+      const auto jitter =
+          crypto::system_rng().uniform(0, static_cast<std::uint64_t>(base.count() / 2));
+      const auto wait = base * 3 / 4 + std::chrono::milliseconds(jitter);
+      spdlog::info("reconnecting in {} ms", wait.count());
+      pollfd p{stop_.fd(), POLLIN, 0};
+      ::poll(&p, 1, static_cast<int>(wait.count()));
+      delay = std::min<std::chrono::milliseconds>(delay * 2, cfg_.reconnect_max_delay);
+    }
+    return 0;
+  } catch (const Fatal& f) {
+    spdlog::error("{}", f.message);
+    return 1;
+  }
+}
+
+}  // namespace
+
+int run_client(const ClientOptions& options) { return Client(options).run(); }
+
+}  // namespace qeli::client

@@ -1,0 +1,29 @@
+// The `qeli client` daemon for Linux (qeli 0.7.16 §8):
+//
+//   1. resolve the server ONCE (IPv4) before anything on the host changes, and pin it;
+//   2. loop: connect → handshake (the server proves its identity against the pinned key
+//      or the TOFU store BEFORE the password is sent) → create the TUN, set address and
+//      MTU, install routes (split tunnel: pool + pushed routes; full tunnel: the server
+//      pinned via the physical gateway, then 0/1 + 128/1 through the TUN) → carry
+//      traffic until the session ends → undo routes and TUN → back off and retry;
+//   3. SIGINT / SIGTERM end the loop and undo everything qeli created.
+// A SERVER KEY MISMATCH is fatal (never retried).
+#pragma once
+
+#include <string>
+
+#include "config/client_config.h"
+
+namespace qeli::client {
+
+struct ClientOptions {
+  config::ClientConfig config;
+  std::string known_hosts_path;  ///< empty = KnownHosts::default_path()
+  std::string device_id_path;    ///< empty = default_device_id_path()
+};
+
+/// Runs until a signal or a fatal error. Exit code: 0 stopped by a signal, 1 fatal error
+/// (bad settings, SERVER KEY MISMATCH, retries exhausted).
+int run_client(const ClientOptions& options);
+
+}  // namespace qeli::client

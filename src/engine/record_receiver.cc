@@ -1,0 +1,94 @@
+#include "engine/record_receiver.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+
+namespace qeli::engine {
+
+const char* to_string(ReceiveStatus s) {
+  switch (s) {
+    case ReceiveStatus::kOk: return "ok";
+    case ReceiveStatus::kWouldBlock: return "would block";
+    case ReceiveStatus::kBatchFull: return "batch full";
+    case ReceiveStatus::kClosed: return "peer closed the connection";
+    case ReceiveStatus::kError: return "socket error";
+    case ReceiveStatus::kBadRecord: return "record failed to authenticate or parse";
+    case ReceiveStatus::kDeframe: return "malformed record header";
+  }
+  return "?";
+}
+
+RecordReceiver::RecordReceiver(wire::PacketCodec codec, ByteSpan leftover,
+                               SessionCounters& counters, ControlHandler on_control)
+    : codec_(std::move(codec)),
+      reader_(codec_.framing(), wire::kMaxRecordPayload),
+      counters_(counters),
+      on_control_(std::move(on_control)),
+      last_auth_(std::chrono::steady_clock::now()) {
+  while (!leftover.empty()) {
+    const std::size_t took = reader_.feed(leftover);
+    leftover = leftover.subspan(took);
+    if (took == 0) break;  // cannot happen: the reader holds two records and leftover < one
+  }
+}
+
+ReceiveStatus RecordReceiver::receive(int fd, tunio::PacketBatch& tun_batch) {
+  const ReceiveStatus pending = drain(tun_batch);
+  if (pending != ReceiveStatus::kOk) return pending;
+  auto space = reader_.write_space();
+  if (space.empty())
+    return reader_.error() != wire::DeframeError::kNone ? ReceiveStatus::kDeframe
+                                                        : ReceiveStatus::kOk;
+  ssize_t n;
+  do {
+    n = ::recv(fd, space.data(), space.size(), MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) return ReceiveStatus::kClosed;
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return ReceiveStatus::kWouldBlock;
+    return errno == ECONNRESET ? ReceiveStatus::kClosed : ReceiveStatus::kError;
+  }
+  reader_.commit(static_cast<std::size_t>(n));
+  return drain(tun_batch);
+}
+
+ReceiveStatus RecordReceiver::drain(tunio::PacketBatch& tun_batch) {
+  for (;;) {
+    if (tun_batch.full()) return ReceiveStatus::kBatchFull;
+    auto next = reader_.next();
+    if (next.status == wire::RecordReader::Status::kNeedMore) return ReceiveStatus::kOk;
+    if (next.status == wire::RecordReader::Status::kError) return ReceiveStatus::kDeframe;
+    auto opened = codec_.open_in_place(next.record);
+    if (!opened.ok()) {
+      last_error_ = opened.error();
+      if (opened.error() == wire::OpenError::kReplay) {
+        // A replayed record authenticated: drop it, keep the connection (WireGuard does
+        // the same); only the counter moves.
+        SessionCounters::add(counters_.drop_replay);
+        continue;
+      }
+      return ReceiveStatus::kBadRecord;
+    }
+    last_auth_ = std::chrono::steady_clock::now();
+    const ByteSpan data = opened->data;
+    switch (wire::classify_plaintext(data)) {
+      case wire::PlaintextKind::kHeartbeat: SessionCounters::add(counters_.heartbeats_rx); break;
+      case wire::PlaintextKind::kControl: {
+        SessionCounters::add(counters_.control_rx);
+        auto frame = wire::parse_control_frame(data);
+        if (frame.ok() && on_control_) on_control_(*frame);
+        break;
+      }
+      case wire::PlaintextKind::kPacket:
+        if ((data[0] >> 4) != 4 || data.size() < 20 || data.size() > tun_batch.max_packet()) {
+          SessionCounters::add(counters_.drop_not_ipv4);
+          break;
+        }
+        tun_batch.push(data);
+        break;
+    }
+  }
+}
+
+}  // namespace qeli::engine

@@ -1,0 +1,111 @@
+#include "engine/record_writer.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace qeli::engine {
+
+const char* to_string(WriteStatus s) {
+  switch (s) {
+    case WriteStatus::kOk: return "ok";
+    case WriteStatus::kClosed: return "peer closed the connection";
+    case WriteStatus::kStopped: return "stopped";
+    case WriteStatus::kError: return "socket error";
+    case WriteStatus::kCounterExhausted: return "record counter exhausted";
+  }
+  return "?";
+}
+
+RecordWriter::RecordWriter(wire::PacketCodec codec, PaddingPolicy padding, std::size_t mtu,
+                           crypto::Rng& rng, SessionCounters& counters)
+    : codec_(std::move(codec)),
+      padding_(padding),
+      mtu_(mtu),
+      rng_(rng),
+      counters_(counters),
+      scratch_(wire::max_record_size(wire::Framing::kTls)),
+      last_write_(std::chrono::steady_clock::now()) {
+  iov_.reserve(1024);
+}
+
+WriteStatus RecordWriter::seal_and_write(int fd, tunio::PacketBatch& batch,
+                                         const StopSignal& stop) {
+  const std::size_t head = wire::seal_headroom(codec_.framing());
+  iov_.clear();
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::size_t data_len = batch.packet(i).size();
+    std::size_t pad = padding_.pick(data_len, mtu_, rng_);
+    pad = std::min(pad, batch.room_after(i) > wire::seal_tailroom(0)
+                            ? batch.room_after(i) - wire::seal_tailroom(0)
+                            : 0);
+    batch.prepend(i, head);
+    batch.set_length(i, head + data_len + wire::seal_tailroom(pad));
+    auto sealed = codec_.seal_in_place(batch.packet(i), data_len, pad);
+    if (!sealed.ok()) {
+      if (sealed.error() == wire::SealError::kCounterExhausted) {
+        return WriteStatus::kCounterExhausted;
+      }
+      continue;  // kTooLarge cannot happen for TUN packets ≤ MTU; skip defensively
+    }
+    auto rec = batch.packet(i);
+    iov_.push_back({rec.data(), *sealed});
+    bytes += data_len;
+  }
+  if (iov_.empty()) return WriteStatus::kOk;
+  const WriteStatus st = write_iov(fd, iov_.data(), iov_.size(), stop);
+  if (st == WriteStatus::kOk) {
+    SessionCounters::add(counters_.tx_packets, iov_.size());
+    SessionCounters::add(counters_.tx_bytes, bytes);
+  }
+  return st;
+}
+
+WriteStatus RecordWriter::write_one(int fd, ByteSpan plaintext, std::size_t padding,
+                                    const StopSignal& stop) {
+  auto sealed = codec_.seal(plaintext, padding, scratch_);
+  if (!sealed.ok()) {
+    return sealed.error() == wire::SealError::kCounterExhausted ? WriteStatus::kCounterExhausted
+                                                                : WriteStatus::kError;
+  }
+  iovec v{scratch_.data(), *sealed};
+  return write_iov(fd, &v, 1, stop);
+}
+
+WriteStatus RecordWriter::write_iov(int fd, iovec* iov, std::size_t count, const StopSignal& stop) {
+  while (count > 0) {
+    const int n_iov = static_cast<int>(std::min<std::size_t>(count, IOV_MAX));
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<std::size_t>(n_iov);
+    const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        pollfd p[2] = {{fd, POLLOUT, 0}, {stop.fd(), POLLIN, 0}};
+        if (::poll(p, 2, -1) < 0 && errno != EINTR) return WriteStatus::kError;
+        if (p[1].revents != 0) return WriteStatus::kStopped;
+        continue;
+      }
+      return (errno == EPIPE || errno == ECONNRESET) ? WriteStatus::kClosed : WriteStatus::kError;
+    }
+    // Advance past fully written iovecs, then trim a partially written one.
+    auto done = static_cast<std::size_t>(n);
+    while (count > 0 && done >= iov->iov_len) {
+      done -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0 && done > 0) {
+      iov->iov_base = static_cast<std::uint8_t*>(iov->iov_base) + done;
+      iov->iov_len -= done;
+    }
+  }
+  last_write_ = std::chrono::steady_clock::now();
+  return WriteStatus::kOk;
+}
+
+}  // namespace qeli::engine

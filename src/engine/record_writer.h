@@ -1,0 +1,67 @@
+// RecordWriter: the sending half of a stream carrier's data phase.
+//
+//   1. the caller fills a PacketBatch with IPv4 packets (TUN reads land `kHeadroom`
+//      bytes into each slot, with `tailroom(policy)` bytes after);
+//   2. seal_and_write() seals every packet IN PLACE into a record (header ‖ nonce ‖
+//      counter before it, padding ‖ padlen ‖ tag after) and writes all records with
+//      writev — one syscall per batch, no copy, no allocation;
+//   3. heartbeats and control frames go through a small private buffer.
+//
+// One thread at a time (the socket's single writer). The socket is non-blocking; the
+// writer waits in poll() for POLLOUT or the stop signal.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/clock.h"
+#include "crypto/random.h"
+#include "engine/padding_policy.h"
+#include "engine/session_counters.h"
+#include "engine/stop_signal.h"
+#include "tunio/packet_batch.h"
+#include "wire/packet_codec.h"
+
+namespace qeli::engine {
+
+enum class WriteStatus { kOk, kClosed, kStopped, kError, kCounterExhausted };
+const char* to_string(WriteStatus s);
+
+class RecordWriter {
+ public:
+  /// Bytes every batch slot needs before the packet (Tls framing, the larger).
+  static constexpr std::size_t kHeadroom = wire::seal_headroom(wire::Framing::kTls);
+  static std::size_t tailroom(const PaddingPolicy& p) { return wire::seal_tailroom(p.max()); }
+
+  RecordWriter(wire::PacketCodec codec, PaddingPolicy padding, std::size_t mtu, crypto::Rng& rng,
+               SessionCounters& counters);
+
+  /// Seals packets [0, batch.size()) of `batch` in place and writes them to `fd`.
+  /// The batch's contents are consumed (garbage afterwards); the caller clears it.
+  WriteStatus seal_and_write(int fd, tunio::PacketBatch& batch, const StopSignal& stop);
+
+  /// Seals and writes one record carrying `plaintext` (control frame) or, when empty,
+  /// a heartbeat with `heartbeat_padding` random padding bytes.
+  WriteStatus write_one(int fd, ByteSpan plaintext, std::size_t padding, const StopSignal& stop);
+
+  void set_mtu(std::size_t mtu) { mtu_ = mtu; }
+  void set_padding(const PaddingPolicy& p) { padding_ = p; }
+  Instant last_write() const { return last_write_; }
+
+ private:
+  WriteStatus write_iov(int fd, iovec* iov, std::size_t count, const StopSignal& stop);
+
+  wire::PacketCodec codec_;
+  PaddingPolicy padding_;
+  std::size_t mtu_;
+  crypto::Rng& rng_;
+  SessionCounters& counters_;
+  std::vector<iovec> iov_;
+  Bytes scratch_;  // one record for heartbeats/control frames
+  Instant last_write_;
+};
+
+}  // namespace qeli::engine

@@ -1,0 +1,30 @@
+// Per-session data-plane counters, written by the session's threads and read by the
+// control plane (status, metrics) at any time: relaxed atomics, monotonic.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace qeli::engine {
+
+struct SessionCounters {
+  std::atomic<std::uint64_t> tx_packets{0};  ///< IP packets sealed toward the peer
+  std::atomic<std::uint64_t> tx_bytes{0};    ///< IP bytes (inner) sealed toward the peer
+  std::atomic<std::uint64_t> rx_packets{0};  ///< IP packets received and written to the TUN
+  std::atomic<std::uint64_t> rx_bytes{0};
+  std::atomic<std::uint64_t> heartbeats_rx{0};
+  std::atomic<std::uint64_t> heartbeats_tx{0};
+  std::atomic<std::uint64_t> control_rx{0};
+  std::atomic<std::uint64_t> drop_not_ipv4{0};    ///< IPv6 or garbage inside the tunnel
+  std::atomic<std::uint64_t> drop_bad_source{0};  ///< server: source ≠ the client's address
+  std::atomic<std::uint64_t> drop_policy{0};      ///< server: client_to_client / ACL
+  std::atomic<std::uint64_t> drop_queue_full{0};  ///< bounded queue overflow
+  std::atomic<std::uint64_t> drop_replay{0};      ///< replayed / too-old record
+  std::atomic<std::uint64_t> drop_tun_write{0};   ///< the kernel refused the packet
+
+  static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
+    c.fetch_add(n, std::memory_order_relaxed);
+  }
+};
+
+}  // namespace qeli::engine

@@ -1,0 +1,47 @@
+// SessionInbox: the bounded hand-off from a server's TUN reader threads to one session's
+// send thread. Producers (any TUN queue reader) push copies of IPv4 packets; the send
+// thread takes them all at once by swapping batches (no copy on that side). Overflow is
+// a counted drop, never a wait: a slow client must not stall the TUN readers.
+#pragma once
+
+#include <mutex>
+
+#include "engine/session_counters.h"
+#include "engine/stop_signal.h"
+#include "engine/stream_session.h"
+#include "tunio/packet_batch.h"
+
+namespace qeli::engine {
+
+class SessionInbox final : public PacketSource {
+ public:
+  struct Geometry {
+    std::size_t capacity = 64;   ///< packets
+    std::size_t max_packet = 0;  ///< bytes (the tunnel MTU ceiling)
+    std::size_t headroom = 0;    ///< RecordWriter::kHeadroom
+    std::size_t tailroom = 0;    ///< RecordWriter::tailroom(padding)
+  };
+  SessionInbox(Geometry g, SessionCounters& counters);
+
+  /// Producer side (thread-safe). Returns false (and counts a drop) when full or when
+  /// the packet is larger than max_packet. Call notify() once after a burst of pushes.
+  bool push(ByteSpan packet);
+  void notify() { ready_.notify(); }
+
+  /// Consumer side (the session's send thread).
+  int fd() const override { return ready_.fd(); }
+  bool fill(tunio::PacketBatch& batch) override;
+
+  /// A batch with the inbox's geometry (the arguments are ignored: the inbox's own
+  /// geometry wins, since fill() swaps whole batches).
+  tunio::PacketBatch make_batch(std::size_t packets, std::size_t tailroom) const override;
+
+ private:
+  Geometry g_;
+  SessionCounters& counters_;
+  std::mutex mu_;
+  tunio::PacketBatch pending_;
+  Notifier ready_;
+};
+
+}  // namespace qeli::engine

@@ -1,0 +1,243 @@
+#include "engine/stream_session.h"
+
+#include <poll.h>
+
+#include <atomic>
+#include <cerrno>
+#include <thread>
+
+#include "engine/record_receiver.h"
+#include "engine/record_writer.h"
+#include "transport/tcp.h"
+
+namespace qeli::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int ms_until(Instant t) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now());
+  return left.count() <= 0 ? 0 : static_cast<int>(left.count());
+}
+
+// The first stage to end records why; later ones keep the first reason.
+class EndReason {
+ public:
+  void set(SessionEnd e) {
+    int expected = -1;
+    value_.compare_exchange_strong(expected, static_cast<int>(e));
+  }
+  SessionEnd get() const {
+    const int v = value_.load();
+    return v < 0 ? SessionEnd::kStopped : static_cast<SessionEnd>(v);
+  }
+
+ private:
+  std::atomic<int> value_{-1};
+};
+
+SessionEnd from_write(WriteStatus s) {
+  switch (s) {
+    case WriteStatus::kOk:
+    case WriteStatus::kStopped: return SessionEnd::kStopped;
+    case WriteStatus::kClosed: return SessionEnd::kPeerClosed;
+    case WriteStatus::kCounterExhausted: return SessionEnd::kCounterExhausted;
+    case WriteStatus::kError: return SessionEnd::kSocketError;
+  }
+  return SessionEnd::kSocketError;
+}
+
+void send_loop(int sock, RecordWriter& writer, PacketSource& source, const StreamSessionConfig& cfg,
+               const StopSignal& stop, EndReason& end, crypto::Rng& rng,
+               SessionCounters& counters) {
+  for (const auto& frame : cfg.initial_frames) {
+    const auto st = writer.write_one(sock, frame, 0, stop);
+    if (st != WriteStatus::kOk) {
+      end.set(from_write(st));
+      return;
+    }
+  }
+  tunio::PacketBatch batch =
+      source.make_batch(cfg.batch_packets, RecordWriter::tailroom(cfg.padding));
+  const auto& hb = cfg.heartbeat;
+  auto next_heartbeat = [&] {
+    return writer.last_write() + std::chrono::milliseconds(hb.interval_ms) +
+           std::chrono::milliseconds(hb.jitter_ms > 0 ? rng.uniform(0, hb.jitter_ms) : 0);
+  };
+  Instant hb_due = next_heartbeat();
+  while (!stop.stopped()) {
+    pollfd p[2] = {{source.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
+    const int timeout = hb.enabled ? ms_until(hb_due) : 1000;
+    const int rc = ::poll(p, 2, timeout);
+    if (rc < 0 && errno != EINTR) {
+      end.set(SessionEnd::kTunError);
+      return;
+    }
+    if (p[1].revents != 0) return;
+    if (p[0].revents != 0) {
+      batch.clear();
+      if (!source.fill(batch)) {
+        end.set(SessionEnd::kTunError);
+        return;
+      }
+      if (!batch.empty()) {
+        const auto st = writer.seal_and_write(sock, batch, stop);
+        if (st != WriteStatus::kOk) {
+          end.set(from_write(st));
+          return;
+        }
+        hb_due = next_heartbeat();
+      }
+    }
+    if (hb.enabled && Clock::now() >= hb_due) {
+      // An empty record with 16..48 random padding bytes (0.7.16 heartbeat).
+      const std::size_t pad = rng.uniform(hb.data_size_bytes, hb.data_size_bytes + 32);
+      const auto st = writer.write_one(sock, {}, pad, stop);
+      if (st != WriteStatus::kOk) {
+        end.set(from_write(st));
+        return;
+      }
+      SessionCounters::add(counters.heartbeats_tx);
+      hb_due = next_heartbeat();
+    }
+  }
+}
+
+// Writes the whole batch to the TUN, waiting for POLLOUT if the queue is full.
+bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
+               SessionCounters& counters) {
+  batch.set_cursor(0);
+  batch.set_coalesced(false);
+  for (;;) {
+    std::unique_lock<std::mutex> lock;
+    if (tw.mu != nullptr) lock = std::unique_lock<std::mutex>(*tw.mu);
+    auto r = tw.tun->write_batch(tw.queue, batch);
+    if (lock.owns_lock()) lock.unlock();
+    if (!r.ok()) return false;
+    SessionCounters::add(counters.rx_packets, r->logical_written);
+    SessionCounters::add(counters.drop_tun_write, r->logical_dropped);
+    if (r->complete()) break;
+    pollfd p[2] = {{tw.tun->fd(tw.queue), POLLOUT, 0}, {stop.fd(), POLLIN, 0}};
+    ::poll(p, 2, 100);
+    if (p[1].revents != 0) break;
+  }
+  batch.clear();
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(SessionEnd e) {
+  switch (e) {
+    case SessionEnd::kStopped: return "stopped";
+    case SessionEnd::kPeerClosed: return "peer closed the connection";
+    case SessionEnd::kSocketError: return "socket error";
+    case SessionEnd::kBadRecord: return "a record failed to authenticate";
+    case SessionEnd::kRecordFraming: return "malformed record framing";
+    case SessionEnd::kLiveness: return "liveness deadline passed";
+    case SessionEnd::kTunError: return "TUN error";
+    case SessionEnd::kCounterExhausted: return "record counter exhausted";
+  }
+  return "?";
+}
+
+tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t tailroom) const {
+  return tunio::PacketBatch(packets, wire::kMaxTunnelMtu, RecordWriter::kHeadroom, tailroom);
+}
+
+bool TunQueueSource::fill(tunio::PacketBatch& batch) {
+  auto r = tun_.read_batch(queue_, batch);
+  if (!r.ok()) return r.error() == tunio::TunError::would_block;
+  // Keep IPv4 only, compacting in place (slots are swapped, not copied).
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto pkt = batch.packet(i);
+    if (!pkt.empty() && (pkt[0] >> 4) == 4) {
+      if (keep != i) batch.swap(keep, i);
+      ++keep;
+    } else {
+      SessionCounters::add(counters_.drop_not_ipv4);
+    }
+  }
+  if (keep != batch.size()) batch.truncate(keep);
+  return true;
+}
+
+SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,
+                              ByteSpan leftover, PacketSource& source, TunWriter tun,
+                              const StreamSessionConfig& config, const StopSignal& stop,
+                              SessionCounters& counters, crypto::Rng& rng) {
+  transport::set_nonblocking(sock, true);
+  StopSignal local;  // ends the other half when one half ends
+  EndReason end;
+  RecordWriter writer(std::move(send), config.padding, config.mtu, rng, counters);
+
+  // A stop from outside must reach the send thread too.
+  // The send loop watches `local`; the receive loop forwards the outer stop into it.
+  std::thread sender([&] {
+    send_loop(sock, writer, source, config, local, end, rng, counters);
+    local.stop();
+  });
+
+  RecordReceiver receiver(std::move(recv), leftover, counters, config.on_control);
+  tunio::PacketBatch tun_batch(config.batch_packets, 65535);
+  std::size_t accepted_in_batch = 0;
+  while (!local.stopped()) {
+    pollfd p[3] = {{sock, POLLIN, 0}, {stop.fd(), POLLIN, 0}, {local.fd(), POLLIN, 0}};
+    const int rc = ::poll(p, 3, 1000);
+    if (rc < 0 && errno != EINTR) {
+      end.set(SessionEnd::kSocketError);
+      break;
+    }
+    if (p[1].revents != 0) {
+      end.set(SessionEnd::kStopped);
+      break;
+    }
+    if (p[2].revents != 0) break;
+    if (p[0].revents != 0) {
+      ReceiveStatus st;
+      do {
+        st = receiver.receive(sock, tun_batch);
+        // Apply the inbound filter to what arrived since the last check.
+        if (config.inbound_filter) {
+          std::size_t keep = accepted_in_batch;
+          for (std::size_t i = accepted_in_batch; i < tun_batch.size(); ++i) {
+            if (config.inbound_filter(tun_batch.packet(i))) {
+              if (keep != i) tun_batch.swap(keep, i);
+              ++keep;
+            }
+          }
+          tun_batch.truncate(keep);
+          accepted_in_batch = keep;
+        }
+        if (st == ReceiveStatus::kBatchFull || (tun_batch.size() > 0 && st != ReceiveStatus::kOk)) {
+          if (!flush_tun(tun, tun_batch, local, counters)) {
+            end.set(SessionEnd::kTunError);
+            st = ReceiveStatus::kError;
+          }
+          accepted_in_batch = 0;
+        }
+      } while (st == ReceiveStatus::kOk || st == ReceiveStatus::kBatchFull);
+      if (st != ReceiveStatus::kWouldBlock) {
+        switch (st) {
+          case ReceiveStatus::kClosed: end.set(SessionEnd::kPeerClosed); break;
+          case ReceiveStatus::kBadRecord: end.set(SessionEnd::kBadRecord); break;
+          case ReceiveStatus::kDeframe: end.set(SessionEnd::kRecordFraming); break;
+          default: end.set(SessionEnd::kSocketError); break;
+        }
+        break;
+      }
+    }
+    if (config.liveness_ms > 0 && Clock::now() - receiver.last_authenticated() >
+                                      std::chrono::milliseconds(config.liveness_ms)) {
+      end.set(SessionEnd::kLiveness);
+      break;
+    }
+  }
+  if (!tun_batch.empty()) flush_tun(tun, tun_batch, local, counters);
+  local.stop();
+  sender.join();
+  return end.get();
+}
+
+}  // namespace qeli::engine

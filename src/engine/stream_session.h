@@ -1,0 +1,98 @@
+// A stream carrier's data phase for one connection, after the handshake.
+//
+//   send thread:    PacketSource (TUN reads on the client, the session inbox on the
+//                   server) → RecordWriter (seal in place, sendmsg) → socket;
+//                   heartbeats when nothing was sent for the interval
+//   calling thread: socket → RecordReceiver (open in place, replay window) → inbound
+//                   filter → TUN write batch (GRO coalesce) → TUN queue
+//
+// Encryption and decryption of one session run on different cores. Either side ending
+// (peer close, socket error, bad record, liveness deadline, stop) ends both, and
+// run_stream_session returns why.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "base/bytes.h"
+#include "crypto/random.h"
+#include "engine/padding_policy.h"
+#include "engine/session_counters.h"
+#include "engine/stop_signal.h"
+#include "tunio/linux_tun.h"
+#include "wire/control_frame.h"
+#include "wire/packet_codec.h"
+
+namespace qeli::engine {
+
+/// Where the send thread takes IP packets from. Implementations are called from the
+/// send thread only.
+class PacketSource {
+ public:
+  virtual ~PacketSource() = default;
+  /// An fd that is readable (POLLIN) when fill() may have packets.
+  virtual int fd() const = 0;
+  /// Appends packets to `batch` (which has RecordWriter headroom/tailroom). Returns false
+  /// on a fatal error of the source (e.g. the TUN went away).
+  virtual bool fill(tunio::PacketBatch& batch) = 0;
+  /// The batch the send thread fills and seals: `packets` slots of up to the largest
+  /// tunnel packet, with the RecordWriter's headroom and `tailroom`.
+  virtual tunio::PacketBatch make_batch(std::size_t packets, std::size_t tailroom) const;
+};
+
+/// A TUN queue as a PacketSource (client side): reads MTU-sized IPv4 packets (IPv6 and
+/// anything else is counted and dropped, as 0.7.16 carries IPv4 only).
+class TunQueueSource final : public PacketSource {
+ public:
+  TunQueueSource(tunio::LinuxTun& tun, std::size_t queue, SessionCounters& counters)
+      : tun_(tun), queue_(queue), counters_(counters) {}
+  int fd() const override { return tun_.fd(queue_); }
+  bool fill(tunio::PacketBatch& batch) override;
+
+ private:
+  tunio::LinuxTun& tun_;
+  std::size_t queue_;
+  SessionCounters& counters_;
+};
+
+/// Serialises writers of one TUN queue (several sessions may share it on a server).
+struct TunWriter {
+  tunio::LinuxTun* tun = nullptr;
+  std::size_t queue = 0;
+  std::mutex* mu = nullptr;  ///< null when this thread is the queue's only writer
+};
+
+enum class SessionEnd {
+  kStopped,           ///< the stop signal fired
+  kPeerClosed,        ///< the peer closed the connection
+  kSocketError,       ///< send or receive failed
+  kBadRecord,         ///< a record failed to authenticate or parse
+  kRecordFraming,     ///< an over-long or malformed record header
+  kLiveness,          ///< nothing authenticated arrived within the liveness deadline
+  kTunError,          ///< the TUN failed
+  kCounterExhausted,  ///< the send counter ran out: reconnect
+};
+const char* to_string(SessionEnd e);
+
+struct StreamSessionConfig {
+  std::size_t mtu = 1400;
+  PaddingPolicy padding;
+  HeartbeatPolicy heartbeat;
+  /// Receive-silence deadline in ms (0 = none); usually heartbeat.liveness_ms().
+  std::uint64_t liveness_ms = 0;
+  /// Inbound IPv4 packets pass this check before they reach the TUN (server: source
+  /// address check and client_to_client); false = drop (the filter counts why).
+  std::function<bool(ByteSpan packet)> inbound_filter;
+  std::function<void(const wire::ControlFrame&)> on_control;
+  /// Plaintexts (control frames) sent first, e.g. the client's MTU report and info.
+  std::vector<Bytes> initial_frames;
+  std::size_t batch_packets = 64;
+};
+
+SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,
+                              ByteSpan leftover, PacketSource& source, TunWriter tun,
+                              const StreamSessionConfig& config, const StopSignal& stop,
+                              SessionCounters& counters, crypto::Rng& rng);
+
+}  // namespace qeli::engine

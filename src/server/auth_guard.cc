@@ -1,0 +1,108 @@
+#include "server/auth_guard.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "crypto/argon2id.h"
+
+namespace qeli::server {
+namespace {
+
+constexpr std::size_t kMaxTracked = 100'000;  // bound memory under a spray of sources
+constexpr auto kTarpitBase = std::chrono::milliseconds(200);
+constexpr auto kTarpitCap = std::chrono::milliseconds(3000);
+
+// A fixed, valid hash of a random password, verified for unknown users so they cost the
+// same as known ones.
+const std::string& dummy_hash() {
+  static const std::string h = crypto::argon2id_hash("qeli-dummy-password-for-timing").value();
+  return h;
+}
+
+}  // namespace
+
+AuthGuard::AuthGuard(BruteForcePolicy policy)
+    : policy_(policy),
+      gate_free_(std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 8)) {
+  (void)dummy_hash();  // computed once at start-up, not on a stranger's first attempt
+}
+
+bool AuthGuard::locked_out(std::uint32_t ip, Instant now) {
+  if (!policy_.enabled) return false;
+  std::lock_guard lock(mu_);
+  auto it = ips_.find(ip);
+  return it != ips_.end() && now < it->second.locked_until;
+}
+
+Duration AuthGuard::tarpit(const std::string& user, Instant now) {
+  if (!policy_.enabled) return Duration::zero();
+  std::lock_guard lock(mu_);
+  auto it = users_.find(user.substr(0, 64));
+  if (it == users_.end()) return Duration::zero();
+  Record& r = it->second;
+  if (now - r.window_start > policy_.window) return Duration::zero();
+  if (r.failures < policy_.max_attempts) return Duration::zero();
+  const std::uint32_t over = std::min<std::uint32_t>(r.failures - policy_.max_attempts, 10);
+  return std::min<Duration>(kTarpitBase * (1U << over), kTarpitCap);
+}
+
+void AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instant now) {
+  if (!policy_.enabled) return;
+  std::lock_guard lock(mu_);
+  auto bump = [&](Record& r) {
+    if (r.failures == 0 || now - r.window_start > policy_.window) {
+      r.failures = 0;
+      r.window_start = now;
+    }
+    ++r.failures;
+  };
+  if (ips_.size() < kMaxTracked || ips_.count(ip)) {
+    Record& r = ips_[ip];
+    bump(r);
+    if (r.failures >= policy_.max_attempts) r.locked_until = now + policy_.lockout;
+  }
+  const std::string key = user.substr(0, 64);
+  if (users_.size() < kMaxTracked || users_.count(key)) bump(users_[key]);
+}
+
+void AuthGuard::record_success(std::uint32_t ip, const std::string& user) {
+  std::lock_guard lock(mu_);
+  ips_.erase(ip);
+  users_.erase(user.substr(0, 64));
+}
+
+bool AuthGuard::verify_password(const std::string& phc, const std::string& password) {
+  {
+    std::unique_lock lock(gate_mu_);
+    gate_cv_.wait(lock, [&] { return gate_free_ > 0; });
+    --gate_free_;
+  }
+  bool ok;
+  if (phc.empty()) {
+    (void)crypto::argon2id_verify(dummy_hash(), password);
+    ok = false;
+  } else {
+    ok = crypto::argon2id_verify(phc, password);
+  }
+  {
+    std::lock_guard lock(gate_mu_);
+    ++gate_free_;
+  }
+  gate_cv_.notify_one();
+  return ok;
+}
+
+std::size_t AuthGuard::locked_count(Instant now) {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (const auto& [ip, r] : ips_) n += now < r.locked_until ? 1 : 0;
+  return n;
+}
+
+void AuthGuard::unblock_all() {
+  std::lock_guard lock(mu_);
+  ips_.clear();
+  users_.clear();
+}
+
+}  // namespace qeli::server

@@ -1,0 +1,65 @@
+#include "server/auth_ok_builder.h"
+
+#include <nlohmann/json.hpp>
+
+#include "transport/endpoint.h"
+
+namespace qeli::server {
+
+std::string obfuscation_json(const config::ObfConfig& obf) {
+  nlohmann::json j;
+  j["padding"] = {{"enabled", obf.padding.enabled},
+                  {"min_bytes", obf.padding.min_bytes},
+                  {"max_bytes", obf.padding.max_bytes},
+                  {"randomize", obf.padding.randomize},
+                  {"probability", obf.padding.probability}};
+  j["heartbeat"] = {{"enabled", obf.heartbeat.enabled},
+                    {"interval_ms", obf.heartbeat.interval.count()},
+                    {"data_size_bytes", obf.heartbeat.data_size_bytes},
+                    {"jitter_ms", obf.heartbeat.jitter.count()}};
+  j["traffic_normalization"] = {{"enabled", obf.normalization.enabled},
+                                {"round_sizes", obf.normalization.round_sizes}};
+  j["traffic_shaping"] = {{"enabled", obf.shaping.enabled},
+                          {"idle_gap_mean_ms", obf.shaping.idle_gap_mean.count()},
+                          {"idle_gap_min_ms", obf.shaping.idle_gap_min.count()},
+                          {"idle_gap_max_ms", obf.shaping.idle_gap_max.count()},
+                          {"budget_bytes_per_sec", obf.shaping.budget_bytes_per_sec},
+                          {"min_size", obf.shaping.min_size},
+                          {"max_size", obf.shaping.max_size},
+                          {"stealth", obf.shaping.stealth},
+                          {"stealth_rate_mbps", obf.shaping.stealth_rate_mbps}};
+  return j.dump();
+}
+
+handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::UserConfig* user,
+                                std::uint32_t client_ip, const handshake::JoinToken& token) {
+  handshake::AuthOk ok;
+  ok.client_ip = transport::ipv4_to_string(client_ip);
+  ok.server_ip = p.tun.address.to_string();
+  ok.prefix = p.pool.cidr.prefix;
+  ok.mtu = static_cast<std::uint16_t>(p.tun.mtu);
+  if (!p.dns.push_servers.empty()) {
+    ok.dns = p.dns.push_servers.front().to_string();
+  } else if (p.dns.enabled) {
+    ok.dns = p.dns.listen.to_string();
+  }
+  ok.dns_port = 53;
+  const auto& routes = (user != nullptr && !user->routes.empty()) ? user->routes : p.routing.routes;
+  for (const auto& r : routes) {
+    handshake::PushedRoute pr;
+    pr.cidr = r.cidr.to_string();
+    pr.gateway = r.gateway ? r.gateway->to_string() : p.tun.address.to_string();
+    pr.metric = r.metric.value_or(100);
+    ok.routes.push_back(pr);
+  }
+  ok.obfuscation_json = obfuscation_json(p.obf);
+  ok.session_token = token;
+  ok.max_streams =
+      p.obf.multipath.enabled
+          ? static_cast<std::uint8_t>(std::min<std::uint32_t>(p.obf.multipath.max_streams, 16))
+          : 1;
+  ok.multipath_adaptive = p.obf.multipath.enabled && p.obf.multipath.adaptive;
+  return ok;
+}
+
+}  // namespace qeli::server

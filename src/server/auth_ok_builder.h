@@ -1,0 +1,21 @@
+// Builds the AUTH OK a profile pushes to a newly admitted client (qeli 0.7.16 §3.4):
+// addresses, MTU, DNS, routes (a user's own routes REPLACE the profile's), the
+// data-plane knobs under `obfuscation`, the bonding token and stream limits.
+#pragma once
+
+#include <cstdint>
+
+#include "config/server_config.h"
+#include "handshake/auth_ok.h"
+
+namespace qeli::server {
+
+handshake::AuthOk build_auth_ok(const config::ProfileConfig& profile,
+                                const config::UserConfig* user, std::uint32_t client_ip,
+                                const handshake::JoinToken& token);
+
+/// The `obfuscation` JSON object of a profile (padding, heartbeat, traffic_normalization,
+/// traffic_shaping), as pushed in AUTH OK.
+std::string obfuscation_json(const config::ObfConfig& obf);
+
+}  // namespace qeli::server

@@ -1,0 +1,422 @@
+#include "server/profile_runtime.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "base/endian.h"
+#include "engine/handshake_driver.h"
+#include "engine/record_writer.h"
+#include "engine/stream_session.h"
+#include "server/auth_ok_builder.h"
+#include "sys/link_netlink.h"
+#include "transport/tcp.h"
+#include "wire/limits.h"
+
+namespace qeli::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Pre-auth connections allowed at once per profile (0.7.16: max(256, 8 × cores)).
+int preauth_limit() {
+  return std::max(256, 8 * static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+engine::PaddingPolicy padding_of(const config::PaddingConfig& p) {
+  engine::PaddingPolicy out;
+  out.enabled = p.enabled;
+  out.min_bytes = p.min_bytes;
+  out.max_bytes = p.max_bytes;
+  out.randomize = p.randomize;
+  out.probability = p.probability;
+  return out;
+}
+
+engine::HeartbeatPolicy heartbeat_of(const config::HeartbeatConfig& h) {
+  engine::HeartbeatPolicy out;
+  out.enabled = h.enabled;
+  out.interval_ms = static_cast<std::uint32_t>(h.interval.count());
+  out.data_size_bytes = h.data_size_bytes;
+  out.jitter_ms = static_cast<std::uint32_t>(h.jitter.count());
+  return out;
+}
+
+}  // namespace
+
+// What a connection learns while it authenticates.
+struct AuthContext {
+  handshake::AuthRequest req;
+  transport::Ipv4Endpoint peer;
+  std::shared_ptr<const UserSnapshot> users;
+  const config::UserConfig* user = nullptr;
+  std::shared_ptr<Session> session;
+  std::string reason;  // why it was rejected (log + counters)
+};
+
+ProfileRuntime::ProfileRuntime(config::ProfileConfig profile, const config::AuthConfig& auth,
+                               crypto::X25519KeyPair identity, UserDirectory& users,
+                               AuthGuard& guard)
+    : profile_(std::move(profile)),
+      auth_(auth),
+      identity_(std::move(identity)),
+      users_(users),
+      guard_(guard) {}
+
+ProfileRuntime::~ProfileRuntime() { stop(); }
+
+Status<std::string> ProfileRuntime::start() {
+  const auto& p = profile_;
+  if (p.transport != config::Transport::kTcp) {
+    return fail("profile " + p.name + ": UDP transport is not available in this build yet");
+  }
+  if (p.obf.mode != config::ObfMode::kFakeTls && p.obf.mode != config::ObfMode::kPlain) {
+    return fail("profile " + p.name + ": obf.mode is not available in this build yet");
+  }
+  // 1. TUN: multi-queue, offloads negotiated; packets split to the tunnel MTU on read.
+  tunio::TunConfig tc;
+  tc.name = p.tun.name;
+  tc.queues = p.tun.queues == 0 ? std::max(1U, std::thread::hardware_concurrency()) : p.tun.queues;
+  tc.mtu = p.tun.mtu;
+  tc.read_mode = tunio::ReadMode::split;
+  tc.log = [name = p.name](std::string_view line) { spdlog::info("[{}] {}", name, line); };
+  auto tun = tunio::LinuxTun::open(tc);
+  if (!tun.ok()) {
+    return fail("profile " + p.name + ": cannot open TUN " + p.tun.name + ": " +
+                std::string(tunio::to_string(tun.error().code)) + " " + tun.error().detail);
+  }
+  tun_ = std::make_unique<tunio::LinuxTun>(std::move(*tun));
+  for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
+    tun_write_mu_.push_back(std::make_unique<std::mutex>());
+  }
+  auto nl = sys::LinkNetlink::open();
+  if (!nl.ok()) return fail("netlink: " + nl.error().detail);
+  const std::string cidr = p.tun.address.to_string() + "/" + std::to_string(p.pool.cidr.prefix);
+  for (auto st : {nl->set_mtu(tun_->name(), p.tun.mtu), nl->add_address(tun_->name(), cidr),
+                  nl->set_link_up(tun_->name())}) {
+    if (!st.ok())
+      return fail("profile " + p.name + ": TUN " + tun_->name() + ": " + st.error().detail);
+  }
+
+  // 2. Sessions and the address pool.
+  std::vector<std::pair<std::uint32_t, std::uint8_t>> excluded;
+  for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
+  IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
+  engine::PaddingPolicy pad = padding_of(p.obf.padding);
+  engine::SessionInbox::Geometry g{128, wire::kMaxTunnelMtu, engine::RecordWriter::kHeadroom,
+                                   engine::RecordWriter::tailroom(pad)};
+  sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
+
+  // 3. Listener.
+  std::uint32_t bind_ip = 0;
+  if (!transport::parse_ipv4(p.bind_address, bind_ip)) {
+    return fail("profile " + p.name + ": bind.address must be an IPv4 address");
+  }
+  auto l = transport::tcp_listen({bind_ip, p.bind_port});
+  if (!l.ok()) return fail("profile " + p.name + ": " + l.error());
+  listener_ = std::move(*l);
+  sockaddr_in sa{};
+  socklen_t len = sizeof(sa);
+  getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len);
+  bound_port_ = ntohs(sa.sin_port);
+
+  started_ = true;
+  for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
+    tun_threads_.emplace_back([this, q] { tun_reader(q); });
+  }
+  accept_thread_ = std::thread([this] { accept_loop(); });
+  spdlog::info("[{}] listening on tcp {}:{} ({} mode), TUN {} {} mtu {} ({} queues)", p.name,
+               p.bind_address, bound_port_, config::to_string(p.obf.mode), tun_->name(), cidr,
+               p.tun.mtu, tun_->queue_count());
+  return {};
+}
+
+void ProfileRuntime::stop() {
+  if (!started_) return;
+  started_ = false;
+  stop_.stop();
+  if (accept_thread_.joinable()) accept_thread_.join();
+  sessions_->stop_all();
+  {
+    std::lock_guard lock(conn_mu_);
+    for (auto& c : conns_) {
+      if (c.thread.joinable()) c.thread.join();
+    }
+    conns_.clear();
+  }
+  for (auto& t : tun_threads_) t.join();
+  tun_threads_.clear();
+  listener_.reset();
+  const std::string name = tun_ ? tun_->name() : "";
+  tun_.reset();  // closing every queue fd removes a non-persistent TUN
+  spdlog::info("[{}] stopped", profile_.name);
+}
+
+void ProfileRuntime::reap_finished_connections() {
+  std::lock_guard lock(conn_mu_);
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    if (it->done->load()) {
+      it->thread.join();
+      it = conns_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void ProfileRuntime::accept_loop() {
+  while (!stop_.stopped()) {
+    pollfd p[2] = {{listener_.get(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
+    if (::poll(p, 2, 1000) < 0 && errno != EINTR) break;
+    reap_finished_connections();
+    if (p[1].revents != 0) break;
+    if (p[0].revents == 0) continue;
+    for (;;) {
+      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) break;
+      transport::UniqueFd conn(fd);
+      counters_.accepted++;
+      if (preauth_.load() >= preauth_limit()) {
+        counters_.over_capacity++;
+        continue;  // closed at once: unauthenticated peers must cost little
+      }
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      std::lock_guard lock(conn_mu_);
+      conns_.push_back({std::thread([this, c = std::move(conn), done]() mutable {
+                          handle_connection(std::move(c));
+                          done->store(true);
+                        }),
+                        done});
+    }
+  }
+}
+
+bool ProfileRuntime::admit_client(AuthContext& ctx) {
+  const auto& p = profile_;
+  const auto now = Clock::now();
+  const auto& req = ctx.req;
+  if (auth_.require_client_key_proof && !req.key_proof_ok) {
+    guard_.record_failure(ctx.peer.addr, "", now);  // counts against the source IP only
+    ctx.reason = "client key proof missing or invalid";
+    return false;
+  }
+  if (guard_.locked_out(ctx.peer.addr, now)) {
+    counters_.locked_out++;
+    ctx.reason = "source address locked out";
+    return false;
+  }
+  if (auto delay = guard_.tarpit(req.user, now); delay > Duration::zero()) {
+    std::this_thread::sleep_for(delay);
+  }
+  ctx.users = users_.snapshot();
+  ctx.user = ctx.users->find(req.user);
+  const bool password_ok =
+      guard_.verify_password(ctx.user != nullptr ? ctx.user->password_hash : "", req.password);
+  auto reject = [&](std::string why) {
+    guard_.record_failure(ctx.peer.addr, req.user, Clock::now());
+    ctx.reason = std::move(why);
+    return false;
+  };
+  if (ctx.user == nullptr) return reject("unknown user");
+  if (!password_ok) return reject("wrong password");
+  if (!ctx.user->enabled) return reject("user disabled");
+  if (!ctx.user->profiles.empty() && std::find(ctx.user->profiles.begin(), ctx.user->profiles.end(),
+                                               p.name) == ctx.user->profiles.end()) {
+    return reject("user not allowed on this profile");
+  }
+  if (ctx.user->expire_at) {
+    const auto unix_now =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
+    if (unix_now >= *ctx.user->expire_at) return reject("account expired");
+  }
+  guard_.record_success(ctx.peer.addr, req.user);
+
+  AdmissionRequest ar;
+  ar.user = req.user;
+  ar.device_key = req.device_id ? req.user + ":" + to_hex(*req.device_id) : req.user;
+  if (ctx.user->static_ip) {
+    ar.static_ip = ctx.user->static_ip->value;
+  } else if (auto it = p.pool.reservations.find(req.user); it != p.pool.reservations.end()) {
+    ar.static_ip = it->second.value;
+  }
+  ar.max_sessions = ctx.user->max_sessions;
+  if (ar.max_sessions == 0 && !ctx.user->group.empty()) {
+    if (const auto* g = ctx.users->group(ctx.user->group)) ar.max_sessions = g->max_sessions;
+  }
+  ar.peer = ctx.peer;
+  auto s = sessions_->admit(ar);
+  if (!s.ok()) {
+    ctx.reason = to_string(s.error());
+    return false;
+  }
+  ctx.session = *s;
+  return true;
+}
+
+void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
+  preauth_++;
+  bool preauth = true;
+  auto leave_preauth = [&] {
+    if (preauth) preauth_--;
+    preauth = false;
+  };
+  const auto& p = profile_;
+  AuthContext ctx;
+  ctx.peer = transport::peer_endpoint(fd.get());
+  transport::StreamOptions so;
+  so.nodelay = p.perf.tcp_nodelay;
+  so.keepalive_secs = static_cast<int>(p.perf.tcp_keepalive.count());
+  so.send_buffer = static_cast<int>(p.perf.tcp_send_buffer_size);
+  so.recv_buffer = static_cast<int>(p.perf.tcp_recv_buffer_size);
+  transport::apply_stream_options(fd.get(), so);
+  if (guard_.locked_out(ctx.peer.addr, Clock::now())) {
+    counters_.locked_out++;
+    leave_preauth();
+    return;
+  }
+
+  handshake::ServerConfig hc;
+  hc.mode =
+      p.obf.mode == config::ObfMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
+  hc.identity = &identity_;
+  hc.bind_static = auth_.bind_static_to_session;
+  hc.require_client_key_proof = auth_.require_client_key_proof;
+  hc.fragmentation.enabled = p.obf.fragmentation.enabled;
+  hc.fragmentation.min_chunk = p.obf.fragmentation.min_chunk_size;
+  hc.fragmentation.max_chunk = p.obf.fragmentation.max_chunk_size;
+  hc.fragmentation.max_fragments = p.obf.fragmentation.max_fragments_per_packet;
+  if (p.obf.anti_fingerprinting && p.obf.add_jitter_to_handshake) {
+    hc.max_jitter = std::chrono::milliseconds(11);
+  }
+  hc.timeout = p.perf.handshake_timeout;
+  crypto::Rng& rng = crypto::system_rng();
+  handshake::ServerHandshake hs(hc, rng);
+  hs.start(Clock::now());
+
+  const auto failure = engine::drive_server_handshake(
+      hs, fd.get(), stop_, [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
+        if (auto* auth = std::get_if<handshake::AuthRequest>(&ev)) {
+          ctx.req = std::move(*auth);
+          if (!admit_client(ctx)) {
+            h.reject();
+            return;
+          }
+          handshake::JoinToken token{};
+          rng.fill(token);
+          h.accept(build_auth_ok(p, ctx.user, ctx.session->tunnel_ip, token));
+        } else {
+          ctx.reason = "stream bonding (JOIN) is not enabled";
+          h.reject();
+        }
+      });
+  if (failure != handshake::Failure::kNone) {
+    if (ctx.session) sessions_->remove(ctx.session);
+    if (failure == handshake::Failure::kRejected) {
+      counters_.auth_failed++;
+      spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, ctx.peer.to_string(), ctx.reason,
+                   ctx.req.user.substr(0, 64));
+    } else {
+      counters_.handshake_failed++;
+      spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(),
+                    handshake::to_string(failure));
+    }
+    leave_preauth();
+    return;
+  }
+  leave_preauth();
+  counters_.sessions_started++;
+  auto session = ctx.session;
+  spdlog::info("[{}] {} connected as '{}' → {}", p.name, ctx.peer.to_string(), session->user,
+               transport::ipv4_to_string(session->tunnel_ip));
+
+  auto hs_session = hs.take_session();
+  engine::StreamSessionConfig sc;
+  sc.mtu = p.tun.mtu;
+  sc.padding = padding_of(p.obf.padding);
+  sc.heartbeat = heartbeat_of(p.obf.heartbeat);
+  sc.liveness_ms = sc.heartbeat.liveness_ms();
+  const std::uint32_t pool_net = p.pool.cidr.network.value;
+  const std::uint32_t pool_mask = p.pool.cidr.mask();
+  const std::uint32_t server_ip = p.tun.address.value;
+  const bool c2c = p.routing.client_to_client;
+  std::vector<config::Ipv4Cidr> subnets;
+  if (ctx.user != nullptr) subnets = ctx.user->client_subnets;
+  Session* sp = session.get();
+  sc.inbound_filter = [sp, pool_net, pool_mask, server_ip, c2c, subnets](ByteSpan pkt) {
+    const std::uint32_t src = load_be32(pkt.data() + 12);
+    const std::uint32_t dst = load_be32(pkt.data() + 16);
+    bool src_ok = src == sp->tunnel_ip;
+    for (const auto& n : subnets) src_ok = src_ok || n.contains({src});
+    if (!src_ok) {
+      engine::SessionCounters::add(sp->counters.drop_bad_source);
+      return false;
+    }
+    if (!c2c && (dst & pool_mask) == pool_net && dst != server_ip) {
+      engine::SessionCounters::add(sp->counters.drop_policy);
+      return false;
+    }
+    return true;
+  };
+  sc.on_control = [sp](const wire::ControlFrame& f) {
+    if (f.type == wire::kCtrlClientInfo) {
+      if (auto info = wire::parse_client_info(f); info.ok()) {
+        sp->client_version = info->version;
+        sp->client_platform = info->platform;
+      }
+    }
+  };
+  const std::size_t q = session->id % tun_->queue_count();
+  const auto end = engine::run_stream_session(
+      fd.get(), std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
+      session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
+      session->counters, rng);
+  sessions_->remove(session);
+  spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts)", p.name, session->user,
+               transport::ipv4_to_string(session->tunnel_ip), engine::to_string(end),
+               session->counters.rx_packets.load(), session->counters.tx_packets.load());
+}
+
+void ProfileRuntime::tun_reader(std::size_t queue) {
+  tunio::PacketBatch batch(64, std::max<std::size_t>(profile_.tun.mtu, 1500));
+  std::vector<Session*> woken;
+  woken.reserve(64);
+  while (!stop_.stopped()) {
+    pollfd p[2] = {{tun_->fd(queue), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
+    if (::poll(p, 2, 1000) < 0 && errno != EINTR) break;
+    if (p[1].revents != 0) break;
+    if (p[0].revents == 0) continue;
+    batch.clear();
+    auto r = tun_->read_batch(queue, batch);
+    if (!r.ok()) {
+      if (r.error() == tunio::TunError::would_block) continue;
+      spdlog::error("[{}] TUN read failed: {}", profile_.name, tunio::to_string(r.error()));
+      break;
+    }
+    woken.clear();
+    sessions_->with_routes([&](const auto& routes) {
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto pkt = batch.packet(i);
+        if (pkt.size() < 20 || (pkt[0] >> 4) != 4) continue;  // IPv4 only, as 0.7.16
+        auto it = routes.find(load_be32(pkt.data() + 16));
+        if (it == routes.end()) {
+          counters_.tun_no_route++;
+          continue;
+        }
+        Session* s = it->second.get();
+        s->inbox.push(pkt);
+        if (std::find(woken.begin(), woken.end(), s) == woken.end()) woken.push_back(s);
+      }
+      for (Session* s : woken) s->inbox.notify();
+    });
+  }
+}
+
+}  // namespace qeli::server

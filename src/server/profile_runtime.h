@@ -1,0 +1,101 @@
+// ProfileRuntime: one `[profile:NAME]` of a server carrying traffic over TCP.
+//
+//   listener thread    accept → one connection thread per client (bounded pre-auth)
+//   connection thread  handshake (engine::drive_server_handshake) → authentication
+//                      (AuthGuard: lockout, tarpit, Argon2id) → admission
+//                      (SessionTable) → AUTH OK → the session's receive loop
+//                      (socket → TUN); its send thread seals what the TUN readers
+//                      queued for it
+//   TUN reader threads one per TUN queue: read a batch, route each IPv4 packet by
+//                      destination to its session's inbox, wake each session once
+//
+// Threads are joined by stop(). Nothing here reads the config file: the caller passes
+// the parsed profile and the shared pieces.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/server_config.h"
+#include "crypto/x25519.h"
+#include "engine/stop_signal.h"
+#include "server/auth_guard.h"
+#include "server/session_table.h"
+#include "server/user_directory.h"
+#include "transport/unique_fd.h"
+#include "tunio/linux_tun.h"
+
+namespace qeli::server {
+
+/// Why connections ended before or during authentication (counted; the wire shows nothing).
+struct ProfileCounters {
+  std::atomic<std::uint64_t> accepted{0};
+  std::atomic<std::uint64_t> handshake_failed{0};
+  std::atomic<std::uint64_t> auth_failed{0};
+  std::atomic<std::uint64_t> locked_out{0};
+  std::atomic<std::uint64_t> over_capacity{0};
+  std::atomic<std::uint64_t> sessions_started{0};
+  std::atomic<std::uint64_t> tun_no_route{0};
+};
+
+class ProfileRuntime {
+ public:
+  ProfileRuntime(config::ProfileConfig profile, const config::AuthConfig& auth,
+                 crypto::X25519KeyPair identity, UserDirectory& users, AuthGuard& guard);
+  ~ProfileRuntime();
+  ProfileRuntime(const ProfileRuntime&) = delete;
+  ProfileRuntime& operator=(const ProfileRuntime&) = delete;
+
+  /// Opens the TUN (address, MTU, link up through netlink) and the listener, starts the
+  /// threads. Error: a message naming what failed.
+  Status<std::string> start();
+  /// Stops accepting, ends every session, joins every thread, deletes the TUN.
+  void stop();
+
+  const std::string& name() const { return profile_.name; }
+  const config::ProfileConfig& profile() const { return profile_; }
+  SessionTable& sessions() { return *sessions_; }
+  const ProfileCounters& counters() const { return counters_; }
+  const crypto::X25519Public& public_key() const { return identity_.public_key; }
+  /// The TCP port actually bound (useful when the config says 0 in tests).
+  std::uint16_t bound_port() const { return bound_port_; }
+
+ private:
+  void accept_loop();
+  void handle_connection(transport::UniqueFd fd);
+  void tun_reader(std::size_t queue);
+  bool admit_client(struct AuthContext& ctx);
+  void reap_finished_connections();
+
+  config::ProfileConfig profile_;
+  config::AuthConfig auth_;
+  crypto::X25519KeyPair identity_;
+  UserDirectory& users_;
+  AuthGuard& guard_;
+  ProfileCounters counters_;
+
+  std::unique_ptr<tunio::LinuxTun> tun_;
+  std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
+  std::unique_ptr<SessionTable> sessions_;
+  transport::UniqueFd listener_;
+  std::uint16_t bound_port_ = 0;
+  engine::StopSignal stop_;
+  std::thread accept_thread_;
+  std::vector<std::thread> tun_threads_;
+  std::mutex conn_mu_;
+  struct Conn {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::list<Conn> conns_;
+  std::atomic<int> preauth_{0};
+  bool started_ = false;
+};
+
+}  // namespace qeli::server

@@ -1,0 +1,106 @@
+#include "server/server.h"
+
+#include <signal.h>
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <vector>
+
+#include "config/identity_store.h"
+#include "config/server_config.h"
+#include "server/auth_guard.h"
+#include "server/profile_runtime.h"
+#include "server/user_directory.h"
+
+namespace qeli::server {
+namespace {
+
+UserSnapshot users_of(const config::ServerConfig& c) { return UserSnapshot{c.users, c.groups}; }
+
+BruteForcePolicy policy_of(const config::BruteForceConfig& b) {
+  return {b.enabled, b.max_attempts, b.window, b.lockout};
+}
+
+void print_findings(const config::Findings& f) {
+  for (const auto& item : f.all()) {
+    if (item.severity == config::Severity::kError) {
+      spdlog::error("{}", item.to_string());
+    } else {
+      spdlog::warn("{}", item.to_string());
+    }
+  }
+}
+
+}  // namespace
+
+int run_server(const ServerOptions& options) {
+  // Signals are taken synchronously by this thread only: block them before any thread
+  // starts so every thread inherits the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto load = config::load_server_config(options.config_path);
+  print_findings(load.findings);
+  if (!load.ok()) {
+    spdlog::error("{}: refusing to start with the errors above", options.config_path);
+    return 1;
+  }
+  const config::ServerConfig& cfg = load.config;
+  UserDirectory users(users_of(cfg));
+  AuthGuard guard(policy_of(cfg.auth.brute_force));
+  config::IdentityStore identities(options.identity_dir);
+
+  std::vector<std::unique_ptr<ProfileRuntime>> profiles;
+  for (const auto& p : cfg.profiles) {
+    if (!p.enabled) continue;
+    auto id = identities.load_or_create(p.name, p.identity_key);
+    if (!id.ok()) {
+      spdlog::error("profile {}: identity key: {}", p.name, id.error().detail);
+      return 1;
+    }
+    if (id->created) spdlog::info("profile {}: created identity key {}", p.name, id->path);
+    crypto::X25519KeyPair kp{std::move(id->private_key), id->public_key};
+    spdlog::info("profile {}: identity {}", p.name, to_hex(kp.public_key));
+    auto rt = std::make_unique<ProfileRuntime>(p, cfg.auth, std::move(kp), users, guard);
+    if (auto st = rt->start(); !st.ok()) {
+      spdlog::error("{}", st.error());
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
+    profiles.push_back(std::move(rt));
+  }
+  if (profiles.empty()) {
+    spdlog::error("{}: no enabled profile", options.config_path);
+    return 1;
+  }
+
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      auto again = config::load_server_config(options.config_path);
+      print_findings(again.findings);
+      if (!again.ok()) {
+        spdlog::error("reload refused: {} has errors; keeping the running configuration",
+                      options.config_path);
+        continue;
+      }
+      users.replace(users_of(again.config));
+      spdlog::info("reloaded users from {} ({} users); profile changes need a restart",
+                   options.config_path, again.config.users.size());
+      continue;
+    }
+    spdlog::info("signal {}: stopping", sig);
+    break;
+  }
+  for (auto& r : profiles) r->stop();
+  return 0;
+}
+
+}  // namespace qeli::server

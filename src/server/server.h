@@ -1,0 +1,21 @@
+// The `qeli server` daemon: loads and validates the config (refusing to start on any
+// error finding, each naming file, section and key), loads or creates each profile's
+// identity key, starts every enabled profile, and then waits for signals:
+//   SIGINT / SIGTERM  stop every profile cleanly (sessions, threads, TUNs) and return;
+//   SIGHUP            re-read the config; on any error finding keep the running one;
+//                     otherwise replace the users (live sessions are not dropped).
+#pragma once
+
+#include <string>
+
+namespace qeli::server {
+
+struct ServerOptions {
+  std::string config_path = "/etc/qeli/server.conf";
+  std::string identity_dir = "/etc/qeli/identity";
+};
+
+/// Runs until SIGINT/SIGTERM. Returns the process exit code (0 clean stop, 1 failure).
+int run_server(const ServerOptions& options);
+
+}  // namespace qeli::server

@@ -1,0 +1,46 @@
+// One authenticated client session of a profile: identity, tunnel address, its inbox
+// (TUN readers → send thread), its stop signal and counters. Shared between the session
+// table (routing, listing, kicking) and the connection thread that runs it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/clock.h"
+#include "engine/session_counters.h"
+#include "engine/session_inbox.h"
+#include "engine/stop_signal.h"
+#include "transport/endpoint.h"
+
+namespace qeli::server {
+
+struct Session {
+  Session(std::uint64_t id_, std::string user_, std::string device_key_, std::uint32_t ip,
+          transport::Ipv4Endpoint peer_, engine::SessionInbox::Geometry g)
+      : id(id_),
+        user(std::move(user_)),
+        device_key(std::move(device_key_)),
+        tunnel_ip(ip),
+        peer(peer_),
+        started(std::chrono::steady_clock::now()),
+        inbox(g, counters) {}
+
+  const std::uint64_t id;
+  const std::string user;
+  const std::string device_key;  ///< "user:hex(device_id)" or "user"
+  const std::uint32_t tunnel_ip;
+  const transport::Ipv4Endpoint peer;
+  const Instant started;
+  std::string client_version;  ///< self-reported (control frame 2), informational
+  std::string client_platform;
+  engine::SessionCounters counters;
+  engine::SessionInbox inbox;
+  engine::StopSignal stop;
+  /// Set when a newer session took this one's device key or address: the old session
+  /// must not release the address it no longer owns.
+  std::atomic<bool> superseded{false};
+};
+
+}  // namespace qeli::server

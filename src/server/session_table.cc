@@ -1,0 +1,130 @@
+#include "server/session_table.h"
+
+#include <algorithm>
+
+namespace qeli::server {
+
+const char* to_string(AdmissionError e) {
+  switch (e) {
+    case AdmissionError::kPoolExhausted: return "address pool exhausted";
+    case AdmissionError::kMaxClients: return "max_clients reached";
+    case AdmissionError::kBadStaticIp: return "static address unusable";
+  }
+  return "?";
+}
+
+SessionTable::SessionTable(IpPool pool, std::size_t max_clients,
+                           engine::SessionInbox::Geometry geometry)
+    : pool_(std::move(pool)), max_clients_(max_clients), geometry_(geometry) {}
+
+void SessionTable::unroute_locked(const std::shared_ptr<Session>& s) {
+  std::unique_lock lock(routes_mu_);
+  auto it = routes_.find(s->tunnel_ip);
+  if (it != routes_.end() && it->second == s) routes_.erase(it);
+}
+
+Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const AdmissionRequest& req) {
+  std::lock_guard lock(mu_);
+  std::optional<std::uint32_t> reuse_ip;
+  // 1. Supersede the same device: the new session inherits its address.
+  if (auto it = by_device_.find(req.device_key); it != by_device_.end()) {
+    auto old = it->second;
+    old->superseded = true;
+    unroute_locked(old);
+    old->stop.stop();
+    reuse_ip = old->tunnel_ip;
+    by_device_.erase(it);
+  }
+  // 3. max_sessions: evict the user's oldest other devices.
+  if (req.max_sessions > 0) {
+    std::vector<std::shared_ptr<Session>> mine;
+    for (const auto& [k, s] : by_device_) {
+      if (s->user == req.user) mine.push_back(s);
+    }
+    std::sort(mine.begin(), mine.end(), [](auto& a, auto& b) { return a->started < b->started; });
+    while (!mine.empty() && mine.size() >= req.max_sessions) {
+      auto victim = mine.front();
+      mine.erase(mine.begin());
+      unroute_locked(victim);
+      victim->stop.stop();
+      by_device_.erase(victim->device_key);
+      if (!victim->superseded.exchange(true)) pool_.release(victim->tunnel_ip);
+    }
+  }
+  // 4. max_clients.
+  if (max_clients_ > 0 && by_device_.size() >= max_clients_) {
+    if (reuse_ip) pool_.release(*reuse_ip);
+    return fail(AdmissionError::kMaxClients);
+  }
+  // 2/5. The address.
+  std::uint32_t ip = 0;
+  if (req.static_ip) {
+    std::string evicted;
+    if (!pool_.allocate_fixed(req.device_key, *req.static_ip, evicted)) {
+      return fail(AdmissionError::kBadStaticIp);
+    }
+    if (reuse_ip && *reuse_ip != *req.static_ip) pool_.release(*reuse_ip);
+    if (!evicted.empty()) {
+      if (auto it = by_device_.find(evicted); it != by_device_.end()) {
+        it->second->superseded = true;
+        unroute_locked(it->second);
+        it->second->stop.stop();
+        by_device_.erase(it);
+      }
+    }
+    ip = *req.static_ip;
+  } else if (reuse_ip) {
+    ip = *reuse_ip;  // still owned by this device key in the pool
+  } else {
+    auto a = pool_.allocate(req.device_key);
+    if (!a) return fail(AdmissionError::kPoolExhausted);
+    ip = *a;
+  }
+  auto s = std::make_shared<Session>(next_id_++, req.user, req.device_key, ip, req.peer, geometry_);
+  by_device_[req.device_key] = s;
+  {
+    std::unique_lock rl(routes_mu_);
+    routes_[ip] = s;
+  }
+  return s;
+}
+
+void SessionTable::remove(const std::shared_ptr<Session>& s) {
+  std::lock_guard lock(mu_);
+  unroute_locked(s);
+  auto it = by_device_.find(s->device_key);
+  if (it != by_device_.end() && it->second == s) by_device_.erase(it);
+  if (!s->superseded.exchange(true)) pool_.release(s->tunnel_ip);
+}
+
+std::vector<std::shared_ptr<Session>> SessionTable::list() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<Session>> out;
+  for (const auto& [k, s] : by_device_) out.push_back(s);
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a->id < b->id; });
+  return out;
+}
+
+std::size_t SessionTable::kick(const std::string& user) {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (const auto& [k, s] : by_device_) {
+    if (s->user == user) {
+      s->stop.stop();
+      ++n;
+    }
+  }
+  return n;
+}
+
+void SessionTable::stop_all() {
+  std::lock_guard lock(mu_);
+  for (const auto& [k, s] : by_device_) s->stop.stop();
+}
+
+std::size_t SessionTable::size() const {
+  std::lock_guard lock(mu_);
+  return by_device_.size();
+}
+
+}  // namespace qeli::server

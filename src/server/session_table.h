@@ -1,0 +1,78 @@
+// SessionTable: a profile's live sessions, its IP pool and the routing map from tunnel
+// address to session. Admission follows qeli 0.7.16 (§3.4 "Session admission"):
+//
+//   1. a live session with the same device key is superseded (its address is reused);
+//   2. a static address (user `static_ip` / `pool.reservation.<user>`) is taken from
+//      whoever holds it (that session is kicked);
+//   3. `max_sessions` for the user (0 = unlimited): the user's OLDEST other device goes;
+//   4. `max_clients` for the profile is checked last;
+//   5. otherwise the pool allocates (sticky per device key).
+//
+// Thread-safe: one mutex for admission and removal; the routing map is read under a
+// shared lock once per TUN batch.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.h"
+#include "server/ip_pool.h"
+#include "server/session.h"
+
+namespace qeli::server {
+
+struct AdmissionRequest {
+  std::string user;
+  std::string device_key;
+  std::optional<std::uint32_t> static_ip;
+  std::uint32_t max_sessions = 0;  ///< 0 = unlimited
+  transport::Ipv4Endpoint peer;
+};
+
+enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp };
+const char* to_string(AdmissionError e);
+
+class SessionTable {
+ public:
+  SessionTable(IpPool pool, std::size_t max_clients, engine::SessionInbox::Geometry geometry);
+
+  /// Admits a session (see the header comment). The returned session is registered for
+  /// routing at once. Superseded/evicted sessions are signalled to stop.
+  Result<std::shared_ptr<Session>, AdmissionError> admit(const AdmissionRequest& req);
+
+  /// Removes `s` (when its connection ends); releases its address unless superseded.
+  void remove(const std::shared_ptr<Session>& s);
+
+  /// Looks up sessions for a batch of destinations under one shared lock.
+  template <class F>
+  void with_routes(F&& f) const {
+    std::shared_lock lock(routes_mu_);
+    f(routes_);
+  }
+
+  std::vector<std::shared_ptr<Session>> list() const;
+  /// Stops every session of `user`; returns how many.
+  std::size_t kick(const std::string& user);
+  void stop_all();
+  std::size_t size() const;
+
+ private:
+  void unroute_locked(const std::shared_ptr<Session>& s);
+
+  mutable std::mutex mu_;
+  IpPool pool_;
+  std::size_t max_clients_;
+  engine::SessionInbox::Geometry geometry_;
+  std::uint64_t next_id_ = 1;
+  std::unordered_map<std::string, std::shared_ptr<Session>> by_device_;
+  mutable std::shared_mutex routes_mu_;
+  std::unordered_map<std::uint32_t, std::shared_ptr<Session>> routes_;
+};
+
+}  // namespace qeli::server

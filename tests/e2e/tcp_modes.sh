@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# e2e: qeli server + client over TCP in every TCP mode, between two network namespaces.
+#
+# Per mode (plain, fake-tls, padding, frag): provision a user with `qeli add-client
+# --link`, start the server, start the client from the printed qeli:// link, then
+#   * ping both ways through the tunnel;
+#   * iperf3 TCP up and down (E2E_SECONDS, default 5 s) — must carry data;
+#   * iperf3 UDP at 100 Mbit/s — loss must stay under 1 %;
+#   * an IPv6 packet from the client is dropped (0.7.16 carries IPv4 only) without harm;
+# and print one table row per mode. Usage: tcp_modes.sh QELI_BINARY [MODE...]
+set -euo pipefail
+QELI=$(readlink -f "$1")
+shift
+MODES=("$@")
+[ ${#MODES[@]} -gt 0 ] || MODES=(plain fake-tls padding frag)
+SECS=${E2E_SECONDS:-5}
+source "$(dirname "$0")/netns.sh"
+e2e_setup
+
+PORT=4433
+TUN_NET=10.77.0
+results=()
+
+run_mode() {
+  local mode=$1 dir="$E2E_DIR/$1"
+  mkdir -p "$dir/identity"
+  local obf_mode=fake-tls padding=false frag=false
+  case "$mode" in
+    plain) obf_mode=plain ;;
+    fake-tls) ;;
+    padding) padding=true ;;
+    frag) frag=true ;;
+  esac
+  : >"$dir/users.conf"
+  cat >"$dir/server.conf" <<CONF
+[auth]
+users_file = users.conf
+
+[logging]
+level = info
+
+[profile:e2e]
+bind.transport = tcp
+bind.address = $UL_S
+bind.port = $PORT
+tun.name = qes0
+tun.address = $TUN_NET.1
+tun.mtu = 1400
+tun.queues = 2
+pool.cidr = $TUN_NET.0/24
+obf.mode = $obf_mode
+obf.padding.enabled = $padding
+obf.padding.min_bytes = 32
+obf.padding.max_bytes = 256
+obf.fragmentation.enabled = $frag
+obf.heartbeat.interval_ms = 5000
+CONF
+  "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "$mode: server.conf rejected"
+  local link
+  link=$(echo "s3cret-$mode" | "$QELI" add-client alice --password-stdin -c "$dir/server.conf" \
+    --identity-dir "$dir/identity" --link --host "$UL_S:$PORT" --link-profile e2e --no-qr |
+    grep '^qeli://') || e2e_fail "$mode: add-client printed no link"
+
+  e2e_bg "server-$mode" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity"
+  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" ||
+    e2e_fail "$mode: server did not listen"
+  e2e_bg "client-$mode" "$NS_C" "$QELI" client "$link" --known-hosts "$dir/known_hosts" \
+    --device-id-file "$dir/device-id"
+  e2e_wait_for 15 ip netns exec "$NS_C" sh -c "ip -4 addr show dev vpn0 | grep -q 'inet $TUN_NET\.'" ||
+    e2e_fail "$mode: client TUN never got an address"
+  local cip
+  cip=$(ip -n "$NS_C" -4 -o addr show dev vpn0 | awk '{print $4}' | cut -d/ -f1)
+
+  ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 2 "$TUN_NET.1" >/dev/null || e2e_fail "$mode: ping client→server"
+  ip netns exec "$NS_S" ping -c 3 -i 0.2 -W 2 "$cip" >/dev/null || e2e_fail "$mode: ping server→client"
+  local rtt
+  rtt=$(ip netns exec "$NS_C" ping -c 5 -i 0.2 -q "$TUN_NET.1" | awk -F/ '/rtt/ {print $5}')
+
+  e2e_bg "iperf-$mode" "$NS_S" iperf3 -s -B "$TUN_NET.1" -p 5201
+  e2e_wait_for 5 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':5201 '" || e2e_fail "iperf3 -s"
+  local up down udp_loss
+  up=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -J |
+    jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$mode: iperf3 up"
+  down=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -R -J |
+    jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$mode: iperf3 down"
+  udp_loss=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -u -b 100M -l 1200 -J |
+    jq '.end.sum.lost_percent') || e2e_fail "$mode: iperf3 udp"
+  [ "$up" -gt 10 ] || e2e_fail "$mode: TCP up only $up Mbit/s"
+  [ "$down" -gt 10 ] || e2e_fail "$mode: TCP down only $down Mbit/s"
+  awk -v l="$udp_loss" 'BEGIN { exit !(l < 1.0) }' || e2e_fail "$mode: UDP loss $udp_loss% at 100 Mbit/s"
+
+  # An IPv6 packet into the tunnel is dropped by both ends, and the tunnel keeps working.
+  ip -n "$NS_C" -6 addr add fd00:77::2/64 dev vpn0 2>/dev/null || true
+  ip netns exec "$NS_C" ping -6 -c 1 -W 1 fd00:77::1 >/dev/null 2>&1 || true
+  ip netns exec "$NS_C" ping -c 1 -W 2 "$TUN_NET.1" >/dev/null || e2e_fail "$mode: tunnel broke after IPv6"
+
+  results+=("$(printf '%-9s %8s %10s %12s %9s%%' "$mode" "$rtt" "$up" "$down" "$udp_loss")")
+  e2e_stop "iperf-$mode"
+  e2e_stop "client-$mode"
+  e2e_stop "server-$mode"
+  # The server removed its TUN on SIGTERM.
+  ip -n "$NS_S" link show qes0 >/dev/null 2>&1 && e2e_fail "$mode: server left its TUN behind"
+  e2e_log "$mode ok"
+}
+
+for m in "${MODES[@]}"; do run_mode "$m"; done
+printf '\n%-9s %8s %10s %12s %10s\n' mode "rtt ms" "up Mbit/s" "down Mbit/s" "udp loss"
+printf '%s\n' "${results[@]}"
