@@ -14,8 +14,9 @@
 #
 # `openssl speed -evp` only calls EVP_EncryptUpdate on one buffer again and again (no nonce,
 # no tag), so it is the ceiling for a wrapper that seals whole records. Throughputs are in
-# MB/s (10^6 bytes per second) on both sides. The machine is shared: run it when it is
-# otherwise idle and read the spread (min–max) next to each median.
+# MB/s (10^6 bytes per second) on both sides, each divided by CPU time (Google Benchmark's
+# default; `openssl speed` without -elapsed), which keeps other load on a shared machine out
+# of the quotient but not out of the caches: read the spread (min–max) next to each median.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${1:-3}
@@ -133,8 +134,8 @@ print()
 print("¹ open also copies the sealed record back into the buffer every iteration, since "
       "decrypting in place consumes it.")
 print("² in crypto_bench, no wrapper: Aead::seal's exact OpenSSL calls on a bare EVP_CIPHER_CTX, "
-      "and EVP_EncryptUpdate alone (what `openssl speed -evp` times). crypto_bench rates are per "
-      "CPU time, `openssl speed` per wall-clock time.\n")
+      "and EVP_EncryptUpdate alone (what `openssl speed -evp` times). Both crypto_bench and "
+      "`openssl speed` (without -elapsed) divide by CPU time.\n")
 for alg, r_evp, r_aead, r_upd in ratios:
     verdict = "meets" if r_evp >= 0.90 else "MISSES"
     print(f"RATIO at 16 KiB, {alg}: qeli seal / openssl speed -evp = {r_evp:.1%} "
