@@ -16,6 +16,7 @@
 #include "netns_fixture.h"
 #include "sys/nft_kill_switch.h"
 #include "sys/nft_nat.h"
+#include "sys/route_table.h"
 #include "sys/sysctl.h"
 
 namespace qeli::sys {
@@ -297,6 +298,25 @@ TEST_F(NatNetns, MssIsClampedToThePathMtu) {
 
   ASSERT_TRUE(with_nft(server_, [&](NftContext& nft) { return apply_nat(nft, spec()); }).ok());
   EXPECT_EQ(mss_seen_by_wan(), "mss 1240");  // 1280 - 20 (IPv4) - 20 (TCP)
+}
+
+// The contract in nft_context.h / route_table.h: the namespace is fixed when the context
+// or table is opened, whichever thread uses it later.
+TEST(NamespaceBinding, ContextsActWhereTheyWereOpened) {
+  Netns a("bind-a");
+  Netns b("bind-b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a.exec("nft add table inet qeli_marker_a").status, 0);
+  ASSERT_EQ(a.exec("ip link add ma0 type veth peer name ma1").status, 0);
+  auto nft = a.run([] { return NftContext::open(); });
+  auto routes = a.run([] { return RouteTable::open(); });
+  ASSERT_TRUE(nft.ok() && routes.ok());
+  // Used from a thread that sits in namespace b.
+  auto seen = b.run([&] { return nft->run("list tables"); });
+  ASSERT_TRUE(seen.ok()) << seen.error().detail;
+  EXPECT_NE(seen->find("qeli_marker_a"), std::string::npos) << *seen;
+  auto idx = b.run([&] { return routes->ifindex("ma0"); });
+  EXPECT_TRUE(idx.ok());
 }
 
 TEST(SysctlNetns, ReadWriteAndBadKeys) {
