@@ -81,7 +81,8 @@ HostResult<std::string> read_small_file(const std::string& path, std::size_t max
     out.append(buf.data(), static_cast<std::size_t>(n));
     if (out.size() > max_bytes) {
       ::close(fd);
-      return host_fail(HostErrc::kCorrupt, path + " is larger than " + std::to_string(max_bytes) + " bytes");
+      return host_fail(HostErrc::kCorrupt,
+                       path + " is larger than " + std::to_string(max_bytes) + " bytes");
     }
   }
   ::close(fd);

@@ -71,9 +71,14 @@ HostResult<std::string> encode_journal_entry(const JournalEntry& e) {
   std::vector<std::string> fields;
   if (const auto* r = std::get_if<RouteChange>(&e)) {
     const Route& rt = r->route;
-    fields = {"route", std::to_string(rt.table), std::to_string(rt.protocol), type_name(rt.type),
-              rt.dst.to_string(), rt.gateway ? rt.gateway->to_string() : "-",
-              rt.dev.empty() ? "-" : rt.dev, std::to_string(rt.metric)};
+    fields = {"route",
+              std::to_string(rt.table),
+              std::to_string(rt.protocol),
+              type_name(rt.type),
+              rt.dst.to_string(),
+              rt.gateway ? rt.gateway->to_string() : "-",
+              rt.dev.empty() ? "-" : rt.dev,
+              std::to_string(rt.metric)};
   } else if (const auto* n = std::get_if<NftTableChange>(&e)) {
     fields = {"nft", n->family, n->name};
   } else if (const auto* d = std::get_if<ResolvConfChange>(&e)) {
@@ -180,7 +185,8 @@ HostResult<HostJournal> HostJournal::open(const std::string& path) {
     text->clear();
   }
   if (text->empty()) {
-    if (auto w = j.append_line(std::string(kHeader, sizeof kHeader - 2)); !w) return fail(w.error());
+    if (auto w = j.append_line(std::string(kHeader, sizeof kHeader - 2)); !w)
+      return fail(w.error());
     if (auto s = sync_parent_dir(path); !s) return fail(s.error());
     return j;
   }
@@ -240,14 +246,13 @@ HostResult<std::uint64_t> HostJournal::record(const JournalEntry& e) {
   return id;
 }
 
-HostStatus HostJournal::settle(std::uint64_t id) {
-  return append_line("-" + std::to_string(id));
-}
+HostStatus HostJournal::settle(std::uint64_t id) { return append_line("-" + std::to_string(id)); }
 
 HostResult<std::vector<JournalRecord>> HostJournal::pending(std::size_t* skipped) const {
   auto text = read_small_file(path_, kMaxJournalBytes);
   if (!text) return fail(text.error());
-  if (text->rfind(kHeader, 0) != 0) return host_fail(HostErrc::kCorrupt, path_ + " lost its header");
+  if (text->rfind(kHeader, 0) != 0)
+    return host_fail(HostErrc::kCorrupt, path_ + " lost its header");
   std::map<std::uint64_t, JournalEntry> live;  // ordered by id = order of the changes
   std::size_t bad = 0;
   std::size_t pos = sizeof kHeader - 1;
@@ -259,8 +264,9 @@ HostResult<std::vector<JournalRecord>> HostJournal::pending(std::size_t* skipped
     if (line.empty()) continue;
     const auto sp = line.find(' ');
     std::uint64_t id = 0;
-    const bool id_ok = line.size() > 1 &&
-                       parse_num(line.substr(1, sp == std::string_view::npos ? line.npos : sp - 1), id);
+    const bool id_ok =
+        line.size() > 1 &&
+        parse_num(line.substr(1, sp == std::string_view::npos ? line.npos : sp - 1), id);
     if (id_ok && line[0] == '-' && sp == std::string_view::npos) {
       live.erase(id);
       continue;

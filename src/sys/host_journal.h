@@ -13,7 +13,8 @@
 //
 // File (text, one record per line, 0600, default /var/lib/qeli/journal-<name>.log):
 //   qeli-host-journal 1
-//   +<id> route <table> <protocol> <unicast|blackhole|unreachable> <dst/len> <gw|-> <dev|-> <metric>
+//   +<id> route <table> <protocol> <unicast|blackhole|unreachable> <dst/len> <gw|-> <dev|->
+//   <metric>
 //   +<id> nft <family> <table>
 //   +<id> resolv <resolv.conf path> <backup path>
 //   +<id> sysctl <key> <old value> <new value>
@@ -74,8 +75,8 @@ class JournalUndo {
 };
 
 struct CleanupReport {
-  std::size_t undone = 0;            ///< entries undone (or found already gone)
-  std::vector<HostError> failures;   ///< entries that could not be undone (still pending)
+  std::size_t undone = 0;           ///< entries undone (or found already gone)
+  std::vector<HostError> failures;  ///< entries that could not be undone (still pending)
 };
 
 class HostJournal {

@@ -69,7 +69,8 @@ HostResult<IpPrefix> IpPrefix::parse(std::string_view text) {
   const auto [ptr, ec] = std::from_chars(len_text.data(), end, len);
   if (len_text.empty() || len_text.size() > 3 || ec != std::errc{} || ptr != end ||
       len > p.max_len()) {
-    return host_fail(HostErrc::kInvalidArgument, "bad prefix length in '" + std::string(text) + "'");
+    return host_fail(HostErrc::kInvalidArgument,
+                     "bad prefix length in '" + std::string(text) + "'");
   }
   if (!host_bits_zero(p.addr, len)) {
     return host_fail(HostErrc::kInvalidArgument,

@@ -86,8 +86,8 @@ HostStatus refresh_servers(NftContext& nft, const std::string& tun,
   }
   const std::string table = "inet " + kill_switch_table_name(tun);
   std::string s;
-  for (const auto& [set, family] : {std::pair{"servers4", IpFamily::kV4},
-                                    std::pair{"servers6", IpFamily::kV6}}) {
+  for (const auto& [set, family] :
+       {std::pair{"servers4", IpFamily::kV4}, std::pair{"servers6", IpFamily::kV6}}) {
     s += std::string("flush set ") + table + " " + set + "\n";
     if (auto e = elements(servers, family); !e.empty()) {
       s += std::string("add element ") + table + " " + set + " " + e + "\n";

@@ -17,7 +17,8 @@ HostResult<std::string> nat_script(const NatSpec& spec) {
   if (spec.pools.empty()) return host_fail(HostErrc::kInvalidArgument, "NAT without a pool");
   const std::string table = "inet " + nat_table_name(spec.profile);
   const std::string tun = "\"" + spec.tun + "\"";
-  const std::string out_match = spec.wan.empty() ? "oifname != " + tun : "oifname \"" + spec.wan + "\"";
+  const std::string out_match =
+      spec.wan.empty() ? "oifname != " + tun : "oifname \"" + spec.wan + "\"";
 
   // "add; delete; create" in one batch: the add makes the delete valid when no stale
   // table exists, so the same script serves a first start and a restart after a crash.

@@ -106,7 +106,8 @@ HostResult<std::string> render_resolv_conf(const DnsSettings& dns, const std::st
   if (!dns.search.empty()) {
     s += "search";
     for (const std::string& d : dns.search) {
-      if (!plain_domain(d)) return host_fail(HostErrc::kInvalidArgument, "bad search domain '" + d + "'");
+      if (!plain_domain(d))
+        return host_fail(HostErrc::kInvalidArgument, "bad search domain '" + d + "'");
       s += " " + d;
     }
     s += "\n";
@@ -131,8 +132,8 @@ HostStatus ResolvConf::take_over(const DnsSettings& dns, const std::string& tun)
     if (!bst) return fail(bst.error());
     if (bst->kind == PathState::Kind::kAbsent) {
       return host_fail(HostErrc::kCorrupt,
-                       paths_.resolv_conf + " was written by qeli but its backup " +
-                           paths_.backup + " is missing; restore the original by hand");
+                       paths_.resolv_conf + " was written by qeli but its backup " + paths_.backup +
+                           " is missing; restore the original by hand");
     }
     mode = st->mode;
   } else {
@@ -195,7 +196,9 @@ HostResult<ResolvConf::Recovery> ResolvConf::restore() {
     case PathState::Kind::kFile:
       put = write_file_atomic(paths_.resolv_conf, b->payload, b->mode, std::pair{b->uid, b->gid});
       break;
-    case PathState::Kind::kSymlink: put = write_symlink_atomic(paths_.resolv_conf, b->payload); break;
+    case PathState::Kind::kSymlink:
+      put = write_symlink_atomic(paths_.resolv_conf, b->payload);
+      break;
     default: put = remove_file(paths_.resolv_conf); break;
   }
   if (!put) return fail(put.error());

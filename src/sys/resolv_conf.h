@@ -57,9 +57,9 @@ bool is_qeli_resolv_conf(const std::string& content);
 class ResolvConf {
  public:
   enum class Recovery {
-    kNothingToDo,     ///< no backup: the last run stopped cleanly (or never took over)
-    kRestored,        ///< the original was put back
-    kKeptForeign,     ///< resolv.conf was replaced by someone else; stale backup dropped
+    kNothingToDo,  ///< no backup: the last run stopped cleanly (or never took over)
+    kRestored,     ///< the original was put back
+    kKeptForeign,  ///< resolv.conf was replaced by someone else; stale backup dropped
   };
 
   explicit ResolvConf(ResolvConfPaths paths = {});

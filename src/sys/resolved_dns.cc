@@ -40,13 +40,15 @@ HostStatus run_argv(const std::vector<std::string>& args) {
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (const int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0) {
+  if (const int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+      rc != 0) {
     return host_fail(rc == ENOENT ? HostErrc::kNotFound : HostErrc::kIo,
                      "spawn " + args[0] + ": " + std::strerror(rc));
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return host_fail(HostErrc::kIo, "waitpid: " + std::string(std::strerror(errno)));
+    if (errno != EINTR)
+      return host_fail(HostErrc::kIo, "waitpid: " + std::string(std::strerror(errno)));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string cmd;
@@ -79,12 +81,14 @@ ResolvedStatus probe_resolved(const ResolvedProbePaths& paths) {
 
 DnsBackend choose_dns_backend(const ResolvedStatus& status) {
   return status.running && status.resolv_conf_is_stub ? DnsBackend::kResolved
-                                                       : DnsBackend::kResolvConf;
+                                                      : DnsBackend::kResolvConf;
 }
 
-HostResult<std::vector<std::vector<std::string>>> resolvectl_apply_commands(
-    const std::string& dev, const DnsSettings& dns, bool default_route) {
-  if (!is_valid_ifname(dev)) return host_fail(HostErrc::kInvalidArgument, "bad interface '" + dev + "'");
+HostResult<std::vector<std::vector<std::string>>> resolvectl_apply_commands(const std::string& dev,
+                                                                            const DnsSettings& dns,
+                                                                            bool default_route) {
+  if (!is_valid_ifname(dev))
+    return host_fail(HostErrc::kInvalidArgument, "bad interface '" + dev + "'");
   // render_resolv_conf() validates servers and search domains the same way.
   if (auto check = render_resolv_conf(dns, dev); !check) return fail(check.error());
   std::vector<std::vector<std::string>> cmds;
@@ -113,7 +117,8 @@ HostStatus ResolvectlLinkDns::apply(const std::string& dev, const DnsSettings& d
 }
 
 HostStatus ResolvectlLinkDns::revert(const std::string& dev) {
-  if (!is_valid_ifname(dev)) return host_fail(HostErrc::kInvalidArgument, "bad interface '" + dev + "'");
+  if (!is_valid_ifname(dev))
+    return host_fail(HostErrc::kInvalidArgument, "bad interface '" + dev + "'");
   return run_argv({exe_, "revert", dev});
 }
 

@@ -26,7 +26,7 @@ struct ResolvedProbePaths {
 };
 
 struct ResolvedStatus {
-  bool running = false;             ///< resolved's varlink socket accepts a connection
+  bool running = false;              ///< resolved's varlink socket accepts a connection
   bool resolv_conf_is_stub = false;  ///< resolv.conf links to / lists resolved's stub
 };
 
@@ -51,8 +51,9 @@ class LinkDns {
 };
 
 /// The resolvectl(1) argument vectors that ResolvectlLinkDns runs for apply() (pure).
-HostResult<std::vector<std::vector<std::string>>> resolvectl_apply_commands(
-    const std::string& dev, const DnsSettings& dns, bool default_route);
+HostResult<std::vector<std::vector<std::string>>> resolvectl_apply_commands(const std::string& dev,
+                                                                            const DnsSettings& dns,
+                                                                            bool default_route);
 
 /// LinkDns through resolvectl(1), run with posix_spawn (argument vector, no shell).
 class ResolvectlLinkDns final : public LinkDns {

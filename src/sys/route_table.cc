@@ -154,7 +154,8 @@ HostResult<RoutePtr> build(const Route& r, int ifindex, bool for_delete) {
     return host_fail(HostErrc::kInvalidArgument, "gateway family differs: " + r.to_string());
   }
   if (r.type == RouteType::kUnicast && !r.gateway && ifindex == 0) {
-    return host_fail(HostErrc::kInvalidArgument, "unicast route needs dev or via: " + r.to_string());
+    return host_fail(HostErrc::kInvalidArgument,
+                     "unicast route needs dev or via: " + r.to_string());
   }
   if (r.type != RouteType::kUnicast && (r.gateway || ifindex != 0)) {
     return host_fail(HostErrc::kInvalidArgument,
@@ -272,8 +273,8 @@ HostResult<RouteLookup> RouteTable::lookup(const IpAddress& dst) {
   rtnl_route* raw = nullptr;
   if (const int err = rtnl_route_lookup(sock_, addr.get(), &raw); err < 0) {
     // The kernel answers ENETUNREACH / EHOSTUNREACH / EINVAL (blackhole) with an error.
-    const HostErrc code = errc_of(err) == HostErrc::kPermission ? HostErrc::kPermission
-                                                                 : HostErrc::kUnreachable;
+    const HostErrc code =
+        errc_of(err) == HostErrc::kPermission ? HostErrc::kPermission : HostErrc::kUnreachable;
     return host_fail(code, "route to " + dst.to_string() + ": " + nl_geterror(err));
   }
   RoutePtr route(raw);

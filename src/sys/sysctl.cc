@@ -28,7 +28,8 @@ HostResult<std::string> sysctl_path(std::string_view key) {
   for (const char c : key) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || c == '-' || c == '.' || c == '/';
-    if (!ok) return host_fail(HostErrc::kInvalidArgument, "bad sysctl key '" + std::string(key) + "'");
+    if (!ok)
+      return host_fail(HostErrc::kInvalidArgument, "bad sysctl key '" + std::string(key) + "'");
     // sysctl(8) uses '.' as the separator unless the key already uses '/'.
     path += (c == '.' && key.find('/') == std::string_view::npos) ? '/' : c;
   }

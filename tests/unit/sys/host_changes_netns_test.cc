@@ -38,10 +38,10 @@ class HostChangesNetns : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ns_.ok());
-    for (const char* c : {"ip link add h0 type veth peer name h1", "ip link set h0 up",
-                          "ip link set h1 up", "ip addr add 192.0.2.2/24 dev h0",
-                          "ip addr add fd00:2::2/64 dev h0 nodad",
-                          "ip route add 10.30.0.0/16 dev h0"}) {
+    for (const char* c :
+         {"ip link add h0 type veth peer name h1", "ip link set h0 up", "ip link set h1 up",
+          "ip addr add 192.0.2.2/24 dev h0", "ip addr add fd00:2::2/64 dev h0 nodad",
+          "ip route add 10.30.0.0/16 dev h0"}) {
       auto r = ns_.exec(c);
       ASSERT_EQ(r.status, 0) << c << ": " << r.out;
     }
@@ -49,8 +49,8 @@ class HostChangesNetns : public ::testing::Test {
   }
 
   bool has_route(const char* family, const std::string& dst) {
-    auto j = nlohmann::json::parse(ns_.exec(std::string("ip -j ") + family + " route show table main").out,
-                                   nullptr, false);
+    auto j = nlohmann::json::parse(
+        ns_.exec(std::string("ip -j ") + family + " route show table main").out, nullptr, false);
     for (const auto& e : j) {
       if (e.value("dst", "") == dst) return true;
     }
@@ -128,6 +128,46 @@ TEST_F(HostChangesNetns, CleanupAfterKill9RemovesExactlyWhatWasCreated) {
   EXPECT_TRUE(has_route("-4", "10.30.0.0/16"));
   EXPECT_TRUE(has_route("-4", "192.0.2.0/24"));
   EXPECT_EQ(slurp(journal_path), "qeli-host-journal 1\n");
+}
+
+TEST_F(HostChangesNetns, RestartAfterCrashKeepsTheHostLockedThroughout) {
+  const std::string journal_path = dir_ / "j.log";
+  KillSwitchSpec ks;
+  ks.tun = "h1";
+  ks.servers = {*IpAddress::parse("192.0.2.1")};
+  auto start = [&](bool first) {
+    return ns_.run([&]() -> bool {
+      auto journal = HostJournal::open(journal_path);
+      auto routes = RouteTable::open();
+      auto nft = NftContext::open();
+      if (!journal.ok() || !routes.ok() || !nft.ok()) return false;
+      HostChanges host(*journal, *routes, *nft);
+      if (!first) {
+        auto rep = host.revert_all_keeping_kill_switch("h1");
+        if (!rep.ok() || !rep->failures.empty()) return false;
+        // Between cleanup and the new engage the old table still blocks.
+        if (!nft->table_exists("inet", "qeli_ks_h1").value()) return false;
+      }
+      return host.engage_kill_switch(ks).ok() && host.add_route(make("10.10.0.0/16", "h0")).ok();
+      // (no clean stop: the journal stays pending, like a crash)
+    });
+  };
+  ASSERT_TRUE(start(true));
+  ASSERT_TRUE(start(false));  // the crashed run's route is removed, then re-added
+  EXPECT_TRUE(has_table("inet qeli_ks_h1"));
+  EXPECT_TRUE(has_route("-4", "10.10.0.0/16"));
+  // A clean stop of the second run removes everything, the table included.
+  auto rep = ns_.run([&]() -> HostResult<CleanupReport> {
+    auto journal = HostJournal::open(journal_path);
+    auto routes = RouteTable::open();
+    auto nft = NftContext::open();
+    if (!journal.ok() || !routes.ok() || !nft.ok()) return host_fail(HostErrc::kIo, "open");
+    return HostChanges(*journal, *routes, *nft).revert_all();
+  });
+  ASSERT_TRUE(rep.ok());
+  EXPECT_EQ(rep->undone, 2U);
+  EXPECT_FALSE(has_table("inet qeli_ks_h1"));
+  EXPECT_FALSE(has_route("-4", "10.10.0.0/16"));
 }
 
 TEST_F(HostChangesNetns, RevertOneChangeThenTheRest) {

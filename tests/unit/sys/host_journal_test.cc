@@ -52,7 +52,10 @@ TEST(HostJournal, EntriesRoundTripThroughText) {
   Route gw = route("198.51.100.7/32", "eth0");
   gw.gateway = *IpAddress::parse("192.0.2.1");
   const std::vector<JournalEntry> entries = {
-      RouteChange{r}, RouteChange{bh}, RouteChange{gw}, NftTableChange{"inet", "qeli_ks_qeli0"},
+      RouteChange{r},
+      RouteChange{bh},
+      RouteChange{gw},
+      NftTableChange{"inet", "qeli_ks_qeli0"},
       ResolvConfChange{"/etc/resolv.conf", "/var/lib/qeli/resolv.conf.backup"},
       SysctlChange{"net.ipv4.ip_forward", "0", "1"}};
   for (const JournalEntry& e : entries) {
@@ -71,9 +74,10 @@ TEST(HostJournal, EntriesRoundTripThroughText) {
   EXPECT_EQ(g.protocol, kQeliRouteProtocol);
 
   EXPECT_FALSE(encode_journal_entry(ResolvConfChange{"/etc/my resolv.conf", "/b"}).ok());
-  for (const char* bad : {"", "route 254 113 unicast 10.0.0.0/8 - qeli0", "route x 113 unicast ::/0 - - 0",
-                          "route 254 300 unicast ::/0 - - 0", "route 254 113 anycast ::/0 - - 0",
-                          "nft inet", "sysctl a b", "bogus 1 2"}) {
+  for (const char* bad :
+       {"", "route 254 113 unicast 10.0.0.0/8 - qeli0", "route x 113 unicast ::/0 - - 0",
+        "route 254 300 unicast ::/0 - - 0", "route 254 113 anycast ::/0 - - 0", "nft inet",
+        "sysctl a b", "bogus 1 2"}) {
     EXPECT_FALSE(decode_journal_entry(bad).ok()) << bad;
   }
 }
@@ -143,7 +147,8 @@ TEST(HostJournal, CleanupUndoesNewestFirstAndKeepsFailures) {
 TEST(HostJournal, TornLastLineAndGarbageAreSkipped) {
   TempDir dir;
   const std::string path = dir / "journal.log";
-  spit(path, "qeli-host-journal 1\n+1 nft inet qeli_ks_a\nnonsense\n+2 nft inet qeli_ks_b\n+3 nft in");
+  spit(path,
+       "qeli-host-journal 1\n+1 nft inet qeli_ks_a\nnonsense\n+2 nft inet qeli_ks_b\n+3 nft in");
   auto j = HostJournal::open(path);
   ASSERT_TRUE(j.ok()) << j.error().detail;
   std::size_t skipped = 0;

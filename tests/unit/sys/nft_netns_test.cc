@@ -82,8 +82,14 @@ class KillSwitchNetns : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ks_.ok() && peer_.ok());
-    ASSERT_EQ(sh("ip -n " + ks_.name() + " link add k0 type veth peer name p0 netns " + peer_.name()).status, 0);
-    ASSERT_EQ(sh("ip -n " + ks_.name() + " link add qt0 type veth peer name qt1 netns " + peer_.name()).status, 0);
+    ASSERT_EQ(
+        sh("ip -n " + ks_.name() + " link add k0 type veth peer name p0 netns " + peer_.name())
+            .status,
+        0);
+    ASSERT_EQ(
+        sh("ip -n " + ks_.name() + " link add qt0 type veth peer name qt1 netns " + peer_.name())
+            .status,
+        0);
     setup(ks_, {"ip addr add 10.77.0.1/24 dev k0", "ip addr add fd77::1/64 dev k0 nodad",
                 "ip addr add 10.88.0.1/24 dev qt0", "ip link set k0 up", "ip link set qt0 up"});
     setup(peer_, {"ip addr add 10.77.0.2/24 dev p0", "ip addr add 10.77.0.3/24 dev p0",
@@ -129,12 +135,12 @@ TEST_F(KillSwitchNetns, DropsEverythingButTheAllowedDestinations) {
   EXPECT_EQ(sets["servers6"], nlohmann::json::array({"fd77::2"}));
   EXPECT_EQ(sets["dns4"], nlohmann::json::array({"10.77.0.3"}));
 
-  EXPECT_TRUE(reachable(ks_, "10.77.0.2"));   // the server
-  EXPECT_TRUE(reachable(ks_, "fd77::2"));     // the server, IPv6 (needs neighbour discovery)
-  EXPECT_FALSE(ping(ks_, "10.77.0.3"));  // anything else: dropped
+  EXPECT_TRUE(reachable(ks_, "10.77.0.2"));  // the server
+  EXPECT_TRUE(reachable(ks_, "fd77::2"));    // the server, IPv6 (needs neighbour discovery)
+  EXPECT_FALSE(ping(ks_, "10.77.0.3"));      // anything else: dropped
   EXPECT_FALSE(ping(ks_, "fd77::3"));
-  EXPECT_TRUE(reachable(ks_, "10.88.0.2"));   // through the tunnel interface
-  EXPECT_TRUE(reachable(ks_, "127.0.0.1"));   // loopback
+  EXPECT_TRUE(reachable(ks_, "10.88.0.2"));  // through the tunnel interface
+  EXPECT_TRUE(reachable(ks_, "127.0.0.1"));  // loopback
   // The resolver only on port 53.
   EXPECT_EQ(ks_.exec("bash -c \"echo q > /dev/udp/10.77.0.3/53\"").status, 0);
   EXPECT_NE(ks_.exec("bash -c \"echo q > /dev/udp/10.77.0.3/54\"").status, 0);
@@ -203,8 +209,14 @@ class NatNetns : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(client_.ok() && server_.ok() && wan_.ok());
-    ASSERT_EQ(sh("ip -n " + client_.name() + " link add c0 type veth peer name s0 netns " + server_.name()).status, 0);
-    ASSERT_EQ(sh("ip -n " + server_.name() + " link add s1 type veth peer name w0 netns " + wan_.name()).status, 0);
+    ASSERT_EQ(sh("ip -n " + client_.name() + " link add c0 type veth peer name s0 netns " +
+                 server_.name())
+                  .status,
+              0);
+    ASSERT_EQ(
+        sh("ip -n " + server_.name() + " link add s1 type veth peer name w0 netns " + wan_.name())
+            .status,
+        0);
     setup(client_, {"ip addr add 10.50.0.2/24 dev c0", "ip link set c0 up",
                     "ip route add default via 10.50.0.1"});
     setup(server_, {"ip addr add 10.50.0.1/24 dev s0", "ip addr add 192.0.2.1/24 dev s1",
@@ -251,7 +263,8 @@ TEST_F(NatNetns, ClientReachesWanOnlyThroughTheNatTable) {
 
   // The rules as the kernel holds them.
   const std::string rules = server_.exec("nft list table inet qeli_nat_p1").out;
-  EXPECT_NE(rules.find("oifname \"s1\" ip saddr 10.50.0.0/24 masquerade"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("oifname \"s1\" ip saddr 10.50.0.0/24 masquerade"), std::string::npos)
+      << rules;
   EXPECT_NE(rules.find("tcp option maxseg size set rt mtu"), std::string::npos) << rules;
   EXPECT_NE(rules.find("iifname \"s0\" accept"), std::string::npos) << rules;
 
@@ -278,8 +291,9 @@ TEST_F(NatNetns, StaleTableFromACrashIsReplacedSoExactlyOneExists) {
 
   // A rejected script changes nothing: the working table stays.
   auto bad = with_nft(server_, [&](NftContext& nft) {
-    return nft.run("add table inet qeli_nat_p1\ndelete table inet qeli_nat_p1\n"
-                   "table inet qeli_nat_p1 { chain c { type nat hook nonsense priority 0; } }");
+    return nft.run(
+        "add table inet qeli_nat_p1\ndelete table inet qeli_nat_p1\n"
+        "table inet qeli_nat_p1 { chain c { type nat hook nonsense priority 0; } }");
   });
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, HostErrc::kNftables);
@@ -315,6 +329,10 @@ TEST(NamespaceBinding, ContextsActWhereTheyWereOpened) {
   auto seen = b.run([&] { return nft->run("list tables"); });
   ASSERT_TRUE(seen.ok()) << seen.error().detail;
   EXPECT_NE(seen->find("qeli_marker_a"), std::string::npos) << *seen;
+  // Output does not pile up across calls.
+  auto seen2 = b.run([&] { return nft->run("list tables"); });
+  ASSERT_TRUE(seen2.ok());
+  EXPECT_EQ(*seen2, *seen);
   auto idx = b.run([&] { return routes->ifindex("ma0"); });
   EXPECT_TRUE(idx.ok());
 }

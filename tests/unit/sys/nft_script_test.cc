@@ -32,8 +32,10 @@ TEST(NftNatScript, MasqueradesEachPoolAndClampsMss) {
   EXPECT_EQ(s->rfind("add table inet qeli_nat_eu1\ndelete table inet qeli_nat_eu1\n", 0), 0U);
   EXPECT_TRUE(has(*s, "oifname \"eth0\" ip saddr 10.8.0.0/24 masquerade"));
   EXPECT_TRUE(has(*s, "oifname \"eth0\" ip6 saddr fd08::/64 masquerade"));
-  EXPECT_TRUE(has(*s, "iifname \"qeli0\" tcp flags & (syn | rst) == syn tcp option maxseg size set rt mtu"));
-  EXPECT_TRUE(has(*s, "oifname \"qeli0\" tcp flags & (syn | rst) == syn tcp option maxseg size set rt mtu"));
+  EXPECT_TRUE(has(
+      *s, "iifname \"qeli0\" tcp flags & (syn | rst) == syn tcp option maxseg size set rt mtu"));
+  EXPECT_TRUE(has(
+      *s, "oifname \"qeli0\" tcp flags & (syn | rst) == syn tcp option maxseg size set rt mtu"));
   EXPECT_TRUE(has(*s, "iifname \"qeli0\" accept"));
 
   spec.mss_clamp = false;
@@ -46,11 +48,12 @@ TEST(NftNatScript, MasqueradesEachPoolAndClampsMss) {
 
 TEST(NftNatScript, RefusesBadInput) {
   const IpPrefix pool = prefix("10.8.0.0/24");
-  for (const NatSpec& bad : {NatSpec{"eu 1", "qeli0", "eth0", {pool}, true},
-                             NatSpec{"eu1\"; flush ruleset", "qeli0", "eth0", {pool}, true},
-                             NatSpec{"eu1", "qeli0\"", "eth0", {pool}, true},
-                             NatSpec{"eu1", "qeli0", "eth0 }", {pool}, true},
-                             NatSpec{"eu1", "qeli0", "eth0", {}, true}, NatSpec{"", "q", "e", {pool}, true}}) {
+  for (const NatSpec& bad :
+       {NatSpec{"eu 1", "qeli0", "eth0", {pool}, true},
+        NatSpec{"eu1\"; flush ruleset", "qeli0", "eth0", {pool}, true},
+        NatSpec{"eu1", "qeli0\"", "eth0", {pool}, true},
+        NatSpec{"eu1", "qeli0", "eth0 }", {pool}, true}, NatSpec{"eu1", "qeli0", "eth0", {}, true},
+        NatSpec{"", "q", "e", {pool}, true}}) {
     auto s = nat_script(bad);
     ASSERT_FALSE(s.ok()) << bad.profile;
     EXPECT_EQ(s.error().code, HostErrc::kInvalidArgument);

@@ -21,7 +21,8 @@ using test::spit;
 using test::TempDir;
 
 // Deliberately odd: no trailing newline, a comment, tabs, CRLF.
-const std::string kOriginal = "# from DHCP\r\nnameserver 192.0.2.53\n\tsearch corp.example\noptions ndots:2";
+const std::string kOriginal =
+    "# from DHCP\r\nnameserver 192.0.2.53\n\tsearch corp.example\noptions ndots:2";
 
 DnsSettings tunnel_dns() {
   DnsSettings d;
@@ -55,7 +56,8 @@ TEST(ResolvConf, RenderedFileIsMarkedAndValidated) {
   auto s = render_resolv_conf(tunnel_dns(), "qeli0");
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(is_qeli_resolv_conf(*s));
-  EXPECT_NE(s->find("\nnameserver 10.8.0.1\nnameserver fd08::1\nsearch vpn.example\n"), std::string::npos);
+  EXPECT_NE(s->find("\nnameserver 10.8.0.1\nnameserver fd08::1\nsearch vpn.example\n"),
+            std::string::npos);
   EXPECT_FALSE(is_qeli_resolv_conf(kOriginal));
   EXPECT_FALSE(render_resolv_conf(DnsSettings{}, "qeli0").ok());  // no silent fallback
   DnsSettings bad = tunnel_dns();
@@ -118,7 +120,7 @@ TEST(ResolvConf, SymlinkStaysASymlink) {
   take_over_and_die(paths);
   auto st = inspect_path(paths.resolv_conf);
   ASSERT_TRUE(st.ok());
-  EXPECT_EQ(st->kind, PathState::Kind::kFile);  // ours replaced the link...
+  EXPECT_EQ(st->kind, PathState::Kind::kFile);        // ours replaced the link...
   EXPECT_EQ(slurp(stub), "nameserver 127.0.0.53\n");  // ...and never wrote through it
 
   ResolvConf rc(paths);

@@ -69,10 +69,9 @@ TEST(ResolvedDns, ResolvectlCommands) {
   d.search = {"corp.example"};
   auto full = resolvectl_apply_commands("qeli0", d, true);
   ASSERT_TRUE(full.ok());
-  const std::vector<std::vector<std::string>> want = {
-      {"dns", "qeli0", "10.8.0.1"},
-      {"domain", "qeli0", "~.", "corp.example"},
-      {"default-route", "qeli0", "yes"}};
+  const std::vector<std::vector<std::string>> want = {{"dns", "qeli0", "10.8.0.1"},
+                                                      {"domain", "qeli0", "~.", "corp.example"},
+                                                      {"default-route", "qeli0", "yes"}};
   EXPECT_EQ(*full, want);
   auto split = resolvectl_apply_commands("qeli0", d, false);
   ASSERT_TRUE(split.ok());

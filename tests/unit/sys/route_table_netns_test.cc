@@ -19,10 +19,10 @@ class RouteTableNetns : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ns_.ok()) << "needs root and `ip netns`";
-    for (const char* cmd : {"ip link add v0 type veth peer name v1", "ip link set v0 up",
-                            "ip link set v1 up", "ip addr add 192.0.2.2/24 dev v0",
-                            "ip addr add fd00:1::2/64 dev v0 nodad",
-                            "ip addr add 203.0.113.2/24 dev v1"}) {
+    for (const char* cmd :
+         {"ip link add v0 type veth peer name v1", "ip link set v0 up", "ip link set v1 up",
+          "ip addr add 192.0.2.2/24 dev v0", "ip addr add fd00:1::2/64 dev v0 nodad",
+          "ip addr add 203.0.113.2/24 dev v1"}) {
       auto r = ns_.exec(cmd);
       ASSERT_EQ(r.status, 0) << cmd << ": " << r.out;
     }
@@ -133,7 +133,8 @@ TEST_F(RouteTableNetns, Ipv6BlackholeRoutesStopTraffic) {
   ASSERT_TRUE(before.ok()) << before.error().detail;
   EXPECT_EQ(before->dev, "v0");
 
-  ASSERT_TRUE(in_ns([&](RouteTable& t) { return t.add(low).ok() && t.add(high).ok() && t.add(hole).ok(); }));
+  ASSERT_TRUE(in_ns(
+      [&](RouteTable& t) { return t.add(low).ok() && t.add(high).ok() && t.add(hole).ok(); }));
   auto k = find("-6", "::/1");
   ASSERT_FALSE(k.is_null());
   EXPECT_EQ(k["type"], "unreachable");
@@ -144,7 +145,9 @@ TEST_F(RouteTableNetns, Ipv6BlackholeRoutesStopTraffic) {
   EXPECT_EQ(after.error().code, HostErrc::kUnreachable);
   EXPECT_NE(ns_.exec("ping -6 -c1 -W1 2001:db8::1").status, 0);
 
-  ASSERT_TRUE(in_ns([&](RouteTable& t) { return t.remove(low).ok() && t.remove(high).ok() && t.remove(hole).ok(); }));
+  ASSERT_TRUE(in_ns([&](RouteTable& t) {
+    return t.remove(low).ok() && t.remove(high).ok() && t.remove(hole).ok();
+  }));
   EXPECT_TRUE(find("-6", "::/1").is_null());
   EXPECT_TRUE(find("-6", "8000::/1").is_null());
   EXPECT_TRUE(find("-6", "2001:db8:dead::/48").is_null());
@@ -165,7 +168,8 @@ TEST_F(RouteTableNetns, LookupThenPinTheServerBeforeAFullTunnel) {
   const Route pin = pin_route(*phys);
   const Route half1 = make("0.0.0.0/1", "v1");
   const Route half2 = make("128.0.0.0/1", "v1");
-  ASSERT_TRUE(in_ns([&](RouteTable& t) { return t.add(pin).ok() && t.add(half1).ok() && t.add(half2).ok(); }));
+  ASSERT_TRUE(in_ns(
+      [&](RouteTable& t) { return t.add(pin).ok() && t.add(half1).ok() && t.add(half2).ok(); }));
   EXPECT_EQ(find("-4", "198.51.100.7")["gateway"], "192.0.2.1");
 
   auto to_server = in_ns([&](RouteTable& t) { return t.lookup(server); });
@@ -176,7 +180,8 @@ TEST_F(RouteTableNetns, LookupThenPinTheServerBeforeAFullTunnel) {
   EXPECT_EQ(to_other->dev, "v1");
   EXPECT_FALSE(to_other->gateway.has_value());
   // The kernel agrees with `ip route get`.
-  EXPECT_NE(ns_.exec("ip route get 198.51.100.7").out.find("via 192.0.2.1 dev v0"), std::string::npos);
+  EXPECT_NE(ns_.exec("ip route get 198.51.100.7").out.find("via 192.0.2.1 dev v0"),
+            std::string::npos);
   EXPECT_NE(ns_.exec("ip route get 198.51.100.8").out.find("dev v1"), std::string::npos);
 }
 
