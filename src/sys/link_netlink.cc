@@ -69,6 +69,17 @@ NetlinkStatus LinkNetlink::set_mtu(std::string_view name, std::uint32_t mtu) {
   return {};
 }
 
+NetlinkStatus LinkNetlink::set_tx_queue_len(std::string_view name, std::uint32_t packets) {
+  LinkRef link, change;
+  auto l = get_link(sock_.get(), name, link);
+  if (!l) return fail(l.error());
+  change.p = rtnl_link_alloc();
+  rtnl_link_set_txqlen(change.p, packets);
+  const int r = rtnl_link_change(sock_.get(), link.p, change.p, 0);
+  if (r < 0) return fail(nl_err(NetlinkError::kernel_refused, "set txqueuelen", r));
+  return {};
+}
+
 NetlinkStatus LinkNetlink::add_address(std::string_view name, std::string_view cidr) {
   LinkRef link;
   auto l = get_link(sock_.get(), name, link);

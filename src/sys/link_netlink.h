@@ -39,6 +39,10 @@ class LinkNetlink {
   NetlinkStatus set_link_up(std::string_view name);
   /// Sets the MTU in bytes.
   NetlinkStatus set_mtu(std::string_view name, std::uint32_t mtu);
+  /// Sets the transmit queue length in packets (IFLA_TXQLEN). A TUN's queue is where the
+  /// kernel holds packets until the VPN reads them; the kernel default (500) overflows
+  /// under bursts when the reader is descheduled.
+  NetlinkStatus set_tx_queue_len(std::string_view name, std::uint32_t packets);
   /// Adds an address, "10.1.2.3/24" or "fd00::1/64" (RTM_NEWADDR).
   NetlinkStatus add_address(std::string_view name, std::string_view cidr);
   /// Deletes the interface (RTM_DELLINK).
