@@ -21,9 +21,9 @@ TunConfig quiet(TunConfig c = {}) {
 }
 
 PacketBytes with_hdr(const VnetHdr& h, const PacketBytes& p) {
-  PacketBytes out(kVnetHdrLen);
+  PacketBytes out(kVnetHdrLen + p.size());
   encode_vnet_hdr(h, out.data());
-  out.insert(out.end(), p.begin(), p.end());
+  std::copy(p.begin(), p.end(), out.begin() + kVnetHdrLen);
   return out;
 }
 
