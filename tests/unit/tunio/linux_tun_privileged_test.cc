@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <thread>
+#include <tuple>
 
 #include "fakes/netns.h"
 #include "fakes/packet_builder.h"
@@ -33,8 +34,10 @@ using qeli::test::PacketBytes;
 #define REQUIRE_ROOT() \
   if (::geteuid() != 0) GTEST_SKIP() << "needs root (CI runs privileged tests as root)"
 
-// Opens a TUN in the current netns and gives it an address, MTU and link up.
-LinuxTun open_tun(TunConfig c, const char* cidr, std::uint32_t mtu = 1420) {
+// Opens a TUN in the current netns and gives it an address (and optionally an IPv6 one),
+// MTU and link up.
+LinuxTun open_tun(TunConfig c, const char* cidr, std::uint32_t mtu = 1420,
+                  const char* cidr6 = nullptr) {
   c.log = [](std::string_view) {};
   auto tun = LinuxTun::open(c);
   if (!tun.ok()) {
@@ -46,6 +49,10 @@ LinuxTun open_tun(TunConfig c, const char* cidr, std::uint32_t mtu = 1420) {
   EXPECT_TRUE(nl->set_mtu(tun->name(), mtu).ok());
   auto a = nl->add_address(tun->name(), cidr);
   EXPECT_TRUE(a.ok()) << (a.ok() ? "" : a.error().detail);
+  if (cidr6) {
+    auto a6 = nl->add_address(tun->name(), cidr6, /*skip_dad=*/true);
+    EXPECT_TRUE(a6.ok()) << (a6.ok() ? "" : a6.error().detail);
+  }
   EXPECT_TRUE(nl->set_link_up(tun->name()).ok());
   return std::move(*tun);
 }
@@ -290,30 +297,47 @@ TEST(LinuxTunPrivileged, ReadsUsoSuperPacketWholeOrSplit) {
   }
 }
 
+sockaddr_storage server_addr(bool v6) {
+  sockaddr_storage ss{};
+  if (v6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(5201);
+    ::inet_pton(AF_INET6, "fd07::2", &a->sin6_addr);
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(5201);
+    a->sin_addr.s_addr = htonl(0x0a070002);
+  }
+  return ss;
+}
+
 // Checklist 30: TCP through a TUN-to-TUN relay between two namespaces, in the three
 // relay modes; the bytes arrive intact.
-class RelayTest : public ::testing::TestWithParam<qeli::test::RelayMode> {};
+class RelayTest : public ::testing::TestWithParam<std::tuple<qeli::test::RelayMode, int>> {};
 
 TEST_P(RelayTest, TcpTransferIsIntact) {
   REQUIRE_ROOT();
-  const auto mode = GetParam();
+  const auto mode = std::get<0>(GetParam());
+  const bool v6 = std::get<1>(GetParam()) == 6;
   qeli::test::Netns na, nb;
   ASSERT_TRUE(na.ok() && nb.ok()) << na.error();
   std::optional<LinuxTun> ta, tb;
   int listener = -1;
   {
     qeli::test::InNetns in(na);
-    ta.emplace(open_tun(qeli::test::make_relay_config("qra", mode, 1420), "10.7.0.1/24"));
+    ta.emplace(open_tun(qeli::test::make_relay_config("qra", mode, 1420), "10.7.0.1/24", 1420,
+                        "fd07::1/64"));
   }
   {
     qeli::test::InNetns in(nb);
-    tb.emplace(open_tun(qeli::test::make_relay_config("qrb", mode, 1420), "10.7.0.2/24"));
-    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(5201);
-    a.sin_addr.s_addr = htonl(0x0a070002);
-    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    tb.emplace(open_tun(qeli::test::make_relay_config("qrb", mode, 1420), "10.7.0.2/24", 1420,
+                        "fd07::2/64"));
+    listener = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const auto a = server_addr(v6);
+    ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&a), sizeof a), 0)
+        << std::strerror(errno);
     ASSERT_EQ(::listen(listener, 1), 0);
   }
   std::atomic<bool> stop{false};
@@ -344,14 +368,11 @@ TEST_P(RelayTest, TcpTransferIsIntact) {
   std::uint32_t retrans = 0;
   {
     qeli::test::InNetns in(na);
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(5201);
-    a.sin_addr.s_addr = htonl(0x0a070002);
+    const int s = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const auto a = server_addr(v6);
     timeval tv{10, 0};
     ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    EXPECT_EQ(::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a), 0);
     std::vector<std::uint8_t> buf(1 << 16);
     std::size_t sent = 0;
     while (sent < kBytes) {
@@ -390,16 +411,38 @@ TEST_P(RelayTest, TcpTransferIsIntact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, RelayTest,
-                         ::testing::Values(qeli::test::RelayMode::pass,
-                                           qeli::test::RelayMode::split,
-                                           qeli::test::RelayMode::regro),
+                         ::testing::Combine(::testing::Values(qeli::test::RelayMode::pass,
+                                                              qeli::test::RelayMode::split,
+                                                              qeli::test::RelayMode::regro),
+                                            ::testing::Values(4, 6)),
                          [](const auto& p) {
-                           switch (p.param) {
-                             case qeli::test::RelayMode::pass: return std::string("pass");
-                             case qeli::test::RelayMode::split: return std::string("split");
-                             default: return std::string("regro");
-                           }
+                           const auto m = std::get<0>(p.param);
+                           const std::string name = m == qeli::test::RelayMode::pass    ? "pass"
+                                                    : m == qeli::test::RelayMode::split ? "split"
+                                                                                        : "regro";
+                           return name + "_ipv" + std::to_string(std::get<1>(p.param));
                          });
+
+// Netlink: a link can be deleted, and a missing link is a named error.
+TEST(LinkNetlinkPrivileged, DeleteLinkAndMissingLink) {
+  REQUIRE_ROOT();
+  qeli::test::Netns ns;
+  ASSERT_TRUE(ns.ok()) << ns.error();
+  qeli::test::InNetns in(ns);
+  TunConfig c;
+  c.name = "qdel";
+  auto tun = open_tun(c, "10.9.0.1/24");
+  auto nl = sys::LinkNetlink::open();
+  ASSERT_TRUE(nl.ok());
+  auto d = nl->delete_link("qdel");
+  ASSERT_TRUE(d.ok()) << d.error().detail;
+  auto gone = nl->is_link_running("qdel");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, sys::NetlinkError::no_such_link);
+  auto bad = nl->add_address("lo", "not-an-address");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, sys::NetlinkError::bad_address);
+}
 
 }  // namespace
 }  // namespace qeli::tunio
