@@ -4,9 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "config/values.h"
 
@@ -108,19 +108,38 @@ IniDocument parse_ini(std::string_view text, std::string_view file, Findings& fi
   return doc;
 }
 
-bool read_ini_file(const std::string& path, IniDocument& out, Findings& findings) {
+bool read_config_text(const std::string& path, std::string& out, Findings& findings) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    findings.error(path, "", "", 0, "cannot open: no such file");
+    return false;
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    findings.error(path, "", "", 0, "not a regular file");
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     findings.error(path, "", "", 0, std::string("cannot open: ") + std::strerror(errno));
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  if (text.size() > kMaxFileBytes) {
-    findings.error(path, "", "", 0, "file larger than " + std::to_string(kMaxFileBytes) + " bytes");
-    return false;
+  out.clear();
+  char buf[8192];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (out.size() > kMaxFileBytes) {
+      findings.error(path, "", "", 0,
+                     "file larger than " + std::to_string(kMaxFileBytes) + " bytes");
+      return false;
+    }
   }
+  return true;
+}
+
+bool read_ini_file(const std::string& path, IniDocument& out, Findings& findings) {
+  std::string text;
+  if (!read_config_text(path, text, findings)) return false;
   out = parse_ini(text, path, findings);
   return true;
 }

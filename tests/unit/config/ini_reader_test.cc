@@ -110,5 +110,15 @@ TEST(ini_reader, missing_file_is_an_error) {
   EXPECT_EQ(f.all()[0].file, "/nonexistent/qeli.conf");
 }
 
+TEST(ini_reader, refuses_non_regular_files) {
+  Findings f;
+  IniDocument doc;
+  EXPECT_FALSE(read_ini_file("/dev/zero", doc, f));  // would never end
+  EXPECT_TRUE(f.contains(Severity::kError, "", "not a regular file"));
+  Findings g;
+  EXPECT_FALSE(read_ini_file("/tmp", doc, g));
+  EXPECT_TRUE(g.has_errors());
+}
+
 }  // namespace
 }  // namespace qeli::config
