@@ -213,6 +213,7 @@ TEST_F(CliTest, add_client_refusals_leave_the_users_file_alone) {
       {{"add-client", "dave", "--static-ip", "banana"}, "not an IPv4"},
       {{"add-client", "dave", "--link"}, "needs --host"},
       {{"add-client", "dave", "--link", "--host", "[2001:db8::1]:443"}, "IPv6"},
+      {{"add-client", "dave", "--link", "--host", "vpn example.com"}, "not a valid host"},
       {{"add-client", "dave", "--profiles", "main", "--link", "--host", "h", "--link-profile",
         "udp"},
        "not a profile this user may use"},
