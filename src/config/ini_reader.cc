@@ -38,6 +38,10 @@ char* read_line(char* str, int num, void* stream) {
     st->findings->error(st->file, "", "", st->line,
                         "line longer than " + std::to_string(kMaxLineBytes) + " bytes");
     line = {};  // hand inih an empty line: nothing of it is used
+  } else if (line.find('\0') != std::string_view::npos) {
+    // inih works on C strings and would silently cut the value at the NUL.
+    st->findings->error(st->file, "", "", st->line, "NUL byte in line");
+    line = {};
   }
   st->current = line;
   // Section headers are tracked here (inih only reports key/value pairs), so empty
