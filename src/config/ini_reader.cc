@@ -51,7 +51,7 @@ char* read_line(char* str, int num, void* stream) {
     const auto close = t.find(']');
     st->doc->sections.push_back({std::string(trim(t.substr(1, close - 1))), st->line, {}});
   }
-  std::memcpy(str, line.data(), line.size());
+  if (!line.empty()) std::memcpy(str, line.data(), line.size());  // data() may be null
   str[line.size()] = '\n';
   str[line.size() + 1] = '\0';
   return str;
