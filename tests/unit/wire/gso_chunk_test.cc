@@ -19,7 +19,7 @@ TEST(GsoChunk, PrefixLayoutIsFixed) {
   GsoChunkHeader h{1, true, 1368, 52, 20, 16, 64776, 16620};
   Bytes data = {0xaa};
   const Bytes p = chunk_plaintext(h, data);
-  EXPECT_EQ(to_hex(ByteSpan(p).first(kGsoChunkPrefix)), "c19b410e010105580034001400100fd840ec");
+  EXPECT_EQ(to_hex(ByteSpan(p).first(kGsoChunkPrefix)), "c19b410e01010558003400140010fd0840ec");
   auto c = parse_gso_chunk(p);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->header.gso_size, 1368);
