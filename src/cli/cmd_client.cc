@@ -17,6 +17,8 @@ struct Options {
   std::string link;
   std::string known_hosts;
   std::string device_id_file;
+  bool cleanup = false;
+  std::string state_dir;
 };
 
 int run(const Options& o, Context& ctx) {
@@ -40,6 +42,14 @@ int run(const Options& o, Context& ctx) {
   co.config = load.config;
   co.known_hosts_path = o.known_hosts;
   co.device_id_path = o.device_id_file;
+  if (!o.state_dir.empty()) {
+    // Everything the client keeps between runs, under one directory.
+    if (co.known_hosts_path.empty()) co.known_hosts_path = o.state_dir + "/known_hosts";
+    if (co.device_id_path.empty()) co.device_id_path = o.state_dir + "/device-id";
+    co.journal_path = o.state_dir + "/journal-" + load.config.dev + ".log";
+    co.resolv_backup_path = o.state_dir + "/resolv.conf.backup";
+  }
+  if (o.cleanup) return client::cleanup_host(co);
   return client::run_client(co);
 }
 
@@ -57,6 +67,11 @@ void register_client(CLI::App& app, Context& ctx) {
       "TOFU store of server keys (default $QELI_KNOWN_HOSTS or /var/lib/qeli/known_hosts)");
   cmd->add_option("--device-id-file", opts->device_id_file,
                   "Persistent device id (default $QELI_DEVICE_ID_FILE or /var/lib/qeli/device-id)");
+  cmd->add_option("--state-dir", opts->state_dir,
+                  "Directory for known_hosts, device-id, the host journal and the resolv.conf "
+                  "backup (default /var/lib/qeli)");
+  cmd->add_flag("--cleanup", opts->cleanup,
+                "Undo what a killed client left on the host (routes, DNS, kill switch) and exit");
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }
 

@@ -18,7 +18,11 @@
 #include "engine/handshake_driver.h"
 #include "engine/stream_session.h"
 #include "handshake/client_handshake.h"
+#include "sys/host_journal.h"
+#include "sys/host_undo.h"
 #include "sys/link_netlink.h"
+#include "sys/nft_kill_switch.h"
+#include "sys/resolv_conf.h"
 #include "sys/route_table.h"
 #include "transport/endpoint.h"
 #include "transport/tcp.h"
@@ -78,28 +82,40 @@ void apply_obfuscation(const std::string& json_text, const config::ClientFallbac
   hb.data_size_bytes = std::min<std::uint32_t>(hb.data_size_bytes, 1024);
 }
 
-// Routes installed for one connection; removed in reverse order.
-class RouteSet {
+// What one session changed on the host (routes, DNS), each change journaled before it is
+// made (sys::HostChanges) so that a crash is undone on the next start or by --cleanup;
+// reverted in reverse order when the session ends.
+class SessionChanges {
  public:
-  explicit RouteSet(sys::RouteTable& rt) : rt_(rt) {}
-  ~RouteSet() { clear(); }
-  bool add(const sys::Route& r) {
-    auto st = rt_.add(r);
-    if (!st.ok() && st.error().code != sys::HostErrc::kExists) {
-      spdlog::warn("route {}: {}", r.to_string(), st.error().detail);
+  explicit SessionChanges(sys::HostChanges& host) : host_(host) {}
+  ~SessionChanges() { clear(); }
+  bool add_route(const sys::Route& r) {
+    auto id = host_.add_route(r);
+    if (!id.ok()) {
+      if (id.error().code == sys::HostErrc::kExists) return true;  // not ours: keep it
+      spdlog::warn("route {}: {}", r.to_string(), id.error().detail);
       return false;
     }
-    if (st.ok()) added_.push_back(r);
+    ids_.push_back(*id);
+    return true;
+  }
+  bool take_over_dns(sys::ResolvConf& rc, const sys::DnsSettings& dns, const std::string& tun) {
+    auto id = host_.take_over_dns(rc, dns, tun);
+    if (!id.ok()) {
+      spdlog::warn("DNS: {}", id.error().detail);
+      return false;
+    }
+    ids_.push_back(*id);
     return true;
   }
   void clear() {
-    for (auto it = added_.rbegin(); it != added_.rend(); ++it) (void)rt_.remove(*it);
-    added_.clear();
+    for (auto it = ids_.rbegin(); it != ids_.rend(); ++it) (void)host_.revert(*it);
+    ids_.clear();
   }
 
  private:
-  sys::RouteTable& rt_;
-  std::vector<sys::Route> added_;
+  sys::HostChanges& host_;
+  std::vector<std::uint64_t> ids_;
 };
 
 sys::Route dev_route(const std::string& cidr, const std::string& dev, std::uint32_t metric = 0) {
@@ -130,7 +146,55 @@ class Client {
   bool pin_from_store_ = false;
   std::unique_ptr<KnownHosts> known_hosts_;
   DeviceId device_id_{};
+  // Host integration: every change is journaled (sys::HostChanges).
+  std::unique_ptr<sys::HostJournal> journal_;
+  std::unique_ptr<sys::RouteTable> routes_;
+  std::unique_ptr<sys::NftContext> nft_;
+  std::unique_ptr<sys::HostChanges> host_;
+  std::unique_ptr<sys::ResolvConf> resolv_;
+
+  void open_host_state();
+  void engage_kill_switch();
 };
+
+void Client::open_host_state() {
+  auto j = sys::HostJournal::open(
+      opt_.journal_path.empty() ? sys::HostJournal::default_path(cfg_.dev) : opt_.journal_path);
+  if (!j.ok()) throw Fatal{"host journal: " + j.error().detail};
+  journal_ = std::make_unique<sys::HostJournal>(std::move(*j));
+  auto rt = sys::RouteTable::open();
+  if (!rt.ok()) throw Fatal{"netlink routes: " + rt.error().detail};
+  routes_ = std::make_unique<sys::RouteTable>(std::move(*rt));
+  auto nft = sys::NftContext::open();
+  if (!nft.ok()) throw Fatal{"nftables: " + nft.error().detail};
+  nft_ = std::make_unique<sys::NftContext>(std::move(*nft));
+  host_ = std::make_unique<sys::HostChanges>(*journal_, *routes_, *nft_);
+  sys::ResolvConfPaths rp;
+  if (!opt_.resolv_conf_path.empty()) rp.resolv_conf = opt_.resolv_conf_path;
+  if (!opt_.resolv_backup_path.empty()) rp.backup = opt_.resolv_backup_path;
+  resolv_ = std::make_unique<sys::ResolvConf>(rp);
+  // A previous run that was killed left changes behind: undo them now. With the kill
+  // switch on, its table stays until engage_kill_switch() replaces it atomically.
+  auto report =
+      cfg_.kill_switch ? host_->revert_all_keeping_kill_switch(cfg_.dev) : host_->revert_all();
+  if (report.ok() && report->undone > 0) {
+    spdlog::info("undid {} host change(s) left by a previous run", report->undone);
+  }
+}
+
+void Client::engage_kill_switch() {
+  sys::KillSwitchSpec spec;
+  spec.tun = cfg_.dev;
+  for (const auto& ep : servers_) {
+    spec.servers.push_back(sys::IpAddress::parse(transport::ipv4_to_string(ep.addr)).value());
+  }
+  for (const auto& a : cfg_.dns_servers) {
+    if (auto ip = sys::IpAddress::parse(a.to_string()); ip.ok()) spec.resolvers.push_back(*ip);
+  }
+  auto st = host_->engage_kill_switch(spec);
+  if (!st.ok()) throw Fatal{"kill switch: " + st.error().detail};
+  spdlog::info("kill switch engaged: only {} and the tunnel may be reached", endpoint_name_);
+}
 
 Duration Client::connect_once() {
   const auto budget = std::chrono::milliseconds(cfg_.timeout);
@@ -225,16 +289,16 @@ Duration Client::connect_once() {
         nl->add_address(dev, cidr), nl->set_link_up(dev)}) {
     if (!st.ok()) throw Fatal{"TUN " + dev + ": " + st.error().detail};
   }
-  auto rt = sys::RouteTable::open();
-  if (!rt.ok()) throw Fatal{"netlink routes: " + rt.error().detail};
-  RouteSet routes(*rt);
+  sys::RouteTable* rt = routes_.get();
+  SessionChanges routes(*host_);
   for (const auto& r : ok.routes) {
-    if (auto p = sys::IpPrefix::parse(r.cidr); p.ok()) routes.add(dev_route(r.cidr, dev, r.metric));
+    if (auto p = sys::IpPrefix::parse(r.cidr); p.ok())
+      routes.add_route(dev_route(r.cidr, dev, r.metric));
   }
-  for (const auto& c : cfg_.include) routes.add(dev_route(c.to_string(), dev));
+  for (const auto& c : cfg_.include) routes.add_route(dev_route(c.to_string(), dev));
   if (cfg_.route_local) {
     for (const char* c : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"})
-      routes.add(dev_route(c, dev));
+      routes.add_route(dev_route(c, dev));
   }
   if (cfg_.gateway || !cfg_.exclude.empty()) {
     // Pin the server (and excluded networks) through the path it uses now, before the
@@ -242,18 +306,41 @@ Duration Client::connect_once() {
     const auto server = sys::IpAddress::parse(transport::ipv4_to_string(servers_.front().addr));
     auto via = rt->lookup(server.value());
     if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
-    if (cfg_.gateway && !routes.add(sys::pin_route(*via)))
+    if (cfg_.gateway && !routes.add_route(sys::pin_route(*via)))
       throw Fatal{"cannot pin the server route"};
     for (const auto& c : cfg_.exclude) {
       sys::Route r = sys::pin_route(*via);
       r.dst = sys::IpPrefix::parse(c.to_string()).value();
-      routes.add(r);
+      routes.add_route(r);
     }
   }
   if (cfg_.gateway) {
-    if (!routes.add(dev_route("0.0.0.0/1", dev)) || !routes.add(dev_route("128.0.0.0/1", dev))) {
+    if (!routes.add_route(dev_route("0.0.0.0/1", dev)) ||
+        !routes.add_route(dev_route("128.0.0.0/1", dev))) {
       throw Fatal{"cannot install the full-tunnel routes"};
     }
+    // qeli carries IPv4 only: in a full tunnel IPv6 would leave outside it, so it is
+    // made unreachable unless the user accepts the leak.
+    if (!cfg_.allow_ipv6_leak) {
+      for (const char* c : {"::/1", "8000::/1"}) {
+        sys::Route r;
+        r.dst = sys::IpPrefix::parse(c).value();
+        r.type = sys::RouteType::kUnreachable;
+        routes.add_route(r);
+      }
+    }
+  }
+  // DNS (`dns = tunnel`): the client's own `dns_servers` outrank the pushed resolver;
+  // with neither, the host's DNS is left alone (no silent public fallback).
+  if (cfg_.dns == config::ClientDns::kTunnel) {
+    sys::DnsSettings dns;
+    for (const auto& a : cfg_.dns_servers) {
+      if (auto ip = sys::IpAddress::parse(a.to_string()); ip.ok()) dns.servers.push_back(*ip);
+    }
+    if (dns.servers.empty() && !ok.dns.empty()) {
+      if (auto ip = sys::IpAddress::parse(ok.dns); ip.ok()) dns.servers.push_back(*ip);
+    }
+    if (!dns.servers.empty()) routes.take_over_dns(*resolv_, dns, dev);
   }
   spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})", endpoint_name_,
                cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
@@ -329,6 +416,9 @@ int Client::run() {
     }
     device_id_ = load_device_id(opt_.device_id_path.empty() ? default_device_id_path()
                                                             : opt_.device_id_path);
+    open_host_state();
+    // Before the first connect, and kept across reconnects: nothing leaks while down.
+    if (cfg_.kill_switch) engage_kill_switch();
     auto delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
     std::int64_t failures = 0;
     while (!stop_.stopped()) {
@@ -352,9 +442,11 @@ int Client::run() {
       ::poll(&p, 1, static_cast<int>(wait.count()));
       delay = std::min<std::chrono::milliseconds>(delay * 2, cfg_.reconnect_max_delay);
     }
+    if (host_) (void)host_->revert_all();  // clean stop: routes, DNS, kill switch
     return 0;
   } catch (const Fatal& f) {
     spdlog::error("{}", f.message);
+    if (host_) (void)host_->revert_all();
     return 1;
   }
 }
@@ -362,5 +454,33 @@ int Client::run() {
 }  // namespace
 
 int run_client(const ClientOptions& options) { return Client(options).run(); }
+
+int cleanup_host(const ClientOptions& options) {
+  const auto& cfg = options.config;
+  auto j =
+      sys::HostJournal::open(options.journal_path.empty() ? sys::HostJournal::default_path(cfg.dev)
+                                                          : options.journal_path);
+  if (!j.ok()) {
+    spdlog::error("host journal: {}", j.error().detail);
+    return 1;
+  }
+  auto rt = sys::RouteTable::open();
+  auto nft = sys::NftContext::open();
+  if (!rt.ok() || !nft.ok()) {
+    spdlog::error("cannot open netlink/nftables");
+    return 1;
+  }
+  sys::HostChanges host(*j, *rt, *nft);
+  auto report = host.revert_all();
+  // A leftover kill-switch table from a run without a journal entry goes too.
+  (void)sys::cleanup_kill_switch(*nft, cfg.dev);
+  if (!report.ok()) {
+    spdlog::error("cleanup: {}", report.error().detail);
+    return 1;
+  }
+  spdlog::info("cleanup: undid {} change(s), {} failure(s)", report->undone,
+               report->failures.size());
+  return report->failures.empty() ? 0 : 1;
+}
 
 }  // namespace qeli::client

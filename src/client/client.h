@@ -7,6 +7,10 @@
 //      pinned via the physical gateway, then 0/1 + 128/1 through the TUN) → carry
 //      traffic until the session ends → undo routes and TUN → back off and retry;
 //   3. SIGINT / SIGTERM end the loop and undo everything qeli created.
+// Host changes (routes, DNS takeover, the kill switch) are journaled before they are made
+// (sys::HostChanges), so a run killed with SIGKILL is undone by the next start or by
+// `qeli client --cleanup`. With `kill_switch = true` the nftables table is engaged before
+// the first connect and stays across reconnects until a clean stop.
 // A SERVER KEY MISMATCH is fatal (never retried).
 #pragma once
 
@@ -18,12 +22,19 @@ namespace qeli::client {
 
 struct ClientOptions {
   config::ClientConfig config;
-  std::string known_hosts_path;  ///< empty = KnownHosts::default_path()
-  std::string device_id_path;    ///< empty = default_device_id_path()
+  std::string known_hosts_path;    ///< empty = KnownHosts::default_path()
+  std::string device_id_path;      ///< empty = default_device_id_path()
+  std::string journal_path;        ///< empty = /var/lib/qeli/journal-<dev>.log
+  std::string resolv_conf_path;    ///< empty = /etc/resolv.conf
+  std::string resolv_backup_path;  ///< empty = /var/lib/qeli/resolv.conf.backup
 };
 
 /// Runs until a signal or a fatal error. Exit code: 0 stopped by a signal, 1 fatal error
 /// (bad settings, SERVER KEY MISMATCH, retries exhausted).
 int run_client(const ClientOptions& options);
+
+/// `qeli client --cleanup`: undoes whatever a killed client left on the host (routes,
+/// DNS, kill-switch table) from its journal. Exit code 0 when everything was undone.
+int cleanup_host(const ClientOptions& options);
 
 }  // namespace qeli::client
