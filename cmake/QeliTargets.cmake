@@ -31,3 +31,12 @@ function(qeli_test name)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                        PROPERTIES ${_props})
 endfunction()
+
+# qeli_enable_lto(TARGET...) — link these targets with LTO when QELI_LTO is on.
+function(qeli_enable_lto)
+  if(QELI_LTO)
+    foreach(t IN LISTS ARGN)
+      target_link_options(${t} PRIVATE -flto=auto)
+    endforeach()
+  endif()
+endfunction()

@@ -87,11 +87,11 @@ CONF
     jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$mode: iperf3 up"
   down=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -R -J |
     jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$mode: iperf3 down"
-  udp_loss=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -u -b 100M -l 1200 -J |
+  udp_loss=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -u -b "${QELI_E2E_UDP_RATE:-100M}" -l 1200 -J |
     jq '.end.sum.lost_percent') || e2e_fail "$mode: iperf3 udp"
   [ "$up" -gt 10 ] || e2e_fail "$mode: TCP up only $up Mbit/s"
   [ "$down" -gt 10 ] || e2e_fail "$mode: TCP down only $down Mbit/s"
-  awk -v l="$udp_loss" 'BEGIN { exit !(l < 1.0) }' || e2e_fail "$mode: UDP loss $udp_loss% at 100 Mbit/s"
+  awk -v l="$udp_loss" 'BEGIN { exit !(l < 1.0) }' || e2e_fail "$mode: UDP loss $udp_loss% at ${QELI_E2E_UDP_RATE:-100M}bit/s"
 
   # An IPv6 packet into the tunnel is dropped by both ends, and the tunnel keeps working.
   ip -n "$NS_C" -6 addr add fd00:77::2/64 dev vpn0 2>/dev/null || true
