@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 stage() { printf '\n==== %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
 export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/qeli-ccache}
+# Paths relative to the checkout, so a fresh clone (CI) reuses the cache of another one.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 stage "bootstrap"
 bash scripts/bootstrap.sh
