@@ -532,11 +532,11 @@ run_test() {
     {run: $run, system: $sys, test: $test, iperf_args: $args,
      ok: ($rc == 0 and $r.error == null and $e.sum_received != null),
      error: (if $rc != 0 or $r.error != null then ($r.error // "iperf3 rc=\($rc): \($err)") else null end),
-     mbps: (if $proto == "UDP" then $e.sum.bits_per_second else $e.sum_received.bits_per_second end | mb),
+     mbps: ($e.sum_received.bits_per_second | mb),
      sender_mbps: ($e.sum_sent.bits_per_second | mb),
      retransmits: (if $proto == "TCP" then $e.sum_sent.retransmits else null end),
-     udp_loss_pct: (if $proto == "UDP" then ($e.sum.lost_percent // $e.sum_received.lost_percent) else null end),
-     udp_jitter_ms: (if $proto == "UDP" then $e.sum.jitter_ms else null end),
+     udp_loss_pct: (if $proto == "UDP" then ($e.sum_received.lost_percent // $e.sum.lost_percent) else null end),
+     udp_jitter_ms: (if $proto == "UDP" then ($e.sum_received.jitter_ms // $e.sum.jitter_ms) else null end),
      window_s: $w,
      procs: [$procs[] | {role, rss_kb, hwm_kb, threads,
                          cpu_pct: (if .ok == 1 then .ticks / $tck / $w * 100 else null end)}],
@@ -596,13 +596,16 @@ run_system() {
 # file, TUN and device id) connected to one fake-tls profile.
 MEMJSON='null'
 idle_rss_test() {
-  local n=$1 d=$WORK/idle i sp link key pass="idle-pass-$RANDOM$RANDOM"
+  local n=$1 d=$WORK/idle i sp key pass="idle-pass-$RANDOM$RANDOM"
   log "idle RSS: server alone, then $n idle clients"
   qeli_server_conf "$d" fake-tls 8
-  link=$(qeli_link "$d" idle "$pass") || die "qeli add-client printed no link"
+  qeli_link "$d" idle "$pass" >/dev/null || die "qeli add-client printed no link"
   key=$("$QELI" show-identity -c "$d/server.conf" --identity-dir "$d/identity" 2>/dev/null |
     grep -oE '\b[0-9a-f]{64}\b' | head -1) || true
-  [[ -n $key ]] || die "qeli show-identity printed no key"
+  if [[ -z $key ]]; then
+    log "   qeli show-identity printed no key: idle RSS test skipped"
+    return 0
+  fi
   spawn "$NS_S" "$d/s.log" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
   sp=$LAST_PID
   wait_for "qeli server listening" 15 "$sp" listens "$NS_S" "$QELI_PORT"
@@ -639,7 +642,10 @@ CONF
     ((up >= n)) && break
     local alive=0
     for i in "${cpids[@]}"; do ours "$i" && alive=$((alive + 1)); done
-    ((alive > 0)) || die "every idle client exited (see $d/c0/c.log: $(tail -c 200 "$d/c0/c.log"))"
+    if ((alive == 0)); then
+      log "   every idle client exited (see $d/c0/c.log: $(tail -c 200 "$d/c0/c.log"))"
+      break
+    fi
     sleep 0.5
   done
   local t_all=$((($(now_ns) - t0) / 1000000))
@@ -795,14 +801,14 @@ markdown() {
     ($order[] as $sy | ("tcp_up", "tcp_down", "tcp_p4") as $t | s($sy; $t) as $r | select($r != null) |
      "| \($sy) | \($t) | \($r.vpn_srv_cpu_pct.med | r0) | \($r.vpn_cli_cpu_pct.med | r0) | \($r.box_cpu_pct.med | r0) | \($r.box_cores_per_gbps.med | r2) | \($r.vpn_cores_per_gbps.med | r2) | \($r.noise_cpu_pct.med | r0) |"),
     "",
-    "#### UDP rate sweep (iperf3 -u -l 1200; received Mbit/s and loss %, medians)", "",
     ($a.meta.tests | split(" ") | map(select(startswith("udp_")))) as $ut |
+    if ($ut | length) == 0 then empty else
+    "#### UDP rate sweep (iperf3 -u -l 1200; received Mbit/s and loss %, medians)", "",
     "| system | " + ($ut | map("\(.) Mbit/s (loss)") | join(" | ")) + " | box cores/Gbit/s at \($ut[-1] // "-") |",
     "|---|" + ($ut | map("---|") | join("")) + "---|",
     ($order[] as $sy | [$ut[] as $t | s($sy; $t)] as $rs |
      "| \($sy) | " + ($rs | map(if . == null then "–" else "\(.mbps.med | r0) (\(.udp_loss_pct.med | r1)%)" end) | join(" | ")) +
-     " | \(($rs[-1] // {}).box_cores_per_gbps.med | r2) |"),
-    "",
+     " | \(($rs[-1] // {}).box_cores_per_gbps.med | r2) |"), "" end,
     "#### Per system: idle ping RTT, set-up time, RSS", "",
     "| system | setup | ping RTT ms | tunnel up ms | RSS srv / cli MiB idle | peak RSS srv / cli MiB |",
     "|---|---|---|---|---|---|",
