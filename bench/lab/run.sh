@@ -38,7 +38,8 @@
 # profile of both qeli processes during one extra tcp_up run per listed system.
 #
 # Output directory (--out, default build/lab/<UTC time>): raw.jsonl (one record per test),
-# systems.jsonl, lab.json (meta + medians/min/max/spread + ratios + memory), table.md,
+# systems.jsonl, meta.json, memory.json, lab.json (meta + medians/min/max/spread + ratios +
+# memory), table.md,
 # lab.png (gnuplot), perf-*.txt. --update-docs rewrites the generated part of the lab
 # section of docs/BENCHMARKS.md (between its markers; the file and section are created
 # when absent) and copies the chart and lab.json to docs/bench/.
@@ -54,6 +55,8 @@
 #   --perf LIST          systems to profile with perf during an extra tcp_up (default none)
 #   --out DIR            output directory
 #   --update-docs        rewrite the lab section of docs/BENCHMARKS.md
+#   --report-only DIR    measure nothing: rebuild lab.json, table.md, lab.png (and the docs
+#                        with --update-docs) from DIR/{meta.json,raw.jsonl,systems.jsonl,memory.json}
 #   --no-install         never apt-get install missing tools (fail instead)
 #   --clean-stale        remove leftovers of an earlier crashed run instead of refusing
 #   --keep               keep the work dir (configs, logs, raw iperf3 JSON)
@@ -96,6 +99,7 @@ IDLE_CLIENTS=100
 PERF_ARG=""
 OUT=""
 UPDATE_DOCS=0
+REPORT_ONLY=""
 INSTALL=1
 CLEAN_STALE=0
 KEEP=0
@@ -123,6 +127,7 @@ while (($#)); do
     --perf) PERF_ARG=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --update-docs) UPDATE_DOCS=1; shift ;;
+    --report-only) REPORT_ONLY=$2; shift 2 ;;
     --no-install) INSTALL=0; shift ;;
     --clean-stale) CLEAN_STALE=1; shift ;;
     --keep) KEEP=1; shift ;;
@@ -133,7 +138,7 @@ done
 if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 1)); then die "--runs must be an integer >= 1"; fi
 if ! [[ $DUR =~ ^[0-9]+$ ]] || ((DUR < 3)); then die "--time must be an integer >= 3"; fi
 if ! [[ $IDLE_CLIENTS =~ ^[0-9]+$ ]] || ((IDLE_CLIENTS > 250)); then die "--idle-clients must be 0..250"; fi
-[[ $EUID -eq 0 ]] || die "must run as root (network namespaces, TUN devices)"
+[[ $EUID -eq 0 || -n $REPORT_ONLY ]] || die "must run as root (network namespaces, TUN devices)"
 UDP_DUR=$(((DUR + 2) / 5))
 ((UDP_DUR >= 2)) || UDP_DUR=2
 
@@ -594,7 +599,6 @@ run_system() {
 # ----------------------------------------------------------------------------- idle RSS
 # Server RSS with no client, then with N idle qeli clients (each its own process, config
 # file, TUN and device id) connected to one fake-tls profile.
-MEMJSON='null'
 idle_rss_test() {
   local n=$1 d=$WORK/idle i sp key pass="idle-pass-$RANDOM$RANDOM"
   log "idle RSS: server alone, then $n idle clients"
@@ -656,7 +660,7 @@ CONF
   for i in "${cpids[@]}"; do crss+=("$(pid_mem "$i" | awk '{print $1}')"); done
   local sessions
   sessions=$(nsx "$NS_S" ss -Htn state established "sport = :$QELI_PORT" 2>/dev/null | wc -l)
-  MEMJSON=$(jq -c -n --argjson n "$n" --argjson up "$up" --argjson ms "$t_all" \
+  jq -c -n --argjson n "$n" --argjson up "$up" --argjson ms "$t_all" \
     --argjson s "$sessions" --argjson i0 "${m0[0]}" --argjson h0 "${m0[1]}" --argjson th0 "${m0[2]}" \
     --argjson i1 "${m1[0]}" --argjson h1 "${m1[1]}" --argjson th1 "${m1[2]}" \
     --argjson c "[$(
@@ -666,7 +670,7 @@ CONF
     '{clients: $n, connected: $up, established_tcp: $s, connect_all_ms: $ms,
       server_idle: {rss_kb: $i0, hwm_kb: $h0, threads: $th0},
       server_with_clients: {rss_kb: $i1, hwm_kb: $h1, threads: $th1},
-      client_rss_kb: ($c | sort | {min: .[0], med: .[(length / 2 | floor)], max: .[-1]})}')
+      client_rss_kb: ($c | sort | {min: .[0], med: .[(length / 2 | floor)], max: .[-1]})}' >"$OUTDIR/memory.json"
   log "   server RSS idle $((m0[0] / 1024)) MiB; with $up clients $((m1[0] / 1024)) MiB (peak $((m1[1] / 1024)) MiB, ${m1[2]} threads)"
   for i in "${cpids[@]}"; do kill -TERM "$i" 2>/dev/null || true; done
   for i in "${cpids[@]}"; do stop_pid "$i"; done
@@ -740,8 +744,8 @@ meta_json() {
 
 # summarize: raw.jsonl + systems.jsonl + meta -> lab.json (stats per system/test, ratios)
 summarize() {
-  jq -n --slurpfile meta "$WORK/meta.json" --slurpfile raw "$RAW" --slurpfile sys "$SYSJSON" \
-    --argjson mem "$MEMJSON" '
+  jq -n --slurpfile meta "$OUTDIR/meta.json" --slurpfile raw "$RAW" --slurpfile sys "$SYSJSON" \
+    --slurpfile mem "$OUTDIR/memory.json" '
     def med: sort | if length == 0 then null elif length % 2 == 1 then .[(length - 1) / 2]
                     else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     def st(f): [.[] | f | select(. != null)] |
@@ -753,18 +757,21 @@ summarize() {
         tun_mtu: .[0].tun_mtu, ping_rtt_ms: st(.ping_rtt_ms), setup_ms: st(.setup_ms),
         idle_rss_srv_kb: st(.idle_rss_kb.srv), idle_rss_cli_kb: st(.idle_rss_kb.cli)})
         | sort_by(.system as $s | $order | index($s))),
-     stats: ($raw | group_by([.system, .test]) | map({system: .[0].system, test: .[0].test,
+     stats: ($raw | map(.lab_cores_per_gbps = (if .ok and (.mbps // 0) > 0
+                      then (.box_cpu_pct - .noise_cpu_pct) / 100 / (.mbps / 1000) else null end))
+        | group_by([.system, .test]) | map({system: .[0].system, test: .[0].test,
         runs: length, failed: ([.[] | select(.ok | not)] | length),
         mbps: st(select(.ok) | .mbps), sender_mbps: st(select(.ok) | .sender_mbps),
         retransmits: st(select(.ok) | .retransmits), udp_loss_pct: st(select(.ok) | .udp_loss_pct),
         vpn_srv_cpu_pct: st(.vpn_srv_cpu_pct), vpn_cli_cpu_pct: st(.vpn_cli_cpu_pct),
         box_cpu_pct: st(.box_cpu_pct), noise_cpu_pct: st(.noise_cpu_pct),
         box_cores_per_gbps: st(.box_cores_per_gbps), vpn_cores_per_gbps: st(.vpn_cores_per_gbps),
+        lab_cores_per_gbps: st(.lab_cores_per_gbps),
         vpn_srv_hwm_kb: st([.procs[] | select(.role == "srv") | .hwm_kb] | add),
         vpn_cli_hwm_kb: st([.procs[] | select(.role == "cli") | .hwm_kb] | add)}
         | .spread_pct = (if .mbps != null and .mbps.med > 0 then (.mbps.max - .mbps.min) / .mbps.med * 100 else null end))
         | sort_by([(.system as $s | $order | index($s)), (.test as $t | $tests | index($t))])),
-     memory: $mem}
+     memory: $mem[0]}
     | . as $all
     | def m($s; $t): first(($all.stats[] | select(.system == $s and .test == $t) | .mbps.med), null);
       def ratio($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
@@ -795,20 +802,22 @@ markdown() {
     ($order[] as $sy | s($sy; "tcp_up") as $u | s($sy; "tcp_down") as $d | s($sy; "tcp_p4") as $p |
      "| \($sy) | \($u.mbps | mm(r0)) | \($d.mbps | mm(r0)) | \($p.mbps | mm(r0)) | \(if $u.spread_pct == null then "–" else "\($u.spread_pct | round)%" end) | \(x(rt($sy; "tcp_up").vs_wggo)) / \(x(rt($sy; "tcp_down").vs_wggo)) | \(pc(rt($sy; "tcp_up").vs_veth)) / \(pc(rt($sy; "tcp_down").vs_veth)) | \($u.retransmits.med | r0) |"),
     "",
-    "#### CPU (median; % of one core over the steady-state window; cores per Gbit/s = busy cores ÷ Gbit/s)", "",
-    "| system | test | VPN srv % | VPN cli % | box % | box cores/Gbit/s | VPN cores/Gbit/s | noise % |",
-    "|---|---|---|---|---|---|---|---|",
+    "#### CPU (median; % of one core over the steady-state window; cores per Gbit/s = busy cores ÷ receiver Gbit/s)", "",
+    "*box* = the whole machine from /proc/stat; *outside* = processes outside the two lab namespaces (other work on a shared box);",
+    "*lab cores/Gbit/s* = (box − outside) ÷ Gbit/s: the VPN, iperf3, kernel threads and softirq; *VPN* = the VPN processes alone.", "",
+    "| system | test | VPN srv % | VPN cli % | box % | outside % | lab cores/Gbit/s | VPN cores/Gbit/s | box cores/Gbit/s |",
+    "|---|---|---|---|---|---|---|---|---|",
     ($order[] as $sy | ("tcp_up", "tcp_down", "tcp_p4") as $t | s($sy; $t) as $r | select($r != null) |
-     "| \($sy) | \($t) | \($r.vpn_srv_cpu_pct.med | r0) | \($r.vpn_cli_cpu_pct.med | r0) | \($r.box_cpu_pct.med | r0) | \($r.box_cores_per_gbps.med | r2) | \($r.vpn_cores_per_gbps.med | r2) | \($r.noise_cpu_pct.med | r0) |"),
+     "| \($sy) | \($t) | \($r.vpn_srv_cpu_pct.med | r0) | \($r.vpn_cli_cpu_pct.med | r0) | \($r.box_cpu_pct.med | r0) | \($r.noise_cpu_pct.med | r0) | \($r.lab_cores_per_gbps.med | r2) | \($r.vpn_cores_per_gbps.med | r2) | \($r.box_cores_per_gbps.med | r2) |"),
     "",
     ($a.meta.tests | split(" ") | map(select(startswith("udp_")))) as $ut |
     if ($ut | length) == 0 then empty else
     "#### UDP rate sweep (iperf3 -u -l 1200; received Mbit/s and loss %, medians)", "",
-    "| system | " + ($ut | map("\(.) Mbit/s (loss)") | join(" | ")) + " | box cores/Gbit/s at \($ut[-1] // "-") |",
+    "| system | " + ($ut | map("\(.) Mbit/s (loss)") | join(" | ")) + " | lab cores/Gbit/s at \($ut[-1] // "-") |",
     "|---|" + ($ut | map("---|") | join("")) + "---|",
     ($order[] as $sy | [$ut[] as $t | s($sy; $t)] as $rs |
      "| \($sy) | " + ($rs | map(if . == null then "–" else "\(.mbps.med | r0) (\(.udp_loss_pct.med | r1)%)" end) | join(" | ")) +
-     " | \(($rs[-1] // {}).box_cores_per_gbps.med | r2) |"), "" end,
+     " | \(($rs[-1] // {}).lab_cores_per_gbps.med | r2) |"), "" end,
     "#### Per system: idle ping RTT, set-up time, RSS", "",
     "| system | setup | ping RTT ms | tunnel up ms | RSS srv / cli MiB idle | peak RSS srv / cli MiB |",
     "|---|---|---|---|---|---|",
@@ -837,7 +846,7 @@ chart() {
     [$sy, g("tcp_up"; .mbps.med), g("tcp_up"; .mbps.min), g("tcp_up"; .mbps.max),
      g("tcp_down"; .mbps.med), g("tcp_down"; .mbps.min), g("tcp_down"; .mbps.max),
      g("tcp_p4"; .mbps.med), g("tcp_p4"; .mbps.min), g("tcp_p4"; .mbps.max),
-     g("tcp_up"; .box_cores_per_gbps.med), g("tcp_down"; .box_cores_per_gbps.med),
+     g("tcp_up"; .lab_cores_per_gbps.med), g("tcp_down"; .lab_cores_per_gbps.med),
      g("tcp_up"; .vpn_cores_per_gbps.med)] | map(tostring) | join("\t")' \
     "$OUTDIR/lab.json" >"$WORK/chart.tsv"
   local title
@@ -865,9 +874,9 @@ unset logscale y
 set yrange [0:*]
 set style histogram clustered gap 2
 set ylabel "cores per Gbit/s (median)"
-set title "CPU cost: busy cores of the whole box / VPN processes, per Gbit/s"
-plot "$WORK/chart.tsv" using 11:xtic(1) title "box, 1 stream up", \
-     "" using 12 title "box, 1 stream down", \
+set title "CPU cost per Gbit/s: busy cores of the box minus processes outside the lab / VPN processes alone"
+plot "$WORK/chart.tsv" using 11:xtic(1) title "lab, 1 stream up", \
+     "" using 12 title "lab, 1 stream down", \
      "" using 13 title "VPN processes, 1 stream up"
 unset multiplot
 GP
@@ -919,6 +928,22 @@ cleanup() {
 
 CMDLINE="bench/lab/run.sh${ORIG_ARGS[*]:+ ${ORIG_ARGS[*]}}"
 
+if [[ -n $REPORT_ONLY ]]; then
+  OUTDIR=$(readlink -f "$REPORT_ONLY")
+  RAW=$OUTDIR/raw.jsonl
+  SYSJSON=$OUTDIR/systems.jsonl
+  for f in meta.json raw.jsonl systems.jsonl; do [[ -f $OUTDIR/$f ]] || die "no $OUTDIR/$f"; done
+  [[ -f $OUTDIR/memory.json ]] || echo null >"$OUTDIR/memory.json"
+  WORK=$(mktemp -d /tmp/qeli-lab.XXXXXX)
+  trap 'rm -rf "$WORK"' EXIT
+  summarize
+  markdown
+  chart
+  ((UPDATE_DOCS)) && update_docs
+  cat "$OUTDIR/table.md"
+  exit 0
+fi
+
 ensure_tools ip iperf3 ping jq ss gnuplot flock
 for s in "${SYSTEMS[@]}"; do
   declare -F "setup_${s//-/_}" >/dev/null || die "unknown system '$s' (known: ${ALL_SYSTEMS//,/ })"
@@ -949,7 +974,8 @@ RAW=$OUTDIR/raw.jsonl
 SYSJSON=$OUTDIR/systems.jsonl
 : >"$RAW"
 : >"$SYSJSON"
-meta_json >"$WORK/meta.json"
+meta_json >"$OUTDIR/meta.json"
+echo null >"$OUTDIR/memory.json"
 T_START=$(date +%s)
 log "systems: ${SYSTEMS[*]}; tests: ${TESTS[*]}; $RUNS runs, TCP ${DUR}s, UDP ${UDP_DUR}s; out $OUTDIR"
 setup_lab
@@ -959,7 +985,6 @@ done
 ((IDLE_CLIENTS > 0)) && idle_rss_test "$IDLE_CLIENTS"
 for s in "${PERF_SYSTEMS[@]}"; do perf_profile "$s"; done
 
-cp "$WORK/meta.json" "$OUTDIR/meta.json"
 summarize
 markdown
 chart
