@@ -76,4 +76,5 @@ expect_refused client "$c" qeli reconnect_retries
 # Nothing was created by the refused daemons.
 ip -n "$NS_S" link show qes0 >/dev/null 2>&1 && e2e_fail "a refused server created its TUN"
 ip -n "$NS_S" link show vpn0 >/dev/null 2>&1 && e2e_fail "a refused client created its TUN"
+e2e_finish
 e2e_log "broken config ok"

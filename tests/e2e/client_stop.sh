@@ -75,11 +75,12 @@ stop_within mute TERM
 ip netns exec "$NS_S" nft delete table ip e2e_mute
 
 # 3. Backing off after refused connections (the server is gone).
-e2e_stop server
+e2e_finish server
 e2e_start_client backoff "$NS_C" "$dir" -c "$dir/full.conf"
 e2e_wait_for 10 sh -c "[ \$(grep -c 'reconnecting in' '$E2E_DIR/backoff.log') -ge 2 ]" ||
   e2e_fail "the client did not back off"
 sleep 0.5
 stop_within backoff TERM
 [ "$(ip -n "$NS_C" -4 route show table all)" = "$before" ] || e2e_fail "routes changed"
+e2e_finish
 e2e_log "client stop ok"

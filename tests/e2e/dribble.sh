@@ -35,13 +35,13 @@ for mode in "${MODES[@]}"; do
   e2e_start_client "client-$mode" "$NS_C" "$dir" "$relay_link"
   e2e_wait_tunnel 20 "$NS_C" >/dev/null || e2e_fail "$mode: no tunnel through the dribbling relay"
   e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$mode: ping through the tunnel"
-  e2e_stop "client-$mode"
+  e2e_finish "client-$mode"
   e2e_stop "tcpdump-$mode"
   segs=$(tcpdump -r "$dir/syn.pcap" -n 2>/dev/null | wc -l)
   e2e_log "$mode: connected in $(( $(date +%s) - t0 )) s; the server received $segs one-byte segments"
   [ "$segs" -ge 500 ] || e2e_fail "$mode: only $segs one-byte segments: the relay did not dribble"
   grep -q "connected as 'alice'" "$E2E_DIR/server-$mode.log" || e2e_fail "$mode: no session"
   e2e_stop "relay-$mode"
-  e2e_stop "server-$mode"
+  e2e_finish "server-$mode"
 done
 e2e_log "dribble ok"

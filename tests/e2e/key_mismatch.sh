@@ -27,7 +27,7 @@ run_case() {
   e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "$name: no tunnel address"
   e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$name: ping through the tunnel"
 
-  e2e_stop "server-$name"
+  e2e_finish "server-$name"
   "$QELI" rotate-identity e2e -c "$dir/server.conf" --identity-dir "$dir/identity" >/dev/null ||
     e2e_fail "rotate-identity"
   e2e_start_server "server-$name-rotated" "$dir"
@@ -38,7 +38,7 @@ run_case() {
   grep -q "connected as" "$E2E_DIR/server-$name-rotated.log" &&
     e2e_fail "$name: authenticated to the new key"
   ip -n "$NS_C" link show vpn0 >/dev/null 2>&1 && e2e_fail "$name: left vpn0 behind"
-  e2e_stop "server-$name-rotated"
+  e2e_finish "server-$name-rotated"
   e2e_log "$name: exit $E2E_RC, $(grep -o 'SERVER KEY MISMATCH.*' "$E2E_DIR/$name.log")"
 }
 
@@ -67,4 +67,5 @@ run_case tofu -c "$dir/bob.conf"
 grep -qx "$UL_S:$E2E_PORT $old_key" "$dir/tofu.known_hosts" ||
   e2e_fail "known_hosts lost the first-use pin: $(cat "$dir/tofu.known_hosts")"
 [ "$(wc -l <"$dir/tofu.known_hosts")" -eq 1 ] || e2e_fail "known_hosts was appended to"
+e2e_finish
 e2e_log "key mismatch ok"

@@ -48,4 +48,5 @@ e2e_start_client alice-again "$NS_C" "$dir" "$link"
 ip2=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "no tunnel address after reconnecting"
 [ "$ip2" = "$ip1" ] || e2e_fail "the device got $ip2 instead of its address $ip1"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping after reconnecting"
+e2e_finish alice-again server
 e2e_log "kill -9 liveness ok"

@@ -91,3 +91,19 @@ e2e_wait_exit() {
   E2E_RC=0
   wait "$pid" || E2E_RC=$?
 }
+
+# e2e_finish NAME... — the end of a scenario: SIGTERM each process (clients first, then
+# the server) and require a clean exit (code 0) within 10 s, then fail if any log holds
+# a sanitizer report (ASan/LSan/UBSan builds run these scripts too).
+e2e_finish() {
+  local name var
+  for name in "$@"; do
+    var="E2E_PID_${name//-/_}"
+    kill -TERM "${!var}" 2>/dev/null || true
+    e2e_wait_exit "$name" 10
+    [ "$E2E_RC" = 0 ] || e2e_fail "$name did not exit cleanly on SIGTERM (exit $E2E_RC)"
+  done
+  if grep -ls -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$E2E_DIR"/*.log; then
+    e2e_fail "a sanitizer report in the logs above"
+  fi
+}

@@ -45,4 +45,5 @@ e2e_log "traffic back $(( $(date +%s) - t1 )) s after the path came back"
 [ "$(e2e_tunnel_ip "$NS_C")" = "$ip1" ] || e2e_fail "the device lost its address $ip1"
 e2e_wait_exit alice 0
 [ "$E2E_RC" = running ] || e2e_fail "the client exited ($E2E_RC)"
+e2e_finish alice server
 e2e_log "path break ok"

@@ -17,7 +17,7 @@ e2e_start_client alice "$NS_C" "$dir" "$link"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "no tunnel address"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping before the restart"
 
-e2e_stop server
+e2e_finish server
 ip -n "$NS_S" link show qes0 >/dev/null 2>&1 && e2e_fail "the stopped server left its TUN"
 sleep 2
 e2e_start_server server-again "$dir"
@@ -32,4 +32,5 @@ ip netns exec "$NS_S" ping -c 3 -i 0.2 -W 2 "$(e2e_tunnel_ip "$NS_C")" >/dev/nul
 e2e_wait_exit alice 0
 [ "$E2E_RC" = running ] || e2e_fail "the client exited ($E2E_RC) during the restart"
 grep -q "connected as 'alice'" "$E2E_DIR/server-again.log" || e2e_fail "no new session line"
+e2e_finish alice server-again
 e2e_log "server restart ok"

@@ -45,4 +45,5 @@ e2e_log "concurrent: alice up $mbit_a Mbit/s, bob down $mbit_b Mbit/s"
 # The server saw two sessions, each named once.
 grep -q "connected as 'alice'" "$E2E_DIR/server.log" || e2e_fail "no session line for alice"
 grep -q "connected as 'bob'" "$E2E_DIR/server.log" || e2e_fail "no session line for bob"
+e2e_finish alice bob server
 e2e_log "two clients ok"

@@ -46,4 +46,5 @@ e2e_ping "$NS_C2" "$TUN_NET.1" || e2e_fail "alice → server after bob's attempt
   e2e_fail "alice's session was dropped and re-made"
 # Neither log leaks the password.
 grep -q "not-bobs-pass" "$E2E_DIR"/server.log "$E2E_DIR"/bob.log && e2e_fail "a log shows the password"
+e2e_finish bob alice server
 e2e_log "wrong password ok"
