@@ -10,12 +10,14 @@
 #      openssl speed -aead -evp ...  (the same, but init + 13-byte AAD + update + final per
 #                                     operation, the TLS-like sequence our wrapper also runs);
 # 3. prints the medians as Markdown tables and the ratio ours / `openssl speed -evp` at
-#    16 KiB, the target of issue 2 (≥ 90 %).
+#    16 KiB, the target of issue 2 (≥ 90 %); keeps the raw outputs in
+#    build/release/crypto-bench-<UTC time>/.
 #
 # `openssl speed -evp` only calls EVP_EncryptUpdate on one buffer again and again (no nonce,
 # no tag), so it is the ceiling for a wrapper that seals whole records. Throughputs are in
-# MB/s (10^6 bytes per second) on both sides. The machine is shared: run it when it is
-# otherwise idle and read the spread (min–max) next to each median.
+# MB/s (10^6 bytes per second) on both sides, each divided by CPU time (Google Benchmark's
+# default; `openssl speed` without -elapsed), which keeps other load on a shared machine out
+# of the quotient but not out of the caches: read the spread (min–max) next to each median.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${1:-3}
@@ -27,9 +29,10 @@ cmake --preset release >/dev/null
 cmake --build --preset release --target crypto_bench >/dev/null
 BENCH=build/release/bench/crypto_bench
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo "run_crypto_bench: $REPS repetitions, results in $out while running" >&2
+# Raw outputs are kept (build/ is git-ignored) so the tables can be re-derived.
+out=build/release/crypto-bench-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$out"
+echo "run_crypto_bench: $REPS repetitions, raw results in $out" >&2
 for r in $(seq 1 "$REPS"); do
   echo "  repetition $r/$REPS" >&2
   "$BENCH" --benchmark_min_time=0.5 --benchmark_format=console \
@@ -65,7 +68,7 @@ def ours_mbs(name):
     return med([b["bytes_per_second"] / 1e6 for b in runs[name]])
 
 def ours_time(name):
-    vals = [b["real_time"] for b in runs[name]]
+    vals = [b["cpu_time"] for b in runs[name]]
     return med(vals) + (runs[name][0]["time_unit"],)
 
 # --- openssl speed ------------------------------------------------------------------
@@ -121,20 +124,28 @@ for ours, alg in names.items():
           ", ".join(f"{s} B: {fmt(med([v / 1e6 for v in aead[s]]))}" for s in sorted(aead)))
     print()
 
-print("#### other primitives (time per operation)\n")
-print("| benchmark | median | min–max |")
-print("|---|---:|---:|")
+def allocs(name):
+    return max(b.get("openssl_allocs_per_op", float("nan")) for b in runs[name])
+
+aead_allocs = max(allocs(n) for n in runs if n.startswith("BM_Aead"))
+print(f"OpenSSL heap allocations per AEAD seal/open, worst over all sizes, both algorithms and "
+      f"all repetitions: {aead_allocs:g} (-1 = counting not installed)\n")
+
+print("#### other primitives (CPU time per operation)\n")
+print("| benchmark | median | min–max | OpenSSL allocations per op |")
+print("|---|---:|---:|---:|")
 for name in sorted(runs):
     if name.startswith(("BM_Aead", "BM_Evp")):
         continue
     m, lo, hi, unit = ours_time(name)
-    print(f"| {name} | {m:,.1f} {unit} | {lo:,.1f}–{hi:,.1f} |")
+    a = allocs(name)
+    print(f"| {name} | {m:,.1f} {unit} | {lo:,.1f}–{hi:,.1f} | {'—' if a != a else f'{a:g}'} |")
 print()
 print("¹ open also copies the sealed record back into the buffer every iteration, since "
       "decrypting in place consumes it.")
 print("² in crypto_bench, no wrapper: Aead::seal's exact OpenSSL calls on a bare EVP_CIPHER_CTX, "
-      "and EVP_EncryptUpdate alone (what `openssl speed -evp` times). crypto_bench rates are per "
-      "CPU time, `openssl speed` per wall-clock time.\n")
+      "and EVP_EncryptUpdate alone (what `openssl speed -evp` times). Both crypto_bench and "
+      "`openssl speed` (without -elapsed) divide by CPU time.\n")
 for alg, r_evp, r_aead, r_upd in ratios:
     verdict = "meets" if r_evp >= 0.90 else "MISSES"
     print(f"RATIO at 16 KiB, {alg}: qeli seal / openssl speed -evp = {r_evp:.1%} "

@@ -108,6 +108,14 @@ bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
     target.host = o.host;
   }
   target.label = o.label.empty() ? o.user + "@" + name : o.label;
+  // The link must be one a client accepts: check the host the same way a client will.
+  config::ShareLink probe;
+  probe.host = target.host;
+  probe.port = 1;
+  if (!config::parse_link(config::emit_link(probe)).ok()) {
+    ctx.err << "--host " << o.host << " is not a valid host name or IPv4 address\n";
+    return false;
+  }
   return true;
 }
 

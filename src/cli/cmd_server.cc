@@ -15,6 +15,9 @@ void register_server(CLI::App& app, Context& ctx) {
   cmd->add_option("--identity-dir", opts->identity_dir,
                   "Directory of the per-profile identity keys")
       ->capture_default_str();
+  cmd->add_option("--socket", opts->control_socket,
+                  "Local control socket for list-clients/kick (empty = none)")
+      ->capture_default_str();
   cmd->callback([opts, &ctx] { ctx.exit_code = server::run_server(*opts); });
 }
 

@@ -12,6 +12,7 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_add_client(app, ctx);
   register_server(app, ctx);
   register_client(app, ctx);
+  register_clients(app, ctx);
 }
 
 }  // namespace qeli::cli

@@ -14,5 +14,6 @@ void register_rotate_identity(CLI::App& app, Context& ctx);
 void register_add_client(CLI::App& app, Context& ctx);
 void register_server(CLI::App& app, Context& ctx);
 void register_client(CLI::App& app, Context& ctx);
+void register_clients(CLI::App& app, Context& ctx);
 
 }  // namespace qeli::cli

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "client/device_id.h"
@@ -171,6 +173,10 @@ Duration Client::connect_once() {
       wire::choose_sni(cfg_.sni.empty() ? std::nullopt : std::optional<std::string_view>(cfg_.sni),
                        cfg_.server.host, crypto::system_rng());
   hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+  const char* no_ext = std::getenv("QELI_DISABLE_EXTENSIONS");
+  const bool extensions = no_ext == nullptr || std::string_view(no_ext) != "1";
+  hc.extensions =
+      extensions ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets) : 0;
   crypto::Rng& rng = crypto::system_rng();
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
@@ -206,7 +212,9 @@ Duration Client::connect_once() {
   tc.name = cfg_.dev;
   tc.queues = 1;
   tc.mtu = mtu;
-  tc.read_mode = tunio::ReadMode::split;
+  // With the GSO extension, the kernel's super-packets cross the tunnel whole.
+  const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
+  tc.read_mode = gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split;
   tc.log = [](std::string_view line) { spdlog::info("{}", line); };
   auto tun = tunio::LinuxTun::open(tc);
   if (!tun.ok()) throw Fatal{"cannot open TUN " + cfg_.dev + ": " + tun.error().detail};
@@ -214,8 +222,10 @@ Duration Client::connect_once() {
   if (!nl.ok()) throw Fatal{"netlink: " + nl.error().detail};
   const std::string dev = tun->name();
   const std::string cidr = ok.client_ip + "/" + std::to_string(ok.prefix);
-  for (auto st : {nl->set_mtu(dev, static_cast<std::uint32_t>(mtu)), nl->add_address(dev, cidr),
-                  nl->set_link_up(dev)}) {
+  // 1000 packets of TUN queue, as the server's default `tun.tx_queue_len`.
+  for (auto st :
+       {nl->set_mtu(dev, static_cast<std::uint32_t>(mtu)), nl->set_tx_queue_len(dev, 1000),
+        nl->add_address(dev, cidr), nl->set_link_up(dev)}) {
     if (!st.ok()) throw Fatal{"TUN " + dev + ": " + st.error().detail};
   }
   auto rt = sys::RouteTable::open();
@@ -248,13 +258,15 @@ Duration Client::connect_once() {
       throw Fatal{"cannot install the full-tunnel routes"};
     }
   }
-  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{})", endpoint_name_,
-               cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "");
+  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})", endpoint_name_,
+               cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
+               gso ? ", GSO super-packets" : "");
 
   engine::StreamSessionConfig sc;
   sc.mtu = mtu;
   apply_obfuscation(ok.obfuscation_json, cfg_.fallbacks, sc.padding, sc.heartbeat);
   sc.liveness_ms = sc.heartbeat.liveness_ms();
+  sc.gso_receive = gso;
   sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
   sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
   engine::SessionCounters counters;

@@ -1,8 +1,5 @@
 #include "config/client_config.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "config/section_reader.h"
 
 namespace qeli::config {
@@ -238,21 +235,15 @@ ClientLoad load_client_config_text(std::string_view text, const std::string& fil
 }
 
 ClientLoad load_client_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  Findings read_errors;
+  if (!read_config_text(path, text, read_errors)) {
     ClientLoad out;
     out.config.file = path;
-    out.findings.error(path, "", "", 0, "cannot open the config file");
+    out.findings = std::move(read_errors);
     return out;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().size() > kMaxFileBytes) {
-    ClientLoad out;
-    out.findings.error(path, "", "", 0, "config file larger than 4 MiB");
-    return out;
-  }
-  return load_client_config_text(ss.str(), path);
+  return load_client_config_text(text, path);
 }
 
 ClientLoad client_config_from_link(const ShareLink& l) {

@@ -4,9 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "config/values.h"
 
@@ -38,6 +38,10 @@ char* read_line(char* str, int num, void* stream) {
     st->findings->error(st->file, "", "", st->line,
                         "line longer than " + std::to_string(kMaxLineBytes) + " bytes");
     line = {};  // hand inih an empty line: nothing of it is used
+  } else if (line.find('\0') != std::string_view::npos) {
+    // inih works on C strings and would silently cut the value at the NUL.
+    st->findings->error(st->file, "", "", st->line, "NUL byte in line");
+    line = {};
   }
   st->current = line;
   // Section headers are tracked here (inih only reports key/value pairs), so empty
@@ -47,7 +51,7 @@ char* read_line(char* str, int num, void* stream) {
     const auto close = t.find(']');
     st->doc->sections.push_back({std::string(trim(t.substr(1, close - 1))), st->line, {}});
   }
-  std::memcpy(str, line.data(), line.size());
+  if (!line.empty()) std::memcpy(str, line.data(), line.size());  // data() may be null
   str[line.size()] = '\n';
   str[line.size() + 1] = '\0';
   return str;
@@ -108,19 +112,38 @@ IniDocument parse_ini(std::string_view text, std::string_view file, Findings& fi
   return doc;
 }
 
-bool read_ini_file(const std::string& path, IniDocument& out, Findings& findings) {
+bool read_config_text(const std::string& path, std::string& out, Findings& findings) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    findings.error(path, "", "", 0, "cannot open: no such file");
+    return false;
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    findings.error(path, "", "", 0, "not a regular file");
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     findings.error(path, "", "", 0, std::string("cannot open: ") + std::strerror(errno));
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  if (text.size() > kMaxFileBytes) {
-    findings.error(path, "", "", 0, "file larger than " + std::to_string(kMaxFileBytes) + " bytes");
-    return false;
+  out.clear();
+  char buf[8192];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (out.size() > kMaxFileBytes) {
+      findings.error(path, "", "", 0,
+                     "file larger than " + std::to_string(kMaxFileBytes) + " bytes");
+      return false;
+    }
   }
+  return true;
+}
+
+bool read_ini_file(const std::string& path, IniDocument& out, Findings& findings) {
+  std::string text;
+  if (!read_config_text(path, text, findings)) return false;
   out = parse_ini(text, path, findings);
   return true;
 }

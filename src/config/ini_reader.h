@@ -47,6 +47,11 @@ struct IniDocument {
 /// the line; the document holds everything that did parse.
 IniDocument parse_ini(std::string_view text, std::string_view file, Findings& findings);
 
+/// Reads a whole config file into `out`. Refused (error finding, false): a path that
+/// cannot be opened, is not a regular file (a FIFO or /dev/zero would never end), or is
+/// larger than kMaxFileBytes.
+bool read_config_text(const std::string& path, std::string& out, Findings& findings);
+
 /// Reads and parses a file. A missing or unreadable file is an error finding (line 0).
 /// Returns false if the file could not be read at all.
 bool read_ini_file(const std::string& path, IniDocument& out, Findings& findings);

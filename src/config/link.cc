@@ -26,6 +26,18 @@ bool is_hex(std::string_view s) {
   return true;
 }
 
+// Host names as DNS and /etc/hosts allow them (RFC 1123 letters, digits, '-', '.', plus
+// '_' seen in the wild), or an IPv4 literal. No percent-escapes: a host is emitted as is.
+bool is_host_name(std::string_view h) {
+  if (h.empty() || h.size() > 253) return false;
+  for (char c : h) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '.' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 Unexpected<std::string> refuse(std::string why) { return fail(std::move(why)); }
 
 // Applies one decoded query parameter. Returns an error text for a malformed known one.
@@ -164,6 +176,7 @@ Result<ShareLink, std::string> parse_link(std::string_view uri) {
     }
     l.host = std::string(hostport.substr(1, close - 1));
     port_text = hostport.substr(close + 2);
+    if (!is_ipv6_literal(l.host)) return refuse("[...] must hold an IPv6 address");
   } else {
     const auto colon = hostport.rfind(':');
     if (colon == std::string_view::npos) return refuse("missing :PORT");
@@ -172,6 +185,9 @@ Result<ShareLink, std::string> parse_link(std::string_view uri) {
     if (l.host.find(':') != std::string::npos) return refuse("IPv6 hosts must be bracketed");
   }
   if (l.host.empty()) return refuse("empty host");
+  if (l.host.find(':') == std::string::npos && !is_host_name(l.host)) {
+    return refuse("host has characters a host name cannot have");
+  }
   const auto port = parse_uint(port_text, 65535);
   if (!port || *port == 0) return refuse("port must be 1..65535");
   l.port = static_cast<std::uint16_t>(*port);
@@ -195,7 +211,7 @@ std::string emit_link(const ShareLink& l) {
   const bool v6 = l.host.find(':') != std::string::npos;
   std::string s(kScheme);
   s += percent_encode(l.user) + ":" + percent_encode(l.pass) + "@";
-  s += v6 ? "[" + l.host + "]" : percent_encode(l.host);
+  s += v6 ? "[" + l.host + "]" : l.host;  // parse_link only accepts hosts that need no escaping
   s += ":" + std::to_string(l.port);
   s += "?proto=" + std::string(to_string(l.proto));
   s += "&mode=" + std::string(to_string(l.mode));

@@ -1,8 +1,6 @@
 #include "config/server_config.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "config/profile_loader.h"
 #include "config/section_reader.h"
@@ -213,20 +211,15 @@ ServerLoad load_server_config_text(std::string_view text, const std::string& fil
 }
 
 ServerLoad load_server_config(const std::string& path) {
-  ServerLoad out;
-  out.config.file = path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    out.findings.error(path, "", "", 0, "cannot open the config file");
+  std::string text;
+  Findings read_errors;
+  if (!read_config_text(path, text, read_errors)) {
+    ServerLoad out;
+    out.config.file = path;
+    out.findings = std::move(read_errors);
     return out;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().size() > kMaxFileBytes) {
-    out.findings.error(path, "", "", 0, "config file larger than 4 MiB");
-    return out;
-  }
-  return load_server_config_text(ss.str(), path);
+  return load_server_config_text(text, path);
 }
 
 const ProfileConfig* ServerConfig::find_profile(std::string_view name) const {

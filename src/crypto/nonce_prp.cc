@@ -1,6 +1,13 @@
+// OpenSSL 3.0 re-creates the provider context on every EVP_DigestInit (one or two heap
+// allocations per call, measured: 8 per permute()), and EVP_MD_CTX_copy allocates as
+// well. The record path must not allocate, so F uses the low-level SHA256_* functions on a
+// stack SHA256_CTX: the same SHA-NI/AVX code without the provider layer, and ~4x faster
+// than the EVP round trip. They are deprecated in 3.0 but present in every 3.x build that
+// has not been configured with no-deprecated (Debian's has them).
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "crypto/nonce_prp.h"
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -20,12 +27,9 @@ constexpr std::size_t kHalf = 6;
 NoncePrp::NoncePrp(std::span<const std::uint8_t, 32> aead_key)
     : NoncePrp(FromPrpKey{}, sha256({as_bytes(kPrpLabel), aead_key})) {}
 
-NoncePrp::NoncePrp(FromPrpKey, std::span<const std::uint8_t, 32> prp_key)
-    : prp_key_(prp_key), md_ctx_(EVP_MD_CTX_new()) {
-  if (md_ctx_ == nullptr) std::abort();
-}
+NoncePrp::NoncePrp(FromPrpKey, std::span<const std::uint8_t, 32> prp_key) : prp_key_(prp_key) {}
 
-NoncePrp::~NoncePrp() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(md_ctx_)); }
+NoncePrp::~NoncePrp() = default;
 
 Nonce12 NoncePrp::permute(std::span<const std::uint8_t, 4> seed, std::uint64_t counter) const {
   std::array<std::uint8_t, 12> block;
@@ -35,7 +39,6 @@ Nonce12 NoncePrp::permute(std::span<const std::uint8_t, 4> seed, std::uint64_t c
 }
 
 Nonce12 NoncePrp::permute_block(std::span<const std::uint8_t, 12> block) const {
-  auto* ctx = static_cast<EVP_MD_CTX*>(md_ctx_);
   std::uint8_t left[kHalf];
   std::uint8_t right[kHalf];
   std::memcpy(left, block.data(), kHalf);
@@ -46,10 +49,10 @@ Nonce12 NoncePrp::permute_block(std::span<const std::uint8_t, 12> block) const {
   for (int round = 0; round < kRounds; ++round) {
     in[32] = static_cast<std::uint8_t>(round);
     std::memcpy(in + 33, right, kHalf);
-    std::uint8_t f[32];
-    unsigned int n = 0;
-    if (EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx, in, sizeof(in)) != 1 || EVP_DigestFinal_ex(ctx, f, &n) != 1) {
+    std::uint8_t f[SHA256_DIGEST_LENGTH];
+    SHA256_CTX sha;
+    if (SHA256_Init(&sha) != 1 || SHA256_Update(&sha, in, sizeof(in)) != 1 ||
+        SHA256_Final(f, &sha) != 1) {
       std::abort();
     }
     std::uint8_t new_right[kHalf];
@@ -58,6 +61,8 @@ Nonce12 NoncePrp::permute_block(std::span<const std::uint8_t, 12> block) const {
     std::memcpy(left, right, kHalf);
     std::memcpy(right, new_right, kHalf);
   }
+  // Wipe our copy of the PRP key (SHA256_Final already cleanses the block buffer that held
+  // it); what remains in `f` and the chaining state are PRF outputs, not the key.
   secure_wipe(in, sizeof(in));
   Nonce12 out;
   std::memcpy(out.data(), left, kHalf);

@@ -6,6 +6,9 @@
 //   x = L(6) ‖ R(6);  for round i in 0..3:  L, R = R, L ⊕ F_i(R)
 //   F_i(R) = SHA-256(prp_key ‖ i ‖ R)[0..6]
 //   nonce = L ‖ R
+//
+// permute() is on the data path (one call per record): it makes no heap allocation and
+// takes four SHA-256 compressions (≈ 0.3 µs with SHA-NI).
 #pragma once
 
 #include <array>
@@ -29,14 +32,14 @@ class NoncePrp {
   NoncePrp(const NoncePrp&) = delete;
   NoncePrp& operator=(const NoncePrp&) = delete;
 
-  /// The permuted nonce of the 12-byte block seed ‖ counter_be.
+  /// The permuted nonce of the 12-byte block seed ‖ counter_be. Thread-safe (const, no
+  /// shared state), allocation-free.
   Nonce12 permute(std::span<const std::uint8_t, 4> seed, std::uint64_t counter) const;
   /// The permutation of an arbitrary 12-byte block.
   Nonce12 permute_block(std::span<const std::uint8_t, 12> block) const;
 
  private:
   Key32 prp_key_;
-  void* md_ctx_;  // EVP_MD_CTX*, reused so permute() never allocates
 };
 
 }  // namespace qeli::crypto

@@ -4,6 +4,9 @@
 
 #include <cerrno>
 
+#include "engine/gso_convert.h"
+#include "tunio/offload_validate.h"
+
 namespace qeli::engine {
 
 const char* to_string(ReceiveStatus s) {
@@ -53,6 +56,27 @@ ReceiveStatus RecordReceiver::receive(int fd, tunio::PacketBatch& tun_batch) {
   return drain(tun_batch);
 }
 
+void RecordReceiver::receive_gso_chunk(ByteSpan plaintext, tunio::PacketBatch& tun_batch) {
+  auto chunk = wire::parse_gso_chunk(plaintext);
+  if (!chunk) {
+    SessionCounters::add(counters_.drop_bad_gso);
+    return;
+  }
+  switch (gso_.add(*chunk)) {
+    case wire::GsoAssembler::Result::kPartial: return;
+    case wire::GsoAssembler::Result::kError: SessionCounters::add(counters_.drop_bad_gso); return;
+    case wire::GsoAssembler::Result::kComplete: break;
+  }
+  const ByteSpan pkt = gso_.packet();
+  // Peer metadata is hostile input: the one validation gate decides what the kernel gets.
+  auto meta = tunio::revalidate(to_metadata(gso_.header()), pkt);
+  if (!meta.ok() || pkt.size() < 20 || (pkt[0] >> 4) != 4 || pkt.size() > tun_batch.max_packet()) {
+    SessionCounters::add(counters_.drop_bad_gso);
+    return;
+  }
+  tun_batch.push(pkt, *meta);
+}
+
 ReceiveStatus RecordReceiver::drain(tunio::PacketBatch& tun_batch) {
   for (;;) {
     if (tun_batch.full()) return ReceiveStatus::kBatchFull;
@@ -75,6 +99,10 @@ ReceiveStatus RecordReceiver::drain(tunio::PacketBatch& tun_batch) {
     switch (wire::classify_plaintext(data)) {
       case wire::PlaintextKind::kHeartbeat: SessionCounters::add(counters_.heartbeats_rx); break;
       case wire::PlaintextKind::kControl: {
+        if (accept_gso_ && data.size() > 2 && data[2] == wire::kCtrlGsoChunk) {
+          receive_gso_chunk(data, tun_batch);
+          break;
+        }
         SessionCounters::add(counters_.control_rx);
         auto frame = wire::parse_control_frame(data);
         if (frame.ok() && on_control_) on_control_(*frame);

@@ -6,7 +6,9 @@
 //   3. the plaintext is classified: an empty one is a heartbeat, `C1 9B …` a control
 //      frame (handed to the caller's callback), an IPv4 packet is copied into the
 //      caller's TUN write batch; IPv6 and garbage are counted drops (0.7.16 carries IPv4
-//      only).
+//      only). With the GSO extension accepted, GSO chunk frames are reassembled into
+//      super-packets whose metadata is re-validated before they join the batch (which
+//      then needs 64 KiB slots).
 // A record that fails to authenticate or parse, or an over-long header, is a protocol
 // error: the connection is closed with that reason (never the process).
 //
@@ -20,6 +22,7 @@
 #include "engine/session_counters.h"
 #include "tunio/packet_batch.h"
 #include "wire/control_frame.h"
+#include "wire/gso_chunk.h"
 #include "wire/packet_codec.h"
 #include "wire/record_reader.h"
 
@@ -52,15 +55,21 @@ class RecordReceiver {
   /// When the last record authenticated (liveness: only authenticated records count).
   Instant last_authenticated() const { return last_auth_; }
   wire::OpenError last_open_error() const { return last_error_; }
+  /// Accept GSO chunk frames (we advertised caps::kGsoSuperPackets).
+  void accept_gso(bool on) { accept_gso_ = on; }
   const wire::RecordReader& reader() const { return reader_; }
 
  private:
+  void receive_gso_chunk(ByteSpan plaintext, tunio::PacketBatch& tun_batch);
+
   wire::PacketCodec codec_;
   wire::RecordReader reader_;
   SessionCounters& counters_;
   ControlHandler on_control_;
   Instant last_auth_;
   wire::OpenError last_error_ = wire::OpenError::kTruncated;
+  bool accept_gso_ = false;
+  wire::GsoAssembler gso_;
 };
 
 }  // namespace qeli::engine

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/gso_convert.h"
+
 namespace qeli::engine {
 
 const char* to_string(WriteStatus s) {
@@ -27,6 +29,7 @@ RecordWriter::RecordWriter(wire::PacketCodec codec, PaddingPolicy padding, std::
       rng_(rng),
       counters_(counters),
       scratch_(wire::max_record_size(wire::Framing::kTls)),
+      gso_buf_(512 * 1024),
       last_write_(std::chrono::steady_clock::now()) {
   iov_.reserve(1024);
 }
@@ -35,9 +38,26 @@ WriteStatus RecordWriter::seal_and_write(int fd, tunio::PacketBatch& batch,
                                          const StopSignal& stop) {
   const std::size_t head = wire::seal_headroom(codec_.framing());
   iov_.clear();
+  gso_used_ = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t records = 0;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const std::size_t data_len = batch.packet(i).size();
+    if (!batch.meta(i).is_plain()) {
+      WriteStatus st = WriteStatus::kOk;
+      if (!seal_super_packet(batch.packet(i), batch.meta(i), st)) {
+        if (st != WriteStatus::kOk) return st;
+        // Buffer full: send what is sealed so far, then retry this packet.
+        st = write_iov(fd, iov_.data(), iov_.size(), stop);
+        if (st != WriteStatus::kOk) return st;
+        iov_.clear();
+        gso_used_ = 0;
+        if (!seal_super_packet(batch.packet(i), batch.meta(i), st)) return WriteStatus::kError;
+      }
+      bytes += data_len;
+      ++records;
+      continue;
+    }
     std::size_t pad = padding_.pick(data_len, mtu_, rng_);
     pad = std::min(pad, batch.room_after(i) > wire::seal_tailroom(0)
                             ? batch.room_after(i) - wire::seal_tailroom(0)
@@ -54,14 +74,43 @@ WriteStatus RecordWriter::seal_and_write(int fd, tunio::PacketBatch& batch,
     auto rec = batch.packet(i);
     iov_.push_back({rec.data(), *sealed});
     bytes += data_len;
+    ++records;
   }
   if (iov_.empty()) return WriteStatus::kOk;
   const WriteStatus st = write_iov(fd, iov_.data(), iov_.size(), stop);
   if (st == WriteStatus::kOk) {
-    SessionCounters::add(counters_.tx_packets, iov_.size());
+    SessionCounters::add(counters_.tx_packets, records);
     SessionCounters::add(counters_.tx_bytes, bytes);
   }
   return st;
+}
+
+bool RecordWriter::seal_super_packet(ByteSpan packet, const tunio::GsoMetadata& meta,
+                                     WriteStatus& st) {
+  const std::size_t head = wire::seal_headroom(codec_.framing());
+  const std::size_t chunks = (packet.size() + wire::kMaxGsoChunk - 1) / wire::kMaxGsoChunk;
+  const std::size_t need =
+      packet.size() + chunks * (head + wire::kGsoChunkPrefix + wire::seal_tailroom(0));
+  if (gso_used_ + need > gso_buf_.size() || iov_.size() + chunks > iov_.capacity()) return false;
+  wire::GsoChunkHeader h = to_chunk_header(meta, packet.size());
+  for (std::size_t off = 0; off < packet.size(); off += wire::kMaxGsoChunk) {
+    const std::size_t n = std::min(wire::kMaxGsoChunk, packet.size() - off);
+    h.offset = static_cast<std::uint16_t>(off);
+    std::uint8_t* rec = gso_buf_.data() + gso_used_;
+    write_gso_chunk_prefix(h, rec + head);
+    std::memcpy(rec + head + wire::kGsoChunkPrefix, packet.data() + off, n);
+    const std::size_t data_len = wire::kGsoChunkPrefix + n;
+    auto sealed =
+        codec_.seal_in_place({rec, head + data_len + wire::seal_tailroom(0)}, data_len, 0);
+    if (!sealed.ok()) {
+      st = sealed.error() == wire::SealError::kCounterExhausted ? WriteStatus::kCounterExhausted
+                                                                : WriteStatus::kError;
+      return false;
+    }
+    iov_.push_back({rec, *sealed});
+    gso_used_ += *sealed;
+  }
+  return true;
 }
 
 WriteStatus RecordWriter::write_one(int fd, ByteSpan plaintext, std::size_t padding,

@@ -5,7 +5,10 @@
 //   2. seal_and_write() seals every packet IN PLACE into a record (header ‖ nonce ‖
 //      counter before it, padding ‖ padlen ‖ tag after) and writes all records with
 //      writev — one syscall per batch, no copy, no allocation;
-//   3. heartbeats and control frames go through a small private buffer.
+//   3. heartbeats and control frames go through a small private buffer;
+//   4. (extension) a super-packet (packet metadata not plain) is cut into GSO chunk
+//      records (wire/gso_chunk.h) sealed into a private buffer, in batch order. Send
+//      super-packets only to a peer that negotiated caps::kGsoSuperPackets.
 //
 // One thread at a time (the socket's single writer). The socket is non-blocking; the
 // writer waits in poll() for POLLOUT or the stop signal.
@@ -53,6 +56,9 @@ class RecordWriter {
 
  private:
   WriteStatus write_iov(int fd, iovec* iov, std::size_t count, const StopSignal& stop);
+  /// Seals a super-packet as GSO chunk records into gso_buf_ (extension); returns false
+  /// when gso_buf_ has no room (the caller writes what is pending first).
+  bool seal_super_packet(ByteSpan packet, const tunio::GsoMetadata& meta, WriteStatus& st);
 
   wire::PacketCodec codec_;
   PaddingPolicy padding_;
@@ -61,6 +67,8 @@ class RecordWriter {
   SessionCounters& counters_;
   std::vector<iovec> iov_;
   Bytes scratch_;  // one record for heartbeats/control frames
+  Bytes gso_buf_;  // GSO chunk records of the current batch (extension)
+  std::size_t gso_used_ = 0;
   Instant last_write_;
 };
 

@@ -21,6 +21,7 @@ struct SessionCounters {
   std::atomic<std::uint64_t> drop_queue_full{0};  ///< bounded queue overflow
   std::atomic<std::uint64_t> drop_replay{0};      ///< replayed / too-old record
   std::atomic<std::uint64_t> drop_tun_write{0};   ///< the kernel refused the packet
+  std::atomic<std::uint64_t> drop_bad_gso{0};     ///< GSO chunk out of order or bad metadata
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);

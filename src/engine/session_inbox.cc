@@ -11,9 +11,9 @@ tunio::PacketBatch SessionInbox::make_batch(std::size_t, std::size_t) const {
   return tunio::PacketBatch(g_.capacity, g_.max_packet, g_.headroom, g_.tailroom);
 }
 
-bool SessionInbox::push(ByteSpan packet) {
+bool SessionInbox::push(ByteSpan packet, const tunio::GsoMetadata& meta) {
   std::lock_guard lock(mu_);
-  if (!pending_.push(packet)) {
+  if (!pending_.push(packet, meta)) {
     SessionCounters::add(counters_.drop_queue_full);
     return false;
   }

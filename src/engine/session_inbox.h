@@ -25,7 +25,7 @@ class SessionInbox final : public PacketSource {
 
   /// Producer side (thread-safe). Returns false (and counts a drop) when full or when
   /// the packet is larger than max_packet. Call notify() once after a burst of pushes.
-  bool push(ByteSpan packet);
+  bool push(ByteSpan packet, const tunio::GsoMetadata& meta = {});
   void notify() { ready_.notify(); }
 
   /// Consumer side (the session's send thread).

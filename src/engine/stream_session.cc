@@ -9,6 +9,7 @@
 #include "engine/record_receiver.h"
 #include "engine/record_writer.h"
 #include "transport/tcp.h"
+#include "wire/gso_chunk.h"
 
 namespace qeli::engine {
 namespace {
@@ -142,7 +143,8 @@ const char* to_string(SessionEnd e) {
 }
 
 tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t tailroom) const {
-  return tunio::PacketBatch(packets, wire::kMaxTunnelMtu, RecordWriter::kHeadroom, tailroom);
+  // Slots hold a whole super-packet (64 KiB); pages are touched only as they are used.
+  return tunio::PacketBatch(packets, wire::kMaxSuperPacket, RecordWriter::kHeadroom, tailroom);
 }
 
 bool TunQueueSource::fill(tunio::PacketBatch& batch) {
@@ -180,6 +182,7 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
   });
 
   RecordReceiver receiver(std::move(recv), leftover, counters, config.on_control);
+  receiver.accept_gso(config.gso_receive);
   tunio::PacketBatch tun_batch(config.batch_packets, 65535);
   std::size_t accepted_in_batch = 0;
   while (!local.stopped()) {

@@ -41,8 +41,10 @@ class PacketSource {
   virtual tunio::PacketBatch make_batch(std::size_t packets, std::size_t tailroom) const;
 };
 
-/// A TUN queue as a PacketSource (client side): reads MTU-sized IPv4 packets (IPv6 and
-/// anything else is counted and dropped, as 0.7.16 carries IPv4 only).
+/// A TUN queue as a PacketSource (client side): reads IPv4 packets — MTU-sized ones when
+/// the TUN is in ReadMode::split, whole super-packets with metadata in keep_whole (only
+/// when the peer negotiated the GSO extension). IPv6 and anything else is counted and
+/// dropped, as 0.7.16 carries IPv4 only.
 class TunQueueSource final : public PacketSource {
  public:
   TunQueueSource(tunio::LinuxTun& tun, std::size_t queue, SessionCounters& counters)
@@ -88,6 +90,8 @@ struct StreamSessionConfig {
   /// Plaintexts (control frames) sent first, e.g. the client's MTU report and info.
   std::vector<Bytes> initial_frames;
   std::size_t batch_packets = 64;
+  /// Accept GSO chunk frames from the peer (we advertised caps::kGsoSuperPackets).
+  bool gso_receive = false;
 };
 
 SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,

@@ -9,7 +9,8 @@
 namespace qeli::handshake {
 namespace {
 
-using json = nlohmann::json;
+// ordered_json keeps key order, so the pushed obfuscation object is passed on as sent.
+using json = nlohmann::ordered_json;
 using ordered = nlohmann::ordered_json;
 
 // Unsigned integer field: absent → fallback; present but not an unsigned integer → nullopt

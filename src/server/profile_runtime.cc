@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "base/endian.h"
 #include "engine/handshake_driver.h"
@@ -16,13 +18,24 @@
 #include "engine/stream_session.h"
 #include "server/auth_ok_builder.h"
 #include "sys/link_netlink.h"
+#include "sys/nft_nat.h"
+#include "sys/sysctl.h"
 #include "transport/tcp.h"
+#include "tunio/offload_split.h"
+#include "wire/gso_chunk.h"
 #include "wire/limits.h"
 
 namespace qeli::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Our protocol extensions are on unless QELI_DISABLE_EXTENSIONS=1 (to measure or test the
+// exact 0.7.16 behaviour).
+bool extensions_enabled() {
+  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
+  return v == nullptr || std::string_view(v) != "1";
+}
 
 // Pre-auth connections allowed at once per profile (0.7.16: max(256, 8 × cores)).
 int preauth_limit() {
@@ -84,7 +97,9 @@ Status<std::string> ProfileRuntime::start() {
   tc.name = p.tun.name;
   tc.queues = p.tun.queues == 0 ? std::max(1U, std::thread::hardware_concurrency()) : p.tun.queues;
   tc.mtu = p.tun.mtu;
-  tc.read_mode = tunio::ReadMode::split;
+  // Super-packets stay whole on read; they are split per session for peers without the
+  // GSO extension (see tun_reader).
+  tc.read_mode = extensions_enabled() ? tunio::ReadMode::keep_whole : tunio::ReadMode::split;
   tc.log = [name = p.name](std::string_view line) { spdlog::info("[{}] {}", name, line); };
   auto tun = tunio::LinuxTun::open(tc);
   if (!tun.ok()) {
@@ -98,10 +113,32 @@ Status<std::string> ProfileRuntime::start() {
   auto nl = sys::LinkNetlink::open();
   if (!nl.ok()) return fail("netlink: " + nl.error().detail);
   const std::string cidr = p.tun.address.to_string() + "/" + std::to_string(p.pool.cidr.prefix);
-  for (auto st : {nl->set_mtu(tun_->name(), p.tun.mtu), nl->add_address(tun_->name(), cidr),
-                  nl->set_link_up(tun_->name())}) {
+  for (auto st : {nl->set_mtu(tun_->name(), p.tun.mtu),
+                  nl->set_tx_queue_len(tun_->name(), p.tun.tx_queue_len),
+                  nl->add_address(tun_->name(), cidr), nl->set_link_up(tun_->name())}) {
     if (!st.ok())
       return fail("profile " + p.name + ": TUN " + tun_->name() + ": " + st.error().detail);
+  }
+
+  // NAT to the internet: one nftables table of our own, replacing a stale one atomically;
+  // a failure fails the profile (the operator asked for NAT).
+  if (p.routing.nat_enabled) {
+    auto nft = sys::NftContext::open();
+    if (!nft.ok()) return fail("profile " + p.name + ": nftables: " + nft.error().detail);
+    sys::NatSpec spec;
+    spec.profile = p.name;
+    spec.tun = tun_->name();
+    spec.wan = p.routing.nat_interface;
+    spec.pools.push_back(sys::IpPrefix::parse(p.pool.cidr.to_string()).value());
+    if (auto st = sys::apply_nat(*nft, spec); !st.ok()) {
+      return fail("profile " + p.name + ": NAT: " + st.error().detail);
+    }
+    if (auto fw = sys::enable_forwarding(sys::IpFamily::kV4); !fw.ok()) {
+      return fail("profile " + p.name + ": ip_forward: " + fw.error().detail);
+    }
+    nat_applied_ = true;
+    spdlog::info("[{}] NAT: masquerading {} out of {}", p.name, p.pool.cidr.to_string(),
+                 spec.wan.empty() ? "any interface" : spec.wan);
   }
 
   // 2. Sessions and the address pool.
@@ -109,7 +146,7 @@ Status<std::string> ProfileRuntime::start() {
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
   IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
   engine::PaddingPolicy pad = padding_of(p.obf.padding);
-  engine::SessionInbox::Geometry g{128, wire::kMaxTunnelMtu, engine::RecordWriter::kHeadroom,
+  engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, engine::RecordWriter::kHeadroom,
                                    engine::RecordWriter::tailroom(pad)};
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
 
@@ -138,24 +175,29 @@ Status<std::string> ProfileRuntime::start() {
 }
 
 void ProfileRuntime::stop() {
-  if (!started_) return;
-  started_ = false;
-  stop_.stop();
-  if (accept_thread_.joinable()) accept_thread_.join();
-  sessions_->stop_all();
-  {
-    std::lock_guard lock(conn_mu_);
-    for (auto& c : conns_) {
-      if (c.thread.joinable()) c.thread.join();
+  if (started_) {
+    started_ = false;
+    stop_.stop();
+    if (accept_thread_.joinable()) accept_thread_.join();
+    sessions_->stop_all();
+    {
+      std::lock_guard lock(conn_mu_);
+      for (auto& c : conns_) {
+        if (c.thread.joinable()) c.thread.join();
+      }
+      conns_.clear();
     }
-    conns_.clear();
+    for (auto& t : tun_threads_) t.join();
+    tun_threads_.clear();
+    spdlog::info("[{}] stopped", profile_.name);
   }
-  for (auto& t : tun_threads_) t.join();
-  tun_threads_.clear();
+  // Also after a start() that failed half-way: undo what it created.
   listener_.reset();
-  const std::string name = tun_ ? tun_->name() : "";
   tun_.reset();  // closing every queue fd removes a non-persistent TUN
-  spdlog::info("[{}] stopped", profile_.name);
+  if (nat_applied_) {
+    if (auto nft = sys::NftContext::open(); nft.ok()) (void)sys::remove_nat(*nft, profile_.name);
+    nat_applied_ = false;
+  }
 }
 
 void ProfileRuntime::reap_finished_connections() {
@@ -297,6 +339,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     hc.max_jitter = std::chrono::milliseconds(11);
   }
   hc.timeout = p.perf.handshake_timeout;
+  hc.extensions = extensions_enabled()
+                      ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets)
+                      : 0;
   crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
@@ -365,8 +410,13 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     }
     return true;
   };
-  sc.on_control = [sp](const wire::ControlFrame& f) {
-    if (f.type == wire::kCtrlClientInfo) {
+  sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
+  sc.on_control = [sp, offered = hc.extensions](const wire::ControlFrame& f) {
+    if (f.type == wire::kCtrlCapabilities) {
+      if (auto caps = wire::parse_capabilities(f); caps.ok()) {
+        sp->gso = (*caps & offered & handshake::caps::kGsoSuperPackets) != 0;
+      }
+    } else if (f.type == wire::kCtrlClientInfo) {
       if (auto info = wire::parse_client_info(f); info.ok()) {
         sp->client_version = info->version;
         sp->client_platform = info->platform;
@@ -385,7 +435,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
 }
 
 void ProfileRuntime::tun_reader(std::size_t queue) {
-  tunio::PacketBatch batch(64, std::max<std::size_t>(profile_.tun.mtu, 1500));
+  tunio::PacketBatch batch(64, wire::kMaxSuperPacket);
+  // Segments of a super-packet for a session without the GSO extension.
+  tunio::PacketBatch segments(64, profile_.tun.mtu);
   std::vector<Session*> woken;
   woken.reserve(64);
   while (!stop_.stopped()) {
@@ -411,7 +463,17 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
           continue;
         }
         Session* s = it->second.get();
-        s->inbox.push(pkt);
+        const auto& meta = batch.meta(i);
+        if (meta.is_plain() || s->gso.load(std::memory_order_relaxed)) {
+          s->inbox.push(pkt, meta);
+        } else {
+          segments.clear();
+          if (tunio::gso_split_all(pkt, meta, segments).ok()) {
+            for (std::size_t k = 0; k < segments.size(); ++k) s->inbox.push(segments.packet(k));
+          } else {
+            counters_.tun_bad_offload++;
+          }
+        }
         if (std::find(woken.begin(), woken.end(), s) == woken.end()) woken.push_back(s);
       }
       for (Session* s : woken) s->inbox.notify();

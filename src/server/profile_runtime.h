@@ -42,6 +42,7 @@ struct ProfileCounters {
   std::atomic<std::uint64_t> over_capacity{0};
   std::atomic<std::uint64_t> sessions_started{0};
   std::atomic<std::uint64_t> tun_no_route{0};
+  std::atomic<std::uint64_t> tun_bad_offload{0};
 };
 
 class ProfileRuntime {
@@ -96,6 +97,7 @@ class ProfileRuntime {
   std::list<Conn> conns_;
   std::atomic<int> preauth_{0};
   bool started_ = false;
+  bool nat_applied_ = false;
 };
 
 }  // namespace qeli::server

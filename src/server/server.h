@@ -13,6 +13,8 @@ namespace qeli::server {
 struct ServerOptions {
   std::string config_path = "/etc/qeli/server.conf";
   std::string identity_dir = "/etc/qeli/identity";
+  /// The local control socket (`qeli list-clients`, `qeli kick`); empty = none.
+  std::string control_socket = "/var/run/qeli/control.sock";
 };
 
 /// Runs until SIGINT/SIGTERM. Returns the process exit code (0 clean stop, 1 failure).

@@ -41,6 +41,9 @@ struct Session {
   /// Set when a newer session took this one's device key or address: the old session
   /// must not release the address it no longer owns.
   std::atomic<bool> superseded{false};
+  /// The client answered our capability offer with caps::kGsoSuperPackets: super-packets
+  /// go to it whole; otherwise the TUN reader splits them first.
+  std::atomic<bool> gso{false};
 };
 
 }  // namespace qeli::server

@@ -24,6 +24,28 @@ std::string temp_name(const std::string& path) {
   return path + ".qeli-tmp." + std::to_string(::getpid());
 }
 
+// Truncates and rewrites an existing regular file (keeping its mode and owner).
+HostStatus write_in_place(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return io_fail("open", path, errno);
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      ::close(fd);
+      return io_fail("write", path, e);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const int rc = ::fsync(fd);
+  const int e = errno;
+  ::close(fd);
+  if (rc != 0) return io_fail("fsync", path, e);
+  return {};
+}
+
 }  // namespace
 
 std::string parent_dir(const std::string& path) {
@@ -127,6 +149,9 @@ HostStatus write_file_atomic(const std::string& path, const std::string& content
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = errno;
     ::unlink(tmp.c_str());
+    // A mount point cannot be renamed over: containers bind-mount /etc/resolv.conf.
+    // The only way to change it is in place (not atomic, but still fsynced).
+    if (e == EBUSY) return write_in_place(path, content);
     return io_fail("rename onto", path, e);
   }
   return sync_parent_dir(path);

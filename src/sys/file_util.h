@@ -31,7 +31,9 @@ HostResult<std::string> read_small_file(const std::string& path, std::size_t max
 HostResult<std::string> read_link(const std::string& path);
 
 /// Atomically replaces `path` with a regular file holding `content`, with permission
-/// bits `mode` and, if given, the owner `owner` (uid, gid).
+/// bits `mode` and, if given, the owner `owner` (uid, gid). If `path` is a mount point
+/// (EBUSY: a bind-mounted file, as /etc/resolv.conf in containers), it is rewritten in
+/// place instead, keeping its own mode and owner.
 HostStatus write_file_atomic(const std::string& path, const std::string& content, mode_t mode,
                              std::optional<std::pair<uid_t, gid_t>> owner = std::nullopt);
 

@@ -17,6 +17,7 @@ HostStatus SystemUndo::undo(const JournalEntry& e) {
     if (n->name.rfind("qeli_", 0) != 0) {
       return host_fail(HostErrc::kInvalidArgument, "refusing to delete foreign table " + n->name);
     }
+    if (keep_ && keep_->family == n->family && keep_->name == n->name) return {};
     auto d = nft_->delete_table(n->family, n->name);
     if (!d) return fail(d.error());
     return {};
@@ -91,6 +92,12 @@ HostStatus HostChanges::revert(std::uint64_t id) {
 
 HostResult<CleanupReport> HostChanges::revert_all() {
   SystemUndo undo(&routes_, &nft_);
+  return journal_.cleanup(undo);
+}
+
+HostResult<CleanupReport> HostChanges::revert_all_keeping_kill_switch(const std::string& tun) {
+  SystemUndo undo(&routes_, &nft_);
+  undo.keep_table("inet", kill_switch_table_name(tun));
   return journal_.cleanup(undo);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sys/host_journal.h"
@@ -27,9 +28,17 @@ class SystemUndo final : public JournalUndo {
   /// sysctl: write the old value back only if the current value is still ours.
   HostStatus undo(const JournalEntry& e) override;
 
+  /// Settles entries for this table without deleting it. For the kill switch after a
+  /// crash: clean up the rest of the journal while the leftover table keeps the host
+  /// locked, then engage_kill_switch() replaces it atomically (no unprotected moment).
+  void keep_table(std::string family, std::string name) {
+    keep_ = NftTableChange{std::move(family), std::move(name)};
+  }
+
  private:
   RouteTable* routes_;
   NftContext* nft_;
+  std::optional<NftTableChange> keep_;
 };
 
 class HostChanges {
@@ -57,6 +66,10 @@ class HostChanges {
 
   /// Undoes everything pending, newest first (a clean stop or `--cleanup`).
   HostResult<CleanupReport> revert_all();
+
+  /// Start-up after a crash with the kill switch on: undoes everything pending except
+  /// the kill-switch table of `tun`, which stays until engage_kill_switch() replaces it.
+  HostResult<CleanupReport> revert_all_keeping_kill_switch(const std::string& tun);
 
  private:
   // Records `e`, runs `change`; settles the record if the change failed.

@@ -1,5 +1,6 @@
 #include "sys/link_netlink.h"
 
+#include <linux/if_addr.h>
 #include <net/if.h>
 #include <netlink/addr.h>
 #include <netlink/netlink.h>
@@ -69,7 +70,19 @@ NetlinkStatus LinkNetlink::set_mtu(std::string_view name, std::uint32_t mtu) {
   return {};
 }
 
-NetlinkStatus LinkNetlink::add_address(std::string_view name, std::string_view cidr) {
+NetlinkStatus LinkNetlink::set_tx_queue_len(std::string_view name, std::uint32_t packets) {
+  LinkRef link, change;
+  auto l = get_link(sock_.get(), name, link);
+  if (!l) return fail(l.error());
+  change.p = rtnl_link_alloc();
+  rtnl_link_set_txqlen(change.p, packets);
+  const int r = rtnl_link_change(sock_.get(), link.p, change.p, 0);
+  if (r < 0) return fail(nl_err(NetlinkError::kernel_refused, "set txqueuelen", r));
+  return {};
+}
+
+NetlinkStatus LinkNetlink::add_address(std::string_view name, std::string_view cidr,
+                                       bool skip_dad) {
   LinkRef link;
   auto l = get_link(sock_.get(), name, link);
   if (!l) return fail(l.error());
@@ -79,6 +92,7 @@ NetlinkStatus LinkNetlink::add_address(std::string_view name, std::string_view c
   if (r < 0) return fail(nl_err(NetlinkError::bad_address, "address " + c, r));
   rtnl_addr* addr = rtnl_addr_alloc();
   rtnl_addr_set_ifindex(addr, rtnl_link_get_ifindex(link.p));
+  if (skip_dad && nl_addr_get_family(local) == AF_INET6) rtnl_addr_set_flags(addr, IFA_F_NODAD);
   r = rtnl_addr_set_local(addr, local);
   if (r >= 0) r = rtnl_addr_add(sock_.get(), addr, 0);
   rtnl_addr_put(addr);

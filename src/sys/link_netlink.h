@@ -39,8 +39,14 @@ class LinkNetlink {
   NetlinkStatus set_link_up(std::string_view name);
   /// Sets the MTU in bytes.
   NetlinkStatus set_mtu(std::string_view name, std::uint32_t mtu);
-  /// Adds an address, "10.1.2.3/24" or "fd00::1/64" (RTM_NEWADDR).
-  NetlinkStatus add_address(std::string_view name, std::string_view cidr);
+  /// Sets the transmit queue length in packets (IFLA_TXQLEN). A TUN's queue is where the
+  /// kernel holds packets until the VPN reads them; the kernel default (500) overflows
+  /// under bursts when the reader is descheduled.
+  NetlinkStatus set_tx_queue_len(std::string_view name, std::uint32_t packets);
+  /// Adds an address, "10.1.2.3/24" or "fd00::1/64" (RTM_NEWADDR). `skip_dad` sets
+  /// IFA_F_NODAD on an IPv6 address so it is usable at once instead of staying tentative
+  /// during duplicate address detection (pointless on a point-to-point TUN).
+  NetlinkStatus add_address(std::string_view name, std::string_view cidr, bool skip_dad = false);
   /// Deletes the interface (RTM_DELLINK).
   NetlinkStatus delete_link(std::string_view name);
   /// True if the link is administratively up and running (IFF_UP and IFF_RUNNING); the

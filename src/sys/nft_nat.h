@@ -19,6 +19,9 @@
 // new one in ONE transaction, so exactly one qeli NAT table per profile ever exists.
 // Compared with the reference's iptables rules tagged by comment (§9), a table of our
 // own is removed whole and cannot be half-applied.
+//
+// Forwarding is a separate switch: enable_forwarding(kV4) (sysctl.h), and kV6 too when a
+// pool is IPv6.
 #pragma once
 
 #include <string>

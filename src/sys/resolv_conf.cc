@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sys/file_util.h"
+#include "sys/names.h"
 
 namespace qeli::sys {
 
@@ -95,6 +96,9 @@ bool is_qeli_resolv_conf(const std::string& content) {
 }
 
 HostResult<std::string> render_resolv_conf(const DnsSettings& dns, const std::string& tun) {
+  if (!is_valid_ifname(tun)) {
+    return host_fail(HostErrc::kInvalidArgument, "bad interface name '" + tun + "'");
+  }
   if (dns.servers.empty()) {
     return host_fail(HostErrc::kInvalidArgument, "no DNS servers to write (no silent fallback)");
   }

@@ -47,8 +47,8 @@ struct DnsSettings {
   std::vector<std::string> search;  ///< search domains, [A-Za-z0-9.-_] only
 };
 
-/// The content take_over() writes (pure). kInvalidArgument without servers or with a
-/// search domain that contains anything but [A-Za-z0-9._-].
+/// The content take_over() writes (pure). kInvalidArgument without servers, for a bad
+/// interface name, or with a search domain that contains anything but [A-Za-z0-9._-].
 HostResult<std::string> render_resolv_conf(const DnsSettings& dns, const std::string& tun);
 
 /// True if `content` is a resolv.conf that qeli wrote.

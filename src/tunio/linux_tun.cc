@@ -377,6 +377,8 @@ Result<WriteReport, TunError> LinuxTun::write_batch(std::size_t qi, PacketBatch&
   if (batch.size() > config_.max_batch) return fail(TunError::batch_too_large);
   WriteReport report;
   if (!batch.coalesced()) {
+    // New batch content: an interrupted software split of an abandoned batch is void.
+    q.sw_active = false;
     if (batch.cursor() == 0 && (q.gro_options.tcp || q.gro_options.udp)) {
       const GroStats s = gro_coalesce(batch, q.gro_options, q.gro);
       q.counters.gro_merged += s.merged;

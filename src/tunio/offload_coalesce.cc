@@ -66,6 +66,9 @@ Candidate classify(ByteSpan p, const GroOptions& opt) {
     c.kind = v4 ? Kind::tcp4 : Kind::tcp6;
   } else if (proto == kIpProtoUdp && opt.udp) {
     if (load_be16(l4 + kUdpLenOff) != len - c.iph || len == c.iph + kUdpHeader) return c;
+    // An IPv4 datagram sent without a checksum (RFC 768 zero) cannot be verified, and
+    // merging would give it a checksum computed over unverified bytes: leave it alone.
+    if (load_be16(l4 + kUdpCsumOff) == 0) return c;
     c.l4h = kUdpHeader;
     c.payload = static_cast<std::uint32_t>(len - c.iph - kUdpHeader);
     c.kind = v4 ? Kind::udp4 : Kind::udp6;

@@ -8,7 +8,8 @@
 // prepended; a group ends at its first short segment. TCP header length, options and the
 // IP fields TTL/ToS/DF (IPv6: traffic class, hop limit) must match.
 // UDP (optional): only the newest group of a flow is extended, with datagrams no larger
-// than its first; a shorter one ends it; at most max_udp_segments per group.
+// than its first; a shorter one ends it; at most max_udp_segments per group; a datagram
+// without a checksum (IPv4 checksum 0) is never merged.
 // Every packet's checksums (IPv4 header and L4) are verified before it is merged, because
 // the kernel trusts a NEEDS_CSUM write; a packet that fails stays alone and unmodified.
 // Merged groups are limited to 65535 bytes and to the head slot's room.

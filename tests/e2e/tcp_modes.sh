@@ -61,7 +61,8 @@ CONF
     --identity-dir "$dir/identity" --link --host "$UL_S:$PORT" --link-profile e2e --no-qr |
     grep '^qeli://') || e2e_fail "$mode: add-client printed no link"
 
-  e2e_bg "server-$mode" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity"
+  e2e_bg "server-$mode" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
+    --socket "$dir/control.sock"
   e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" ||
     e2e_fail "$mode: server did not listen"
   e2e_bg "client-$mode" "$NS_C" "$QELI" client "$link" --known-hosts "$dir/known_hosts" \
@@ -73,6 +74,9 @@ CONF
 
   ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 2 "$TUN_NET.1" >/dev/null || e2e_fail "$mode: ping client→server"
   ip netns exec "$NS_S" ping -c 3 -i 0.2 -W 2 "$cip" >/dev/null || e2e_fail "$mode: ping server→client"
+  # The control socket lists the session (user, address).
+  "$QELI" list-clients --socket "$dir/control.sock" | grep -q "alice .*$cip" ||
+    e2e_fail "$mode: list-clients does not show alice at $cip"
   local rtt
   rtt=$(ip netns exec "$NS_C" ping -c 5 -i 0.2 -q "$TUN_NET.1" | awk -F/ '/rtt/ {print $5}')
 
@@ -93,6 +97,11 @@ CONF
   ip -n "$NS_C" -6 addr add fd00:77::2/64 dev vpn0 2>/dev/null || true
   ip netns exec "$NS_C" ping -6 -c 1 -W 1 fd00:77::1 >/dev/null 2>&1 || true
   ip netns exec "$NS_C" ping -c 1 -W 2 "$TUN_NET.1" >/dev/null || e2e_fail "$mode: tunnel broke after IPv6"
+
+  # kick: the session ends and the client reconnects by itself (same device → same address).
+  "$QELI" kick alice --socket "$dir/control.sock" | grep -q "kicked 1" || e2e_fail "$mode: kick"
+  e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" || e2e_fail "$mode: no reconnect after kick"
+  grep -q "disconnected" "$E2E_DIR/server-$mode.log" || e2e_fail "$mode: kick left no trace in the log"
 
   results+=("$(printf '%-9s %8s %10s %12s %9s%%' "$mode" "$rtt" "$up" "$down" "$udp_loss")")
   e2e_stop "iperf-$mode"

@@ -77,6 +77,14 @@ TEST(ini_reader, long_lines_are_errors_not_truncated) {
   EXPECT_EQ(ok.sections[0].entries[0].value, fits);
 }
 
+TEST(ini_reader, nul_bytes_are_errors) {
+  Findings f;
+  const auto doc = parse_ini(std::string("[a]\nk = ab\0cd\n", 14), "t", f);
+  ASSERT_EQ(f.all().size(), 1U);
+  EXPECT_EQ(f.all()[0].line, 2);
+  EXPECT_TRUE(doc.sections[0].entries.empty());
+}
+
 TEST(ini_reader, long_key_names_are_kept_whole) {
   Findings f;
   const std::string key = "pool.reservation." + std::string(60, 'u');
@@ -108,6 +116,16 @@ TEST(ini_reader, missing_file_is_an_error) {
   EXPECT_FALSE(read_ini_file("/nonexistent/qeli.conf", doc, f));
   ASSERT_TRUE(f.has_errors());
   EXPECT_EQ(f.all()[0].file, "/nonexistent/qeli.conf");
+}
+
+TEST(ini_reader, refuses_non_regular_files) {
+  Findings f;
+  IniDocument doc;
+  EXPECT_FALSE(read_ini_file("/dev/zero", doc, f));  // would never end
+  EXPECT_TRUE(f.contains(Severity::kError, "", "not a regular file"));
+  Findings g;
+  EXPECT_FALSE(read_ini_file("/tmp", doc, g));
+  EXPECT_TRUE(g.has_errors());
 }
 
 }  // namespace

@@ -178,6 +178,11 @@ TEST(link, malformed_known_parameters_are_refused_unknown_ignored) {
   EXPECT_FALSE(parse_link("qeli://a:b@2001:db8::1:443").ok());
   EXPECT_FALSE(parse_link("qeli://a:b@h:1/path").ok());
   EXPECT_TRUE(parse_link("qeli://a:b@h:1/?mode=plain").ok());
+  // Found by fuzz_link: a host that would need escaping cannot round-trip; refuse it.
+  EXPECT_FALSE(parse_link("qeli://a:b@v$n.example.com:443").ok());
+  EXPECT_FALSE(parse_link("qeli://a:b@v%24n.example.com:443").ok());
+  EXPECT_FALSE(parse_link("qeli://a:b@[not-v6]:443").ok());
+  EXPECT_TRUE(parse_link("qeli://a:b@my_host-1.example.com:443").ok());
 }
 
 TEST(link, validation_rules) {

@@ -4,6 +4,8 @@
 //
 //   netns hc: h0 192.0.2.2/24 <-veth-> h1 (plays the TUN); a foreign route 10.30.0.0/16
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +132,46 @@ TEST_F(HostChangesNetns, CleanupAfterKill9RemovesExactlyWhatWasCreated) {
   EXPECT_EQ(slurp(journal_path), "qeli-host-journal 1\n");
 }
 
+TEST_F(HostChangesNetns, RestartAfterCrashKeepsTheHostLockedThroughout) {
+  const std::string journal_path = dir_ / "j.log";
+  KillSwitchSpec ks;
+  ks.tun = "h1";
+  ks.servers = {*IpAddress::parse("192.0.2.1")};
+  auto start = [&](bool first) {
+    return ns_.run([&]() -> bool {
+      auto journal = HostJournal::open(journal_path);
+      auto routes = RouteTable::open();
+      auto nft = NftContext::open();
+      if (!journal.ok() || !routes.ok() || !nft.ok()) return false;
+      HostChanges host(*journal, *routes, *nft);
+      if (!first) {
+        auto rep = host.revert_all_keeping_kill_switch("h1");
+        if (!rep.ok() || !rep->failures.empty()) return false;
+        // Between cleanup and the new engage the old table still blocks.
+        if (!nft->table_exists("inet", "qeli_ks_h1").value()) return false;
+      }
+      return host.engage_kill_switch(ks).ok() && host.add_route(make("10.10.0.0/16", "h0")).ok();
+      // (no clean stop: the journal stays pending, like a crash)
+    });
+  };
+  ASSERT_TRUE(start(true));
+  ASSERT_TRUE(start(false));  // the crashed run's route is removed, then re-added
+  EXPECT_TRUE(has_table("inet qeli_ks_h1"));
+  EXPECT_TRUE(has_route("-4", "10.10.0.0/16"));
+  // A clean stop of the second run removes everything, the table included.
+  auto rep = ns_.run([&]() -> HostResult<CleanupReport> {
+    auto journal = HostJournal::open(journal_path);
+    auto routes = RouteTable::open();
+    auto nft = NftContext::open();
+    if (!journal.ok() || !routes.ok() || !nft.ok()) return host_fail(HostErrc::kIo, "open");
+    return HostChanges(*journal, *routes, *nft).revert_all();
+  });
+  ASSERT_TRUE(rep.ok());
+  EXPECT_EQ(rep->undone, 2U);
+  EXPECT_FALSE(has_table("inet qeli_ks_h1"));
+  EXPECT_FALSE(has_route("-4", "10.10.0.0/16"));
+}
+
 TEST_F(HostChangesNetns, RevertOneChangeThenTheRest) {
   auto ok = ns_.run([&]() -> bool {
     auto journal = HostJournal::open(dir_ / "j.log");
@@ -173,6 +215,40 @@ TEST_F(HostChangesNetns, SysctlChangedByOthersSinceIsLeftAlone) {
   EXPECT_EQ(ns_.exec("cat " + file).out, "0\n");  // still ours: put back
   ASSERT_TRUE(run(true));
   EXPECT_EQ(ns_.exec("cat " + file).out, "2\n");  // the admin's value wins
+}
+
+// Containers bind-mount /etc/resolv.conf: rename() onto it fails with EBUSY, so the
+// take-over and the restore rewrite it in place. Run in a child with a private mount
+// namespace, so the bind mount never exists on the host.
+TEST(ResolvConfBindMount, TakeOverAndRestoreInPlace) {
+  TempDir dir;
+  spit(dir / "source", kOriginalResolv);
+  spit(dir / "resolv.conf", "placeholder\n");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::unshare(CLONE_NEWNS) != 0) ::_exit(10);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(11);
+    if (::mount((dir / "source").c_str(), (dir / "resolv.conf").c_str(), nullptr, MS_BIND,
+                nullptr) != 0) {
+      ::_exit(12);
+    }
+    if (slurp(dir / "resolv.conf") != kOriginalResolv) ::_exit(13);
+    ResolvConf rc({dir / "resolv.conf", dir / "backup"});
+    DnsSettings dns;
+    dns.servers = {*IpAddress::parse("10.8.0.1")};
+    if (!rc.take_over(dns, "qeli0").ok()) ::_exit(14);
+    if (!is_qeli_resolv_conf(slurp(dir / "source"))) ::_exit(15);  // written through
+    auto back = rc.restore();
+    if (!back.ok() || *back != ResolvConf::Recovery::kRestored) ::_exit(16);
+    if (slurp(dir / "resolv.conf") != kOriginalResolv) ::_exit(17);
+    ::_exit(0);
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+  EXPECT_EQ(slurp(dir / "source"), kOriginalResolv);
 }
 
 }  // namespace

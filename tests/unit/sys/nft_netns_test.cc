@@ -16,7 +16,12 @@
 #include "netns_fixture.h"
 #include "sys/nft_kill_switch.h"
 #include "sys/nft_nat.h"
+#include "sys/route_table.h"
 #include "sys/sysctl.h"
+
+// libnftables 1.0.6 leaks 152 bytes inside its parser when it rejects a script (no
+// symbols; seen with StaleTableFromACrash... below). Not ours to fix: tell LeakSanitizer.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libnftables.so\n"; }
 
 namespace qeli::sys {
 namespace {
@@ -147,6 +152,41 @@ TEST_F(KillSwitchNetns, DropsEverythingButTheAllowedDestinations) {
   // The final drop counted what it dropped.
   auto list = ks_.exec("nft list chain inet qeli_ks_qt0 output");
   EXPECT_EQ(list.out.find("counter packets 0 bytes 0 drop"), std::string::npos) << list.out;
+}
+
+TEST_F(KillSwitchNetns, NothingButServerTrafficLeavesThePhysicalInterface) {
+  // Tunnel down: the only allowed destination on k0 is the server (no resolvers here).
+  KillSwitchSpec s = spec();
+  s.resolvers.clear();
+  ASSERT_TRUE(with_nft(ks_, [&](NftContext& nft) { return engage_kill_switch(nft, s); }).ok());
+  // Capture what leaves the physical side, except ARP / IPv6 neighbour discovery and
+  // the server, while the client tries IPv4 and IPv6, ICMP, UDP (DNS) and TCP elsewhere.
+  const std::string filter =
+      "not arp and not host 10.77.0.2 and not host fd77::2 and "
+      "not (icmp6 and (ip6[40] == 133 or ip6[40] == 135 or ip6[40] == 136))";
+  std::string capture;
+  std::thread cap(
+      [&] { capture = ks_.exec("timeout 4 tcpdump -n -Q out -i k0 -c 1 \"" + filter + "\"").out; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  for (const char* cmd :
+       {"ping -c1 -W1 10.77.0.3", "ping -6 -c1 -W1 fd77::3",
+        "bash -c \"echo q > /dev/udp/10.77.0.3/53\"", "bash -c \"echo q > /dev/udp/fd77::3/53\"",
+        "timeout 1 bash -c \"echo > /dev/tcp/10.77.0.3/443\"",
+        "timeout 1 bash -c \"echo > /dev/tcp/fd77::3/443\""}) {
+    ks_.exec(cmd);
+  }
+  EXPECT_TRUE(reachable(ks_, "10.77.0.2"));  // meanwhile the server is reachable
+  cap.join();
+  EXPECT_NE(capture.find("0 packets captured"), std::string::npos) << capture;
+
+  // The same capture without the kill switch does see the leak (the check can fail).
+  ASSERT_TRUE(with_nft(ks_, [&](NftContext& nft) { return lift_kill_switch(nft, "qt0"); }).ok());
+  std::thread cap2(
+      [&] { capture = ks_.exec("timeout 4 tcpdump -n -Q out -i k0 -c 1 \"" + filter + "\"").out; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ks_.exec("ping -c1 -W1 10.77.0.3");
+  cap2.join();
+  EXPECT_NE(capture.find("1 packet captured"), std::string::npos) << capture;
 }
 
 TEST_F(KillSwitchNetns, RefreshSwapsServersAtomicallyAndLiftRemovesTheTable) {
@@ -311,6 +351,29 @@ TEST_F(NatNetns, MssIsClampedToThePathMtu) {
 
   ASSERT_TRUE(with_nft(server_, [&](NftContext& nft) { return apply_nat(nft, spec()); }).ok());
   EXPECT_EQ(mss_seen_by_wan(), "mss 1240");  // 1280 - 20 (IPv4) - 20 (TCP)
+}
+
+// The contract in nft_context.h / route_table.h: the namespace is fixed when the context
+// or table is opened, whichever thread uses it later.
+TEST(NamespaceBinding, ContextsActWhereTheyWereOpened) {
+  Netns a("bind-a");
+  Netns b("bind-b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a.exec("nft add table inet qeli_marker_a").status, 0);
+  ASSERT_EQ(a.exec("ip link add ma0 type veth peer name ma1").status, 0);
+  auto nft = a.run([] { return NftContext::open(); });
+  auto routes = a.run([] { return RouteTable::open(); });
+  ASSERT_TRUE(nft.ok() && routes.ok());
+  // Used from a thread that sits in namespace b.
+  auto seen = b.run([&] { return nft->run("list tables"); });
+  ASSERT_TRUE(seen.ok()) << seen.error().detail;
+  EXPECT_NE(seen->find("qeli_marker_a"), std::string::npos) << *seen;
+  // Output does not pile up across calls.
+  auto seen2 = b.run([&] { return nft->run("list tables"); });
+  ASSERT_TRUE(seen2.ok());
+  EXPECT_EQ(*seen2, *seen);
+  auto idx = b.run([&] { return routes->ifindex("ma0"); });
+  EXPECT_TRUE(idx.ok());
 }
 
 TEST(SysctlNetns, ReadWriteAndBadKeys) {

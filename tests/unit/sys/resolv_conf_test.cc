@@ -63,6 +63,7 @@ TEST(ResolvConf, RenderedFileIsMarkedAndValidated) {
   DnsSettings bad = tunnel_dns();
   bad.search = {"x\nnameserver 1.1.1.1"};
   EXPECT_FALSE(render_resolv_conf(bad, "qeli0").ok());
+  EXPECT_FALSE(render_resolv_conf(tunnel_dns(), "q\nnameserver 1.1.1.1").ok());
 }
 
 TEST(ResolvConf, StartKill9RecoverStopIsByteIdentical) {

@@ -48,7 +48,9 @@ std::vector<Bytes> drain(RecordReader& r, ByteSpan in, std::size_t chunk) {
 
 class ReaderFraming : public ::testing::TestWithParam<Framing> {};
 INSTANTIATE_TEST_SUITE_P(record_reader, ReaderFraming,
-                         ::testing::Values(Framing::kTls, Framing::kRaw));
+                         ::testing::Values(Framing::kTls, Framing::kRaw), [](const auto& p) {
+                           return std::string(p.param == Framing::kTls ? "tls" : "raw");
+                         });
 
 TEST_P(ReaderFraming, any_split_gives_the_same_records) {
   Stream s(GetParam());

@@ -1,0 +1,175 @@
+// Micro-benchmarks of the TUN engine's per-packet work: batch push (the copy into a
+// slot), GSO split of 64 KiB TCP super-packets, GRO coalesce of MTU-sized segments, and
+// the checksum. Every benchmark counts heap allocations inside its timed loop through a
+// replaced global operator new and fails (SkipWithError) if there is any: steady state
+// must not allocate (STYLE.md practice 7).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "fakes/packet_builder.h"
+#include "tunio/checksum.h"
+#include "tunio/offload_coalesce.h"
+#include "tunio/offload_split.h"
+#include "tunio/offload_validate.h"
+
+namespace {
+std::atomic<std::uint64_t> g_allocs{0};
+}  // namespace
+
+// The counting allocator: every global new in this process goes through here.
+void* operator new(std::size_t n) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, std::align_val_t a) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::aligned_alloc(static_cast<std::size_t>(a),
+                                   (n + static_cast<std::size_t>(a) - 1) /
+                                       static_cast<std::size_t>(a) * static_cast<std::size_t>(a))) {
+    return p;
+  }
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace qeli::tunio {
+namespace {
+
+// Records allocations made between construction (after warm-up) and finish().
+class AllocWindow {
+ public:
+  AllocWindow() : start_(g_allocs.load()) {}
+  void finish(benchmark::State& state) {
+    const std::uint64_t n = g_allocs.load() - start_;
+    state.counters["allocs"] = static_cast<double>(n);
+    if (n != 0) state.SkipWithError("heap allocation in the hot loop");
+  }
+
+ private:
+  std::uint64_t start_;
+};
+
+constexpr std::size_t kMss = 1368;  // MTU 1420, IPv4, TCP with timestamps
+
+test::PacketBytes super_packet() {
+  test::PacketSpec s;
+  s.tcp_options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+  s.payload = 64776 - 52;
+  s.partial_csum = true;
+  return test::build_packet(s);
+}
+
+void BM_BatchPush(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const std::uint64_t before = g_allocs.load();
+  PacketBatch b(n, 1500, 64);
+  if (g_allocs.load() - before != 2) {  // the buffer and the descriptors, nothing else
+    state.SkipWithError("the counting allocator is not active");
+    return;
+  }
+  const auto pkt = test::tcp4(1, 1380);
+  for (std::size_t i = 0; i < n; ++i) b.push(pkt);  // warm-up: touch every slot
+  AllocWindow w;
+  for (auto _ : state) {
+    b.clear();
+    for (std::size_t i = 0; i < n; ++i) b.push(pkt);
+    benchmark::DoNotOptimize(b.packet(n - 1).data());
+  }
+  w.finish(state);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * pkt.size()));
+}
+
+// Fills a batch of n packets per iteration from 48-segment super-packets.
+void BM_GsoSplit(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto sp = super_packet();
+  auto m = validate_offload({1, 1, 52, kMss, 20, 16}, sp);
+  if (!m) {
+    state.SkipWithError("bad super-packet");
+    return;
+  }
+  PacketBatch b(n, 1500, 64);
+  SplitCursor cursor;
+  auto fill = [&] {
+    b.clear();
+    while (!b.full()) {
+      auto r = gso_split(sp, *m, b, cursor);
+      if (r->done) cursor = {};
+    }
+  };
+  fill();
+  AllocWindow w;
+  for (auto _ : state) {
+    fill();
+    benchmark::DoNotOptimize(b.packet(0).data());
+  }
+  w.finish(state);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * (kMss + 52)));
+}
+
+// n in-order MTU-sized segments of one flow (plus the copy into the batch that a decrypt
+// would do anyway), coalesced into <= 64 KiB groups.
+void BM_GroCoalesce(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::vector<test::PacketBytes> segs;
+  test::PacketSpec s;
+  s.tcp_options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+  s.payload = kMss;
+  for (std::size_t i = 0; i < n; ++i) {
+    segs.push_back(test::build_packet(s));
+    s.seq += kMss;
+    ++s.ip_id;
+  }
+  PacketBatch b(n, 65535, 64);
+  GroTable t(n);
+  GroStats st;
+  auto run = [&] {
+    b.clear();
+    for (auto& p : segs) b.push(p);
+    st = gro_coalesce(b, {}, t);
+  };
+  run();
+  AllocWindow w;
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(st);
+  }
+  w.finish(state);
+  state.counters["groups"] = static_cast<double>(st.groups + (n - st.merged - st.groups));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * (kMss + 52)));
+}
+
+void BM_Checksum(benchmark::State& state) {
+  std::vector<std::uint8_t> d(static_cast<std::size_t>(state.range(0)), 0x5a);
+  AllocWindow w;
+  for (auto _ : state) benchmark::DoNotOptimize(checksum_fold(checksum_add(d)));
+  w.finish(state);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * d.size()));
+}
+
+BENCHMARK(BM_BatchPush)->RangeMultiplier(4)->Range(1, 1024);
+BENCHMARK(BM_GsoSplit)->RangeMultiplier(4)->Range(1, 1024);
+BENCHMARK(BM_GroCoalesce)->RangeMultiplier(4)->Range(1, 1024);
+BENCHMARK(BM_Checksum)->Arg(1500)->Arg(65535);
+
+}  // namespace
+}  // namespace qeli::tunio
+
+BENCHMARK_MAIN();

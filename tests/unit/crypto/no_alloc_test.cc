@@ -1,0 +1,83 @@
+// The data path allocates nothing per record (issue 2; STYLE.md practice 7): AEAD seal and
+// open and the nonce permutation, counted at the only door OpenSSL allocates through.
+//
+// CRYPTO_set_mem_functions works only before OpenSSL's first allocation, so it is installed
+// by a static initialiser, before main() and before any test of this binary runs. The
+// counting functions are plain malloc/realloc/free plus a counter, harmless to the other
+// tests in the binary.
+#include <openssl/crypto.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "crypto/aead.h"
+#include "crypto/nonce_prp.h"
+#include "crypto/secret_bytes.h"
+
+namespace qeli::crypto {
+namespace {
+
+std::atomic<std::uint64_t> g_allocs{0};
+
+void* counting_malloc(std::size_t n, const char*, int) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(n);
+}
+void* counting_realloc(void* p, std::size_t n, const char*, int) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  return std::realloc(p, n);
+}
+void counting_free(void* p, const char*, int) { std::free(p); }
+
+const bool g_counting =
+    CRYPTO_set_mem_functions(counting_malloc, counting_realloc, counting_free) == 1;
+
+std::uint64_t allocs() { return g_allocs.load(std::memory_order_relaxed); }
+
+TEST(NoAllocation, CountingIsInstalledAndSeesAllocations) {
+  ASSERT_TRUE(g_counting) << "OpenSSL allocated before the counting hook was installed";
+  const auto before = allocs();
+  void* p = OPENSSL_malloc(16);
+  OPENSSL_free(p);
+  EXPECT_EQ(allocs(), before + 1);
+}
+
+TEST(NoAllocation, AeadSealAndOpenInSteadyState) {
+  ASSERT_TRUE(g_counting);
+  for (auto alg :
+       {AeadAlgorithm::kChaCha20Poly1305, AeadAlgorithm::kAes128Gcm, AeadAlgorithm::kAes256Gcm}) {
+    const std::array<std::uint8_t, 32> key{7};
+    Aead a(alg, std::span<const std::uint8_t>(key.data(), aead_key_size(alg)));
+    std::array<std::uint8_t, 1400> buf{};
+    std::array<std::uint8_t, 13> aad{};
+    std::array<std::uint8_t, 12> nonce{};
+    std::array<std::uint8_t, 16> tag{};
+    ASSERT_TRUE(a.seal(nonce, aad, buf, tag));  // warm-up
+    ASSERT_TRUE(a.open(nonce, aad, buf, tag));
+    const auto before = allocs();
+    for (std::uint8_t i = 1; i < 50; ++i) {
+      nonce[0] = i;
+      ASSERT_TRUE(a.seal(nonce, aad, buf, tag));
+      ASSERT_TRUE(a.open(nonce, aad, buf, tag));
+      tag[0] ^= 1;
+      ASSERT_FALSE(a.open(nonce, aad, buf, tag));  // failures allocate nothing either
+    }
+    EXPECT_EQ(allocs() - before, 0U) << "algorithm " << static_cast<int>(alg);
+  }
+}
+
+TEST(NoAllocation, NoncePermutationInSteadyState) {
+  ASSERT_TRUE(g_counting);
+  const Key32 key;
+  NoncePrp prp(key.span());
+  const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};
+  (void)prp.permute(seed, 0);  // warm-up
+  const auto before = allocs();
+  for (std::uint64_t c = 1; c < 100; ++c) (void)prp.permute(seed, c);
+  EXPECT_EQ(allocs() - before, 0U);
+}
+
+}  // namespace
+}  // namespace qeli::crypto
