@@ -29,6 +29,8 @@ table ip e2e_blackhole {
 NFT
 t0=$(date +%s)
 kill -KILL "$E2E_PID_alice"
+# The server cannot know yet: the silent session is still listed.
+[ "$(e2e_sessions "$dir")" = "alice $ip1" ] || e2e_fail "sessions after the kill: $(e2e_sessions "$dir")"
 e2e_wait_exit alice 5
 e2e_log "client killed; waiting for the server's liveness deadline (30 s)"
 
@@ -38,6 +40,7 @@ e2e_wait_for 45 grep -qF "$line" "$E2E_DIR/server.log" ||
 took=$(( $(date +%s) - t0 ))
 e2e_log "session freed after ${took} s"
 [ "$took" -ge 28 ] || e2e_fail "freed after only ${took} s: before the 30 s deadline"
+[ -z "$(e2e_sessions "$dir")" ] || e2e_fail "still listed after the deadline: $(e2e_sessions "$dir")"
 grep -q "alice.*disconnected: peer closed" "$E2E_DIR/server.log" &&
   e2e_fail "the server saw a close: the blackhole leaked"
 

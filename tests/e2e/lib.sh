@@ -42,10 +42,12 @@ e2e_add_user() {
     grep '^qeli://' || e2e_fail "add-client $user printed no link"
 }
 
-# e2e_start_server NAME DIR — starts the server (log NAME.log) and waits until it listens.
+# e2e_start_server NAME DIR — starts the server (log NAME.log, control socket
+# DIR/control.sock — never the host's default path) and waits until it listens.
 e2e_start_server() {
   local name=$1 dir=$2
-  e2e_bg "$name" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity"
+  e2e_bg "$name" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
+    --socket "$dir/control.sock"
   e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:$E2E_PORT '" ||
     e2e_fail "$name did not listen"
 }
@@ -57,6 +59,13 @@ e2e_start_client() {
   shift 3
   e2e_bg "$name" "$ns" "$QELI" client "$@" --known-hosts "$dir/$name.known_hosts" \
     --device-id-file "$dir/$name.device-id"
+}
+
+# e2e_sessions DIR — the server's live sessions as "user tunnel_ip" lines, sorted (from
+# `qeli list-clients --json` on DIR/control.sock).
+e2e_sessions() {
+  "$QELI" list-clients --json --socket "$1/control.sock" | jq -r '.[] | "\(.username) \(.tunnel_ip)"' |
+    sort
 }
 
 # e2e_tunnel_ip NS [DEV] — the tunnel address of DEV (default vpn0) in NS, or nothing.

@@ -42,7 +42,10 @@ e2e_log "concurrent: alice up $mbit_a Mbit/s, bob down $mbit_b Mbit/s"
 [ "$mbit_a" -gt 5 ] || e2e_fail "alice carried only $mbit_a Mbit/s"
 [ "$mbit_b" -gt 5 ] || e2e_fail "bob carried only $mbit_b Mbit/s"
 
-# The server saw two sessions, each named once.
+# The server lists exactly these two sessions, and logged each once.
+sessions=$(e2e_sessions "$dir")
+[ "$sessions" = "$(printf 'alice %s\nbob %s' "$ip_a" "$ip_b")" ] ||
+  e2e_fail "list-clients shows: $sessions"
 grep -q "connected as 'alice'" "$E2E_DIR/server.log" || e2e_fail "no session line for alice"
 grep -q "connected as 'bob'" "$E2E_DIR/server.log" || e2e_fail "no session line for bob"
 e2e_finish alice bob server
