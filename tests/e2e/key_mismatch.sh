@@ -32,14 +32,15 @@ run_case() {
     e2e_fail "rotate-identity"
   e2e_start_server "server-$name-rotated" "$dir"
   e2e_wait_exit "$name" 15
-  [ "$E2E_RC" != running ] || e2e_fail "$name: still running 15 s after the key changed"
-  [ "$E2E_RC" -ne 0 ] || e2e_fail "$name: exited 0 on a key mismatch"
+  local rc=$E2E_RC
+  [ "$rc" != running ] || e2e_fail "$name: still running 15 s after the key changed"
+  [ "$rc" -ne 0 ] || e2e_fail "$name: exited 0 on a key mismatch"
   grep -q "SERVER KEY MISMATCH" "$E2E_DIR/$name.log" || e2e_fail "$name: no SERVER KEY MISMATCH"
   grep -q "connected as" "$E2E_DIR/server-$name-rotated.log" &&
     e2e_fail "$name: authenticated to the new key"
   ip -n "$NS_C" link show vpn0 >/dev/null 2>&1 && e2e_fail "$name: left vpn0 behind"
   e2e_finish "server-$name-rotated"
-  e2e_log "$name: exit $E2E_RC, $(grep -o 'SERVER KEY MISMATCH.*' "$E2E_DIR/$name.log")"
+  e2e_log "$name: exit $rc, $(grep -o 'SERVER KEY MISMATCH.*' "$E2E_DIR/$name.log")"
 }
 
 # Pinned by the link.
