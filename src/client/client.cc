@@ -202,13 +202,16 @@ Duration Client::connect_once() {
   std::string last_error;
   for (const auto& ep : servers_) {
     auto share = budget / static_cast<long>(servers_.size());
-    auto c =
-        transport::tcp_connect(ep, std::chrono::duration_cast<std::chrono::milliseconds>(share));
+    // Cancelled by SIGINT/SIGTERM: an unreachable server would otherwise hold the stop
+    // for the whole connect timeout.
+    auto c = transport::tcp_connect(
+        ep, std::chrono::duration_cast<std::chrono::milliseconds>(share), stop_.fd());
     if (c.ok()) {
       sock = std::move(*c);
       break;
     }
     last_error = c.error();
+    if (stop_.stopped()) return Duration::zero();
   }
   if (!sock.valid()) {
     spdlog::warn("connect failed: {}", last_error);

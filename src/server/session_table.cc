@@ -9,6 +9,7 @@ const char* to_string(AdmissionError e) {
     case AdmissionError::kPoolExhausted: return "address pool exhausted";
     case AdmissionError::kMaxClients: return "max_clients reached";
     case AdmissionError::kBadStaticIp: return "static address unusable";
+    case AdmissionError::kStopping: return "the server is stopping";
   }
   return "?";
 }
@@ -25,6 +26,7 @@ void SessionTable::unroute_locked(const std::shared_ptr<Session>& s) {
 
 Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const AdmissionRequest& req) {
   std::lock_guard lock(mu_);
+  if (stopping_) return fail(AdmissionError::kStopping);
   std::optional<std::uint32_t> reuse_ip;
   // 1. Supersede the same device: the new session inherits its address.
   if (auto it = by_device_.find(req.device_key); it != by_device_.end()) {
@@ -119,6 +121,7 @@ std::size_t SessionTable::kick(const std::string& user) {
 
 void SessionTable::stop_all() {
   std::lock_guard lock(mu_);
+  stopping_ = true;
   for (const auto& [k, s] : by_device_) s->stop.stop();
 }
 

@@ -35,7 +35,7 @@ struct AdmissionRequest {
   transport::Ipv4Endpoint peer;
 };
 
-enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp };
+enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp, kStopping };
 const char* to_string(AdmissionError e);
 
 class SessionTable {
@@ -59,6 +59,8 @@ class SessionTable {
   std::vector<std::shared_ptr<Session>> list() const;
   /// Stops every session of `user`; returns how many.
   std::size_t kick(const std::string& user);
+  /// Stops every session and refuses every later admit() (kStopping), so a login that
+  /// completes while the profile shuts down cannot start a session nobody will stop.
   void stop_all();
   std::size_t size() const;
 
@@ -70,6 +72,7 @@ class SessionTable {
   std::size_t max_clients_;
   engine::SessionInbox::Geometry geometry_;
   std::uint64_t next_id_ = 1;
+  bool stopping_ = false;  ///< set by stop_all(), under mu_
   std::unordered_map<std::string, std::shared_ptr<Session>> by_device_;
   mutable std::shared_mutex routes_mu_;
   std::unordered_map<std::uint32_t, std::shared_ptr<Session>> routes_;

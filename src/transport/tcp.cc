@@ -41,17 +41,18 @@ Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog) {
   return fd;
 }
 
-Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep,
-                                          std::chrono::milliseconds timeout) {
+Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep, std::chrono::milliseconds timeout,
+                                          int cancel_fd) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return fail(errno_text("socket"));
   const sockaddr_in sa = ep.to_sockaddr();
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) != 0) {
     if (errno != EINPROGRESS) return fail(errno_text(("connect " + ep.to_string()).c_str()));
-    pollfd p{fd.get(), POLLOUT, 0};
-    const int rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    pollfd p[2] = {{fd.get(), POLLOUT, 0}, {cancel_fd, POLLIN, 0}};  // fd -1: ignored
+    const int rc = ::poll(p, 2, static_cast<int>(timeout.count()));
     if (rc == 0) return fail("connect " + ep.to_string() + ": timed out");
     if (rc < 0) return fail(errno_text("poll"));
+    if (p[0].revents == 0) return fail("connect " + ep.to_string() + ": cancelled");
     int err = 0;
     socklen_t len = sizeof(err);
     getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);

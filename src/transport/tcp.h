@@ -24,9 +24,12 @@ struct StreamOptions {
 /// A listening TCP socket (SO_REUSEADDR, close-on-exec, non-blocking accept).
 Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog = 1024);
 
-/// Connects within `timeout`. The returned fd is blocking, close-on-exec.
-Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep,
-                                          std::chrono::milliseconds timeout);
+/// Connects within `timeout`. The returned fd is blocking, close-on-exec. If `cancel_fd`
+/// (>= 0, e.g. a StopSignal's fd) becomes readable first, gives up at once with an error
+/// that says "cancelled": a daemon told to stop must not sit out a connect to an
+/// unreachable server (SYNs are retried for the whole timeout, 30 s by default).
+Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep, std::chrono::milliseconds timeout,
+                                          int cancel_fd = -1);
 
 /// Applies `opt` to a connected socket. Errors are ignored except for the log line
 /// returned (empty when everything applied).

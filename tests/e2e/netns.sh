@@ -6,6 +6,15 @@
 #   │ qeli client → TUN q0     │               │ qeli server → TUN (pool) │
 #   └──────────────────────────┘               └──────────────────────────┘
 #
+#   e2e_add_client_ns K (K = 2..9) adds another client namespace, each on its own veth pair
+#   and subnet, routed to $UL_S through the server's side of that pair:
+#
+#        netns $NS_C<K>                                netns $NS_S
+#   ┌──────────────────────────┐   veth pair   ┌──────────────────────────┐
+#   │ 172.(16+K).0.2/24        │<=============>│ 172.(16+K).0.1/24        │
+#   │ default via 172.(16+K).0.1               │ (reaches $UL_S locally)  │
+#   └──────────────────────────┘               └──────────────────────────┘
+#
 # Names carry this shell's PID so parallel runs never collide; everything is removed by
 # the EXIT trap (processes by PID, then the namespaces). Only addresses inside these
 # namespaces are ever used.
@@ -21,6 +30,7 @@ UL_S="$UL_NET.1"
 UL_C="$UL_NET.2"
 E2E_DIR=$(mktemp -d /tmp/qeli-e2e.XXXXXX)
 E2E_PIDS=()
+E2E_EXTRA_NS=()
 
 e2e_log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 e2e_fail() { printf '[e2e] FAIL: %s\n' "$*" >&2; e2e_dump_logs; exit 1; }
@@ -34,7 +44,7 @@ e2e_dump_logs() {
 }
 
 e2e_cleanup() {
-  local pid
+  local pid ns
   for pid in "${E2E_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${E2E_PIDS[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -42,6 +52,7 @@ e2e_cleanup() {
   done
   ip netns del "$NS_S" 2>/dev/null || true
   ip netns del "$NS_C" 2>/dev/null || true
+  for ns in "${E2E_EXTRA_NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_DIR"
 }
 
@@ -58,6 +69,26 @@ e2e_setup() {
   ip -n "$NS_C" link set lo up
   ip -n "$NS_S" link set "$VETH_S" up
   ip -n "$NS_C" link set "$VETH_C" up
+}
+
+# e2e_add_client_ns K — another client namespace NS_C<K> with address UL_C<K> (see the
+# header drawing). Removed by the EXIT trap like the others.
+e2e_add_client_ns() {
+  local k=$1
+  local ns="qe${E2E_ID}c$k" vs="qe${E2E_ID}s$k" vc="qe${E2E_ID}c$k"
+  local net="172.$((16 + k)).0"
+  ip netns add "$ns"
+  E2E_EXTRA_NS+=("$ns")
+  ip link add "$vs" type veth peer name "${vc}p"
+  ip link set "$vs" netns "$NS_S"
+  ip link set "${vc}p" netns "$ns"
+  ip -n "$NS_S" addr add "$net.1/24" dev "$vs"
+  ip -n "$ns" addr add "$net.2/24" dev "${vc}p"
+  ip -n "$ns" link set lo up
+  ip -n "$NS_S" link set "$vs" up
+  ip -n "$ns" link set "${vc}p" up
+  ip -n "$ns" route add default via "$net.1"
+  eval "NS_C$k=$ns UL_C$k=$net.2"
 }
 
 # e2e_bg NAME NS CMD... — runs CMD in NS in the background, logging to $E2E_DIR/NAME.log.

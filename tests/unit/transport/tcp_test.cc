@@ -1,7 +1,9 @@
 #include "transport/tcp.h"
 
 #include <netinet/in.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -60,6 +62,64 @@ TEST(Tcp, ConnectToClosedPortFails) {
   l->reset();
   auto c = tcp_connect({0x7f000001, port}, std::chrono::milliseconds(1000));
   EXPECT_FALSE(c.ok());
+}
+
+// A listener whose accept queue is full drops further SYNs, so a connect to it hangs in
+// SYN_SENT: a local stand-in for an unreachable server.
+class HangingListener {
+ public:
+  HangingListener() {
+    auto l = tcp_listen({0x7f000001, 0}, /*backlog=*/0);
+    EXPECT_TRUE(l.ok());
+    listener_ = std::move(*l);
+    port_ = bound_port(listener_.get());
+    // Backlog 0 admits one queued connection; it stays unaccepted so the queue is full.
+    auto first = tcp_connect({0x7f000001, port_}, std::chrono::milliseconds(2000));
+    EXPECT_TRUE(first.ok());
+    if (first.ok()) queued_ = std::move(*first);
+  }
+  Ipv4Endpoint endpoint() const { return {0x7f000001, port_}; }
+
+ private:
+  UniqueFd listener_, queued_;
+  std::uint16_t port_ = 0;
+};
+
+TEST(Tcp, ConnectToAFullListenerTimesOut) {
+  HangingListener h;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = tcp_connect(h.endpoint(), std::chrono::milliseconds(300));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().find("timed out"), std::string::npos) << c.error();
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+}
+
+// A stop signal (any readable fd) ends a connect at once instead of after the timeout.
+TEST(Tcp, ConnectIsCancelledByTheCancelFd) {
+  HangingListener h;
+  UniqueFd cancel(::eventfd(0, EFD_CLOEXEC));
+  ASSERT_TRUE(cancel.valid());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::uint64_t one = 1;
+    EXPECT_EQ(::write(cancel.get(), &one, sizeof(one)), 8);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = tcp_connect(h.endpoint(), std::chrono::milliseconds(20000), cancel.get());
+  const auto took = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().find("cancelled"), std::string::npos) << c.error();
+  EXPECT_LT(took, std::chrono::seconds(5));
+
+  // Already signalled: no wait at all. A usable server still connects with a cancel fd.
+  EXPECT_FALSE(tcp_connect(h.endpoint(), std::chrono::milliseconds(20000), cancel.get()).ok());
+  auto l = tcp_listen({0x7f000001, 0});
+  ASSERT_TRUE(l.ok());
+  UniqueFd idle(::eventfd(0, EFD_CLOEXEC));
+  auto ok =
+      tcp_connect({0x7f000001, bound_port(l->get())}, std::chrono::milliseconds(2000), idle.get());
+  EXPECT_TRUE(ok.ok()) << ok.error();
 }
 
 }  // namespace

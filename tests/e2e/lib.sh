@@ -1,0 +1,118 @@
+# tests/e2e/lib.sh — qeli helpers for the scenario scripts (source netns.sh first).
+#
+# One server profile `e2e` on $UL_S:$E2E_PORT (TCP) with the tunnel pool $TUN_NET.0/24;
+# every file of a run lives in one directory (config, users file, identity keys, client
+# known_hosts and device ids), so nothing outside $E2E_DIR is touched.
+E2E_PORT=${E2E_PORT:-4433}
+TUN_NET=${TUN_NET:-10.77.0}
+
+# e2e_server_conf DIR MODE [EXTRA_PROFILE_LINES] — writes DIR/server.conf and an empty
+# DIR/users.conf. MODE: plain | fake-tls.
+e2e_server_conf() {
+  local dir=$1 mode=$2 extra=${3:-}
+  mkdir -p "$dir/identity"
+  : >"$dir/users.conf"
+  cat >"$dir/server.conf" <<CONF
+[auth]
+users_file = users.conf
+
+[logging]
+level = info
+
+[profile:e2e]
+bind.transport = tcp
+bind.address = $UL_S
+bind.port = $E2E_PORT
+tun.name = qes0
+tun.address = $TUN_NET.1
+tun.mtu = 1400
+tun.queues = 1
+pool.cidr = $TUN_NET.0/24
+obf.mode = $mode
+$extra
+CONF
+  "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "$dir/server.conf rejected"
+}
+
+# e2e_add_user DIR USER PASSWORD — provisions USER and prints the qeli:// link.
+e2e_add_user() {
+  local dir=$1 user=$2 pass=$3
+  echo "$pass" | "$QELI" add-client "$user" --password-stdin -c "$dir/server.conf" \
+    --identity-dir "$dir/identity" --link --host "$UL_S:$E2E_PORT" --link-profile e2e --no-qr |
+    grep '^qeli://' || e2e_fail "add-client $user printed no link"
+}
+
+# e2e_start_server NAME DIR — starts the server (log NAME.log, control socket
+# DIR/control.sock — never the host's default path) and waits until it listens.
+e2e_start_server() {
+  local name=$1 dir=$2
+  e2e_bg "$name" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
+    --socket "$dir/control.sock"
+  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:$E2E_PORT '" ||
+    e2e_fail "$name did not listen"
+}
+
+# e2e_start_client NAME NS DIR ARGS... — `qeli client ARGS...` in NS with its own
+# known_hosts and device id under DIR/NAME.*.
+e2e_start_client() {
+  local name=$1 ns=$2 dir=$3
+  shift 3
+  e2e_bg "$name" "$ns" "$QELI" client "$@" --known-hosts "$dir/$name.known_hosts" \
+    --device-id-file "$dir/$name.device-id"
+}
+
+# e2e_sessions DIR — the server's live sessions as "user tunnel_ip" lines, sorted (from
+# `qeli list-clients --json` on DIR/control.sock).
+e2e_sessions() {
+  "$QELI" list-clients --json --socket "$1/control.sock" | jq -r '.[] | "\(.username) \(.tunnel_ip)"' |
+    sort
+}
+
+# e2e_tunnel_ip NS [DEV] — the tunnel address of DEV (default vpn0) in NS, or nothing.
+e2e_tunnel_ip() {
+  ip -n "$1" -4 -o addr show dev "${2:-vpn0}" 2>/dev/null | awk '{print $4}' | cut -d/ -f1
+}
+
+# e2e_wait_tunnel TIMEOUT_S NS [DEV] — waits for the client's TUN address; prints it.
+e2e_wait_tunnel() {
+  local t=$1 ns=$2 dev=${3:-vpn0}
+  e2e_wait_for "$t" sh -c "ip -n '$ns' -4 addr show dev '$dev' | grep -q 'inet $TUN_NET\\.'" ||
+    return 1
+  e2e_tunnel_ip "$ns" "$dev"
+}
+
+# e2e_ping NS DST — three quick pings must all answer.
+e2e_ping() {
+  ip netns exec "$1" ping -c 3 -i 0.2 -W 2 "$2" >/dev/null
+}
+
+# e2e_wait_exit NAME TIMEOUT_S — waits for a process started with e2e_bg to exit and sets
+# E2E_RC to its exit code, or to "running" if it is still alive after TIMEOUT_S. (Not for
+# use in $(...): only this shell can collect its children's exit codes.)
+e2e_wait_exit() {
+  local var="E2E_PID_${1//-/_}"
+  local pid=${!var} end=$(( $(date +%s) + $2 ))
+  E2E_RC=running
+  while kill -0 "$pid" 2>/dev/null; do
+    [ "$(date +%s)" -lt "$end" ] || return 0
+    sleep 0.2
+  done
+  E2E_RC=0
+  wait "$pid" || E2E_RC=$?
+}
+
+# e2e_finish NAME... — the end of a scenario: SIGTERM each process (clients first, then
+# the server) and require a clean exit (code 0) within 10 s, then fail if any log holds
+# a sanitizer report (ASan/LSan/UBSan builds run these scripts too).
+e2e_finish() {
+  local name var
+  for name in "$@"; do
+    var="E2E_PID_${name//-/_}"
+    kill -TERM "${!var}" 2>/dev/null || true
+    e2e_wait_exit "$name" 10
+    [ "$E2E_RC" = 0 ] || e2e_fail "$name did not exit cleanly on SIGTERM (exit $E2E_RC)"
+  done
+  if grep -ls -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$E2E_DIR"/*.log; then
+    e2e_fail "a sanitizer report in the logs above"
+  fi
+}

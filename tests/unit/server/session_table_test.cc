@@ -1,0 +1,72 @@
+// SessionTable admission around the edges the e2e scenarios touch: a device that comes
+// back supersedes its old session without losing its address, and a profile that is
+// shutting down admits nobody (a login finishing during stop() must not start a session
+// that nothing would ever stop — stop() would then wait for that client forever).
+#include "server/session_table.h"
+
+#include <gtest/gtest.h>
+
+namespace qeli::server {
+namespace {
+
+constexpr std::uint32_t kNet = 0x0a4d0000;  // 10.77.0.0/24, server 10.77.0.1
+
+SessionTable make_table() {
+  return SessionTable(IpPool(kNet, 24, kNet + 1), /*max_clients=*/0,
+                      engine::SessionInbox::Geometry{8, 1500, 0, 0});
+}
+
+AdmissionRequest device(const std::string& user, const std::string& id) {
+  AdmissionRequest r;
+  r.user = user;
+  r.device_key = user + ":" + id;
+  return r;
+}
+
+TEST(SessionTable, SameDeviceSupersedesAndKeepsItsAddress) {
+  auto t = make_table();
+  auto first = t.admit(device("alice", "01"));
+  ASSERT_TRUE(first.ok());
+  auto second = t.admit(device("alice", "01"));
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE((*first)->stop.stopped());
+  EXPECT_TRUE((*first)->superseded.load());
+  EXPECT_EQ((*second)->tunnel_ip, (*first)->tunnel_ip);
+
+  // The old connection ends later: its removal must not unroute or free the new one.
+  t.remove(*first);
+  EXPECT_EQ(t.size(), 1U);
+  t.with_routes([&](const auto& routes) {
+    auto it = routes.find((*second)->tunnel_ip);
+    ASSERT_NE(it, routes.end());
+    EXPECT_EQ(it->second, *second);
+  });
+  auto other = t.admit(device("bob", "02"));
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE((*other)->tunnel_ip, (*second)->tunnel_ip);
+}
+
+TEST(SessionTable, StopAllStopsEverySessionAndRefusesLaterAdmissions) {
+  auto t = make_table();
+  auto a = t.admit(device("alice", "01"));
+  auto b = t.admit(device("bob", "02"));
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  t.stop_all();
+  EXPECT_TRUE((*a)->stop.stopped());
+  EXPECT_TRUE((*b)->stop.stopped());
+
+  auto late = t.admit(device("carol", "03"));
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error(), AdmissionError::kStopping);
+  EXPECT_STREQ(to_string(late.error()), "the server is stopping");
+  // Nothing was registered for the refused login.
+  EXPECT_EQ(t.size(), 2U);
+  t.remove(*a);
+  t.remove(*b);
+  EXPECT_EQ(t.size(), 0U);
+  t.with_routes([](const auto& routes) { EXPECT_TRUE(routes.empty()); });
+}
+
+}  // namespace
+}  // namespace qeli::server
