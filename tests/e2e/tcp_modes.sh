@@ -65,8 +65,7 @@ CONF
     --socket "$dir/control.sock"
   e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" ||
     e2e_fail "$mode: server did not listen"
-  e2e_bg "client-$mode" "$NS_C" "$QELI" client "$link" --known-hosts "$dir/known_hosts" \
-    --device-id-file "$dir/device-id"
+  e2e_bg "client-$mode" "$NS_C" "$QELI" client "$link" --state-dir "$dir/state"
   e2e_wait_for 15 ip netns exec "$NS_C" sh -c "ip -4 addr show dev vpn0 | grep -q 'inet $TUN_NET\.'" ||
     e2e_fail "$mode: client TUN never got an address"
   local cip
