@@ -418,6 +418,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
       }
     } else if (f.type == wire::kCtrlClientInfo) {
       if (auto info = wire::parse_client_info(f); info.ok()) {
+        std::lock_guard lock(sp->info_mu);
         sp->client_version = info->version;
         sp->client_platform = info->platform;
       }

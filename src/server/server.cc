@@ -46,6 +46,12 @@ nlohmann::json handle_control(const nlohmann::json& req,
     nlohmann::json clients = nlohmann::json::array();
     for (const auto& p : profiles) {
       for (const auto& s : p->sessions().list()) {
+        std::string version, platform;
+        {
+          std::lock_guard lock(s->info_mu);
+          version = s->client_version;
+          platform = s->client_platform;
+        }
         clients.push_back(
             {{"profile", p->name()},
              {"username", s->user},
@@ -58,8 +64,8 @@ nlohmann::json handle_control(const nlohmann::json& req,
              {"tx_packets", s->counters.tx_packets.load()},
              {"tx_bytes", s->counters.tx_bytes.load()},
              {"gso", s->gso.load()},
-             {"client_version", s->client_version},
-             {"client_platform", s->client_platform}});
+             {"client_version", version},
+             {"client_platform", platform}});
       }
     }
     return {{"ok", true}, {"clients", clients}};

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "base/clock.h"
@@ -33,7 +34,10 @@ struct Session {
   const std::uint32_t tunnel_ip;
   const transport::Ipv4Endpoint peer;
   const Instant started;
-  std::string client_version;  ///< self-reported (control frame 2), informational
+  /// Self-reported (control frame 2), informational; written by the receive thread, read
+  /// by the control socket — guarded by info_mu.
+  std::mutex info_mu;
+  std::string client_version;
   std::string client_platform;
   engine::SessionCounters counters;
   engine::SessionInbox inbox;
