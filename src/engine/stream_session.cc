@@ -138,6 +138,7 @@ const char* to_string(SessionEnd e) {
     case SessionEnd::kLiveness: return "liveness deadline passed";
     case SessionEnd::kTunError: return "TUN error";
     case SessionEnd::kCounterExhausted: return "record counter exhausted";
+    case SessionEnd::kIdle: return "idle timeout";
   }
   return "?";
 }
@@ -185,6 +186,8 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
   receiver.accept_gso(config.gso_receive);
   tunio::PacketBatch tun_batch(config.batch_packets, 65535);
   std::size_t accepted_in_batch = 0;
+  std::uint64_t idle_packets = 0;
+  Instant idle_since = Clock::now();
   while (!local.stopped()) {
     pollfd p[3] = {{sock, POLLIN, 0}, {stop.fd(), POLLIN, 0}, {local.fd(), POLLIN, 0}};
     const int rc = ::poll(p, 3, 1000);
@@ -228,6 +231,18 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
           case ReceiveStatus::kDeframe: end.set(SessionEnd::kRecordFraming); break;
           default: end.set(SessionEnd::kSocketError); break;
         }
+        break;
+      }
+    }
+    if (config.idle_timeout_ms > 0) {
+      // Activity = IP packets either way (counters are written by both threads).
+      const std::uint64_t packets = counters.rx_packets.load(std::memory_order_relaxed) +
+                                    counters.tx_packets.load(std::memory_order_relaxed);
+      if (packets != idle_packets) {
+        idle_packets = packets;
+        idle_since = Clock::now();
+      } else if (Clock::now() - idle_since > std::chrono::milliseconds(config.idle_timeout_ms)) {
+        end.set(SessionEnd::kIdle);
         break;
       }
     }

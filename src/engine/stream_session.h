@@ -74,6 +74,7 @@ enum class SessionEnd {
   kLiveness,          ///< nothing authenticated arrived within the liveness deadline
   kTunError,          ///< the TUN failed
   kCounterExhausted,  ///< the send counter ran out: reconnect
+  kIdle,              ///< no IP packet either way for idle_timeout_ms
 };
 const char* to_string(SessionEnd e);
 
@@ -83,6 +84,10 @@ struct StreamSessionConfig {
   HeartbeatPolicy heartbeat;
   /// Receive-silence deadline in ms (0 = none); usually heartbeat.liveness_ms().
   std::uint64_t liveness_ms = 0;
+  /// End the session when no IP packet crossed it in either direction for this long, in
+  /// ms (heartbeats and control frames do not count); 0 = never. Server policy
+  /// `perf.connection.idle_timeout_secs`.
+  std::uint64_t idle_timeout_ms = 0;
   /// Inbound IPv4 packets pass this check before they reach the TUN (server: source
   /// address check and client_to_client); false = drop (the filter counts why).
   std::function<bool(ByteSpan packet)> inbound_filter;

@@ -388,6 +388,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.padding = padding_of(p.obf.padding);
   sc.heartbeat = heartbeat_of(p.obf.heartbeat);
   sc.liveness_ms = sc.heartbeat.liveness_ms();
+  sc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
   const std::uint32_t pool_net = p.pool.cidr.network.value;
   const std::uint32_t pool_mask = p.pool.cidr.mask();
   const std::uint32_t server_ip = p.tun.address.value;
