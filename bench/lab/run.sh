@@ -656,6 +656,8 @@ CONF
   log "   $up/$n clients connected in $t_all ms; settling 5 s"
   sleep 5
   read -r -a m1 <<<"$(pid_mem "$sp")"
+  # Where the memory is (heap, thread stacks, anonymous maps): for the report and for perf work.
+  cp "/proc/$sp/smaps" "$OUTDIR/server-smaps-idle-clients.txt" 2>/dev/null || true
   local crss=()
   for i in "${cpids[@]}"; do crss+=("$(pid_mem "$i" | awk '{print $1}')"); done
   local sessions

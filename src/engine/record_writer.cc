@@ -29,7 +29,7 @@ RecordWriter::RecordWriter(wire::PacketCodec codec, PaddingPolicy padding, std::
       rng_(rng),
       counters_(counters),
       scratch_(wire::max_record_size(wire::Framing::kTls)),
-      gso_buf_(512 * 1024),
+      gso_buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kGsoBufBytes)),
       last_write_(std::chrono::steady_clock::now()) {
   iov_.reserve(1024);
 }
@@ -91,12 +91,12 @@ bool RecordWriter::seal_super_packet(ByteSpan packet, const tunio::GsoMetadata& 
   const std::size_t chunks = (packet.size() + wire::kMaxGsoChunk - 1) / wire::kMaxGsoChunk;
   const std::size_t need =
       packet.size() + chunks * (head + wire::kGsoChunkPrefix + wire::seal_tailroom(0));
-  if (gso_used_ + need > gso_buf_.size() || iov_.size() + chunks > iov_.capacity()) return false;
+  if (gso_used_ + need > kGsoBufBytes || iov_.size() + chunks > iov_.capacity()) return false;
   wire::GsoChunkHeader h = to_chunk_header(meta, packet.size());
   for (std::size_t off = 0; off < packet.size(); off += wire::kMaxGsoChunk) {
     const std::size_t n = std::min(wire::kMaxGsoChunk, packet.size() - off);
     h.offset = static_cast<std::uint16_t>(off);
-    std::uint8_t* rec = gso_buf_.data() + gso_used_;
+    std::uint8_t* rec = gso_buf_.get() + gso_used_;
     write_gso_chunk_prefix(h, rec + head);
     std::memcpy(rec + head + wire::kGsoChunkPrefix, packet.data() + off, n);
     const std::size_t data_len = wire::kGsoChunkPrefix + n;

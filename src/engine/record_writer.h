@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "base/bytes.h"
@@ -67,7 +68,10 @@ class RecordWriter {
   SessionCounters& counters_;
   std::vector<iovec> iov_;
   Bytes scratch_;  // one record for heartbeats/control frames
-  Bytes gso_buf_;  // GSO chunk records of the current batch (extension)
+  // GSO chunk records of the current batch (extension). Not zero-filled: an idle session
+  // must not make these pages resident (512 KiB × every session); only sealed bytes are read.
+  static constexpr std::size_t kGsoBufBytes = 512 * 1024;
+  std::unique_ptr<std::uint8_t[]> gso_buf_;
   std::size_t gso_used_ = 0;
   Instant last_write_;
 };
