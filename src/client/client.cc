@@ -354,6 +354,8 @@ Duration Client::connect_once() {
   apply_obfuscation(ok.obfuscation_json, cfg_.fallbacks, sc.padding, sc.heartbeat);
   sc.liveness_ms = sc.heartbeat.liveness_ms();
   sc.gso_receive = gso;
+  const std::atomic<bool> send_gso{gso};
+  sc.send_gso = &send_gso;
   sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
   sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
   engine::SessionCounters counters;
@@ -363,9 +365,10 @@ Duration Client::connect_once() {
       sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
       engine::TunWriter{&*tun, 0, nullptr}, sc, stop_, counters, rng);
   const auto ran = Clock::now() - started;
-  spdlog::info("session ended: {} after {} s (tx {} pkts, rx {} pkts)", engine::to_string(end),
-               std::chrono::duration_cast<std::chrono::seconds>(ran).count(),
-               counters.tx_packets.load(), counters.rx_packets.load());
+  spdlog::info(
+      "session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", engine::to_string(end),
+      std::chrono::duration_cast<std::chrono::seconds>(ran).count(), counters.tx_packets.load(),
+      counters.rx_packets.load(), engine::describe_drops(counters));
   routes.clear();
   return ran;
 }

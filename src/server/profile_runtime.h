@@ -42,7 +42,6 @@ struct ProfileCounters {
   std::atomic<std::uint64_t> over_capacity{0};
   std::atomic<std::uint64_t> sessions_started{0};
   std::atomic<std::uint64_t> tun_no_route{0};
-  std::atomic<std::uint64_t> tun_bad_offload{0};
 };
 
 class ProfileRuntime {

@@ -38,6 +38,7 @@ class RecordLoop {
              engine::RecordWriter::tailroom(padding)),
         in_(mtu_packets + super_packets, wire::kMaxSuperPacket) {
     receiver_.accept_gso(super_packets > 0);
+    writer_.set_peer_gso(super_packets > 0);
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
       a_.reset(sv[0]);
