@@ -252,6 +252,15 @@ Duration Client::connect_once() {
   if (failure == handshake::Failure::kPinRequired) {
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
   }
+  if (failure == handshake::Failure::kRejected) {
+    // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
+    spdlog::warn(
+        "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
+        "password, a disabled or expired account, a lockout, or the server's handshake "
+        "timeout; the server's log says which)",
+        endpoint_name_);
+    return Duration::zero();
+  }
   if (failure != handshake::Failure::kNone) {
     spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
     return Duration::zero();

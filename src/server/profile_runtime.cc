@@ -321,7 +321,18 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   so.recv_buffer = static_cast<int>(p.perf.tcp_recv_buffer_size);
   transport::apply_stream_options(fd.get(), so);
   if (guard_.locked_out(ctx.peer.addr, Clock::now())) {
-    counters_.locked_out++;
+    const auto total = ++counters_.locked_out;
+    const auto now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+            .count();
+    auto last = last_lockout_log_ms_.load(std::memory_order_relaxed);
+    if (now_ms - last >= 10'000 &&
+        last_lockout_log_ms_.compare_exchange_strong(last, now_ms, std::memory_order_relaxed)) {
+      spdlog::warn(
+          "[{}] {} closed: source address locked out ({} lockout closes so far; "
+          "logged at most every 10 s)",
+          p.name, ctx.peer.to_string(), total);
+    }
     leave_preauth();
     return;
   }
