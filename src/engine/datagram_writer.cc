@@ -33,6 +33,7 @@ bool DatagramWriter::seal_slot(tunio::PacketBatch& b, std::size_t i, const trans
   const std::size_t head = env_head + RecordWriter::kHeadroom;
   const std::size_t data_len = b.packet(i).size();
   if (b.room_before(i) < head || b.room_after(i) < wire::seal_tailroom(0) + env_.tailroom()) {
+    unsealable_.fetch_add(1, std::memory_order_relaxed);
     return false;  // a batch built without our headroom/tailroom: a caller bug, not input
   }
   std::size_t pad = padding_.pick(data_len, mtu_, rng_);
@@ -44,6 +45,7 @@ bool DatagramWriter::seal_slot(tunio::PacketBatch& b, std::size_t i, const trans
   auto sealed = codec_.seal_in_place(datagram.subspan(env_head, record_len), data_len, pad);
   if (!sealed.ok()) {
     exhausted = sealed.error() == wire::SealError::kCounterExhausted;
+    if (!exhausted) unsealable_.fetch_add(1, std::memory_order_relaxed);
     return false;  // kTooLarge: a packet above the protocol's MTU is not sent
   }
   env_.wrap(datagram);

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -99,6 +100,9 @@ class DatagramWriter {
 
   void set_mtu(std::size_t mtu) { mtu_ = std::min(mtu, max_mtu_); }
   Instant last_write() const { return last_write_; }
+  /// Packets that could not be sealed (larger than the protocol's 16638-byte maximum, or
+  /// a slot without the writer's room) and were dropped. Monotonic; read by any thread.
+  std::uint64_t unsealable() const { return unsealable_.load(std::memory_order_relaxed); }
   /// The send counter of the codec (records sealed so far).
   std::uint64_t records_sealed() const { return codec_.send_counter(); }
 
@@ -121,6 +125,7 @@ class DatagramWriter {
   DatagramQueue queue_;         // send()'s own queue
   Bytes one_;                   // send_one()'s datagram
   Instant last_write_;
+  std::atomic<std::uint64_t> unsealable_{0};
 };
 
 }  // namespace qeli::engine

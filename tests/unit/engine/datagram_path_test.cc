@@ -419,6 +419,18 @@ TEST(DatagramPath, EveryDropReasonIsCounted) {
   EXPECT_EQ(wrapped.drops().get(DatagramDrop::kEnvelope), 1u);
 }
 
+TEST(DatagramPath, AnUnsealablePacketIsCountedAndTheRestStillGoes) {
+  Path p(false, no_envelope(), PaddingPolicy{});
+  auto out = p.make_out(3);
+  const PacketBytes ok1 = test::udp4(100, 1), ok2 = test::udp4(100, 2);
+  ASSERT_TRUE(out.push(ok1));
+  ASSERT_TRUE(out.push(test::udp4(17000)));  // above the 16638-byte record maximum
+  ASSERT_TRUE(out.push(ok2));
+  ASSERT_EQ(p.writer.send(p.a, p.b_addr, out, p.stop), WriteStatus::kOk);
+  EXPECT_EQ(p.writer.unsealable(), 1u);
+  EXPECT_EQ(p.receive(2), (std::vector<PacketBytes>{ok1, ok2}));
+}
+
 TEST(DatagramPath, ControlFramesAndHeartbeatsFreeTheirSlots) {
   Path p(false);
   ASSERT_EQ(p.writer.send_one(p.a, p.b_addr, {}, 16, p.stop), WriteStatus::kOk);
