@@ -1,14 +1,14 @@
 // Micro-benchmarks of the TUN engine's per-packet work: batch push (the copy into a
 // slot), GSO split of 64 KiB TCP super-packets, GRO coalesce of MTU-sized segments, and
 // the checksum. Every benchmark counts heap allocations inside its timed loop through a
-// replaced global operator new and fails (SkipWithError) if there is any: steady state
-// must not allocate (STYLE.md practice 7).
+// replaced global operator new (tests/support/counting_allocator.h) and fails (SkipWithError) if
+// there is any: steady state must not allocate (STYLE.md practice 7).
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
 #include "fakes/packet_builder.h"
-#include "support/counting_allocator.h"
+#include "support/alloc_window.h"
 #include "tunio/checksum.h"
 #include "tunio/offload_coalesce.h"
 #include "tunio/offload_split.h"
@@ -17,18 +17,7 @@
 namespace qeli::tunio {
 namespace {
 
-// Records allocations made between construction (after warm-up) and finish().
-class AllocWindow {
- public:
-  void finish(benchmark::State& state) {
-    const std::uint64_t n = window_.allocations();
-    state.counters["allocs"] = static_cast<double>(n);
-    if (n != 0) state.SkipWithError("heap allocation in the hot loop");
-  }
-
- private:
-  test::AllocationWindow window_;
-};
+using bench::AllocWindow;
 
 constexpr std::size_t kMss = 1368;  // MTU 1420, IPv4, TCP with timestamps
 
