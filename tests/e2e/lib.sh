@@ -7,7 +7,7 @@ E2E_PORT=${E2E_PORT:-4433}
 TUN_NET=${TUN_NET:-10.77.0}
 
 # e2e_server_conf DIR MODE [EXTRA_PROFILE_LINES] — writes DIR/server.conf and an empty
-# DIR/users.conf. MODE: plain | fake-tls.
+# DIR/users.conf. MODE: plain | fake-tls. E2E_TUN_QUEUES sets tun.queues (default 1).
 e2e_server_conf() {
   local dir=$1 mode=$2 extra=${3:-}
   mkdir -p "$dir/identity"
@@ -26,7 +26,7 @@ bind.port = $E2E_PORT
 tun.name = qes0
 tun.address = $TUN_NET.1
 tun.mtu = 1400
-tun.queues = 1
+tun.queues = ${E2E_TUN_QUEUES:-1}
 pool.cidr = $TUN_NET.0/24
 obf.mode = $mode
 $extra

@@ -17,13 +17,12 @@ SECS=${E2E_SECONDS:-5}
 source "$(dirname "$0")/netns.sh"
 e2e_setup
 
-PORT=4433
-TUN_NET=10.77.0
+source "$(dirname "$0")/lib.sh"
+E2E_TUN_QUEUES=2
 results=()
 
 run_mode() {
   local mode=$1 dir="$E2E_DIR/$1"
-  mkdir -p "$dir/identity"
   local obf_mode=fake-tls padding=false frag=false
   case "$mode" in
     plain) obf_mode=plain ;;
@@ -31,48 +30,19 @@ run_mode() {
     padding) padding=true ;;
     frag) frag=true ;;
   esac
-  : >"$dir/users.conf"
-  cat >"$dir/server.conf" <<CONF
-[auth]
-users_file = users.conf
-
-[logging]
-level = info
-
-[profile:e2e]
-bind.transport = tcp
-bind.address = $UL_S
-bind.port = $PORT
-tun.name = qes0
-tun.address = $TUN_NET.1
-tun.mtu = 1400
-tun.queues = 2
-pool.cidr = $TUN_NET.0/24
-obf.mode = $obf_mode
-obf.padding.enabled = $padding
+  e2e_server_conf "$dir" "$obf_mode" "obf.padding.enabled = $padding
 obf.padding.min_bytes = 32
 obf.padding.max_bytes = 256
 obf.fragmentation.enabled = $frag
-obf.heartbeat.interval_ms = 5000
-CONF
-  "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "$mode: server.conf rejected"
-  local link
-  link=$(echo "s3cret-$mode" | "$QELI" add-client alice --password-stdin -c "$dir/server.conf" \
-    --identity-dir "$dir/identity" --link --host "$UL_S:$PORT" --link-profile e2e --no-qr |
-    grep '^qeli://') || e2e_fail "$mode: add-client printed no link"
+obf.heartbeat.interval_ms = 5000"
+  local link cip
+  link=$(e2e_add_user "$dir" alice "s3cret-$mode")
+  e2e_start_server "server-$mode" "$dir"
+  e2e_start_client "client-$mode" "$NS_C" "$dir" "$link"
+  cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "$mode: client TUN never got an address"
 
-  e2e_bg "server-$mode" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
-    --socket "$dir/control.sock"
-  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" ||
-    e2e_fail "$mode: server did not listen"
-  e2e_bg "client-$mode" "$NS_C" "$QELI" client "$link" --state-dir "$dir/state"
-  e2e_wait_for 15 ip netns exec "$NS_C" sh -c "ip -4 addr show dev vpn0 | grep -q 'inet $TUN_NET\.'" ||
-    e2e_fail "$mode: client TUN never got an address"
-  local cip
-  cip=$(ip -n "$NS_C" -4 -o addr show dev vpn0 | awk '{print $4}' | cut -d/ -f1)
-
-  ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 2 "$TUN_NET.1" >/dev/null || e2e_fail "$mode: ping client→server"
-  ip netns exec "$NS_S" ping -c 3 -i 0.2 -W 2 "$cip" >/dev/null || e2e_fail "$mode: ping server→client"
+  e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$mode: ping client→server"
+  e2e_ping "$NS_S" "$cip" || e2e_fail "$mode: ping server→client"
   # The control socket lists the session (user, address).
   "$QELI" list-clients --socket "$dir/control.sock" | grep -q "alice .*$cip" ||
     e2e_fail "$mode: list-clients does not show alice at $cip"
