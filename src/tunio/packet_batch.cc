@@ -1,5 +1,6 @@
 #include "tunio/packet_batch.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -20,13 +21,18 @@ PacketBatch::PacketBatch(std::size_t capacity, std::size_t max_packet, std::size
   // record padding is zeroed explicitly by the codec.
   buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(stride_ * capacity);
   desc_ = std::make_unique<Desc[]>(capacity);
+  touched_ = capacity;
   clear();
 }
 
 void PacketBatch::clear() {
-  for (std::size_t i = 0; i < capacity_; ++i) {
+  // Only descriptors used since the last clear can differ from their initial state (swap,
+  // truncate and the offload functions move slots among [0, size)), so a batch of 64 slots
+  // that carried 3 packets resets 3 descriptors, not 64 (it was 2.4 % of a busy server).
+  for (std::size_t i = 0; i < touched_; ++i) {
     desc_[i] = Desc{static_cast<std::uint32_t>(i * stride_ + headroom_), 0, 0, {}};
   }
+  touched_ = 0;
   size_ = 0;
   cursor_ = 0;
   coalesced_ = false;
@@ -34,6 +40,7 @@ void PacketBatch::clear() {
 
 MutableByteSpan PacketBatch::next_slot() {
   if (full()) std::abort();
+  touched_ = std::max(touched_, size_ + 1);
   Desc& d = desc_[size_];
   d.offset = static_cast<std::uint32_t>(slot_begin(size_) + headroom_);
   return {buf_.get() + d.offset, max_packet_};
@@ -46,6 +53,7 @@ void PacketBatch::commit(std::size_t len, const GsoMetadata& meta, std::uint32_t
   d.meta = meta;
   d.logical = logical;
   ++size_;
+  touched_ = std::max(touched_, size_);
 }
 
 bool PacketBatch::push(ByteSpan packet, const GsoMetadata& meta) {
@@ -80,11 +88,13 @@ std::size_t PacketBatch::room_before(std::size_t i) const {
 
 void PacketBatch::set_length(std::size_t i, std::size_t len) {
   if (len > desc_[i].length + room_after(i)) std::abort();
+  touch(i);
   desc_[i].length = static_cast<std::uint32_t>(len);
 }
 
 MutableByteSpan PacketBatch::prepend(std::size_t i, std::size_t n) {
   if (n > room_before(i)) std::abort();
+  touch(i);
   desc_[i].offset -= static_cast<std::uint32_t>(n);
   desc_[i].length += static_cast<std::uint32_t>(n);
   return {buf_.get() + desc_[i].offset, n};
@@ -92,10 +102,14 @@ MutableByteSpan PacketBatch::prepend(std::size_t i, std::size_t n) {
 
 void PacketBatch::trim_front(std::size_t i, std::size_t n) {
   if (n > desc_[i].length) std::abort();
+  touch(i);
   desc_[i].offset += static_cast<std::uint32_t>(n);
   desc_[i].length -= static_cast<std::uint32_t>(n);
 }
 
-void PacketBatch::swap(std::size_t i, std::size_t j) { std::swap(desc_[i], desc_[j]); }
+void PacketBatch::swap(std::size_t i, std::size_t j) {
+  touch(std::max(i, j));
+  std::swap(desc_[i], desc_[j]);
+}
 
 }  // namespace qeli::tunio

@@ -60,12 +60,18 @@ class PacketBatch {
 
   MutableByteSpan packet(std::size_t i);
   ByteSpan packet(std::size_t i) const;
-  GsoMetadata& meta(std::size_t i) { return desc_[i].meta; }
+  GsoMetadata& meta(std::size_t i) {
+    touch(i);
+    return desc_[i].meta;
+  }
   const GsoMetadata& meta(std::size_t i) const { return desc_[i].meta; }
   /// IP packets packet i stands for: 1 normally, the segment count of a super-packet, the
   /// number of packets merged into it after GRO, 0 if it was merged into another packet.
   std::uint32_t logical(std::size_t i) const { return desc_[i].logical; }
-  void set_logical(std::size_t i, std::uint32_t n) { desc_[i].logical = n; }
+  void set_logical(std::size_t i, std::uint32_t n) {
+    touch(i);
+    desc_[i].logical = n;
+  }
 
   /// Bytes available after packet i's end inside its slot (growth room for GRO).
   std::size_t room_after(std::size_t i) const;
@@ -96,6 +102,9 @@ class PacketBatch {
     GsoMetadata meta;
   };
   std::size_t slot_begin(std::size_t i) const;
+  void touch(std::size_t i) {
+    if (i >= touched_) touched_ = i + 1;
+  }
 
   std::size_t capacity_;
   std::size_t max_packet_;
@@ -103,6 +112,7 @@ class PacketBatch {
   std::size_t tailroom_;
   std::size_t stride_;
   std::size_t size_ = 0;
+  std::size_t touched_ = 0;  // descriptors [0, touched_) may differ from their initial state
   std::size_t cursor_ = 0;
   bool coalesced_ = false;
   std::unique_ptr<std::uint8_t[]> buf_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 namespace qeli::tunio {
 namespace {
@@ -84,6 +85,37 @@ TEST(PacketBatch, SwapMovesIndexesNotBytes) {
   EXPECT_EQ(b.packet(0).size(), 2u);
   EXPECT_EQ(b.logical(0), 5u);
   EXPECT_EQ(b.room_after(1), 7u);  // room still computed within the moved slot
+}
+
+TEST(PacketBatch, ClearRestoresEverySlotAfterPartialUseSwapsAndEdits) {
+  PacketBatch b(8, 16, 4);
+  std::vector<const std::uint8_t*> home;
+  const std::uint8_t one[] = {9};
+  for (std::size_t i = 0; i < 8; ++i) {
+    ASSERT_TRUE(b.push(one));
+    home.push_back(b.packet(i).data());
+  }
+  b.clear();
+  for (int round = 0; round < 3; ++round) {
+    const std::uint8_t p[] = {1, 2, 3};
+    for (int k = 0; k < 5; ++k) ASSERT_TRUE(b.push(p));
+    b.swap(0, 4);
+    b.swap(1, 3);
+    (void)b.prepend(2, 4);
+    b.trim_front(3, 1);
+    b.set_length(4, 10);
+    b.meta(1).gso_size = 1000;
+    b.set_logical(0, 7);
+    b.truncate(2);
+    b.clear();
+    for (std::size_t i = 0; i < 8; ++i) {
+      ASSERT_EQ(b.next_slot().data(), home[i]) << "round " << round << " slot " << i;
+      ASSERT_TRUE(b.push(p));
+      EXPECT_EQ(b.meta(i).gso_size, 0) << "round " << round << " slot " << i;
+      EXPECT_EQ(b.logical(i), 1U);
+    }
+    b.clear();
+  }
 }
 
 }  // namespace
