@@ -16,25 +16,12 @@ QELI=$(readlink -f "$1")
 source "$(dirname "$0")/netns.sh"
 e2e_setup
 
-NS_W="qe${E2E_ID}w"
-WAN_NET="10.$(( E2E_ID % 200 + 20 )).250"
-WAN_IP="$WAN_NET.2"
 PORT=4434
 TUN_NET=10.78.0
 dir=$E2E_DIR/hi
 mkdir -p "$dir/identity" "$dir/state"
-cleanup_wan() { ip netns del "$NS_W" 2>/dev/null || true; rm -rf "/etc/netns/$NS_C"; }
-trap 'cleanup_wan; e2e_cleanup' EXIT
-
-ip netns add "$NS_W"
-ip link add "qe${E2E_ID}w0" type veth peer name "qe${E2E_ID}w1"
-ip link set "qe${E2E_ID}w0" netns "$NS_S"
-ip link set "qe${E2E_ID}w1" netns "$NS_W"
-ip -n "$NS_S" addr add "$WAN_NET.1/24" dev "qe${E2E_ID}w0"
-ip -n "$NS_W" addr add "$WAN_IP/24" dev "qe${E2E_ID}w1"
-ip -n "$NS_S" link set "qe${E2E_ID}w0" up
-ip -n "$NS_W" link set "qe${E2E_ID}w1" up
-ip -n "$NS_W" link set lo up
+trap 'rm -rf "/etc/netns/$NS_C"; e2e_cleanup' EXIT
+e2e_add_wan_ns
 # The client's underlay has a default route (so a full tunnel has something to replace).
 ip -n "$NS_C" route add default via "$UL_S"
 
@@ -53,7 +40,7 @@ tun.name = qehi0
 tun.address = $TUN_NET.1
 pool.cidr = $TUN_NET.0/24
 routing.nat.enabled = true
-routing.nat.interface = qe${E2E_ID}w0
+routing.nat.interface = $WAN_IF
 dns.push_servers = $TUN_NET.1
 obf.mode = fake-tls
 CONF

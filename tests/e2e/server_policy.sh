@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# e2e: what the server lets a client send into its network (qeli 0.7.16 §9), with NAT to a
+# "wan" namespace behind the server (see e2e_add_wan_ns in netns.sh):
+#
+#   client ns (dave, split tunnel to $WAN_NET/24) ── server ns (NAT) ── wan ns
+#                                                                       $WAN_IP, $WAN_NET.3
+#
+#   1. allowed_networks: dave's own list ($WAN_IP/32) overrides his group's ($WAN_NET/24):
+#      $WAN_IP answers through the tunnel, $WAN_NET.3 does not, and the server counts
+#      the drops as drop_policy.
+# Usage: server_policy.sh QELI_BINARY
+set -euo pipefail
+QELI=$(readlink -f "$1")
+source "$(dirname "$0")/netns.sh"
+source "$(dirname "$0")/lib.sh"
+e2e_setup
+e2e_add_wan_ns
+ip -n "$NS_W" addr add "$WAN_NET.3/24" dev "$WAN_PEER_IF"  # a second host behind the server
+
+dir="$E2E_DIR/srv"
+e2e_server_conf "$dir" fake-tls "routing.nat.enabled = true
+routing.nat.interface = $WAN_IF"
+printf '\n[group:lim]\nallowed_networks = %s.0/24\n' "$WAN_NET" >>"$dir/server.conf"
+e2e_add_user "$dir" dave dave-pass >/dev/null
+printf 'group = lim\nallowed_networks = %s\n' "$WAN_IP" >>"$dir/users.conf"
+"$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "server.conf with the ACL rejected"
+conf=$(e2e_client_conf "$dir" dave dave dave-pass "include = $WAN_NET.0/24")
+e2e_start_server server "$dir"
+e2e_start_client dave "$NS_C" "$dir" -c "$conf"
+ip_d=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "dave got no tunnel address"
+e2e_log "dave $ip_d"
+counter() { e2e_session_counter "$dir" dave "$1"; }
+
+# 1. The destination ACL.
+e2e_ping "$NS_C" "$WAN_IP" || e2e_fail "dave cannot reach $WAN_IP (allowed by his own list)"
+before=$(counter drop_policy)
+[ "$before" != none ] || e2e_fail "list-clients shows no drop_policy counter"
+if ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 1 "$WAN_NET.3" >/dev/null 2>&1; then
+  e2e_fail "dave reached $WAN_NET.3: the group's wider list was used"
+fi
+after=$(counter drop_policy)
+[ "$after" -ge $((before + 3)) ] || e2e_fail "drop_policy $before → $after after 3 denied pings"
+e2e_log "1: ACL ok ($WAN_IP reached, $WAN_NET.3 dropped; drop_policy $before → $after)"
+
+e2e_finish dave server
+e2e_log "server policy ok"
