@@ -7,7 +7,10 @@
 #
 #   1. allowed_networks: dave's own list ($WAN_IP/32) overrides his group's ($WAN_NET/24):
 #      $WAN_IP answers through the tunnel, $WAN_NET.3 does not, and the server counts
-#      the drops as drop_policy.
+#      the drops as drop_policy;
+#   2. forged source: a second address on dave's TUN, used as the source of pings to
+#      $WAN_IP, is dropped by the server (drop_bad_source) and nothing of it reaches the
+#      wan host (an nft counter there, shown to count by one ping from the real address).
 # Usage: server_policy.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -41,6 +44,31 @@ fi
 after=$(counter drop_policy)
 [ "$after" -ge $((before + 3)) ] || e2e_fail "drop_policy $before → $after after 3 denied pings"
 e2e_log "1: ACL ok ($WAN_IP reached, $WAN_NET.3 dropped; drop_policy $before → $after)"
+
+# 2. A forged source inside the tunnel. The pings carry 999 bytes so the wan host can
+# count exactly these (IP length 1027) apart from everything else.
+ip netns exec "$NS_W" nft -f - <<NFT
+table inet qe_probe {
+  chain input {
+    type filter hook input priority filter; policy accept;
+    icmp type echo-request ip length 1027 counter
+  }
+}
+NFT
+wan_count() { ip netns exec "$NS_W" nft list table inet qe_probe | grep -Eo 'packets [0-9]+' | awk '{print $2}'; }
+ip -n "$NS_C" addr add "$TUN_NET.200/32" dev vpn0
+before=$(counter drop_bad_source)
+if ip netns exec "$NS_C" ping -I "$TUN_NET.200" -s 999 -c 3 -i 0.2 -W 1 "$WAN_IP" >/dev/null 2>&1; then
+  e2e_fail "a ping from the forged source $TUN_NET.200 was answered"
+fi
+after=$(counter drop_bad_source)
+[ "$after" -ge $((before + 3)) ] || e2e_fail "drop_bad_source $before → $after after 3 forged pings"
+[ "$(wan_count)" = 0 ] || e2e_fail "$(wan_count) forged packet(s) reached the wan host"
+ip netns exec "$NS_C" ping -I "$ip_d" -s 999 -c 1 -W 2 "$WAN_IP" >/dev/null ||
+  e2e_fail "the same ping from dave's real address was not answered"
+[ "$(wan_count)" = 1 ] || e2e_fail "the wan counter saw $(wan_count) packets, expected 1"
+ip -n "$NS_C" addr del "$TUN_NET.200/32" dev vpn0
+e2e_log "2: forged source dropped (drop_bad_source $before → $after, 0 at the wan host)"
 
 e2e_finish dave server
 e2e_log "server policy ok"
