@@ -4,9 +4,10 @@
 #
 #   client ns ──veth── server ns ──veth── wan ns ($WAN_IP, "the internet")
 #
-#   1. client connects (gateway = true, kill_switch = true, dns = tunnel): its resolv.conf
-#      names the tunnel resolver, the wan host answers through the tunnel (server NAT),
-#      exactly one kill-switch table exists on the client, one NAT table on the server;
+#   1. client connects (gateway = true, kill_switch = true, dns = tunnel): systemd-resolved
+#      is absent, so its resolv.conf names the tunnel resolver; the wan host answers
+#      through the tunnel (server NAT); exactly one kill-switch table exists on the
+#      client, one NAT table on the server;
 #   2. kill -9 of the client: the kill switch still holds (no route out, nothing leaks),
 #      `qeli client --cleanup` restores resolv.conf byte for byte and removes the table;
 #   3. a clean start + SIGTERM leaves the client as it was before;
@@ -77,6 +78,9 @@ e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" || e2e
 start_client
 e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$WAN_IP" || e2e_fail "wan host unreachable through the tunnel"
 resolv_now | grep -q "nameserver $TUN_NET.1" || e2e_fail "resolv.conf does not name the tunnel resolver: $(resolv_now)"
+# No systemd-resolved here: the client must say it took the resolv.conf path, and why.
+grep -q "DNS: systemd-resolved is not running: resolv.conf takeover from the server's push" \
+  "$E2E_DIR/client.log" || e2e_fail "the client did not report the resolv.conf DNS path"
 [ "$(ks_tables)" = 1 ] || e2e_fail "expected one kill-switch table"
 ip netns exec "$NS_C" ip route get "$WAN_IP" | grep -q vpnhi || e2e_fail "wan traffic does not use the tunnel"
 e2e_log "1: full tunnel, DNS and NAT ok"
