@@ -5,41 +5,31 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include <atomic>
-#include <cstdlib>
-
 #include "base/bytes.h"
 #include "crypto/aead.h"
 #include "crypto/argon2id.h"
 #include "crypto/mlkem768.h"
 #include "crypto/nonce_prp.h"
 #include "crypto/x25519.h"
+#include "support/counting_allocator.h"
 
 namespace qeli::crypto {
 namespace {
 
-// Every allocation OpenSSL makes goes through CRYPTO_malloc/realloc; main() routes them
-// here before OpenSSL has allocated anything, so the AEAD benchmarks can report how many
-// a seal or open costs in the steady state (issue 2: none). The wrapper itself never
-// touches the heap per call.
-std::atomic<std::uint64_t> g_openssl_allocs{0};
-bool g_counting = false;
+// Every OpenSSL allocation (and every global new) is counted by the shared counting
+// allocator (tests/support/counting_allocator.h), installed before OpenSSL allocates, so
+// the AEAD benchmarks can report how many a seal or open costs in the steady state
+// (issue 2: none).
+std::uint64_t openssl_allocs() { return test::allocation_count(); }
 
-void* counting_malloc(std::size_t n, const char*, int) {
-  g_openssl_allocs.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(n);
-}
-void* counting_realloc(void* p, std::size_t n, const char*, int) {
-  g_openssl_allocs.fetch_add(1, std::memory_order_relaxed);
-  return std::realloc(p, n);
-}
-void counting_free(void* p, const char*, int) { std::free(p); }
-
-// Sets the "openssl_allocs_per_op" counter (-1 if counting could not be installed).
+// Sets the "openssl_allocs_per_op" counter: OpenSSL and global-new allocations per
+// operation (-1 if the OpenSSL hook could not be installed).
 void report_allocs(benchmark::State& state, std::uint64_t before) {
-  const auto n = g_openssl_allocs.load(std::memory_order_relaxed) - before;
+  const auto n = openssl_allocs() - before;
   state.counters["openssl_allocs_per_op"] =
-      g_counting ? static_cast<double>(n) / static_cast<double>(state.iterations()) : -1.0;
+      test::openssl_counting_active()
+          ? static_cast<double>(n) / static_cast<double>(state.iterations())
+          : -1.0;
 }
 
 void BM_AeadSeal(benchmark::State& state, AeadAlgorithm alg) {
@@ -49,7 +39,7 @@ void BM_AeadSeal(benchmark::State& state, AeadAlgorithm alg) {
   std::array<std::uint8_t, 12> nonce{};
   std::array<std::uint8_t, 16> tag{};
   std::uint64_t n = 0;
-  const auto allocs = g_openssl_allocs.load(std::memory_order_relaxed);
+  const auto allocs = openssl_allocs();
   for (auto _ : state) {
     nonce[0] = static_cast<std::uint8_t>(++n);
     benchmark::DoNotOptimize(aead.seal(nonce, {}, buf, tag));
@@ -67,7 +57,7 @@ void BM_AeadOpen(benchmark::State& state, AeadAlgorithm alg) {
   std::array<std::uint8_t, 16> tag{};
   (void)aead.seal(nonce, {}, sealed, tag);
   Bytes buf(len);
-  const auto allocs = g_openssl_allocs.load(std::memory_order_relaxed);
+  const auto allocs = openssl_allocs();
   for (auto _ : state) {
     std::copy(sealed.begin(), sealed.end(), buf.begin());
     if (!aead.open(nonce, {}, buf, tag)) state.SkipWithError("open failed");
@@ -139,7 +129,7 @@ void BM_X25519(benchmark::State& state) {
   DeterministicRng rng(1);
   auto a = x25519_generate(rng);
   auto b = x25519_generate(rng);
-  const auto allocs = g_openssl_allocs.load(std::memory_order_relaxed);
+  const auto allocs = openssl_allocs();
   for (auto _ : state) benchmark::DoNotOptimize(x25519(a.private_key.span(), b.public_key));
   report_allocs(state, allocs);  // nonzero: EVP_PKEY objects per call (handshake only)
 }
@@ -179,7 +169,7 @@ void BM_NoncePermutation(benchmark::State& state) {
   NoncePrp prp(key.span());
   const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};
   std::uint64_t c = 0;
-  const auto allocs = g_openssl_allocs.load(std::memory_order_relaxed);
+  const auto allocs = openssl_allocs();
   for (auto _ : state) benchmark::DoNotOptimize(prp.permute(seed, c++));
   report_allocs(state, allocs);
 }
@@ -188,14 +178,4 @@ BENCHMARK(BM_NoncePermutation);
 }  // namespace
 }  // namespace qeli::crypto
 
-int main(int argc, char** argv) {
-  // First, before anything can make OpenSSL allocate (it refuses afterwards).
-  qeli::crypto::g_counting =
-      CRYPTO_set_mem_functions(qeli::crypto::counting_malloc, qeli::crypto::counting_realloc,
-                               qeli::crypto::counting_free) == 1;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+BENCHMARK_MAIN();

@@ -11,6 +11,7 @@
 #   baseline        (none)           iperf3 straight over the veth
 #   qeli-plain      10.204.4.0/24    qeli TCP, obf.mode = plain, no padding, no fragmentation
 #   qeli-fake-tls   10.204.4.0/24    qeli TCP, obf.mode = fake-tls, no padding, no fragmentation
+#   qeli-fake-tls-0716 10.204.4.0/24 the same with QELI_DISABLE_EXTENSIONS=1 at both ends (0.7.16 wire)
 #   qeli-padding    10.204.4.0/24    qeli TCP, fake-tls + padding (profile defaults)
 #   qeli-frag       10.204.4.0/24    qeli TCP, fake-tls + fragmentation (profile defaults)
 #   wggo            10.204.1.0/24    wireguard-go, ChaCha20-Poly1305 over UDP, TUN MTU 1420
@@ -90,7 +91,7 @@ LOCK=/run/qeli-bench-lab.lock
 
 RUNS=3
 DUR=10
-ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-padding,qeli-frag,wggo,ovpn-udp,ovpn-tcp"
+ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-padding,qeli-frag,wggo,ovpn-udp,ovpn-tcp"
 SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
@@ -447,14 +448,15 @@ qeli_link() { # DIR USER PASSWORD -> prints the qeli:// link
     --identity-dir "$1/identity" --link --host "$UL_S:$QELI_PORT" --link-profile lab --no-qr |
     grep '^qeli://' | head -1
 }
-setup_qeli() { # MODE
-  local mode=$1 d=$WORK/qeli-$1 link sp cp
+setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 on the wire]
+  local mode=$1 d=$WORK/qeli-$1${2:+-$2} link sp cp env=()
+  [[ ${2:-} == 0716 ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
   qeli_server_conf "$d" "$mode" 4
   link=$(qeli_link "$d" lab "lab-pass-$RANDOM$RANDOM") || die "qeli add-client printed no link"
-  spawn "$NS_S" "$d/s.log" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
+  spawn "$NS_S" "$d/s.log" "${env[@]}" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
   sp=$LAST_PID
   wait_for "qeli server listening" 15 "$sp" listens "$NS_S" "$QELI_PORT"
-  spawn "$NS_C" "$d/c.log" "$QELI" client "$link" --known-hosts "$d/known_hosts" \
+  spawn "$NS_C" "$d/c.log" "${env[@]}" "$QELI" client "$link" --known-hosts "$d/known_hosts" \
     --device-id-file "$d/device-id"
   cp=$LAST_PID
   VPN_PIDS=("$sp" "$cp") VPN_ROLES=(srv cli)
@@ -462,11 +464,15 @@ setup_qeli() { # MODE
     bash -c "ip -n $NS_C -4 -o addr | grep -q ' 10\.204\.4\.'"
   TARGET=10.204.4.1 MTU=$QELI_MTU
   NOTE="$("$QELI" version 2>/dev/null | head -1), TCP, mode $mode, TUN MTU $QELI_MTU"
+  [[ ${2:-} == 0716 ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
+  return 0
 }
 for m in plain fake-tls padding frag; do
   eval "setup_qeli_${m//-/_}() { setup_qeli $m; }"
   eval "teardown_qeli_${m//-/_}() { teardown_vpn; }"
 done
+setup_qeli_fake_tls_0716() { setup_qeli fake-tls 0716; }
+teardown_qeli_fake_tls_0716() { teardown_vpn; }
 teardown_baseline() { :; }
 
 # ============================================================================= measuring
@@ -656,6 +662,8 @@ CONF
   log "   $up/$n clients connected in $t_all ms; settling 5 s"
   sleep 5
   read -r -a m1 <<<"$(pid_mem "$sp")"
+  # Where the memory is (heap, thread stacks, anonymous maps): for the report and for perf work.
+  cp "/proc/$sp/smaps" "$OUTDIR/server-smaps-idle-clients.txt" 2>/dev/null || true
   local crss=()
   for i in "${cpids[@]}"; do crss+=("$(pid_mem "$i" | awk '{print $1}')"); done
   local sessions

@@ -1,71 +1,23 @@
 // Micro-benchmarks of the TUN engine's per-packet work: batch push (the copy into a
 // slot), GSO split of 64 KiB TCP super-packets, GRO coalesce of MTU-sized segments, and
 // the checksum. Every benchmark counts heap allocations inside its timed loop through a
-// replaced global operator new and fails (SkipWithError) if there is any: steady state
-// must not allocate (STYLE.md practice 7).
+// replaced global operator new (tests/support/counting_allocator.h) and fails (SkipWithError) if
+// there is any: steady state must not allocate (STYLE.md practice 7).
 #include <benchmark/benchmark.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
-// The replacement operators below pair malloc with free by design; GCC 12 cannot see that
-// operator new here IS malloc and warns under LTO.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
 #include "fakes/packet_builder.h"
+#include "support/alloc_window.h"
 #include "tunio/checksum.h"
 #include "tunio/offload_coalesce.h"
 #include "tunio/offload_split.h"
 #include "tunio/offload_validate.h"
 
-namespace {
-std::atomic<std::uint64_t> g_allocs{0};
-}  // namespace
-
-// The counting allocator: every global new in this process goes through here.
-void* operator new(std::size_t n) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::aligned_alloc(static_cast<std::size_t>(a),
-                                   (n + static_cast<std::size_t>(a) - 1) /
-                                       static_cast<std::size_t>(a) * static_cast<std::size_t>(a))) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-
 namespace qeli::tunio {
 namespace {
 
-// Records allocations made between construction (after warm-up) and finish().
-class AllocWindow {
- public:
-  AllocWindow() : start_(g_allocs.load()) {}
-  void finish(benchmark::State& state) {
-    const std::uint64_t n = g_allocs.load() - start_;
-    state.counters["allocs"] = static_cast<double>(n);
-    if (n != 0) state.SkipWithError("heap allocation in the hot loop");
-  }
-
- private:
-  std::uint64_t start_;
-};
+using bench::AllocWindow;
 
 constexpr std::size_t kMss = 1368;  // MTU 1420, IPv4, TCP with timestamps
 
@@ -79,9 +31,9 @@ test::PacketBytes super_packet() {
 
 void BM_BatchPush(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  const std::uint64_t before = g_allocs.load();
+  const test::AllocationWindow construction;
   PacketBatch b(n, 1500, 64);
-  if (g_allocs.load() - before != 2) {  // the buffer and the descriptors, nothing else
+  if (construction.allocations() != 2) {  // the buffer and the descriptors, nothing else
     state.SkipWithError("the counting allocator is not active");
     return;
   }

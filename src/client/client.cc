@@ -272,6 +272,15 @@ Duration Client::connect_once() {
   if (failure == handshake::Failure::kPinRequired) {
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
   }
+  if (failure == handshake::Failure::kRejected) {
+    // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
+    spdlog::warn(
+        "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
+        "password, a disabled or expired account, a lockout, or the server's handshake "
+        "timeout; the server's log says which)",
+        endpoint_name_);
+    return Duration::zero();
+  }
   if (failure != handshake::Failure::kNone) {
     spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
     return Duration::zero();
@@ -379,6 +388,8 @@ Duration Client::connect_once() {
   apply_obfuscation(ok.obfuscation_json, cfg_.fallbacks, sc.padding, sc.heartbeat);
   sc.liveness_ms = sc.heartbeat.liveness_ms();
   sc.gso_receive = gso;
+  const std::atomic<bool> send_gso{gso};
+  sc.send_gso = &send_gso;
   sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
   sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
   engine::SessionCounters counters;
@@ -388,9 +399,10 @@ Duration Client::connect_once() {
       sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
       engine::TunWriter{&*tun, 0, nullptr}, sc, stop_, counters, rng);
   const auto ran = Clock::now() - started;
-  spdlog::info("session ended: {} after {} s (tx {} pkts, rx {} pkts)", engine::to_string(end),
-               std::chrono::duration_cast<std::chrono::seconds>(ran).count(),
-               counters.tx_packets.load(), counters.rx_packets.load());
+  spdlog::info(
+      "session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", engine::to_string(end),
+      std::chrono::duration_cast<std::chrono::seconds>(ran).count(), counters.tx_packets.load(),
+      counters.rx_packets.load(), engine::describe_drops(counters));
   link_dns.reset();
   routes.clear();
   return ran;

@@ -1,4 +1,5 @@
 #include "config/client_config.h"
+#include "config/logging_section.h"
 
 #include "config/section_reader.h"
 
@@ -181,24 +182,6 @@ void check_client(SectionReader& r, const ClientConfig& c) {
   if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
 }
 
-LoggingConfig read_client_logging(SectionReader& r) {
-  LoggingConfig l;
-  l.level = r.get_enum("level", LogLevel::kInfo,
-                       {{"error", LogLevel::kError},
-                        {"warn", LogLevel::kWarn},
-                        {"info", LogLevel::kInfo},
-                        {"debug", LogLevel::kDebug},
-                        {"trace", LogLevel::kTrace}});
-  l.file = r.get_string("file", "");
-  l.time_format = r.get_enum("time_format", TimeFormat::kDatetime,
-                             {{"datetime", TimeFormat::kDatetime},
-                              {"rfc3339", TimeFormat::kRfc3339},
-                              {"time", TimeFormat::kTime},
-                              {"epoch", TimeFormat::kEpoch},
-                              {"none", TimeFormat::kNone}});
-  return l;
-}
-
 }  // namespace
 
 ClientLoad load_client_config_text(std::string_view text, const std::string& file) {
@@ -217,7 +200,7 @@ ClientLoad load_client_config_text(std::string_view text, const std::string& fil
       r.finish();
     } else if (s.name == "logging" && !seen_logging) {
       seen_logging = true;
-      out.config.logging = read_client_logging(r);
+      out.config.logging = read_logging_section(r);
       r.finish();
     } else if (s.name == "qeli" || s.name == "logging") {
       out.findings.error(file, s.name, "", s.line, "section given more than once");

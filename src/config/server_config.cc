@@ -1,4 +1,5 @@
 #include "config/server_config.h"
+#include "config/logging_section.h"
 
 #include <filesystem>
 
@@ -73,28 +74,6 @@ WebConfig read_web(SectionReader& r) {
   return w;
 }
 
-LoggingConfig read_logging(SectionReader& r) {
-  LoggingConfig l;
-  l.level = r.get_enum("level", LogLevel::kInfo,
-                       {{"error", LogLevel::kError},
-                        {"warn", LogLevel::kWarn},
-                        {"info", LogLevel::kInfo},
-                        {"debug", LogLevel::kDebug},
-                        {"trace", LogLevel::kTrace}});
-  l.file = r.get_string("file", "");
-  l.time_format = r.get_enum("time_format", TimeFormat::kDatetime,
-                             {{"datetime", TimeFormat::kDatetime},
-                              {"rfc3339", TimeFormat::kRfc3339},
-                              {"time", TimeFormat::kTime},
-                              {"epoch", TimeFormat::kEpoch},
-                              {"none", TimeFormat::kNone}});
-  if (r.has("format")) {
-    l.format = r.get_string("format", "");
-    r.warning("format", "accepted but has no effect");
-  }
-  return l;
-}
-
 GroupConfig read_group(SectionReader& r, std::string name) {
   GroupConfig g;
   g.name = std::move(name);
@@ -144,7 +123,7 @@ void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
       }
       if (s.name == "auth") cfg.auth = read_auth(r);
       if (s.name == "web") cfg.web = read_web(r);
-      if (s.name == "logging") cfg.logging = read_logging(r);
+      if (s.name == "logging") cfg.logging = read_logging_section(r);
     } else if (colon != std::string::npos && kind == "profile") {
       if (!valid_object_name(obj)) {
         f.error(doc.file, s.name, "", s.line, "profile names use letters, digits, - _ . @");

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/gso_convert.h"
+#include "tunio/offload_split.h"
 
 namespace qeli::engine {
 
@@ -29,20 +30,27 @@ RecordWriter::RecordWriter(wire::PacketCodec codec, PaddingPolicy padding, std::
       rng_(rng),
       counters_(counters),
       scratch_(wire::max_record_size(wire::Framing::kTls)),
-      gso_buf_(512 * 1024),
+      gso_buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kGsoBufBytes)),
+      // 64 KiB / the smallest IPv4 segment (576 − 40 bytes) < 128 segments.
+      segments_(128, wire::kMaxTunnelMtu, kHeadroom, tailroom(padding)),
       last_write_(std::chrono::steady_clock::now()) {
   iov_.reserve(1024);
 }
 
 WriteStatus RecordWriter::seal_and_write(int fd, tunio::PacketBatch& batch,
                                          const StopSignal& stop) {
-  const std::size_t head = wire::seal_headroom(codec_.framing());
   iov_.clear();
   gso_used_ = 0;
   std::uint64_t bytes = 0;
   std::uint64_t records = 0;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const std::size_t data_len = batch.packet(i).size();
+    if (!batch.meta(i).is_plain() && !peer_gso_) {
+      const WriteStatus st = seal_split(fd, batch.packet(i), batch.meta(i), stop, records);
+      if (st != WriteStatus::kOk) return st;
+      bytes += data_len;
+      continue;
+    }
     if (!batch.meta(i).is_plain()) {
       WriteStatus st = WriteStatus::kOk;
       if (!seal_super_packet(batch.packet(i), batch.meta(i), st)) {
@@ -58,21 +66,8 @@ WriteStatus RecordWriter::seal_and_write(int fd, tunio::PacketBatch& batch,
       ++records;
       continue;
     }
-    std::size_t pad = padding_.pick(data_len, mtu_, rng_);
-    pad = std::min(pad, batch.room_after(i) > wire::seal_tailroom(0)
-                            ? batch.room_after(i) - wire::seal_tailroom(0)
-                            : 0);
-    batch.prepend(i, head);
-    batch.set_length(i, head + data_len + wire::seal_tailroom(pad));
-    auto sealed = codec_.seal_in_place(batch.packet(i), data_len, pad);
-    if (!sealed.ok()) {
-      if (sealed.error() == wire::SealError::kCounterExhausted) {
-        return WriteStatus::kCounterExhausted;
-      }
-      continue;  // kTooLarge cannot happen for TUN packets ≤ MTU; skip defensively
-    }
-    auto rec = batch.packet(i);
-    iov_.push_back({rec.data(), *sealed});
+    const WriteStatus st = seal_slot(batch, i);
+    if (st != WriteStatus::kOk) return st;
     bytes += data_len;
     ++records;
   }
@@ -85,18 +80,59 @@ WriteStatus RecordWriter::seal_and_write(int fd, tunio::PacketBatch& batch,
   return st;
 }
 
+WriteStatus RecordWriter::seal_slot(tunio::PacketBatch& batch, std::size_t i) {
+  const std::size_t head = wire::seal_headroom(codec_.framing());
+  const std::size_t data_len = batch.packet(i).size();
+  std::size_t pad = padding_.pick(data_len, mtu_, rng_);
+  pad = std::min(pad, batch.room_after(i) > wire::seal_tailroom(0)
+                          ? batch.room_after(i) - wire::seal_tailroom(0)
+                          : 0);
+  batch.prepend(i, head);
+  batch.set_length(i, head + data_len + wire::seal_tailroom(pad));
+  auto sealed = codec_.seal_in_place(batch.packet(i), data_len, pad);
+  if (!sealed.ok()) {
+    if (sealed.error() == wire::SealError::kCounterExhausted) {
+      return WriteStatus::kCounterExhausted;
+    }
+    return WriteStatus::kOk;  // kTooLarge cannot happen for TUN packets ≤ MTU; skip
+  }
+  auto rec = batch.packet(i);
+  iov_.push_back({rec.data(), *sealed});
+  return WriteStatus::kOk;
+}
+
+WriteStatus RecordWriter::seal_split(int fd, ByteSpan packet, const tunio::GsoMetadata& meta,
+                                     const StopSignal& stop, std::uint64_t& records) {
+  segments_.clear();
+  auto n = tunio::gso_split_all(packet, meta, segments_);
+  if (!n.ok()) {
+    SessionCounters::add(counters_.drop_bad_gso);
+    return WriteStatus::kOk;
+  }
+  for (std::size_t k = 0; k < segments_.size(); ++k) {
+    const WriteStatus st = seal_slot(segments_, k);
+    if (st != WriteStatus::kOk) return st;
+  }
+  records += segments_.size();
+  // iov_ now points into segments_, which the next super-packet overwrites.
+  const WriteStatus st = write_iov(fd, iov_.data(), iov_.size(), stop);
+  iov_.clear();
+  gso_used_ = 0;
+  return st;
+}
+
 bool RecordWriter::seal_super_packet(ByteSpan packet, const tunio::GsoMetadata& meta,
                                      WriteStatus& st) {
   const std::size_t head = wire::seal_headroom(codec_.framing());
   const std::size_t chunks = (packet.size() + wire::kMaxGsoChunk - 1) / wire::kMaxGsoChunk;
   const std::size_t need =
       packet.size() + chunks * (head + wire::kGsoChunkPrefix + wire::seal_tailroom(0));
-  if (gso_used_ + need > gso_buf_.size() || iov_.size() + chunks > iov_.capacity()) return false;
+  if (gso_used_ + need > kGsoBufBytes || iov_.size() + chunks > iov_.capacity()) return false;
   wire::GsoChunkHeader h = to_chunk_header(meta, packet.size());
   for (std::size_t off = 0; off < packet.size(); off += wire::kMaxGsoChunk) {
     const std::size_t n = std::min(wire::kMaxGsoChunk, packet.size() - off);
     h.offset = static_cast<std::uint16_t>(off);
-    std::uint8_t* rec = gso_buf_.data() + gso_used_;
+    std::uint8_t* rec = gso_buf_.get() + gso_used_;
     write_gso_chunk_prefix(h, rec + head);
     std::memcpy(rec + head + wire::kGsoChunkPrefix, packet.data() + off, n);
     const std::size_t data_len = wire::kGsoChunkPrefix + n;

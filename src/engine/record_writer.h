@@ -6,9 +6,13 @@
 //      counter before it, padding ‖ padlen ‖ tag after) and writes all records with
 //      writev — one syscall per batch, no copy, no allocation;
 //   3. heartbeats and control frames go through a small private buffer;
-//   4. (extension) a super-packet (packet metadata not plain) is cut into GSO chunk
-//      records (wire/gso_chunk.h) sealed into a private buffer, in batch order. Send
-//      super-packets only to a peer that negotiated caps::kGsoSuperPackets.
+//   4. a super-packet (packet metadata not plain) is, for a peer that negotiated
+//      caps::kGsoSuperPackets (set_peer_gso(true)), cut into GSO chunk records
+//      (wire/gso_chunk.h) sealed into a private buffer, in batch order; for any other
+//      peer (0.7.16) it is split here into MTU-sized packets (tunio::gso_split_all) and
+//      each is sealed as an ordinary record. Splitting on the send thread, not on the
+//      server's TUN reader, keeps the reader cheap and lets a session's inbox hold 64 KiB
+//      super-packets instead of 1400-byte pieces (the pieces overflowed it).
 //
 // One thread at a time (the socket's single writer). The socket is non-blocking; the
 // writer waits in poll() for POLLOUT or the stop signal.
@@ -17,6 +21,7 @@
 #include <sys/uio.h>
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "base/bytes.h"
@@ -51,6 +56,9 @@ class RecordWriter {
   WriteStatus write_one(int fd, ByteSpan plaintext, std::size_t padding, const StopSignal& stop);
 
   void set_mtu(std::size_t mtu) { mtu_ = mtu; }
+  /// The peer accepts GSO chunk records (caps::kGsoSuperPackets negotiated). Default
+  /// false: super-packets are split before sealing.
+  void set_peer_gso(bool on) { peer_gso_ = on; }
   void set_padding(const PaddingPolicy& p) { padding_ = p; }
   Instant last_write() const { return last_write_; }
 
@@ -59,6 +67,13 @@ class RecordWriter {
   /// Seals a super-packet as GSO chunk records into gso_buf_ (extension); returns false
   /// when gso_buf_ has no room (the caller writes what is pending first).
   bool seal_super_packet(ByteSpan packet, const tunio::GsoMetadata& meta, WriteStatus& st);
+  /// Seals packet i of `batch` in place as one record and queues it in iov_. kOk, or
+  /// kCounterExhausted; a packet that cannot be sealed (too large) is skipped.
+  WriteStatus seal_slot(tunio::PacketBatch& batch, std::size_t i);
+  /// Peer without the extension: splits a super-packet into segments_, seals every
+  /// segment and writes everything queued so far (segments_ is reused by the next one).
+  WriteStatus seal_split(int fd, ByteSpan packet, const tunio::GsoMetadata& meta,
+                         const StopSignal& stop, std::uint64_t& records);
 
   wire::PacketCodec codec_;
   PaddingPolicy padding_;
@@ -67,8 +82,15 @@ class RecordWriter {
   SessionCounters& counters_;
   std::vector<iovec> iov_;
   Bytes scratch_;  // one record for heartbeats/control frames
-  Bytes gso_buf_;  // GSO chunk records of the current batch (extension)
+  // GSO chunk records of the current batch (extension). Not zero-filled: an idle session
+  // must not make these pages resident (512 KiB × every session); only sealed bytes are read.
+  static constexpr std::size_t kGsoBufBytes = 512 * 1024;
+  std::unique_ptr<std::uint8_t[]> gso_buf_;
   std::size_t gso_used_ = 0;
+  bool peer_gso_ = false;
+  // MTU-sized segments of one super-packet for a peer without the extension; slots have
+  // the seal headroom and tailroom. Not zero-filled (see PacketBatch).
+  tunio::PacketBatch segments_;
   Instant last_write_;
 };
 

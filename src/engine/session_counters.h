@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace qeli::engine {
 
@@ -21,11 +22,16 @@ struct SessionCounters {
   std::atomic<std::uint64_t> drop_queue_full{0};  ///< bounded queue overflow
   std::atomic<std::uint64_t> drop_replay{0};      ///< replayed / too-old record
   std::atomic<std::uint64_t> drop_tun_write{0};   ///< the kernel refused the packet
-  std::atomic<std::uint64_t> drop_bad_gso{0};     ///< GSO chunk out of order or bad metadata
+  /// GSO chunk out of order or with bad metadata; a super-packet that could not be split
+  std::atomic<std::uint64_t> drop_bad_gso{0};
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);
   }
 };
+
+/// "queue_full=12 replay=1" for the non-zero drop counters, "none" if all are zero
+/// (for the disconnect log line).
+std::string describe_drops(const SessionCounters& c);
 
 }  // namespace qeli::engine

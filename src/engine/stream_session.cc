@@ -82,6 +82,8 @@ void send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
         return;
       }
       if (!batch.empty()) {
+        writer.set_peer_gso(cfg.send_gso != nullptr &&
+                            cfg.send_gso->load(std::memory_order_relaxed));
         const auto st = writer.seal_and_write(sock, batch, stop);
         if (st != WriteStatus::kOk) {
           end.set(from_write(st));

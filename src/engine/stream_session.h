@@ -11,6 +11,7 @@
 // run_stream_session returns why.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -97,6 +98,10 @@ struct StreamSessionConfig {
   std::size_t batch_packets = 64;
   /// Accept GSO chunk frames from the peer (we advertised caps::kGsoSuperPackets).
   bool gso_receive = false;
+  /// The peer accepts GSO chunk frames (read before every batch: the server learns it
+  /// from the client's capability frame mid-session). Null or false: super-packets are
+  /// split into MTU-sized packets before sealing (0.7.16 peers).
+  const std::atomic<bool>* send_gso = nullptr;
 };
 
 SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,

@@ -93,14 +93,15 @@ Status<std::string> ProfileRuntime::start() {
   if (p.obf.mode != config::ObfMode::kFakeTls && p.obf.mode != config::ObfMode::kPlain) {
     return fail("profile " + p.name + ": obf.mode is not available in this build yet");
   }
-  // 1. TUN: multi-queue, offloads negotiated; packets split to the tunnel MTU on read.
+  // 1. TUN: multi-queue, offloads negotiated.
   tunio::TunConfig tc;
   tc.name = p.tun.name;
   tc.queues = p.tun.queues == 0 ? std::max(1U, std::thread::hardware_concurrency()) : p.tun.queues;
   tc.mtu = p.tun.mtu;
-  // Super-packets stay whole on read; they are split per session for peers without the
-  // GSO extension (see tun_reader).
-  tc.read_mode = extensions_enabled() ? tunio::ReadMode::keep_whole : tunio::ReadMode::split;
+  // Super-packets stay whole on read, also with QELI_DISABLE_EXTENSIONS (a local matter,
+  // not the wire): the send thread of a session without the GSO extension splits them
+  // (RecordWriter), so a TUN read and an inbox slot carry up to 64 KiB.
+  tc.read_mode = tunio::ReadMode::keep_whole;
   tc.log = [name = p.name](std::string_view line) { spdlog::info("[{}] {}", name, line); };
   auto tun = tunio::LinuxTun::open(tc);
   if (!tun.ok()) {
@@ -321,7 +322,18 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   so.recv_buffer = static_cast<int>(p.perf.tcp_recv_buffer_size);
   transport::apply_stream_options(fd.get(), so);
   if (guard_.locked_out(ctx.peer.addr, Clock::now())) {
-    counters_.locked_out++;
+    const auto total = ++counters_.locked_out;
+    const auto now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+            .count();
+    auto last = last_lockout_log_ms_.load(std::memory_order_relaxed);
+    if (now_ms - last >= 10'000 &&
+        last_lockout_log_ms_.compare_exchange_strong(last, now_ms, std::memory_order_relaxed)) {
+      spdlog::warn(
+          "[{}] {} closed: source address locked out ({} lockout closes so far; "
+          "logged at most every 10 s)",
+          p.name, ctx.peer.to_string(), total);
+    }
     leave_preauth();
     return;
   }
@@ -423,6 +435,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     return true;
   };
   sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
+  sc.send_gso = &sp->gso;
   sc.on_control = [sp, offered = hc.extensions](const wire::ControlFrame& f) {
     if (f.type == wire::kCtrlCapabilities) {
       if (auto caps = wire::parse_capabilities(f); caps.ok()) {
@@ -442,15 +455,14 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
       session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
       session->counters, rng);
   sessions_->remove(session);
-  spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts)", p.name, session->user,
-               transport::ipv4_to_string(session->tunnel_ip), engine::to_string(end),
-               session->counters.rx_packets.load(), session->counters.tx_packets.load());
+  spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
+               session->user, transport::ipv4_to_string(session->tunnel_ip), engine::to_string(end),
+               session->counters.rx_packets.load(), session->counters.tx_packets.load(),
+               engine::describe_drops(session->counters));
 }
 
 void ProfileRuntime::tun_reader(std::size_t queue) {
   tunio::PacketBatch batch(64, wire::kMaxSuperPacket);
-  // Segments of a super-packet for a session without the GSO extension.
-  tunio::PacketBatch segments(64, profile_.tun.mtu);
   std::vector<Session*> woken;
   woken.reserve(64);
   while (!stop_.stopped()) {
@@ -475,18 +487,10 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
           counters_.tun_no_route++;
           continue;
         }
+        // Whole, also for a session without the GSO extension: its send thread splits
+        // (RecordWriter), so the inbox holds super-packets, not their 1400-byte pieces.
         Session* s = it->second.get();
-        const auto& meta = batch.meta(i);
-        if (meta.is_plain() || s->gso.load(std::memory_order_relaxed)) {
-          s->inbox.push(pkt, meta);
-        } else {
-          segments.clear();
-          if (tunio::gso_split_all(pkt, meta, segments).ok()) {
-            for (std::size_t k = 0; k < segments.size(); ++k) s->inbox.push(segments.packet(k));
-          } else {
-            counters_.tun_bad_offload++;
-          }
-        }
+        s->inbox.push(pkt, batch.meta(i));
         if (std::find(woken.begin(), woken.end(), s) == woken.end()) woken.push_back(s);
       }
       for (Session* s : woken) s->inbox.notify();

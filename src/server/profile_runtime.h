@@ -42,7 +42,6 @@ struct ProfileCounters {
   std::atomic<std::uint64_t> over_capacity{0};
   std::atomic<std::uint64_t> sessions_started{0};
   std::atomic<std::uint64_t> tun_no_route{0};
-  std::atomic<std::uint64_t> tun_bad_offload{0};
 };
 
 class ProfileRuntime {
@@ -80,6 +79,9 @@ class ProfileRuntime {
   UserDirectory& users_;
   AuthGuard& guard_;
   ProfileCounters counters_;
+  // Lockout closes are logged at most once per 10 s (a locked-out source
+  // may reconnect thousands of times a second); locked_out counts them all.
+  std::atomic<std::int64_t> last_lockout_log_ms_{0};
 
   std::unique_ptr<tunio::LinuxTun> tun_;
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;

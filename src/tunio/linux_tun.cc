@@ -60,7 +60,7 @@ std::string TunCapabilities::describe(std::string_view name) const {
 struct LinuxTun::Queue {
   Queue(const TunConfig& c)
       : read_cap(c.read_buffer_bytes - kVnetHdrLen),
-        buf(std::make_unique<std::uint8_t[]>(read_cap)),
+        buf(std::make_unique_for_overwrite<std::uint8_t[]>(read_cap)),
         gro(c.max_batch),
         scratch(kScratchSlots, 65535) {}
   int fd = -1;

@@ -14,7 +14,11 @@ PacketBatch::PacketBatch(std::size_t capacity, std::size_t max_packet, std::size
   stride_ = (headroom + max_packet + tailroom + 1 + 63) / 64 * 64;
   // Offsets are 32-bit; a batch larger than 4 GiB is a configuration bug.
   if (stride_ > std::numeric_limits<std::uint32_t>::max() / capacity) std::abort();
-  buf_ = std::make_unique<std::uint8_t[]>(stride_ * capacity);
+  // Not zero-filled: a batch is sized for the largest burst (up to 64 KiB super-packets)
+  // but an idle session touches none of it, so untouched pages never become resident
+  // (8 MiB → ~0 per idle session). Every reader reads only bytes a writer committed;
+  // record padding is zeroed explicitly by the codec.
+  buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(stride_ * capacity);
   desc_ = std::make_unique<Desc[]>(capacity);
   clear();
 }

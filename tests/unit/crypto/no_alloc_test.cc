@@ -1,43 +1,25 @@
 // The data path allocates nothing per record (issue 2; STYLE.md practice 7): AEAD seal and
 // open and the nonce permutation, counted at the only door OpenSSL allocates through.
 //
-// CRYPTO_set_mem_functions works only before OpenSSL's first allocation, so it is installed
-// by a static initialiser, before main() and before any test of this binary runs. The
-// counting functions are plain malloc/realloc/free plus a counter, harmless to the other
-// tests in the binary.
+// The counting hook (tests/support/counting_allocator.h) is installed by a static
+// initialiser, before OpenSSL's first allocation; it is harmless to the other tests here.
 #include <openssl/crypto.h>
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-
 #include "crypto/aead.h"
 #include "crypto/nonce_prp.h"
 #include "crypto/secret_bytes.h"
+#include "support/counting_allocator.h"
 
 namespace qeli::crypto {
 namespace {
 
-std::atomic<std::uint64_t> g_allocs{0};
-
-void* counting_malloc(std::size_t n, const char*, int) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(n);
-}
-void* counting_realloc(void* p, std::size_t n, const char*, int) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  return std::realloc(p, n);
-}
-void counting_free(void* p, const char*, int) { std::free(p); }
-
-const bool g_counting =
-    CRYPTO_set_mem_functions(counting_malloc, counting_realloc, counting_free) == 1;
-
-std::uint64_t allocs() { return g_allocs.load(std::memory_order_relaxed); }
+std::uint64_t allocs() { return test::allocation_count(); }
 
 TEST(NoAllocation, CountingIsInstalledAndSeesAllocations) {
-  ASSERT_TRUE(g_counting) << "OpenSSL allocated before the counting hook was installed";
+  ASSERT_TRUE(test::openssl_counting_active())
+      << "OpenSSL allocated before the counting hook was installed";
   const auto before = allocs();
   void* p = OPENSSL_malloc(16);
   OPENSSL_free(p);
@@ -45,7 +27,7 @@ TEST(NoAllocation, CountingIsInstalledAndSeesAllocations) {
 }
 
 TEST(NoAllocation, AeadSealAndOpenInSteadyState) {
-  ASSERT_TRUE(g_counting);
+  ASSERT_TRUE(test::openssl_counting_active());
   for (auto alg :
        {AeadAlgorithm::kChaCha20Poly1305, AeadAlgorithm::kAes128Gcm, AeadAlgorithm::kAes256Gcm}) {
     const std::array<std::uint8_t, 32> key{7};
@@ -69,7 +51,7 @@ TEST(NoAllocation, AeadSealAndOpenInSteadyState) {
 }
 
 TEST(NoAllocation, NoncePermutationInSteadyState) {
-  ASSERT_TRUE(g_counting);
+  ASSERT_TRUE(test::openssl_counting_active());
   const Key32 key;
   NoncePrp prp(key.span());
   const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};

@@ -53,6 +53,7 @@ TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   RecordWriter writer(std::move(tx), pad, 1400, rng, sent);
   RecordReceiver receiver(std::move(rx), {}, got, nullptr);
   receiver.accept_gso(true);
+  writer.set_peer_gso(true);
   StopSignal stop;
   Pair sp;
 
@@ -103,6 +104,7 @@ TEST(RecordPath, SuperPacketIsDroppedWhenTheReceiverDidNotOfferTheExtension) {
   int controls = 0;
   RecordReceiver receiver(wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, got,
                           [&](const wire::ControlFrame&) { ++controls; });
+  writer.set_peer_gso(true);  // a sender that wrongly believes the peer negotiated it
   StopSignal stop;
   Pair sp;
   tunio::PacketBatch out(2, wire::kMaxSuperPacket, RecordWriter::kHeadroom,
@@ -117,6 +119,50 @@ TEST(RecordPath, SuperPacketIsDroppedWhenTheReceiverDidNotOfferTheExtension) {
   }
   EXPECT_EQ(in.size(), 0U) << "no IP packet may come out of chunks nobody negotiated";
   EXPECT_EQ(controls, 2) << "the chunks are unknown control frames to an old peer";
+}
+
+TEST(RecordPath, SuperPacketIsSplitForAPeerWithoutTheExtension) {
+  const crypto::Key32 key;
+  const std::array<std::uint8_t, 4> seed = {5, 6, 7, 8};
+  crypto::DeterministicRng rng(8);
+  SessionCounters sent, got;
+  PaddingPolicy pad{true, 16, 64, true, 1.0};
+  RecordWriter writer(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 1400, rng,
+                      sent);  // peer_gso defaults to false: a 0.7.16 peer
+  RecordReceiver receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), {}, got,
+                          nullptr);
+  StopSignal stop;
+  Pair sp;
+  tunio::PacketBatch out(4, wire::kMaxSuperPacket, RecordWriter::kHeadroom,
+                         RecordWriter::tailroom(pad));
+  const Bytes small = ipv4_tcp(100, 0x11);
+  Bytes super = ipv4_tcp(13600, 0x22);  // 10 segments of 1360 bytes
+  tunio::GsoMetadata meta{tunio::GsoType::tcp4, true, 40, 1360, 20, 16};
+  ASSERT_TRUE(out.push(small));
+  ASSERT_TRUE(out.push(super, meta));
+  ASSERT_TRUE(out.push(small));
+  ASSERT_EQ(writer.seal_and_write(sp.a.get(), out, stop), WriteStatus::kOk);
+
+  tunio::PacketBatch in(32, 1400);
+  for (int i = 0; i < 200 && in.size() < 12; ++i) {
+    const auto st = receiver.receive(sp.b.get(), in);
+    ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
+    if (st == ReceiveStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(in.size(), 12U) << "the small packet, 10 segments, the small packet, in order";
+  EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(0).begin(), in.packet(0).end()));
+  Bytes payload;
+  for (std::size_t k = 1; k <= 10; ++k) {
+    const auto seg = in.packet(k);
+    ASSERT_EQ(seg.size(), 1400U);
+    EXPECT_TRUE(in.meta(k).is_plain());
+    EXPECT_EQ(load_be16(seg.data() + 2), 1400U) << "segment " << k << " total length";
+    payload.insert(payload.end(), seg.begin() + 40, seg.end());
+  }
+  EXPECT_TRUE(std::equal(payload.begin(), payload.end(), super.begin() + 40, super.end()));
+  EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(11).begin(), in.packet(11).end()));
+  EXPECT_EQ(sent.tx_packets.load(), 12U);
+  EXPECT_EQ(got.drop_bad_gso.load(), 0U);
 }
 
 }  // namespace

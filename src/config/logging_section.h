@@ -1,0 +1,14 @@
+// The [logging] section, the same keys for the server and the client config (0.7.16).
+#pragma once
+
+#include "config/section_reader.h"
+#include "config/server_config.h"
+
+namespace qeli::config {
+
+/// Reads `level` (error|warn|info|debug|trace, default info), `file` (empty = stderr),
+/// `time_format` (datetime|rfc3339|time|epoch|none, default datetime) and `format`
+/// (accepted with a warning: 0.7.16 ignores it too). Bad values become findings of `r`.
+LoggingConfig read_logging_section(SectionReader& r);
+
+}  // namespace qeli::config

@@ -1,0 +1,115 @@
+// RecordLoop: one direction of the TCP data plane without a TUN or a network, for the
+// zero-allocation test and the pipeline benchmark. A fixed batch (MTU-sized IPv4 TCP
+// packets and, with the GSO extension, TCP super-packets) is copied into a PacketBatch
+// as a TUN read would, sealed in place and written by RecordWriter to one end of a
+// non-blocking AF_UNIX stream pair, then read, deframed, opened and rebuilt by
+// RecordReceiver from the other end — all on the calling thread.
+//
+// Header-only so tests and benchmarks share it; needs qeli::engine and qeli::transport.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "engine/record_receiver.h"
+#include "engine/record_writer.h"
+#include "fakes/packet_builder.h"
+#include "transport/tcp.h"
+#include "transport/unique_fd.h"
+
+namespace qeli::test {
+
+class RecordLoop {
+ public:
+  /// `mtu_packets` IPv4 TCP packets of `mtu` bytes and `super_packets` 64 KiB TCP
+  /// super-packets (segment size mtu − 52) per batch, Tls framing, optional padding.
+  /// The batch must fit the socket buffer (≈ 200 KiB unless SO_SNDBUFFORCE works).
+  RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
+             engine::PaddingPolicy padding = {})
+      : rng_(7),
+        writer_(wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), padding, mtu, rng_,
+                sent_),
+        receiver_(wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), {}, got_, nullptr),
+        out_(mtu_packets + super_packets, wire::kMaxSuperPacket, engine::RecordWriter::kHeadroom,
+             engine::RecordWriter::tailroom(padding)),
+        in_(mtu_packets + super_packets, wire::kMaxSuperPacket) {
+    receiver_.accept_gso(super_packets > 0);
+    writer_.set_peer_gso(super_packets > 0);
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+      a_.reset(sv[0]);
+      b_.reset(sv[1]);
+      transport::set_nonblocking(a_.get(), true);
+      transport::set_nonblocking(b_.get(), true);
+      const int buf = 4 << 20;
+      (void)::setsockopt(a_.get(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
+    }
+    const auto mss = mtu - 52;  // IPv4 + TCP with timestamps
+    for (std::size_t i = 0; i < mtu_packets; ++i) packets_.push_back({tcp4(1, mtu - 40), {}});
+    for (std::size_t i = 0; i < super_packets; ++i) {
+      PacketSpec s;
+      s.tcp_options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+      s.payload = 65535 - 52;
+      s.partial_csum = true;
+      tunio::GsoMetadata meta{
+          tunio::GsoType::tcp4, true, 52, static_cast<std::uint16_t>(mss), 20, 16};
+      packets_.push_back({build_packet(s), meta});
+    }
+    for (const auto& p : packets_) batch_bytes_ += p.bytes.size();
+  }
+
+  bool ready() const { return a_.get() >= 0; }
+  /// Inner IP bytes carried per iteration.
+  std::size_t batch_bytes() const { return batch_bytes_; }
+
+  /// One batch through the whole path. Returns false if anything was lost or failed.
+  bool run_once() {
+    out_.clear();
+    in_.clear();
+    for (const auto& p : packets_) {
+      if (!out_.push(p.bytes, p.meta)) return false;
+    }
+    if (writer_.seal_and_write(a_.get(), out_, stop_) != engine::WriteStatus::kOk) return false;
+    for (int spins = 0; in_.size() < packets_.size(); ++spins) {
+      const auto st = receiver_.receive(b_.get(), in_);
+      if (st == engine::ReceiveStatus::kBatchFull) break;  // exactly the batch arrived
+      if (st != engine::ReceiveStatus::kOk && st != engine::ReceiveStatus::kWouldBlock)
+        return false;
+      if (spins > 100000) return false;
+    }
+    return in_.size() == packets_.size();
+  }
+
+  const tunio::PacketBatch& received() const { return in_; }
+  /// The i-th packet of the batch as it was sent.
+  const PacketBytes& sent(std::size_t i) const { return packets_[i].bytes; }
+  /// Received packet i is byte-identical to sent packet i.
+  bool intact(std::size_t i) const {
+    const auto r = in_.packet(i);
+    return std::equal(r.begin(), r.end(), packets_[i].bytes.begin(), packets_[i].bytes.end());
+  }
+  const engine::SessionCounters& receiver_counters() const { return got_; }
+
+ private:
+  static constexpr std::array<std::uint8_t, 4> kSeed = {1, 2, 3, 4};
+  struct Packet {
+    PacketBytes bytes;
+    tunio::GsoMetadata meta;
+  };
+  crypto::Key32 key_;
+  crypto::DeterministicRng rng_;
+  engine::SessionCounters sent_, got_;
+  engine::RecordWriter writer_;
+  engine::RecordReceiver receiver_;
+  engine::StopSignal stop_;
+  tunio::PacketBatch out_, in_;
+  transport::UniqueFd a_, b_;
+  std::vector<Packet> packets_;
+  std::size_t batch_bytes_ = 0;
+};
+
+}  // namespace qeli::test

@@ -1,0 +1,57 @@
+// Zero allocations per packet in the steady state (issue 8): the whole TCP data path —
+// batch fill, in-place seal, writev, read, deframe, AEAD open, replay window, GSO chunk
+// reassembly and re-validation — run through a counting global allocator that also
+// counts every OpenSSL allocation. Warm-up
+// iterations may allocate (first-use growth); the counted ones may not.
+#include <openssl/crypto.h>
+
+#include <gtest/gtest.h>
+
+#include "fakes/record_loop.h"
+#include "support/counting_allocator.h"
+
+namespace qeli::test {
+namespace {
+
+void expect_no_steady_state_allocations(RecordLoop& loop) {
+  ASSERT_TRUE(loop.ready());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(loop.run_once());  // warm-up
+  const AllocationWindow window;
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(loop.run_once()) << "iteration " << i;
+  EXPECT_EQ(window.allocations(), 0U);
+}
+
+TEST(ZeroAlloc, CountingAllocatorSeesAnAllocation) {
+  ASSERT_TRUE(openssl_counting_active()) << "OpenSSL allocated before the hook was installed";
+  const AllocationWindow window;
+  auto p = std::make_unique<int>(1);
+  EXPECT_EQ(window.allocations(), 1U) << "the counting allocator is not linked in";
+  void* q = OPENSSL_malloc(16);
+  OPENSSL_free(q);
+  EXPECT_EQ(window.allocations(), 2U) << "OpenSSL's allocations are not counted";
+}
+
+TEST(ZeroAlloc, MtuPacketsSealFrameDeframeOpen) {
+  RecordLoop loop(32, 0, 1400);
+  expect_no_steady_state_allocations(loop);
+  EXPECT_EQ(loop.received().packet(31).size(), 1400U);
+  EXPECT_TRUE(loop.intact(0));
+  EXPECT_TRUE(loop.intact(31));
+}
+
+TEST(ZeroAlloc, MtuPacketsWithPadding) {
+  RecordLoop loop(32, 0, 1400, engine::PaddingPolicy{true, 16, 256, true, 1.0});
+  expect_no_steady_state_allocations(loop);
+}
+
+TEST(ZeroAlloc, GsoSuperPacketsCarriedWhole) {
+  RecordLoop loop(8, 1, 1400);
+  expect_no_steady_state_allocations(loop);
+  EXPECT_EQ(loop.received().packet(8).size(), 65535U);
+  EXPECT_TRUE(loop.intact(8));
+  EXPECT_EQ(loop.received().meta(8).type, tunio::GsoType::tcp4);
+  EXPECT_EQ(loop.receiver_counters().drop_bad_gso.load(), 0U);
+}
+
+}  // namespace
+}  // namespace qeli::test
