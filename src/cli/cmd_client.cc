@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "client/client.h"
+#include "client/state_paths.h"
 #include "config/client_config.h"
 #include "config/link.h"
 
@@ -46,9 +47,11 @@ int run(const Options& o, Context& ctx) {
     // Everything the client keeps between runs, under one directory.
     if (co.known_hosts_path.empty()) co.known_hosts_path = o.state_dir + "/known_hosts";
     if (co.device_id_path.empty()) co.device_id_path = o.state_dir + "/device-id";
-    co.journal_path = o.state_dir + "/journal-" + load.config.dev + ".log";
-    co.resolv_backup_path = o.state_dir + "/resolv.conf.backup";
   }
+  // Per device and per network namespace; a run and its --cleanup compute the same.
+  const auto state = client::current_state_paths(o.state_dir, load.config.dev);
+  co.journal_path = state.journal;
+  co.resolv_backup_path = state.resolv_backup;
   if (o.cleanup) return client::cleanup_host(co);
   return client::run_client(co);
 }
@@ -69,7 +72,8 @@ void register_client(CLI::App& app, Context& ctx) {
                   "Persistent device id (default $QELI_DEVICE_ID_FILE or /var/lib/qeli/device-id)");
   cmd->add_option("--state-dir", opts->state_dir,
                   "Directory for known_hosts, device-id, the host journal and the resolv.conf "
-                  "backup (default /var/lib/qeli)");
+                  "backup (default /var/lib/qeli; the last two are named per TUN and per "
+                  "network namespace)");
   cmd->add_flag("--cleanup", opts->cleanup,
                 "Undo what a killed client left on the host (routes, DNS, kill switch) and exit");
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });

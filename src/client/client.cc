@@ -13,7 +13,9 @@
 #include <thread>
 
 #include "client/device_id.h"
+#include "client/dns_choice.h"
 #include "client/known_hosts.h"
+#include "client/state_paths.h"
 #include "crypto/ct.h"
 #include "engine/handshake_driver.h"
 #include "engine/stream_session.h"
@@ -23,6 +25,7 @@
 #include "sys/link_netlink.h"
 #include "sys/nft_kill_switch.h"
 #include "sys/resolv_conf.h"
+#include "sys/resolved_bus.h"
 #include "sys/route_table.h"
 #include "transport/endpoint.h"
 #include "transport/tcp.h"
@@ -118,6 +121,22 @@ class SessionChanges {
   std::vector<std::uint64_t> ids_;
 };
 
+// Per-link DNS set through systemd-resolved for one session: reverted when the session
+// ends, before its TUN goes (resolved would also forget it with the link).
+class LinkDnsGuard {
+ public:
+  LinkDnsGuard(sys::LinkDns& dns, std::string dev) : dns_(dns), dev_(std::move(dev)) {}
+  ~LinkDnsGuard() {
+    if (auto st = dns_.revert(dev_); !st.ok()) spdlog::warn("DNS revert: {}", st.error().detail);
+  }
+  LinkDnsGuard(const LinkDnsGuard&) = delete;
+  LinkDnsGuard& operator=(const LinkDnsGuard&) = delete;
+
+ private:
+  sys::LinkDns& dns_;
+  std::string dev_;
+};
+
 sys::Route dev_route(const std::string& cidr, const std::string& dev, std::uint32_t metric = 0) {
   sys::Route r;
   r.dst = sys::IpPrefix::parse(cidr).value();
@@ -152,14 +171,15 @@ class Client {
   std::unique_ptr<sys::NftContext> nft_;
   std::unique_ptr<sys::HostChanges> host_;
   std::unique_ptr<sys::ResolvConf> resolv_;
+  sys::ResolvedBusLinkDns resolved_;
 
   void open_host_state();
   void engage_kill_switch();
 };
 
 void Client::open_host_state() {
-  auto j = sys::HostJournal::open(
-      opt_.journal_path.empty() ? sys::HostJournal::default_path(cfg_.dev) : opt_.journal_path);
+  const StatePaths state = current_state_paths("", cfg_.dev);
+  auto j = sys::HostJournal::open(opt_.journal_path.empty() ? state.journal : opt_.journal_path);
   if (!j.ok()) throw Fatal{"host journal: " + j.error().detail};
   journal_ = std::make_unique<sys::HostJournal>(std::move(*j));
   auto rt = sys::RouteTable::open();
@@ -171,7 +191,7 @@ void Client::open_host_state() {
   host_ = std::make_unique<sys::HostChanges>(*journal_, *routes_, *nft_);
   sys::ResolvConfPaths rp;
   if (!opt_.resolv_conf_path.empty()) rp.resolv_conf = opt_.resolv_conf_path;
-  if (!opt_.resolv_backup_path.empty()) rp.backup = opt_.resolv_backup_path;
+  rp.backup = opt_.resolv_backup_path.empty() ? state.resolv_backup : opt_.resolv_backup_path;
   resolv_ = std::make_unique<sys::ResolvConf>(rp);
   // A previous run that was killed left changes behind: undo them now. With the kill
   // switch on, its table stays until engage_kill_switch() replaces it atomically.
@@ -342,18 +362,23 @@ Duration Client::connect_once() {
       }
     }
   }
-  // DNS (`dns = tunnel`): the client's own `dns_servers` outrank the pushed resolver;
-  // with neither, the host's DNS is left alone (no silent public fallback).
-  if (cfg_.dns == config::ClientDns::kTunnel) {
-    sys::DnsSettings dns;
-    for (const auto& a : cfg_.dns_servers) {
-      if (auto ip = sys::IpAddress::parse(a.to_string()); ip.ok()) dns.servers.push_back(*ip);
+  // DNS: see client/dns_choice.h for the rules.
+  sys::ResolvedProbePaths probe;
+  if (!opt_.resolv_conf_path.empty()) probe.resolv_conf = opt_.resolv_conf_path;
+  const DnsChoice dns = choose_dns(cfg_, ok.dns, sys::probe_resolved(probe));
+  std::optional<LinkDnsGuard> link_dns;
+  if (dns.path == DnsPath::kResolvedLink) {
+    if (auto st = resolved_.apply(dev, dns.dns, cfg_.gateway); st.ok()) {
+      link_dns.emplace(resolved_, dev);
+    } else {
+      // Never leave the tunnel without the DNS the user asked for.
+      spdlog::warn("systemd-resolved: {}; taking over resolv.conf instead", st.error().detail);
+      routes.take_over_dns(*resolv_, dns.dns, dev);
     }
-    if (dns.servers.empty() && !ok.dns.empty()) {
-      if (auto ip = sys::IpAddress::parse(ok.dns); ip.ok()) dns.servers.push_back(*ip);
-    }
-    if (!dns.servers.empty()) routes.take_over_dns(*resolv_, dns, dev);
+  } else if (dns.path == DnsPath::kResolvConf) {
+    routes.take_over_dns(*resolv_, dns.dns, dev);
   }
+  spdlog::info("DNS: {}", dns.why);
   spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})", endpoint_name_,
                cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
                gso ? ", GSO super-packets" : "");
@@ -378,6 +403,7 @@ Duration Client::connect_once() {
       "session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", engine::to_string(end),
       std::chrono::duration_cast<std::chrono::seconds>(ran).count(), counters.tx_packets.load(),
       counters.rx_packets.load(), engine::describe_drops(counters));
+  link_dns.reset();
   routes.clear();
   return ran;
 }
@@ -473,7 +499,7 @@ int run_client(const ClientOptions& options) { return Client(options).run(); }
 int cleanup_host(const ClientOptions& options) {
   const auto& cfg = options.config;
   auto j =
-      sys::HostJournal::open(options.journal_path.empty() ? sys::HostJournal::default_path(cfg.dev)
+      sys::HostJournal::open(options.journal_path.empty() ? current_state_paths("", cfg.dev).journal
                                                           : options.journal_path);
   if (!j.ok()) {
     spdlog::error("host journal: {}", j.error().detail);

@@ -24,9 +24,9 @@ struct ClientOptions {
   config::ClientConfig config;
   std::string known_hosts_path;    ///< empty = KnownHosts::default_path()
   std::string device_id_path;      ///< empty = default_device_id_path()
-  std::string journal_path;        ///< empty = /var/lib/qeli/journal-<dev>.log
+  std::string journal_path;        ///< empty = current_state_paths("", dev).journal
   std::string resolv_conf_path;    ///< empty = /etc/resolv.conf
-  std::string resolv_backup_path;  ///< empty = /var/lib/qeli/resolv.conf.backup
+  std::string resolv_backup_path;  ///< empty = current_state_paths("", dev).resolv_backup
 };
 
 /// Runs until a signal or a fatal error. Exit code: 0 stopped by a signal, 1 fatal error

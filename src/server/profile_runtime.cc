@@ -17,6 +17,7 @@
 #include "engine/record_writer.h"
 #include "engine/stream_session.h"
 #include "server/auth_ok_builder.h"
+#include "server/destination_acl.h"
 #include "sys/link_netlink.h"
 #include "sys/nft_nat.h"
 #include "sys/sysctl.h"
@@ -406,9 +407,15 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   const std::uint32_t server_ip = p.tun.address.value;
   const bool c2c = p.routing.client_to_client;
   std::vector<config::Ipv4Cidr> subnets;
-  if (ctx.user != nullptr) subnets = ctx.user->client_subnets;
+  const config::GroupConfig* group = nullptr;
+  if (ctx.user != nullptr) {
+    subnets = ctx.user->client_subnets;
+    if (!ctx.user->group.empty()) group = ctx.users->group(ctx.user->group);
+  }
+  // Fixed for the session's life, like the rest of what it was admitted with.
+  const auto acl = DestinationAcl::for_user(ctx.user, group);
   Session* sp = session.get();
-  sc.inbound_filter = [sp, pool_net, pool_mask, server_ip, c2c, subnets](ByteSpan pkt) {
+  sc.inbound_filter = [sp, pool_net, pool_mask, server_ip, c2c, subnets, acl](ByteSpan pkt) {
     const std::uint32_t src = load_be32(pkt.data() + 12);
     const std::uint32_t dst = load_be32(pkt.data() + 16);
     bool src_ok = src == sp->tunnel_ip;
@@ -418,6 +425,10 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
       return false;
     }
     if (!c2c && (dst & pool_mask) == pool_net && dst != server_ip) {
+      engine::SessionCounters::add(sp->counters.drop_policy);
+      return false;
+    }
+    if (!acl.allows(dst)) {
       engine::SessionCounters::add(sp->counters.drop_policy);
       return false;
     }

@@ -63,6 +63,8 @@ nlohmann::json handle_control(const nlohmann::json& req,
              {"rx_packets", s->counters.rx_packets.load()},
              {"tx_packets", s->counters.tx_packets.load()},
              {"tx_bytes", s->counters.tx_bytes.load()},
+             {"drop_bad_source", s->counters.drop_bad_source.load()},
+             {"drop_policy", s->counters.drop_policy.load()},
              {"gso", s->gso.load()},
              {"client_version", version},
              {"client_platform", platform}});

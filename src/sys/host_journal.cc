@@ -139,10 +139,6 @@ HostResult<JournalEntry> decode_journal_entry(std::string_view line) {
   return corrupt(line);
 }
 
-std::string HostJournal::default_path(const std::string& name) {
-  return "/var/lib/qeli/journal-" + name + ".log";
-}
-
 HostJournal::HostJournal(std::string path, int fd, std::uint64_t next_id)
     : path_(std::move(path)), fd_(fd), next_id_(next_id) {}
 

@@ -11,7 +11,8 @@
 // (routes carry kQeliRouteProtocol, tables are named qeli_*, resolv.conf carries our
 // marker, a sysctl is only put back if it still has the value we wrote).
 //
-// File (text, one record per line, 0600, default /var/lib/qeli/journal-<name>.log):
+// File (text, one record per line, 0600; the client names it per TUN and per network
+// namespace, see client/state_paths.h):
 //   qeli-host-journal 1
 //   +<id> route <table> <protocol> <unicast|blackhole|unreachable> <dst/len> <gw|-> <dev|->
 //   <metric>
@@ -81,9 +82,6 @@ struct CleanupReport {
 
 class HostJournal {
  public:
-  /// "/var/lib/qeli/journal-<name>.log".
-  static std::string default_path(const std::string& name);
-
   /// Opens or creates the journal (parent directories 0700, file 0600) and locks it.
   /// kExists if another process holds it; kCorrupt if the header is not ours.
   static HostResult<HostJournal> open(const std::string& path);

@@ -6,10 +6,10 @@
 // forgets a link's settings when the link disappears, so even a kill -9 leaves no DNS
 // state behind once the TUN is gone. Otherwise qeli takes over resolv.conf (ResolvConf).
 //
-// The resolved path is an interface (LinkDns) with a resolvectl implementation whose
-// commands are built by a pure function; it is not exercised against a live resolved in
-// our tests (the sandbox has none). D-Bus (org.freedesktop.resolve1.Manager.SetLinkDNS)
-// would be a second implementation of the same interface.
+// The resolved path is an interface (LinkDns) with two implementations: D-Bus
+// (sys/resolved_bus.h, sd-bus; what the client uses) and resolvectl(1) (commands built by
+// a pure function). Neither is exercised against a live resolved in our tests (the
+// sandbox has none; see docs/OPERATIONS.md).
 #pragma once
 
 #include <string>

@@ -4,9 +4,10 @@
 #
 #   client ns ──veth── server ns ──veth── wan ns ($WAN_IP, "the internet")
 #
-#   1. client connects (gateway = true, kill_switch = true, dns = tunnel): its resolv.conf
-#      names the tunnel resolver, the wan host answers through the tunnel (server NAT),
-#      exactly one kill-switch table exists on the client, one NAT table on the server;
+#   1. client connects (gateway = true, kill_switch = true, dns = tunnel): systemd-resolved
+#      is absent, so its resolv.conf names the tunnel resolver; the wan host answers
+#      through the tunnel (server NAT); exactly one kill-switch table exists on the
+#      client, one NAT table on the server;
 #   2. kill -9 of the client: the kill switch still holds (no route out, nothing leaks),
 #      `qeli client --cleanup` restores resolv.conf byte for byte and removes the table;
 #   3. a clean start + SIGTERM leaves the client as it was before;
@@ -16,25 +17,12 @@ QELI=$(readlink -f "$1")
 source "$(dirname "$0")/netns.sh"
 e2e_setup
 
-NS_W="qe${E2E_ID}w"
-WAN_NET="10.$(( E2E_ID % 200 + 20 )).250"
-WAN_IP="$WAN_NET.2"
 PORT=4434
 TUN_NET=10.78.0
 dir=$E2E_DIR/hi
 mkdir -p "$dir/identity" "$dir/state"
-cleanup_wan() { ip netns del "$NS_W" 2>/dev/null || true; rm -rf "/etc/netns/$NS_C"; }
-trap 'cleanup_wan; e2e_cleanup' EXIT
-
-ip netns add "$NS_W"
-ip link add "qe${E2E_ID}w0" type veth peer name "qe${E2E_ID}w1"
-ip link set "qe${E2E_ID}w0" netns "$NS_S"
-ip link set "qe${E2E_ID}w1" netns "$NS_W"
-ip -n "$NS_S" addr add "$WAN_NET.1/24" dev "qe${E2E_ID}w0"
-ip -n "$NS_W" addr add "$WAN_IP/24" dev "qe${E2E_ID}w1"
-ip -n "$NS_S" link set "qe${E2E_ID}w0" up
-ip -n "$NS_W" link set "qe${E2E_ID}w1" up
-ip -n "$NS_W" link set lo up
+trap 'rm -rf "/etc/netns/$NS_C"; e2e_cleanup' EXIT
+e2e_add_wan_ns
 # The client's underlay has a default route (so a full tunnel has something to replace).
 ip -n "$NS_C" route add default via "$UL_S"
 
@@ -53,7 +41,7 @@ tun.name = qehi0
 tun.address = $TUN_NET.1
 pool.cidr = $TUN_NET.0/24
 routing.nat.enabled = true
-routing.nat.interface = qe${E2E_ID}w0
+routing.nat.interface = $WAN_IF
 dns.push_servers = $TUN_NET.1
 obf.mode = fake-tls
 CONF
@@ -90,6 +78,9 @@ e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" || e2e
 start_client
 e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$WAN_IP" || e2e_fail "wan host unreachable through the tunnel"
 resolv_now | grep -q "nameserver $TUN_NET.1" || e2e_fail "resolv.conf does not name the tunnel resolver: $(resolv_now)"
+# No systemd-resolved here: the client must say it took the resolv.conf path, and why.
+grep -q "DNS: systemd-resolved is not running: resolv.conf takeover from the server's push" \
+  "$E2E_DIR/client.log" || e2e_fail "the client did not report the resolv.conf DNS path"
 [ "$(ks_tables)" = 1 ] || e2e_fail "expected one kill-switch table"
 ip netns exec "$NS_C" ip route get "$WAN_IP" | grep -q vpnhi || e2e_fail "wan traffic does not use the tunnel"
 e2e_log "1: full tunnel, DNS and NAT ok"

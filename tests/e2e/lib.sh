@@ -117,3 +117,31 @@ e2e_finish() {
     e2e_fail "a sanitizer report in the logs above"
   fi
 }
+
+# e2e_client_conf DIR NAME USER PASSWORD [EXTRA_LINES] — writes DIR/NAME.conf, a client
+# config for the e2e profile with the server's key pinned (for what a qeli:// link cannot
+# carry: include/exclude, gateway, dns, kill_switch...). Prints the path.
+e2e_client_conf() {
+  local dir=$1 name=$2 user=$3 pass=$4 extra=${5:-} key
+  key=$("$QELI" show-identity -c "$dir/server.conf" --identity-dir "$dir/identity" |
+    grep -Eo '[0-9a-f]{64}' | head -1)
+  [ -n "$key" ] || e2e_fail "no server key"
+  cat >"$dir/$name.conf" <<CONF
+[qeli]
+server = $UL_S:$E2E_PORT
+user = $user
+pass = $pass
+key = $key
+mode = fake-tls
+dev = vpn0
+$extra
+CONF
+  "$QELI" check-config --client "$dir/$name.conf" >/dev/null || e2e_fail "$dir/$name.conf rejected"
+  echo "$dir/$name.conf"
+}
+
+# e2e_session_counter DIR USER FIELD — one counter of USER's session from list-clients.
+e2e_session_counter() {
+  "$QELI" list-clients --json --socket "$1/control.sock" |
+    jq -r --arg u "$2" --arg f "$3" '[.[] | select(.username == $u) | .[$f]] | first // "none"'
+}

@@ -91,6 +91,38 @@ e2e_add_client_ns() {
   eval "NS_C$k=$ns UL_C$k=$net.2"
 }
 
+# e2e_add_wan_ns [MTU] — a "wan" namespace NS_W behind the server, the internet as seen
+# from the tunnel (reached through the server's NAT):
+#
+#        netns $NS_S                                   netns $NS_W
+#   ┌──────────────────────────┐   veth pair   ┌──────────────────────────┐
+#   │ $WAN_IF  $WAN_NET.1/24   │<=============>│ $WAN_NET.2 = $WAN_IP /24 │
+#   │ (MTU on this end: MTU)   │               │ (MTU 1500)               │
+#   └──────────────────────────┘               └──────────────────────────┘
+#
+# With MTU < 1500 the server's end is the narrow link: a 1500-byte frame from the wan host
+# is dropped by the veth without any ICMP (a path-MTU black hole that only MSS clamping
+# avoids). Removed by the EXIT trap like the others.
+e2e_add_wan_ns() {
+  local mtu=${1:-1500}
+  NS_W="qe${E2E_ID}w"
+  WAN_IF="qe${E2E_ID}w0"
+  WAN_NET="10.$(( E2E_ID % 200 + 20 )).250"
+  WAN_IP="$WAN_NET.2"
+  ip netns add "$NS_W"
+  E2E_EXTRA_NS+=("$NS_W")
+  WAN_PEER_IF="qe${E2E_ID}w1"
+  ip link add "$WAN_IF" type veth peer name "$WAN_PEER_IF"
+  ip link set "$WAN_IF" netns "$NS_S"
+  ip link set "$WAN_PEER_IF" netns "$NS_W"
+  ip -n "$NS_S" link set "$WAN_IF" mtu "$mtu"
+  ip -n "$NS_S" addr add "$WAN_NET.1/24" dev "$WAN_IF"
+  ip -n "$NS_W" addr add "$WAN_IP/24" dev "$WAN_PEER_IF"
+  ip -n "$NS_S" link set "$WAN_IF" up
+  ip -n "$NS_W" link set "$WAN_PEER_IF" up
+  ip -n "$NS_W" link set lo up
+}
+
 # e2e_bg NAME NS CMD... — runs CMD in NS in the background, logging to $E2E_DIR/NAME.log.
 e2e_bg() {
   local name=$1 ns=$2
