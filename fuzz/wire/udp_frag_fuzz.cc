@@ -15,7 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t start = 0;
   for (std::size_t i = 0; i <= size; ++i) {
     const bool end = i == size;
-    if (!end && !(i + 1 < size && data[i] == 0xFF && data[i + 1] == 0xFF)) continue;
+    if (!end && (i < start || !(i + 1 < size && data[i] == 0xFF && data[i + 1] == 0xFF))) {
+      continue;
+    }
     const ByteSpan d(data + start, i - start);
     start = end ? i : i + 2;
     now += std::chrono::seconds(d.empty() ? 0 : d[0] % 4);  // cross the timeout sometimes
