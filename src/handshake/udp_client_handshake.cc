@@ -23,6 +23,7 @@ struct UdpClientHandshake::Impl {
     // at least 1200 bytes so the server may answer it (anti-amplification).
     if (c.inner.mode != Mode::kFakeTls) std::abort();
     c.inner.pad_to_min = std::max(c.inner.pad_to_min, wire::kUdpClientHelloMin);
+    c.inner.drop_unauthenticated_replies = true;
     c.chunk_limit = std::clamp<std::size_t>(c.chunk_limit, 1, wire::kFragMaxChunk);
     return c.inner;
   }
@@ -125,12 +126,11 @@ struct UdpClientHandshake::Impl {
       case wire::DatagramKind::kServerFlightFragment:
         return on_fragment(flight, Stage::kHello, msg, now);
       case wire::DatagramKind::kAuthOkFragment: return on_fragment(auth_ok, Stage::kAuth, msg, now);
-      case wire::DatagramKind::kHandshakeRecord:  // a legacy unfragmented flight
-        if (stage == Stage::kHello) return feed_inner(msg, now);
-        break;
       case wire::DatagramKind::kDataRecord:  // AUTH OK in one datagram
-        if (stage == Stage::kAuth) return feed_inner(msg, now);
-        break;
+        if (stage != Stage::kAuth) break;
+        feed_inner(msg, now);
+        if (stage == Stage::kAuth) ++dropped;  // it did not open (or was a heartbeat)
+        return;
       default: break;
     }
     ++dropped;

@@ -18,9 +18,10 @@
 // the data path may address it (see UdpClientSession::server_cid).
 //
 // A datagram that is not part of the handshake (junk, probes, an unknown kind, a broken
-// envelope, a flight that arrives again) is dropped and counted in dropped(); it never
-// fails the handshake. Datagrams the inner machine rejects (a record that does not
-// authenticate) do fail it, as on TCP.
+// envelope, a flight that arrives again, a data record that does not authenticate while
+// AUTH OK is awaited) is dropped and counted in dropped(); it never fails the handshake —
+// anyone can send a datagram. A complete flight that the inner machine rejects does fail
+// it: that is how a server key mismatch shows.
 #pragma once
 
 #include <memory>

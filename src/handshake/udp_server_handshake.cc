@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "wire/udp_frag.h"
 
@@ -34,6 +35,7 @@ struct UdpServerHandshake::Impl {
     // TCP-only disguises: on UDP the flight is one message and the fragments are ours.
     cfg.inner.fragmentation.enabled = false;
     cfg.inner.max_jitter = Duration{0};
+    cfg.inner.drop_unauthenticated_records = true;
     cfg.chunk_limit = std::clamp<std::size_t>(cfg.chunk_limit, 1, wire::kFragMaxChunk);
     env.obfs = cfg.obfs;
     rng.fill(env.cid);
@@ -53,6 +55,7 @@ struct UdpServerHandshake::Impl {
   Bytes auth;                 // the AUTH record as received
   std::vector<Bytes> auth_ok;
   UdpAuthOkResender resender;
+  std::optional<ServerEvent> event;  // the AUTH/JOIN request, until the caller takes it
   std::vector<Bytes> out;
   std::size_t received = 0, sent = 0, dropped = 0;
   std::uint32_t next_pn = 2;
@@ -63,6 +66,7 @@ struct UdpServerHandshake::Impl {
     stage = Stage::kFailed;
     why = f;
     out.clear();
+    event.reset();
   }
 
   // Sends the cached flight if the cumulative budget allows it; otherwise a later
@@ -127,11 +131,17 @@ struct UdpServerHandshake::Impl {
       return;
     }
     received += datagram_size;
-    // 3. AUTH: the inner machine opens it and emits the event for the caller.
-    auth.assign(rec.begin(), rec.end());
+    // 3. AUTH: the inner machine opens it and emits the event for the caller; a record
+    //    that does not open (forged, stray) is dropped there and we keep waiting.
     inner->on_bytes(rec, now);
     if (inner->state() == State::kFailed) return fail_with(inner->failure());
     if (inner->take_output().size() != 0) return fail_with(Failure::kUnexpectedMessage);
+    event = inner->take_event();
+    if (!event) {
+      ++dropped;
+      return;
+    }
+    auth.assign(rec.begin(), rec.end());
     stage = Stage::kDecision;
   }
 
@@ -224,8 +234,7 @@ void UdpServerHandshake::on_timer(Instant now) { impl_->on_timer(now); }
 std::vector<Bytes> UdpServerHandshake::take_datagrams() { return std::exchange(impl_->out, {}); }
 
 std::optional<ServerEvent> UdpServerHandshake::take_event() {
-  if (impl_->stage != Stage::kDecision) return std::nullopt;
-  return impl_->inner->take_event();
+  return std::exchange(impl_->event, std::nullopt);
 }
 
 void UdpServerHandshake::accept(AuthOk ok) {

@@ -13,7 +13,8 @@
 //      the same source restarts the handshake (the client restarted behind the same port).
 //   3. The AUTH record (one datagram) goes to ServerHandshake, which emits an AuthRequest
 //      event; the caller verifies it (Argon2id, possibly on another thread) and calls
-//      accept()/accept_join()/reject() later. Retransmitted AUTHs are ignored meanwhile.
+//      accept()/accept_join()/reject() later. Retransmitted AUTHs are ignored meanwhile;
+//      a data record that does not authenticate is dropped (forged or stray), not fatal.
 //   4. accept(): AUTH OK is sent as one datagram, or as msg 6 fragments when the record is
 //      larger than a chunk; it is re-sent on a byte-identical AUTH at most 5 times (also
 //      after the session is taken: UdpAuthOkResender).

@@ -456,5 +456,40 @@ TEST(UdpHandshake, NewHelloFromTheSameSourceRestarts) {
   EXPECT_LE(s.pre_auth_bytes_sent(), wire::kAmplificationFactor * s.bytes_received());
 }
 
+// Anyone can send a datagram: a forged record while AUTH or AUTH OK is awaited is dropped
+// by both ends, and the real handshake still completes.
+TEST(UdpHandshake, ForgedRecordsDoNotKillTheHandshake) {
+  test::Harness h(Mode::kFakeTls);
+  UdpServerConfig scfg;
+  scfg.inner = h.server_cfg;
+  UdpServerHandshake s(scfg, h.server_rng);
+  UdpClientConfig ccfg;
+  ccfg.inner = h.client_cfg;
+  UdpClientHandshake c(ccfg, h.client_rng);
+  Instant now{};
+  Bytes forged(100, 0x42);
+  forged[0] = 0x17;
+  forged[1] = forged[2] = 0x03;
+  forged[3] = 0x00;
+  forged[4] = 95;
+  c.start(now);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, now);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
+  Bytes f = forged;
+  s.on_datagram(f, now);  // before the real AUTH
+  EXPECT_FALSE(s.take_event().has_value());
+  EXPECT_EQ(s.state(), State::kRunning);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, now);
+  ASSERT_TRUE(s.take_event().has_value());
+  f = forged;
+  c.on_datagram(f, now);  // before the real AUTH OK
+  EXPECT_EQ(c.state(), State::kRunning);
+  EXPECT_GE(c.dropped(), 1U);
+  s.accept(h.auth_ok);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
+  EXPECT_EQ(c.state(), State::kDone);
+  EXPECT_EQ(s.state(), State::kDone);
+}
+
 }  // namespace
 }  // namespace qeli::handshake
