@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     crypto::DeterministicRng r(1);
     return crypto::x25519_generate(r);
   }();
-  static const crypto::Key32 obfs = wire::derive_obfs_key("fuzz");
+  static wire::UdpObfs obfs("fuzz");
   UdpServerConfig cfg;
   cfg.inner.identity = &identity;
   cfg.obfs = (data[0] & 1) != 0 ? &obfs : nullptr;

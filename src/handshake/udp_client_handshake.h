@@ -46,8 +46,8 @@ struct UdpClientConfig {
   /// The inner handshake. Its mode must be kFakeTls; pad_to_min is raised to 1200.
   ClientConfig inner;
   bool quic = false;
-  /// The profile's obfs key (wire::derive_obfs_key), borrowed; null = no seal.
-  const crypto::Key32* obfs = nullptr;
+  /// The profile's obfs seal (wire::UdpObfs), borrowed; null = no seal.
+  wire::UdpObfs* obfs = nullptr;
   UdpJunk junk;
   /// Largest fragment chunk (1..1163); smaller for a path known to be narrower.
   std::size_t chunk_limit = wire::kFragMaxChunk;

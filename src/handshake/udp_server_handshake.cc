@@ -157,7 +157,7 @@ struct UdpServerHandshake::Impl {
     const std::size_t size = d.size();
     MutableByteSpan body = d;
     if (env.obfs != nullptr) {
-      auto p = wire::obfs_open(*env.obfs, d);
+      auto p = env.obfs->open(d);
       if (!p.ok()) {
         ++dropped;
         return;

@@ -40,8 +40,8 @@ namespace qeli::handshake {
 struct UdpServerConfig {
   /// The inner handshake (mode kFakeTls; its TCP-only fragmentation and jitter are off).
   ServerConfig inner;
-  /// The profile's obfs key, borrowed; null = no seal.
-  const crypto::Key32* obfs = nullptr;
+  /// The profile's obfs seal, borrowed (one per worker thread); null = no seal.
+  wire::UdpObfs* obfs = nullptr;
   /// Largest fragment chunk (1..1163).
   std::size_t chunk_limit = wire::kFragMaxChunk;
 };

@@ -23,7 +23,7 @@ Bytes UdpEnvelope::wrap(ByteSpan inner, bool long_header, std::uint32_t pn,
   } else if (!inner.empty()) {
     std::memcpy(body.data(), inner.data(), inner.size());
   }
-  if (obfs != nullptr) obfs_seal(*obfs, d, rng);
+  if (obfs != nullptr) obfs->seal(d, rng);
   return d;
 }
 
@@ -40,7 +40,7 @@ Result<OpenedDatagram, EnvelopeError> open_datagram(const UdpEnvelope& env,
   OpenedDatagram out;
   out.inner = datagram;
   if (env.obfs != nullptr) {
-    auto p = obfs_open(*env.obfs, datagram);
+    auto p = env.obfs->open(datagram);
     if (!p.ok()) return fail(EnvelopeError::kObfs);
     out.inner = *p;
   }

@@ -3,9 +3,10 @@
 //   inner (fragment or data record) → [QUIC shape: long or short header] → [obfs seal]
 //
 // A UdpEnvelope is one end's choice of those layers for one peer: whether the QUIC shape
-// is on (its own connection id), and the obfs key if the profile has one. It wraps inner
-// payloads into datagrams and opens received datagrams back to the inner payload. The
-// key is borrowed (it outlives the envelope; one per profile).
+// is on (its own connection id), and the obfs seal if the profile has a key. It wraps
+// inner payloads into datagrams and opens received datagrams back to the inner payload.
+// The UdpObfs is borrowed (it outlives the envelope; one per worker thread, since it is
+// not thread-safe).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,6 @@
 #include "base/bytes.h"
 #include "base/result.h"
 #include "crypto/random.h"
-#include "crypto/secret_bytes.h"
 #include "wire/quic_envelope.h"
 #include "wire/udp_obfs.h"
 
@@ -21,8 +21,8 @@ namespace qeli::wire {
 
 struct UdpEnvelope {
   bool quic = false;
-  QuicCid cid{};                        ///< our connection id (QUIC shape only)
-  const crypto::Key32* obfs = nullptr;  ///< the obfs seal key, or none
+  QuicCid cid{};            ///< our connection id (QUIC shape only)
+  UdpObfs* obfs = nullptr;  ///< the obfs seal, or none
 
   /// Bytes the layers add around an inner payload of `inner_size` bytes.
   std::size_t overhead(bool long_header, std::size_t inner_size) const;

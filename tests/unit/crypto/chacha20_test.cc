@@ -23,12 +23,13 @@ TEST(ChaCha20, Rfc8439Section242) {
       "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
       "future, sunscreen would be it.";
   Bytes buf(pt.begin(), pt.end());
-  chacha20_xor(key, nonce, 1, buf);
+  ChaCha20 c(key);
+  c.xor_in_place(nonce, 1, buf);
   EXPECT_EQ(to_hex(buf),
             "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f"
             "593dabcd62b3571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc"
             "514d16ccf806818ce91ab77937365af90bbf74a35be6b40b8eedf2785e42874d");
-  chacha20_xor(key, nonce, 1, buf);  // the inverse is the same call
+  c.xor_in_place(nonce, 1, buf);  // the inverse is the same call
   EXPECT_EQ(std::string(buf.begin(), buf.end()), pt);
 }
 
@@ -36,13 +37,19 @@ TEST(ChaCha20, Rfc8439Section242) {
 TEST(ChaCha20, CounterSkipsWholeBlocks) {
   const auto key = counting_key();
   const std::array<std::uint8_t, 12> nonce{1, 2, 3};
+  ChaCha20 c(key);
   Bytes from0(200, 0), from2(200 - 128, 0);
-  chacha20_xor(key, nonce, 0, from0);
-  chacha20_xor(key, nonce, 2, from2);
+  c.xor_in_place(nonce, 0, from0);
+  c.xor_in_place(nonce, 2, from2);
   EXPECT_EQ(to_hex(ByteSpan(from0).subspan(128)), to_hex(from2));
   Bytes empty;
-  chacha20_xor(key, nonce, 0, empty);  // no-op, no crash
+  c.xor_in_place(nonce, 0, empty);  // no-op, no crash
   EXPECT_TRUE(empty.empty());
+  // The key survives a move; a new nonce restarts the keystream.
+  ChaCha20 moved(std::move(c));
+  Bytes again(200, 0);
+  moved.xor_in_place(nonce, 0, again);
+  EXPECT_EQ(again, from0);
 }
 
 }  // namespace

@@ -168,7 +168,7 @@ TEST(UdpHandshake, CleanPath) {
 
 TEST(UdpHandshake, QuicShapeAndObfs) {
   Sim sim;
-  const crypto::Key32 key = wire::derive_obfs_key("profile psk");
+  wire::UdpObfs key("profile psk");
   sim.client.quic = true;
   sim.client.obfs = &key;
   sim.server.obfs = &key;
@@ -182,7 +182,7 @@ TEST(UdpHandshake, QuicShapeAndObfs) {
 
 TEST(UdpHandshake, WrongObfsKeyNeverAnswers) {
   Sim sim;
-  const crypto::Key32 a = wire::derive_obfs_key("a"), b = wire::derive_obfs_key("b");
+  wire::UdpObfs a("a"), b("b");
   sim.client.obfs = &a;
   sim.server.obfs = &b;
   Outcome r = sim.run();
@@ -251,7 +251,7 @@ TEST(UdpHandshake, ReorderAndDuplicate) {
 // even with an AUTH OK large enough to need msg 6 fragments.
 TEST(UdpHandshake, Mtu1280PathNeedsNoIpFragments) {
   Sim sim;
-  const crypto::Key32 key = wire::derive_obfs_key("psk");
+  wire::UdpObfs key("psk");
   sim.client.quic = true;
   sim.client.obfs = &key;
   sim.server.obfs = &key;

@@ -8,7 +8,7 @@ namespace qeli::wire {
 namespace {
 
 TEST(UdpEnvelope, EveryLayerCombinationRoundTrips) {
-  const crypto::Key32 key = derive_obfs_key("psk");
+  UdpObfs key("psk");
   crypto::DeterministicRng rng(11);
   const Bytes inner = fragment_message(udp_msg::kClientHello, Bytes(1500, 0x16)).value()[0];
   for (bool quic : {false, true}) {
@@ -38,7 +38,7 @@ TEST(UdpEnvelope, EveryLayerCombinationRoundTrips) {
 }
 
 TEST(UdpEnvelope, MismatchedLayersAreRefused) {
-  const crypto::Key32 key = derive_obfs_key("psk");
+  UdpObfs key("psk");
   crypto::DeterministicRng rng(12);
   const Bytes inner{0x17, 0x03, 0x03, 0x00, 0x00};
   UdpEnvelope bare{};
