@@ -216,7 +216,10 @@ struct ClientHandshake::Impl {
 
   void on_reply(MutableByteSpan rec) {
     auto opened = recv->open_in_place(rec);
-    if (!opened.ok()) return fail_with(Failure::kRecordAuthFailed);
+    if (!opened.ok()) {
+      if (cfg.drop_unauthenticated_replies) return;  // a stray or forged datagram
+      return fail_with(Failure::kRecordAuthFailed);
+    }
     const ByteSpan p = opened->data;
     if (p.empty()) return;  // heartbeat/cover: not an answer yet
     ClientSession s{std::move(*send),

@@ -56,6 +56,10 @@ struct ClientConfig {
   Duration timeout = kDefaultHandshakeTimeout;
   /// Our extension bits (types.h caps::). 0 = behave byte for byte like 0.7.16.
   std::uint32_t extensions = caps::kCapabilityExchange;
+  /// Datagram carriers (UDP): a record that fails to authenticate while waiting for
+  /// AUTH OK is dropped instead of failing the handshake — anyone can inject a datagram.
+  /// (The server proof stays fatal: it is how a key mismatch shows.)
+  bool drop_unauthenticated_replies = false;
 };
 
 struct ClientSession {

@@ -195,7 +195,10 @@ struct ServerHandshake::Impl {
 
   void on_auth(MutableByteSpan rec) {
     auto opened = recv->open_in_place(rec);
-    if (!opened.ok()) return fail_with(Failure::kRecordAuthFailed);
+    if (!opened.ok()) {
+      if (cfg.drop_unauthenticated_records) return;  // a stray or forged datagram
+      return fail_with(Failure::kRecordAuthFailed);
+    }
     const ByteSpan p = opened->data;
     if (p.empty()) return;  // heartbeat/cover before AUTH: skip
     if (auto join = parse_join(p)) {

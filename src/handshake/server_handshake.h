@@ -57,6 +57,9 @@ struct ServerConfig {
   Duration timeout = kDefaultHandshakeTimeout;
   /// Our extension bits; advertised as "x_caps" in AUTH OK when non-zero.
   std::uint32_t extensions = caps::kCapabilityExchange;
+  /// Datagram carriers (UDP): a record that fails to authenticate while waiting for AUTH
+  /// is dropped instead of failing the handshake — anyone can inject a datagram.
+  bool drop_unauthenticated_records = false;
 };
 
 struct AuthRequest {

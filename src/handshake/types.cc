@@ -24,6 +24,7 @@ const char* to_string(Failure f) {
     case Failure::kRejected: return "rejected";
     case Failure::kUnexpectedMessage: return "unexpected message";
     case Failure::kSealFailed: return "seal failed";
+    case Failure::kHelloTooSmall: return "UDP ClientHello under 1200 bytes";
   }
   return "?";
 }

@@ -42,6 +42,7 @@ enum class Failure : std::uint8_t {
   kRejected,               ///< server: the caller rejected; client: closed after AUTH
   kUnexpectedMessage,      ///< a record arrived when none was expected
   kSealFailed,             ///< our own sealing failed (a bug)
+  kHelloTooSmall,          ///< UDP server: a reassembled ClientHello under 1200 bytes
 };
 const char* to_string(Failure f);
 

@@ -132,4 +132,76 @@ inline constexpr std::size_t kMaxCredentialsSize = 1024;
 inline constexpr std::size_t kMaxAuthOkSize = 8192;
 inline constexpr std::size_t kMaxStreams = 16;
 
+// ---- UDP transport (docs/PROTOCOL.md "UDP transport"; 0.7.16 udp_frag.rs, quic.rs) -------
+
+/// Handshake fragment = `F0 9B 71` ‖ msg_id ‖ idx ‖ count ‖ chunk.
+inline constexpr std::uint8_t kFragMagic0 = 0xF0;
+inline constexpr std::uint8_t kFragMagic1 = 0x9B;
+inline constexpr std::uint8_t kFragMagic2 = 0x71;
+inline constexpr std::size_t kFragHeaderSize = 6;
+/// The QUIC-shaped long header with a 2-byte Length varint: flags(1) version(4)
+/// dcid_len(1) dcid(4) scid_len(1) token_len(1) length(2) pn(4).
+inline constexpr std::size_t kQuicCidSize = 4;
+inline constexpr std::size_t kQuicPnSize = 4;
+inline constexpr std::size_t kQuicLongHeaderSize =
+    1 + 4 + 1 + kQuicCidSize + 1 + 1 + 2 + kQuicPnSize;
+static_assert(kQuicLongHeaderSize == 18);
+/// Short header = 0x43 ‖ dcid(4) ‖ pn(4).
+inline constexpr std::size_t kQuicShortHeaderSize = 1 + kQuicCidSize + kQuicPnSize;
+static_assert(kQuicShortHeaderSize == 9);
+/// Per-datagram obfs seal = flag(1) ‖ nonce(12).
+inline constexpr std::size_t kObfsSealSize = 1 + 12;
+inline constexpr std::size_t kUdpHeaderSize = 8;
+inline constexpr std::size_t kIpv4HeaderSize = 20;
+inline constexpr std::size_t kIpv6HeaderSize = 40;
+/// The smallest IPv6 link MTU (RFC 8200 §5) every path must carry.
+inline constexpr std::size_t kIpv6MinMtu = 1280;
+/// 0.7.16 keeps this much of the 1280-byte packet in reserve.
+inline constexpr std::size_t kFragReserve = 32;
+/// Largest chunk we EMIT: a fragment in the worst case (QUIC long header + obfs seal over
+/// UDP over IPv6) still fits the IPv6 minimum MTU with the reserve to spare.
+inline constexpr std::size_t kFragMaxChunk = kIpv6MinMtu - kIpv6HeaderSize - kUdpHeaderSize -
+                                             kObfsSealSize - kQuicLongHeaderSize - kFragReserve -
+                                             kFragHeaderSize;
+static_assert(kFragMaxChunk == 1163);
+/// Largest chunk we ACCEPT (a peer with another arithmetic may send a little more).
+inline constexpr std::size_t kFragMaxChunkAccept = 1200;
+/// Largest fragment count of one message.
+inline constexpr std::size_t kFragMaxCount = 24;
+/// Largest message the fragmenter can carry (24 × 1163 = 27912).
+inline constexpr std::size_t kFragMaxMessage = kFragMaxCount * kFragMaxChunk;
+static_assert(kFragMaxMessage == 27912);
+/// Largest message a receiver reassembles (24 × 1200 = 28800).
+inline constexpr std::size_t kFragMaxAcceptMessage = kFragMaxCount * kFragMaxChunkAccept;
+/// A partial message is discarded this long after its first fragment.
+inline constexpr auto kFragReassemblyTimeout = std::chrono::seconds{10};
+
+/// Handshake message ids (the msg_id byte of a fragment).
+namespace udp_msg {
+inline constexpr std::uint8_t kClientHello = 1;
+inline constexpr std::uint8_t kServerFlight = 2;  ///< ServerHello ‖ CCS ‖ … ‖ proof record
+inline constexpr std::uint8_t kJunk = 3;          ///< AWG decoy, dropped before any crypto
+inline constexpr std::uint8_t kMtuProbe = 4;
+inline constexpr std::uint8_t kMtuProbeAck = 5;
+inline constexpr std::uint8_t kAuthOk = 6;  ///< an AUTH OK record larger than one chunk
+}  // namespace udp_msg
+
+/// MTU probe / ack payload = id(u16 LE) ‖ outer_size(u16 LE) [‖ random pad on probes].
+inline constexpr std::size_t kMtuProbeFieldsSize = 4;
+
+/// AWG junk (`jc`, `jmin`, `jmax`): at most 128 datagrams; UDP clamps each length to
+/// 1..kFragMaxChunk; configs must keep jmin ≤ jmax ≤ 1400.
+inline constexpr std::size_t kJunkMaxCount = 128;
+inline constexpr std::size_t kJunkMaxLen = 1400;
+
+/// Anti-amplification (0.7.16 udp_handler.rs): the reassembled first ClientHello must be
+/// at least kUdpClientHelloMin bytes, and the server never sends more than this factor
+/// times what it received from that source before authentication.
+inline constexpr std::size_t kAmplificationFactor = 3;
+/// AUTH OK is re-emitted at most this many times (on a byte-identical AUTH retransmit).
+inline constexpr int kMaxAuthOkReemits = 5;
+/// Client retransmission of the whole ClientHello: every 1000 ms + 0..250 ms jitter.
+inline constexpr auto kUdpRetransmitInterval = std::chrono::milliseconds{1000};
+inline constexpr auto kUdpRetransmitJitter = std::chrono::milliseconds{250};
+
 }  // namespace qeli::wire

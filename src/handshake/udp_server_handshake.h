@@ -1,0 +1,110 @@
+// UdpServerHandshake: the server's fake-tls handshake with ONE UDP source address
+// (0.7.16 §3.9; docs/PROTOCOL.md "UDP handshake"). A sans-I/O adapter around
+// ServerHandshake: datagrams from that source and `now` in, datagrams to it out. The
+// caller keeps one per half-open source (bounded, oldest evicted: the server's job).
+//
+//   1. ClientHello fragments (msg 1) are reassembled. A hello under 1200 bytes is never
+//      answered (kHelloTooSmall). Junk (msg 3) and anything unknown is dropped before any
+//      crypto; a stranger's single short datagram gets nothing back.
+//   2. The reply ServerHello ‖ CCS ‖ Cert ‖ Finished ‖ NST ‖ proof record is ONE message,
+//      fragmented as msg 2 and cached. It is sent — first, and again on every retransmit
+//      of the same hello — only while the bytes sent to the source stay within 3× the
+//      bytes received from it (anti-amplification, cumulative). A different hello from
+//      the same source restarts the handshake (the client restarted behind the same port).
+//   3. The AUTH record (one datagram) goes to ServerHandshake, which emits an AuthRequest
+//      event; the caller verifies it (Argon2id, possibly on another thread) and calls
+//      accept()/accept_join()/reject() later. Retransmitted AUTHs are ignored meanwhile;
+//      a data record that does not authenticate is dropped (forged or stray), not fatal.
+//   4. accept(): AUTH OK is sent as one datagram, or as msg 6 fragments when the record is
+//      larger than a chunk; it is re-sent on a byte-identical AUTH at most 5 times (also
+//      after the session is taken: UdpAuthOkResender).
+//
+// The QUIC shape is detected from the first datagram (wire::looks_like_quic), whatever
+// the profile says; replies then use long headers with our own random CID (PN = fragment
+// index for the flight, 1.. for AUTH OK) and the data path continues at
+// next_packet_number. The obfs seal is required when the profile has a key.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "base/bytes.h"
+#include "base/clock.h"
+#include "crypto/random.h"
+#include "handshake/server_handshake.h"
+#include "wire/udp_envelope.h"
+
+namespace qeli::handshake {
+
+struct UdpServerConfig {
+  /// The inner handshake (mode kFakeTls; its TCP-only fragmentation and jitter are off).
+  ServerConfig inner;
+  /// The profile's obfs seal, borrowed (one per worker thread); null = no seal.
+  wire::UdpObfs* obfs = nullptr;
+  /// Largest fragment chunk (1..1163).
+  std::size_t chunk_limit = wire::kFragMaxChunk;
+};
+
+/// Answers AUTH retransmits after the handshake: the AUTH record and the AUTH OK
+/// datagrams, re-sent at most wire::kMaxAuthOkReemits times.
+class UdpAuthOkResender {
+ public:
+  UdpAuthOkResender() = default;
+  UdpAuthOkResender(Bytes auth_record, std::vector<Bytes> reply)
+      : auth_(std::move(auth_record)), reply_(std::move(reply)) {}
+  /// `inner` is a received datagram's payload (after open_datagram). If it is the AUTH
+  /// record byte for byte and re-sends are left, returns the AUTH OK datagrams; otherwise
+  /// nothing (the caller treats the datagram as data).
+  std::vector<Bytes> on_inner(ByteSpan inner);
+  int reemits_left() const { return left_; }
+
+ private:
+  Bytes auth_;
+  std::vector<Bytes> reply_;
+  int left_ = wire::kMaxAuthOkReemits;
+};
+
+struct UdpServerSession {
+  ServerSession session;
+  wire::UdpEnvelope envelope;  ///< QUIC shape as detected, our CID, the obfs key
+  std::uint32_t next_packet_number = 2;
+  UdpAuthOkResender resender;
+};
+
+class UdpServerHandshake {
+ public:
+  /// `config.inner.identity`, `config.obfs` and `rng` must outlive the object.
+  UdpServerHandshake(const UdpServerConfig& config, crypto::Rng& rng);
+  ~UdpServerHandshake();
+  UdpServerHandshake(const UdpServerHandshake&) = delete;
+  UdpServerHandshake& operator=(const UdpServerHandshake&) = delete;
+
+  /// One datagram from the source (UDP payload), decoded in place.
+  void on_datagram(MutableByteSpan datagram, Instant now);
+  void on_timer(Instant now);
+
+  std::vector<Bytes> take_datagrams();
+  /// The pending AuthRequest/JoinRequest, once.
+  std::optional<ServerEvent> take_event();
+  void accept(AuthOk ok);
+  void accept_join();
+  void reject();
+
+  std::optional<Instant> deadline() const;
+  State state() const;
+  Failure failure() const;
+  std::size_t dropped() const;
+  /// Anti-amplification accounting: bytes of the datagrams counted from the source, and
+  /// bytes sent to it before authentication (always ≤ 3 × received).
+  std::size_t bytes_received() const;
+  std::size_t pre_auth_bytes_sent() const;
+  /// Valid once, in state kDone.
+  UdpServerSession take_session();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace qeli::handshake
