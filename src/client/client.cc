@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -18,9 +18,9 @@
 #include "crypto/ct.h"
 #include "engine/datagram_session.h"
 #include "engine/handshake_driver.h"
+#include "engine/stream_session.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
-#include "engine/stream_session.h"
 #include "handshake/client_handshake.h"
 #include "handshake/udp_client_handshake.h"
 #include "sys/host_journal.h"
@@ -152,8 +152,8 @@ class Client {
   void remember_server_key(const handshake::ClientSession& session);
   // Brings the TUN, routes and DNS up for `ok`, runs `data` (the carrier's data phase)
   // until the session ends, and undoes them. Returns how long the data phase ran.
-  using DataPhase =
-      std::function<engine::SessionEnd(tunio::LinuxTun&, std::size_t mtu, engine::SessionCounters&)>;
+  using DataPhase = std::function<engine::SessionEnd(tunio::LinuxTun&, std::size_t mtu,
+                                                     engine::SessionCounters&)>;
   Duration run_tunnel(const handshake::AuthOk& ok, tunio::ReadMode read_mode, bool gso,
                       const DataPhase& data);
 
@@ -319,19 +319,20 @@ Duration Client::connect_once_tcp() {
   return run_tunnel(
       *session.auth_ok, gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
       [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
-    engine::StreamSessionConfig sc;
-    sc.mtu = mtu;
-    apply_obfuscation(session.auth_ok->obfuscation_json, cfg_.fallbacks, sc.padding, sc.heartbeat);
-    sc.liveness_ms = sc.heartbeat.liveness_ms();
-    sc.gso_receive = gso;
-    const std::atomic<bool> send_gso{gso};
-    sc.send_gso = &send_gso;
-    sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
-    sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
-    engine::TunQueueSource source(tun, 0, counters);
-    return engine::run_stream_session(
-        sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
-        engine::TunWriter{&tun, 0, nullptr}, sc, stop_, counters, rng);
+        engine::StreamSessionConfig sc;
+        sc.mtu = mtu;
+        apply_obfuscation(session.auth_ok->obfuscation_json, cfg_.fallbacks, sc.padding,
+                          sc.heartbeat);
+        sc.liveness_ms = sc.heartbeat.liveness_ms();
+        sc.gso_receive = gso;
+        const std::atomic<bool> send_gso{gso};
+        sc.send_gso = &send_gso;
+        sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
+        sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
+        engine::TunQueueSource source(tun, 0, counters);
+        return engine::run_stream_session(
+            sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
+            engine::TunWriter{&tun, 0, nullptr}, sc, stop_, counters, rng);
       });
 }
 

@@ -92,10 +92,9 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
 
 SessionEnd run_datagram_session(transport::UdpSocket& sock, const transport::UdpAddr& peer,
                                 DatagramWriter& writer, DatagramReceiver& receiver,
-                                PacketSource& source, tunio::PacketBatch& send_batch,
-                                TunWriter tun, const DatagramSessionConfig& cfg,
-                                const StopSignal& stop, SessionCounters& counters,
-                                crypto::Rng& rng) {
+                                PacketSource& source, tunio::PacketBatch& send_batch, TunWriter tun,
+                                const DatagramSessionConfig& cfg, const StopSignal& stop,
+                                SessionCounters& counters, crypto::Rng& rng) {
   StopSignal local;  // ends the other half when one half ends
   EndReason end;
   std::thread sender([&] {

@@ -75,9 +75,8 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
 /// thread, the receive loop from `peer` into the TUN. Either half ending ends both.
 SessionEnd run_datagram_session(transport::UdpSocket& sock, const transport::UdpAddr& peer,
                                 DatagramWriter& writer, DatagramReceiver& receiver,
-                                PacketSource& source, tunio::PacketBatch& send_batch,
-                                TunWriter tun, const DatagramSessionConfig& cfg,
-                                const StopSignal& stop, SessionCounters& counters,
-                                crypto::Rng& rng);
+                                PacketSource& source, tunio::PacketBatch& send_batch, TunWriter tun,
+                                const DatagramSessionConfig& cfg, const StopSignal& stop,
+                                SessionCounters& counters, crypto::Rng& rng);
 
 }  // namespace qeli::engine

@@ -74,8 +74,6 @@ void send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
   }
 }
 
-
-
 }  // namespace
 
 int ms_until(Instant t) {

@@ -69,8 +69,8 @@ struct TunWriter {
 
 /// What a batch handed to flush_tun() already went through.
 enum class TunBatchKind : std::uint8_t {
-  kRecords,           ///< opened stream records: flush_tun coalesces and counts rx_packets
-  kOpenedDatagrams,   ///< DatagramReceiver output: coalesced (finish_batch) and counted
+  kRecords,          ///< opened stream records: flush_tun coalesces and counts rx_packets
+  kOpenedDatagrams,  ///< DatagramReceiver output: coalesced (finish_batch) and counted
 };
 
 /// Writes batch[0..] to the TUN queue, waiting for POLLOUT while the queue is full, then

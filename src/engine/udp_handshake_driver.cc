@@ -10,7 +10,8 @@
 
 namespace qeli::engine {
 
-std::size_t send_handshake_datagrams(transport::UdpSocket& sock, const std::vector<Bytes>& datagrams,
+std::size_t send_handshake_datagrams(transport::UdpSocket& sock,
+                                     const std::vector<Bytes>& datagrams,
                                      const transport::UdpAddr& to) {
   std::size_t sent = 0;
   for (const Bytes& d : datagrams) {

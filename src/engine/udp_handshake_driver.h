@@ -15,7 +15,8 @@ namespace qeli::engine {
 
 /// Sends handshake datagrams to `to` in order, best effort: a datagram the socket buffer
 /// cannot take now is dropped (the handshakes retransmit). Returns how many were sent.
-std::size_t send_handshake_datagrams(transport::UdpSocket& sock, const std::vector<Bytes>& datagrams,
+std::size_t send_handshake_datagrams(transport::UdpSocket& sock,
+                                     const std::vector<Bytes>& datagrams,
                                      const transport::UdpAddr& to);
 
 /// Drives `hs` (not yet started: this calls start()) until it is done or failed. Returns
