@@ -36,6 +36,7 @@ class WireDatagramEnvelope final : public DatagramEnvelope {
   void wrap(MutableByteSpan datagram) override;
   std::optional<MutableByteSpan> unwrap(MutableByteSpan datagram) override;
 
+  /// The next short header's packet number (unchanged without the QUIC shape).
   std::uint32_t next_packet_number() const { return pn_; }
 
  private:
