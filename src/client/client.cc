@@ -364,7 +364,7 @@ Duration Client::connect_once_udp() {
   uc.inner.mode = handshake::Mode::kFakeTls;
   uc.quic = cfg_.quic;
   uc.obfs = hs_obfs ? &*hs_obfs : nullptr;
-  uc.junk.count = cfg_.jc;
+  uc.junk.count = cfg_.awg ? cfg_.jc : 0;  // `awg` switches the junk on (link `awg=1`)
   uc.junk.min_len = cfg_.jmin;
   uc.junk.max_len = cfg_.jmax;
   handshake::UdpClientHandshake hs(uc, rng);
