@@ -44,6 +44,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxHalfOpen = 1024;
 /// Datagrams per recvmmsg batch.
 constexpr std::size_t kWorkerBatch = 64;
+/// AUTH verifications (Argon2id threads) in flight per profile; more are rejected.
+constexpr int kMaxAuthInFlight = 256;
 /// How long after AUTH OK a session's datagrams are checked for AUTH retransmits.
 constexpr auto kAuthResendWindow = std::chrono::seconds(10);
 
@@ -220,7 +222,12 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     HalfOpen& h = it->second;
     send_to(h.hs->take_datagrams(), addr);
     if (auto ev = h.hs->take_event()) {
-      if (auto* auth = std::get_if<handshake::AuthRequest>(&*ev)) {
+      auto* auth = std::get_if<handshake::AuthRequest>(&*ev);
+      if (auth != nullptr && preauth_.load() >= kMaxAuthInFlight) {
+        counters_.over_capacity++;  // verification is the expensive part: shed, silently
+        h.hs->reject();
+      } else if (auth != nullptr) {
+        preauth_++;
         auto v = std::make_shared<AuthVerdict>();
         v->addr = addr;
         v->serial = h.serial;
@@ -232,6 +239,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
             crypto::system_rng().fill(token);
             v->ok = build_auth_ok(profile_, v->ctx.user, v->ctx.session->tunnel_ip, token);
           }
+          preauth_--;
           std::lock_guard lock(w.verdict_mu);
           w.verdicts.push_back(std::move(*v));
           w.wake.notify();
@@ -307,10 +315,16 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   };
 
   // True if `d` is a byte-identical AUTH retransmit of a young session (answered here).
-  auto auth_resend = [&](UdpPeer& pr, ByteSpan d, Bytes& scratch, Instant now) {
+  // Without the obfs seal the envelope opens without writing (only a parse), so `d`
+  // itself is checked; the seal XORs in place, so then a copy is opened.
+  auto auth_resend = [&](UdpPeer& pr, MutableByteSpan d, Bytes& scratch, Instant now) {
     if (pr.resender.reemits_left() <= 0 || now - pr.started > kAuthResendWindow) return false;
-    scratch.assign(d.begin(), d.end());
-    auto opened = wire::open_datagram(pr.hs_env, scratch);
+    MutableByteSpan view = d;
+    if (pr.hs_env.obfs != nullptr) {
+      scratch.assign(d.begin(), d.end());
+      view = scratch;
+    }
+    auto opened = wire::open_datagram(pr.hs_env, view);
     if (!opened.ok()) return false;
     auto reply = pr.resender.on_inner(opened->inner);
     if (reply.empty()) return false;
@@ -364,7 +378,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   gro.udp = true;
   tunio::GroTable gro_table(kWorkerBatch);
   Bytes scratch;
-  const engine::TunWriter tun{tun_.get(), w.queue, tun_write_mu_[w.queue].get()};
+  engine::TunWriter tun{tun_.get(), w.queue, tun_write_mu_[w.queue].get()};
   Instant last_sweep = Clock::now();
   while (!stop_.stopped()) {
     pollfd pf[3] = {{sock.fd(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}, {w.wake.fd(), POLLIN, 0}};
@@ -400,7 +414,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       }
       engine::finish_batch(batch, keep, gro, gro_table);
       if (!batch.empty()) {
-        engine::flush_tun(const_cast<engine::TunWriter&>(tun), batch, stop_, w.tun_counters,
+        engine::flush_tun(tun, batch, stop_, w.tun_counters,
                           engine::TunBatchKind::kOpenedDatagrams);
       }
     }

@@ -7,7 +7,8 @@ E2E_PORT=${E2E_PORT:-4433}
 TUN_NET=${TUN_NET:-10.77.0}
 
 # e2e_server_conf DIR MODE [EXTRA_PROFILE_LINES] — writes DIR/server.conf and an empty
-# DIR/users.conf. MODE: plain | fake-tls.
+# DIR/users.conf. MODE: plain | fake-tls | obfs (UDP). E2E_TRANSPORT (tcp), E2E_TUN_QUEUES
+# (1) and E2E_TUN_MTU (1400) set the profile's transport, TUN queues and MTU.
 e2e_server_conf() {
   local dir=$1 mode=$2 extra=${3:-}
   mkdir -p "$dir/identity"
@@ -25,7 +26,7 @@ bind.address = $UL_S
 bind.port = $E2E_PORT
 tun.name = qes0
 tun.address = $TUN_NET.1
-tun.mtu = 1400
+tun.mtu = ${E2E_TUN_MTU:-1400}
 tun.queues = ${E2E_TUN_QUEUES:-1}
 pool.cidr = $TUN_NET.0/24
 obf.mode = $mode

@@ -6,7 +6,9 @@
 # the printed qeli:// link (proto=udp …), then e2e_measure (lib.sh): ping both ways,
 # iperf3 TCP up/down > 10 Mbit/s, iperf3 UDP at ${QELI_E2E_UDP_RATE:-100M} with < 1 %
 # loss; one table row per mode; both ends must exit cleanly on SIGTERM. Once, with the
-# first server up: a stranger's single short datagram gets nothing back.
+# first server up: a stranger's single short datagram gets nothing back. Last, the path
+# is narrowed to MTU 1280 (both veth ends): the handshake (≤ 1163-byte fragments) and
+# full-size tunnel packets (tun.mtu 1200) cross it with no IP fragment on either side.
 # Usage: udp_modes.sh QELI_BINARY [MODE...]   (E2E_SECONDS per iperf3 run, default 3)
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -83,6 +85,39 @@ run_mode() {
   e2e_log "$mode ok"
 }
 
-for m in "${MODES[@]}"; do run_mode "$m"; done
+# IP fragments created or reassembled in namespace $1 so far.
+fragments() {
+  ip netns exec "$1" nstat -az IpFragCreates IpReasmReqds | awk '/^Ip/ {n += $2} END {print n + 0}'
+}
+
+run_mtu1280() {
+  local dir="$E2E_DIR/mtu1280"
+  ip -n "$NS_S" link set "$VETH_S" mtu 1280
+  ip -n "$NS_C" link set "$VETH_C" mtu 1280
+  local before_s before_c
+  before_s=$(fragments "$NS_S")
+  before_c=$(fragments "$NS_C")
+  E2E_TUN_MTU=1200 e2e_server_conf "$dir" fake-tls "obf.padding.enabled = false"
+  local link
+  link=$(e2e_add_user "$dir" alice "s3cret-mtu")
+  e2e_start_server server-mtu1280 "$dir"
+  e2e_start_client client-mtu1280 "$NS_C" "$dir" "$link"
+  local cip
+  cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "mtu1280: no handshake over an MTU-1280 path"
+  # Full-size inner packets (1200 bytes) both ways, DF set, no fragment anywhere.
+  ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 2 -M do -s 1172 "$TUN_NET.1" >/dev/null ||
+    e2e_fail "mtu1280: 1200-byte ping client→server"
+  ip netns exec "$NS_S" ping -c 3 -i 0.2 -W 2 -M do -s 1172 "$cip" >/dev/null ||
+    e2e_fail "mtu1280: 1200-byte ping server→client"
+  [ "$(fragments "$NS_S")" = "$before_s" ] || e2e_fail "mtu1280: IP fragments on the server side"
+  [ "$(fragments "$NS_C")" = "$before_c" ] || e2e_fail "mtu1280: IP fragments on the client side"
+  e2e_finish client-mtu1280 server-mtu1280
+  e2e_log "mtu1280 ok"
+}
+
+for m in "${MODES[@]}"; do
+  if [ "$m" = mtu1280 ]; then run_mtu1280; else run_mode "$m"; fi
+done
+[ $# -gt 0 ] || run_mtu1280
 e2e_measure_header
 printf '%s\n' "${results[@]}"
