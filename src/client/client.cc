@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -17,9 +18,13 @@
 #include "client/known_hosts.h"
 #include "client/state_paths.h"
 #include "crypto/ct.h"
+#include "engine/datagram_session.h"
 #include "engine/handshake_driver.h"
 #include "engine/stream_session.h"
+#include "engine/udp_handshake_driver.h"
+#include "engine/wire_datagram_envelope.h"
 #include "handshake/client_handshake.h"
+#include "handshake/udp_client_handshake.h"
 #include "sys/host_journal.h"
 #include "sys/host_undo.h"
 #include "sys/link_netlink.h"
@@ -29,8 +34,10 @@
 #include "sys/route_table.h"
 #include "transport/endpoint.h"
 #include "transport/tcp.h"
+#include "transport/udp_socket.h"
 #include "tunio/linux_tun.h"
 #include "wire/control_frame.h"
+#include "wire/udp_obfs.h"
 
 namespace qeli::client {
 namespace {
@@ -155,6 +162,19 @@ class Client {
   // One connection: connect, handshake, tunnel. Returns how long the session ran (zero
   // if it never got that far). Throws Fatal for non-retryable errors.
   Duration connect_once();
+  Duration connect_once_tcp();
+  Duration connect_once_udp();
+  handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
+  // After the handshake, on both carriers: throws Fatal for a key mismatch or a missing
+  // pin, logs and returns false for any other failure.
+  bool handshake_succeeded(handshake::Failure failure);
+  void remember_server_key(const handshake::ClientSession& session);
+  // Brings the TUN, routes and DNS up for `ok`, runs `data` (the carrier's data phase)
+  // until the session ends, and undoes them. Returns how long the data phase ran.
+  using DataPhase = std::function<engine::SessionEnd(tunio::LinuxTun&, std::size_t mtu,
+                                                     engine::SessionCounters&)>;
+  Duration run_tunnel(const handshake::AuthOk& ok, tunio::ReadMode read_mode, bool gso,
+                      const DataPhase& data);
 
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
@@ -217,6 +237,65 @@ void Client::engage_kill_switch() {
 }
 
 Duration Client::connect_once() {
+  return cfg_.proto == config::Transport::kUdp ? connect_once_udp() : connect_once_tcp();
+}
+
+handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const {
+  handshake::ClientConfig hc;
+  hc.mode =
+      cfg_.mode == config::ClientMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
+  hc.bind_static = cfg_.bind_static;
+  hc.pinned_server_key = pinned_;
+  hc.user = cfg_.user;
+  hc.password = cfg_.pass;
+  hc.device_id = device_id_;
+  // 0.7.16 SNI rules; an empty `sni` key means "not configured" (use the host).
+  hc.sni =
+      wire::choose_sni(cfg_.sni.empty() ? std::nullopt : std::optional<std::string_view>(cfg_.sni),
+                       cfg_.server.host, crypto::system_rng());
+  hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+  hc.extensions = extensions;
+  return hc;
+}
+
+bool Client::handshake_succeeded(handshake::Failure failure) {
+  if (failure == handshake::Failure::kServerKeyMismatch) {
+    throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
+                " presented a different identity key than the pinned one"};
+  }
+  if (failure == handshake::Failure::kPinRequired) {
+    throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
+  }
+  if (failure == handshake::Failure::kRejected) {
+    // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
+    spdlog::warn(
+        "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
+        "password, a disabled or expired account, a lockout, or the server's handshake "
+        "timeout; the server's log says which)",
+        endpoint_name_);
+    return false;
+  }
+  if (failure != handshake::Failure::kNone) {
+    spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
+    return false;
+  }
+  return true;
+}
+
+void Client::remember_server_key(const handshake::ClientSession& session) {
+  if (!session.server_key_was_pinned) {
+    if (known_hosts_) {
+      if (auto st = known_hosts_->add(endpoint_name_, session.server_key); !st.ok()) {
+        if (!cfg_.allow_unpinned_tofu) throw Fatal{"known_hosts: " + st.error()};
+        spdlog::warn("known_hosts: {}", st.error());
+      }
+    }
+    pinned_ = session.server_key;
+    spdlog::info("trusting {} on first use: key {}", endpoint_name_, to_hex(session.server_key));
+  }
+}
+
+Duration Client::connect_once_tcp() {
   const auto budget = std::chrono::milliseconds(cfg_.timeout);
   transport::UniqueFd sock;
   std::string last_error;
@@ -244,59 +323,101 @@ Duration Client::connect_once() {
   so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
   transport::apply_stream_options(sock.get(), so);
 
-  handshake::ClientConfig hc;
-  hc.mode =
-      cfg_.mode == config::ClientMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
-  hc.bind_static = cfg_.bind_static;
-  hc.pinned_server_key = pinned_;
-  hc.user = cfg_.user;
-  hc.password = cfg_.pass;
-  hc.device_id = device_id_;
-  // 0.7.16 SNI rules; an empty `sni` key means "not configured" (use the host).
-  hc.sni =
-      wire::choose_sni(cfg_.sni.empty() ? std::nullopt : std::optional<std::string_view>(cfg_.sni),
-                       cfg_.server.host, crypto::system_rng());
-  hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
   const char* no_ext = std::getenv("QELI_DISABLE_EXTENSIONS");
   const bool extensions = no_ext == nullptr || std::string_view(no_ext) != "1";
-  hc.extensions =
-      extensions ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets) : 0;
+  const handshake::ClientConfig hc = handshake_config(
+      extensions ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets) : 0);
   crypto::Rng& rng = crypto::system_rng();
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
   const auto failure = engine::drive_client_handshake(hs, sock.get(), stop_);
-  if (failure == handshake::Failure::kServerKeyMismatch) {
-    throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
-                " presented a different identity key than the pinned one"};
-  }
-  if (failure == handshake::Failure::kPinRequired) {
-    throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
-  }
-  if (failure == handshake::Failure::kRejected) {
-    // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
-    spdlog::warn(
-        "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
-        "password, a disabled or expired account, a lockout, or the server's handshake "
-        "timeout; the server's log says which)",
-        endpoint_name_);
-    return Duration::zero();
-  }
-  if (failure != handshake::Failure::kNone) {
-    spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
-    return Duration::zero();
-  }
+  if (!handshake_succeeded(failure)) return Duration::zero();
   auto session = hs.take_session();
-  if (!session.server_key_was_pinned) {
-    if (known_hosts_) {
-      if (auto st = known_hosts_->add(endpoint_name_, session.server_key); !st.ok()) {
-        if (!cfg_.allow_unpinned_tofu) throw Fatal{"known_hosts: " + st.error()};
-        spdlog::warn("known_hosts: {}", st.error());
-      }
-    }
-    pinned_ = session.server_key;
-    spdlog::info("trusting {} on first use: key {}", endpoint_name_, to_hex(session.server_key));
+  remember_server_key(session);
+  // With the GSO extension, the kernel's super-packets cross the tunnel whole.
+  const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
+  return run_tunnel(
+      *session.auth_ok, gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
+      [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
+        engine::StreamSessionConfig sc;
+        sc.mtu = mtu;
+        apply_obfuscation(session.auth_ok->obfuscation_json, cfg_.fallbacks, sc.padding,
+                          sc.heartbeat);
+        sc.liveness_ms = sc.heartbeat.liveness_ms();
+        sc.gso_receive = gso;
+        const std::atomic<bool> send_gso{gso};
+        sc.send_gso = &send_gso;
+        sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
+        sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
+        engine::TunQueueSource source(tun, 0, counters);
+        return engine::run_stream_session(
+            sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
+            engine::TunWriter{&tun, 0, nullptr}, sc, stop_, counters, rng);
+      });
+}
+
+// UDP (0.7.16 §3.9): one socket connected to nothing (the server is the only peer we
+// accept datagrams from), the sans-I/O UdpClientHandshake driven by poll() with its
+// deadline, then the datagram data phase. Super-packets are TCP-only for now: the TUN
+// is read split into MTU-sized packets.
+Duration Client::connect_once_udp() {
+  const transport::UdpAddr peer = transport::UdpAddr::from(servers_.front());
+  transport::UdpOptions uo;
+  uo.bind = transport::UdpAddr::from(transport::Ipv4Endpoint{0, cfg_.lport});
+  uo.recv_buffer = cfg_.recv_buffer_size.value_or(0);
+  uo.send_buffer = cfg_.send_buffer_size;
+  uo.log = [](std::string_view line) { spdlog::info("{}", line); };
+  auto sock = transport::UdpSocket::open(uo);
+  if (!sock.ok()) {
+    spdlog::warn("UDP socket: {} {}", transport::to_string(sock.error().code), sock.error().detail);
+    return Duration::zero();
   }
-  const handshake::AuthOk& ok = *session.auth_ok;
+  crypto::Rng& rng = crypto::system_rng();
+  // mode=obfs on UDP: the fake-tls flight inside the per-datagram obfs seal.
+  std::optional<crypto::Key32> obfs_key;
+  if (cfg_.mode == config::ClientMode::kObfs) obfs_key = wire::derive_obfs_key(cfg_.obfs_key);
+  std::optional<wire::UdpObfs> hs_obfs;
+  if (obfs_key) hs_obfs.emplace(*obfs_key);
+
+  handshake::UdpClientConfig uc;
+  uc.inner = handshake_config(0);
+  uc.inner.mode = handshake::Mode::kFakeTls;
+  uc.quic = cfg_.quic;
+  uc.obfs = hs_obfs ? &*hs_obfs : nullptr;
+  uc.junk.count = cfg_.awg ? cfg_.jc : 0;  // `awg` switches the junk on (link `awg=1`)
+  uc.junk.min_len = cfg_.jmin;
+  uc.junk.max_len = cfg_.jmax;
+  handshake::UdpClientHandshake hs(uc, rng);
+  const auto failure = engine::drive_udp_client_handshake(hs, *sock, peer, stop_);
+  if (stop_.stopped() || !handshake_succeeded(failure)) return Duration::zero();
+  auto udp = hs.take_session();
+  remember_server_key(udp.session);
+  return run_tunnel(
+      *udp.session.auth_ok, tunio::ReadMode::split, false,
+      [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
+        engine::DatagramSessionConfig dc;
+        engine::PaddingPolicy padding;
+        apply_obfuscation(udp.session.auth_ok->obfuscation_json, cfg_.fallbacks, padding,
+                          dc.heartbeat);
+        dc.liveness_ms = dc.heartbeat.liveness_ms();
+        dc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
+        dc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
+        const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
+        engine::WireDatagramEnvelope send_env(udp.envelope, key, udp.next_packet_number, rng);
+        engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
+        engine::DatagramWriter writer(std::move(udp.session.send), padding, mtu, rng, counters,
+                                      send_env);
+        engine::DatagramReceiver receiver(std::move(udp.session.recv), counters, recv_env);
+        engine::TunQueueSource source(tun, 0, counters);
+        auto batch = engine::make_send_batch(dc.batch_packets, mtu, padding, send_env);
+        return engine::run_datagram_session(*sock, peer, writer, receiver, source, batch,
+                                            engine::TunWriter{&tun, 0, nullptr}, dc, stop_,
+                                            counters, rng);
+      });
+}
+
+Duration Client::run_tunnel(const handshake::AuthOk& ok, tunio::ReadMode read_mode, bool gso,
+                            const DataPhase& data) {
   const std::size_t mtu = cfg_.mtu > 0 ? cfg_.mtu : ok.mtu.value_or(1400);
 
   // The TUN lives exactly as long as the session: closing it removes its address and
@@ -305,9 +426,7 @@ Duration Client::connect_once() {
   tc.name = cfg_.dev;
   tc.queues = 1;
   tc.mtu = mtu;
-  // With the GSO extension, the kernel's super-packets cross the tunnel whole.
-  const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
-  tc.read_mode = gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split;
+  tc.read_mode = read_mode;
   tc.log = [](std::string_view line) { spdlog::info("{}", line); };
   auto tun = tunio::LinuxTun::open(tc);
   if (!tun.ok()) throw Fatal{"cannot open TUN " + cfg_.dev + ": " + tun.error().detail};
@@ -383,21 +502,9 @@ Duration Client::connect_once() {
                cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
                gso ? ", GSO super-packets" : "");
 
-  engine::StreamSessionConfig sc;
-  sc.mtu = mtu;
-  apply_obfuscation(ok.obfuscation_json, cfg_.fallbacks, sc.padding, sc.heartbeat);
-  sc.liveness_ms = sc.heartbeat.liveness_ms();
-  sc.gso_receive = gso;
-  const std::atomic<bool> send_gso{gso};
-  sc.send_gso = &send_gso;
-  sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
-  sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
   engine::SessionCounters counters;
-  engine::TunQueueSource source(*tun, 0, counters);
   const auto started = Clock::now();
-  const auto end = engine::run_stream_session(
-      sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
-      engine::TunWriter{&*tun, 0, nullptr}, sc, stop_, counters, rng);
+  const auto end = data(*tun, mtu, counters);
   const auto ran = Clock::now() - started;
   spdlog::info(
       "session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", engine::to_string(end),

@@ -16,38 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int ms_until(Instant t) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now());
-  return left.count() <= 0 ? 0 : static_cast<int>(left.count());
-}
-
-// The first stage to end records why; later ones keep the first reason.
-class EndReason {
- public:
-  void set(SessionEnd e) {
-    int expected = -1;
-    value_.compare_exchange_strong(expected, static_cast<int>(e));
-  }
-  SessionEnd get() const {
-    const int v = value_.load();
-    return v < 0 ? SessionEnd::kStopped : static_cast<SessionEnd>(v);
-  }
-
- private:
-  std::atomic<int> value_{-1};
-};
-
-SessionEnd from_write(WriteStatus s) {
-  switch (s) {
-    case WriteStatus::kOk:
-    case WriteStatus::kStopped: return SessionEnd::kStopped;
-    case WriteStatus::kClosed: return SessionEnd::kPeerClosed;
-    case WriteStatus::kCounterExhausted: return SessionEnd::kCounterExhausted;
-    case WriteStatus::kError: return SessionEnd::kSocketError;
-  }
-  return SessionEnd::kSocketError;
-}
-
 void send_loop(int sock, RecordWriter& writer, PacketSource& source, const StreamSessionConfig& cfg,
                const StopSignal& stop, EndReason& end, crypto::Rng& rng,
                SessionCounters& counters) {
@@ -106,29 +74,33 @@ void send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
   }
 }
 
-// Writes the whole batch to the TUN, waiting for POLLOUT if the queue is full.
-bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
-               SessionCounters& counters) {
-  batch.set_cursor(0);
-  batch.set_coalesced(false);
-  for (;;) {
-    std::unique_lock<std::mutex> lock;
-    if (tw.mu != nullptr) lock = std::unique_lock<std::mutex>(*tw.mu);
-    auto r = tw.tun->write_batch(tw.queue, batch);
-    if (lock.owns_lock()) lock.unlock();
-    if (!r.ok()) return false;
-    SessionCounters::add(counters.rx_packets, r->logical_written);
-    SessionCounters::add(counters.drop_tun_write, r->logical_dropped);
-    if (r->complete()) break;
-    pollfd p[2] = {{tw.tun->fd(tw.queue), POLLOUT, 0}, {stop.fd(), POLLIN, 0}};
-    ::poll(p, 2, 100);
-    if (p[1].revents != 0) break;
-  }
-  batch.clear();
-  return true;
+}  // namespace
+
+int ms_until(Instant t) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now());
+  return left.count() <= 0 ? 0 : static_cast<int>(left.count());
 }
 
-}  // namespace
+void EndReason::set(SessionEnd e) {
+  int expected = -1;
+  value_.compare_exchange_strong(expected, static_cast<int>(e));
+}
+
+SessionEnd EndReason::get() const {
+  const int v = value_.load();
+  return v < 0 ? SessionEnd::kStopped : static_cast<SessionEnd>(v);
+}
+
+SessionEnd from_write(WriteStatus s) {
+  switch (s) {
+    case WriteStatus::kOk:
+    case WriteStatus::kStopped: return SessionEnd::kStopped;
+    case WriteStatus::kClosed: return SessionEnd::kPeerClosed;
+    case WriteStatus::kCounterExhausted: return SessionEnd::kCounterExhausted;
+    case WriteStatus::kError: return SessionEnd::kSocketError;
+  }
+  return SessionEnd::kSocketError;
+}
 
 const char* to_string(SessionEnd e) {
   switch (e) {
@@ -143,6 +115,28 @@ const char* to_string(SessionEnd e) {
     case SessionEnd::kIdle: return "idle timeout";
   }
   return "?";
+}
+
+bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
+               SessionCounters& counters, TunBatchKind kind) {
+  const bool opened = kind == TunBatchKind::kOpenedDatagrams;
+  batch.set_cursor(0);
+  batch.set_coalesced(opened);
+  for (;;) {
+    std::unique_lock<std::mutex> lock;
+    if (tw.mu != nullptr) lock = std::unique_lock<std::mutex>(*tw.mu);
+    auto r = tw.tun->write_batch(tw.queue, batch);
+    if (lock.owns_lock()) lock.unlock();
+    if (!r.ok()) return false;
+    if (!opened) SessionCounters::add(counters.rx_packets, r->logical_written);
+    SessionCounters::add(counters.drop_tun_write, r->logical_dropped);
+    if (r->complete()) break;
+    pollfd p[2] = {{tw.tun->fd(tw.queue), POLLOUT, 0}, {stop.fd(), POLLIN, 0}};
+    ::poll(p, 2, 100);
+    if (p[1].revents != 0) break;
+  }
+  batch.clear();
+  return true;
 }
 
 tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t tailroom) const {

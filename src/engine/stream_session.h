@@ -19,6 +19,7 @@
 #include "base/bytes.h"
 #include "crypto/random.h"
 #include "engine/padding_policy.h"
+#include "engine/record_writer.h"
 #include "engine/session_counters.h"
 #include "engine/stop_signal.h"
 #include "tunio/linux_tun.h"
@@ -66,6 +67,17 @@ struct TunWriter {
   std::mutex* mu = nullptr;  ///< null when this thread is the queue's only writer
 };
 
+/// What a batch handed to flush_tun() already went through.
+enum class TunBatchKind : std::uint8_t {
+  kRecords,          ///< opened stream records: flush_tun coalesces and counts rx_packets
+  kOpenedDatagrams,  ///< DatagramReceiver output: coalesced (finish_batch) and counted
+};
+
+/// Writes batch[0..] to the TUN queue, waiting for POLLOUT while the queue is full, then
+/// clears the batch. False if the TUN failed.
+bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
+               SessionCounters& counters, TunBatchKind kind = TunBatchKind::kRecords);
+
 enum class SessionEnd {
   kStopped,           ///< the stop signal fired
   kPeerClosed,        ///< the peer closed the connection
@@ -78,6 +90,22 @@ enum class SessionEnd {
   kIdle,              ///< no IP packet either way for idle_timeout_ms
 };
 const char* to_string(SessionEnd e);
+
+/// Why a session ended, shared by its threads: the first stage to end records why; later
+/// ones keep the first reason. get() is kStopped while nothing was recorded.
+class EndReason {
+ public:
+  void set(SessionEnd e);
+  SessionEnd get() const;
+
+ private:
+  std::atomic<int> value_{-1};
+};
+
+/// The session end that a writer's status means (kOk and kStopped: kStopped).
+SessionEnd from_write(WriteStatus s);
+/// Milliseconds from now until `t` for poll(), 0 if it has passed.
+int ms_until(Instant t);
 
 struct StreamSessionConfig {
   std::size_t mtu = 1400;

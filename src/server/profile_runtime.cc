@@ -13,11 +13,13 @@
 #include <string_view>
 
 #include "base/endian.h"
+#include "engine/datagram_writer.h"
 #include "engine/handshake_driver.h"
 #include "engine/record_writer.h"
 #include "engine/stream_session.h"
+#include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
-#include "server/destination_acl.h"
+#include "server/session_policy.h"
 #include "sys/link_netlink.h"
 #include "sys/nft_nat.h"
 #include "sys/sysctl.h"
@@ -43,36 +45,7 @@ int preauth_limit() {
   return std::max(256, 8 * static_cast<int>(std::thread::hardware_concurrency()));
 }
 
-engine::PaddingPolicy padding_of(const config::PaddingConfig& p) {
-  engine::PaddingPolicy out;
-  out.enabled = p.enabled;
-  out.min_bytes = p.min_bytes;
-  out.max_bytes = p.max_bytes;
-  out.randomize = p.randomize;
-  out.probability = p.probability;
-  return out;
-}
-
-engine::HeartbeatPolicy heartbeat_of(const config::HeartbeatConfig& h) {
-  engine::HeartbeatPolicy out;
-  out.enabled = h.enabled;
-  out.interval_ms = static_cast<std::uint32_t>(h.interval.count());
-  out.data_size_bytes = h.data_size_bytes;
-  out.jitter_ms = static_cast<std::uint32_t>(h.jitter.count());
-  return out;
-}
-
 }  // namespace
-
-// What a connection learns while it authenticates.
-struct AuthContext {
-  handshake::AuthRequest req;
-  transport::Ipv4Endpoint peer;
-  std::shared_ptr<const UserSnapshot> users;
-  const config::UserConfig* user = nullptr;
-  std::shared_ptr<Session> session;
-  std::string reason;  // why it was rejected (log + counters)
-};
 
 ProfileRuntime::ProfileRuntime(config::ProfileConfig profile, const config::AuthConfig& auth,
                                crypto::X25519KeyPair identity, UserDirectory& users,
@@ -87,11 +60,16 @@ ProfileRuntime::~ProfileRuntime() { stop(); }
 
 Status<std::string> ProfileRuntime::start() {
   const auto& p = profile_;
-  if (p.transport != config::Transport::kTcp) {
-    return fail("profile " + p.name + ": UDP transport is not available in this build yet");
-  }
-  if (p.obf.mode != config::ObfMode::kFakeTls && p.obf.mode != config::ObfMode::kPlain) {
-    return fail("profile " + p.name + ": obf.mode is not available in this build yet");
+  const bool udp = p.transport == config::Transport::kUdp;
+  // On UDP: fake-tls (with or without padding, QUIC shape auto-detected) and obfs (the
+  // per-datagram seal); plain is TCP-only (rejected at load).
+  const bool mode_ok =
+      p.obf.mode == config::ObfMode::kFakeTls ||
+      (udp ? p.obf.mode == config::ObfMode::kObfs : p.obf.mode == config::ObfMode::kPlain);
+  if (!mode_ok) {
+    return fail("profile " + p.name + ": obf.mode " + std::string(config::to_string(p.obf.mode)) +
+                " over " + std::string(config::to_string(p.transport)) +
+                " is not available in this build yet");
   }
   // 1. TUN: multi-queue, offloads negotiated.
   tunio::TunConfig tc;
@@ -150,6 +128,12 @@ Status<std::string> ProfileRuntime::start() {
   engine::PaddingPolicy pad = padding_of(p.obf.padding);
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, engine::RecordWriter::kHeadroom,
                                    engine::RecordWriter::tailroom(pad)};
+  if (udp) {
+    // Room for the largest datagram envelope (obfs seal + QUIC short header), whichever
+    // the client picks: the inbox's batches are sealed in place by a DatagramWriter.
+    g.headroom += wire::kObfsSealSize + wire::kQuicShortHeaderSize;
+    g.tailroom = engine::DatagramWriter::tailroom(pad, engine::no_envelope());
+  }
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
 
   // 3. Listener.
@@ -157,6 +141,7 @@ Status<std::string> ProfileRuntime::start() {
   if (!transport::parse_ipv4(p.bind_address, bind_ip)) {
     return fail("profile " + p.name + ": bind.address must be an IPv4 address");
   }
+  if (udp) return start_udp(bind_ip);
   auto l = transport::tcp_listen({bind_ip, p.bind_port});
   if (!l.ok()) return fail("profile " + p.name + ": " + l.error());
   listener_ = std::move(*l);
@@ -181,6 +166,7 @@ void ProfileRuntime::stop() {
     started_ = false;
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
+    stop_udp();
     sessions_->stop_all();
     {
       std::lock_guard lock(conn_mu_);
@@ -189,6 +175,7 @@ void ProfileRuntime::stop() {
       }
       conns_.clear();
     }
+    udp_workers_.clear();  // after the auth threads, which post to their worker
     for (auto& t : tun_threads_) t.join();
     tun_threads_.clear();
     spdlog::info("[{}] stopped", profile_.name);
@@ -214,6 +201,16 @@ void ProfileRuntime::reap_finished_connections() {
   }
 }
 
+void ProfileRuntime::spawn(std::function<void()> f) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::lock_guard lock(conn_mu_);
+  conns_.push_back({std::thread([f = std::move(f), done] {
+                      f();
+                      done->store(true);
+                    }),
+                    done});
+}
+
 void ProfileRuntime::accept_loop() {
   while (!stop_.stopped()) {
     pollfd p[2] = {{listener_.get(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
@@ -230,13 +227,8 @@ void ProfileRuntime::accept_loop() {
         counters_.over_capacity++;
         continue;  // closed at once: unauthenticated peers must cost little
       }
-      auto done = std::make_shared<std::atomic<bool>>(false);
-      std::lock_guard lock(conn_mu_);
-      conns_.push_back({std::thread([this, c = std::move(conn), done]() mutable {
-                          handle_connection(std::move(c));
-                          done->store(true);
-                        }),
-                        done});
+      auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
+      spawn([this, c] { handle_connection(std::move(*c)); });
     }
   }
 }
@@ -402,38 +394,8 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.heartbeat = heartbeat_of(p.obf.heartbeat);
   sc.liveness_ms = sc.heartbeat.liveness_ms();
   sc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
-  const std::uint32_t pool_net = p.pool.cidr.network.value;
-  const std::uint32_t pool_mask = p.pool.cidr.mask();
-  const std::uint32_t server_ip = p.tun.address.value;
-  const bool c2c = p.routing.client_to_client;
-  std::vector<config::Ipv4Cidr> subnets;
-  const config::GroupConfig* group = nullptr;
-  if (ctx.user != nullptr) {
-    subnets = ctx.user->client_subnets;
-    if (!ctx.user->group.empty()) group = ctx.users->group(ctx.user->group);
-  }
-  // Fixed for the session's life, like the rest of what it was admitted with.
-  const auto acl = DestinationAcl::for_user(ctx.user, group);
   Session* sp = session.get();
-  sc.inbound_filter = [sp, pool_net, pool_mask, server_ip, c2c, subnets, acl](ByteSpan pkt) {
-    const std::uint32_t src = load_be32(pkt.data() + 12);
-    const std::uint32_t dst = load_be32(pkt.data() + 16);
-    bool src_ok = src == sp->tunnel_ip;
-    for (const auto& n : subnets) src_ok = src_ok || n.contains({src});
-    if (!src_ok) {
-      engine::SessionCounters::add(sp->counters.drop_bad_source);
-      return false;
-    }
-    if (!c2c && (dst & pool_mask) == pool_net && dst != server_ip) {
-      engine::SessionCounters::add(sp->counters.drop_policy);
-      return false;
-    }
-    if (!acl.allows(dst)) {
-      engine::SessionCounters::add(sp->counters.drop_policy);
-      return false;
-    }
-    return true;
-  };
+  sc.inbound_filter = inbound_filter(sp, p, ctx);
   sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
   sc.send_gso = &sp->gso;
   sc.on_control = [sp, offered = hc.extensions](const wire::ControlFrame& f) {

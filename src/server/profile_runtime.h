@@ -1,11 +1,21 @@
-// ProfileRuntime: one `[profile:NAME]` of a server carrying traffic over TCP.
+// ProfileRuntime: one `[profile:NAME]` of a server carrying traffic over TCP or UDP.
 //
+// TCP:
 //   listener thread    accept → one connection thread per client (bounded pre-auth)
 //   connection thread  handshake (engine::drive_server_handshake) → authentication
 //                      (AuthGuard: lockout, tarpit, Argon2id) → admission
 //                      (SessionTable) → AUTH OK → the session's receive loop
 //                      (socket → TUN); its send thread seals what the TUN readers
 //                      queued for it
+// UDP (udp_runtime.cc; 0.7.16 §3.9):
+//   worker threads     one SO_REUSEPORT socket + worker per TUN queue: recvmmsg, demux
+//                      by source address → the session's DatagramReceiver (→ TUN queue)
+//                      or that source's half-open UdpServerHandshake (bounded per worker,
+//                      oldest evicted); AUTH verification runs on its own thread and
+//                      posts back to the worker; liveness / idle / kick end sessions
+//   sender threads     one per UDP session: inbox → DatagramWriter → the worker's socket
+//                      (senders of one worker share a mutex; the worker only receives)
+// Both:
 //   TUN reader threads one per TUN queue: read a batch, route each IPv4 packet by
 //                      destination to its session's inbox, wake each session once
 //
@@ -42,6 +52,13 @@ struct ProfileCounters {
   std::atomic<std::uint64_t> over_capacity{0};
   std::atomic<std::uint64_t> sessions_started{0};
   std::atomic<std::uint64_t> tun_no_route{0};
+  std::atomic<std::uint64_t> udp_half_open_evicted{0};
+};
+
+struct UdpWorker;
+/// Defined where UdpWorker is complete (udp_runtime.cc).
+struct UdpWorkerDeleter {
+  void operator()(UdpWorker* w) const;
 };
 
 class ProfileRuntime {
@@ -72,6 +89,12 @@ class ProfileRuntime {
   void tun_reader(std::size_t queue);
   bool admit_client(struct AuthContext& ctx);
   void reap_finished_connections();
+  /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
+  void spawn(std::function<void()> f);
+  // UDP (udp_runtime.cc)
+  Status<std::string> start_udp(std::uint32_t bind_ip);
+  void udp_worker(struct UdpWorker& w);
+  void stop_udp();
 
   config::ProfileConfig profile_;
   config::AuthConfig auth_;
@@ -98,6 +121,8 @@ class ProfileRuntime {
   };
   std::list<Conn> conns_;
   std::atomic<int> preauth_{0};
+  std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;
+  std::vector<std::thread> udp_threads_;
   bool started_ = false;
   bool nat_applied_ = false;
 };

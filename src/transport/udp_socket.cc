@@ -44,13 +44,17 @@ int pmtu_value(PmtuMode m) {
 struct UdpSocket::Arrays {
   explicit Arrays(std::size_t batch)
       : mm(batch),
+        recv_mm(batch),
         plan(batch),
         send_iov(kSendIovecs),
         send_ctl(batch),
         recv_iov(batch),
         names(batch),
         recv_ctl(batch) {}
-  std::vector<mmsghdr> mm;
+  // Separate message arrays per direction: one sending and one receiving thread may use
+  // the socket at the same time (the client's send thread and its receive loop).
+  std::vector<mmsghdr> mm;  // send
+  std::vector<mmsghdr> recv_mm;
   std::vector<GsoMessage> plan;
   std::vector<iovec> send_iov;
   std::vector<SendControl> send_ctl;
@@ -331,7 +335,7 @@ Result<std::size_t, UdpError> UdpSocket::recv(std::span<RecvSlot> slots) {
   for (std::size_t j = 0; j < want; ++j) {
     RecvSlot& s = slots[first + j];
     a_->recv_iov[j] = {s.data, s.capacity};
-    mmsghdr& h = a_->mm[j];
+    mmsghdr& h = a_->recv_mm[j];
     h = mmsghdr{};
     h.msg_hdr.msg_iov = &a_->recv_iov[j];
     h.msg_hdr.msg_iovlen = 1;
@@ -342,7 +346,7 @@ Result<std::size_t, UdpError> UdpSocket::recv(std::span<RecvSlot> slots) {
   }
   int r;
   do {
-    r = kernel_->recvmmsg(fd_, a_->mm.data(), static_cast<unsigned>(want), MSG_DONTWAIT);
+    r = kernel_->recvmmsg(fd_, a_->recv_mm.data(), static_cast<unsigned>(want), MSG_DONTWAIT);
     ++counters_.recv_syscalls;
   } while (r == -EINTR);
   if (r < 0) {
@@ -356,9 +360,9 @@ Result<std::size_t, UdpError> UdpSocket::recv(std::span<RecvSlot> slots) {
   std::uint32_t ovfl = last_ovfl_;
   bool saw_ovfl = false;
   for (std::size_t j = 0; j < static_cast<std::size_t>(r); ++j) {
-    const msghdr& m = a_->mm[j].msg_hdr;
+    const msghdr& m = a_->recv_mm[j].msg_hdr;
     RecvSlot& s = slots[first + j];
-    s.len = std::min<std::uint32_t>(a_->mm[j].msg_len, s.capacity);
+    s.len = std::min<std::uint32_t>(a_->recv_mm[j].msg_len, s.capacity);
     s.truncated = (m.msg_flags & MSG_TRUNC) != 0;
     s.from = UdpAddr::from_sockaddr(static_cast<const sockaddr*>(m.msg_name), m.msg_namelen);
     const std::size_t gso = parse_gro_size(m);

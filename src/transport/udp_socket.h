@@ -29,8 +29,9 @@
 // coalesced reads over the slots from the front. Truncated reads are dropped, counted.
 //
 // Ownership: the caller owns every datagram and slot buffer; UdpSocket keeps no pointer
-// into them after a call returns. Threading: one thread at a time per socket (a worker);
-// counters() may be read from that thread only.
+// into them after a call returns. Threading: one thread at a time calls send() and one
+// thread at a time calls recv() (they may be two different threads: the arrays and
+// counters of each direction are separate); counters() is for those threads only.
 #pragma once
 
 #include <sys/socket.h>

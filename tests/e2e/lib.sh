@@ -1,13 +1,14 @@
 # tests/e2e/lib.sh — qeli helpers for the scenario scripts (source netns.sh first).
 #
-# One server profile `e2e` on $UL_S:$E2E_PORT (TCP) with the tunnel pool $TUN_NET.0/24;
+# One server profile `e2e` on $UL_S:$E2E_PORT (TCP, or UDP with E2E_TRANSPORT=udp) with the tunnel pool $TUN_NET.0/24;
 # every file of a run lives in one directory (config, users file, identity keys, client
 # known_hosts and device ids), so nothing outside $E2E_DIR is touched.
 E2E_PORT=${E2E_PORT:-4433}
 TUN_NET=${TUN_NET:-10.77.0}
 
 # e2e_server_conf DIR MODE [EXTRA_PROFILE_LINES] — writes DIR/server.conf and an empty
-# DIR/users.conf. MODE: plain | fake-tls. E2E_TUN_QUEUES sets tun.queues (default 1).
+# DIR/users.conf. MODE: plain | fake-tls | obfs (UDP). E2E_TRANSPORT (tcp), E2E_TUN_QUEUES
+# (1) and E2E_TUN_MTU (1400) set the profile's transport, TUN queues and MTU.
 e2e_server_conf() {
   local dir=$1 mode=$2 extra=${3:-}
   mkdir -p "$dir/identity"
@@ -20,12 +21,12 @@ users_file = users.conf
 level = info
 
 [profile:e2e]
-bind.transport = tcp
+bind.transport = ${E2E_TRANSPORT:-tcp}
 bind.address = $UL_S
 bind.port = $E2E_PORT
 tun.name = qes0
 tun.address = $TUN_NET.1
-tun.mtu = 1400
+tun.mtu = ${E2E_TUN_MTU:-1400}
 tun.queues = ${E2E_TUN_QUEUES:-1}
 pool.cidr = $TUN_NET.0/24
 obf.mode = $mode
@@ -48,7 +49,9 @@ e2e_start_server() {
   local name=$1 dir=$2
   e2e_bg "$name" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
     --socket "$dir/control.sock"
-  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:$E2E_PORT '" ||
+  local ss_flags=-ltn
+  [ "${E2E_TRANSPORT:-tcp}" = udp ] && ss_flags=-lun
+  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss $ss_flags | grep -q '$UL_S:$E2E_PORT '" ||
     e2e_fail "$name did not listen"
 }
 
@@ -144,4 +147,34 @@ CONF
 e2e_session_counter() {
   "$QELI" list-clients --json --socket "$1/control.sock" |
     jq -r --arg u "$2" --arg f "$3" '[.[] | select(.username == $u) | .[$f]] | first // "none"'
+}
+
+# e2e_measure LABEL CLIENT_IP — through the tunnel between $NS_C and the server at
+# $TUN_NET.1: ping both ways, iperf3 TCP up and down for E2E_SECONDS (each > 10 Mbit/s) and
+# iperf3 UDP at ${QELI_E2E_UDP_RATE:-100M} (loss < 1 %). Sets E2E_ROW to a table row
+# "label rtt up down loss" (see e2e_measure_header).
+e2e_measure() {
+  local label=$1 cip=$2 secs=${E2E_SECONDS:-5} rate=${QELI_E2E_UDP_RATE:-100M}
+  e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$label: ping client→server"
+  e2e_ping "$NS_S" "$cip" || e2e_fail "$label: ping server→client"
+  local rtt up down loss
+  rtt=$(ip netns exec "$NS_C" ping -c 5 -i 0.2 -q "$TUN_NET.1" | awk -F/ '/rtt/ {print $5}')
+  e2e_bg "iperf-$label" "$NS_S" iperf3 -s -B "$TUN_NET.1" -p 5201
+  e2e_wait_for 5 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':5201 '" || e2e_fail "iperf3 -s"
+  up=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$secs" -J |
+    jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$label: iperf3 up"
+  down=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$secs" -R -J |
+    jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$label: iperf3 down"
+  loss=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$secs" -u -b "$rate" -l 1200 -J |
+    jq '.end.sum.lost_percent') || e2e_fail "$label: iperf3 udp"
+  e2e_stop "iperf-$label"
+  [ "$up" -gt 10 ] || e2e_fail "$label: TCP up only $up Mbit/s"
+  [ "$down" -gt 10 ] || e2e_fail "$label: TCP down only $down Mbit/s"
+  awk -v l="$loss" 'BEGIN { exit !(l < 1.0) }' || e2e_fail "$label: UDP loss $loss% at ${rate}bit/s"
+  E2E_ROW=$(printf '%-9s %8s %10s %12s %9s%%' "$label" "$rtt" "$up" "$down" "$loss")
+}
+
+# e2e_measure_header — the header line of the e2e_measure table.
+e2e_measure_header() {
+  printf '\n%-9s %8s %10s %12s %10s\n' mode "rtt ms" "up Mbit/s" "down Mbit/s" "udp loss"
 }

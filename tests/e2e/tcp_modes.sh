@@ -13,7 +13,7 @@ QELI=$(readlink -f "$1")
 shift
 MODES=("$@")
 [ ${#MODES[@]} -gt 0 ] || MODES=(plain fake-tls padding frag)
-SECS=${E2E_SECONDS:-5}
+export E2E_SECONDS=${E2E_SECONDS:-5}
 source "$(dirname "$0")/netns.sh"
 e2e_setup
 
@@ -46,21 +46,7 @@ obf.heartbeat.interval_ms = 5000"
   # The control socket lists the session (user, address).
   "$QELI" list-clients --socket "$dir/control.sock" | grep -q "alice .*$cip" ||
     e2e_fail "$mode: list-clients does not show alice at $cip"
-  local rtt
-  rtt=$(ip netns exec "$NS_C" ping -c 5 -i 0.2 -q "$TUN_NET.1" | awk -F/ '/rtt/ {print $5}')
-
-  e2e_bg "iperf-$mode" "$NS_S" iperf3 -s -B "$TUN_NET.1" -p 5201
-  e2e_wait_for 5 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':5201 '" || e2e_fail "iperf3 -s"
-  local up down udp_loss
-  up=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -J |
-    jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$mode: iperf3 up"
-  down=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -R -J |
-    jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "$mode: iperf3 down"
-  udp_loss=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" -u -b "${QELI_E2E_UDP_RATE:-100M}" -l 1200 -J |
-    jq '.end.sum.lost_percent') || e2e_fail "$mode: iperf3 udp"
-  [ "$up" -gt 10 ] || e2e_fail "$mode: TCP up only $up Mbit/s"
-  [ "$down" -gt 10 ] || e2e_fail "$mode: TCP down only $down Mbit/s"
-  awk -v l="$udp_loss" 'BEGIN { exit !(l < 1.0) }' || e2e_fail "$mode: UDP loss $udp_loss% at ${QELI_E2E_UDP_RATE:-100M}bit/s"
+  e2e_measure "$mode" "$cip"
 
   # An IPv6 packet into the tunnel is dropped by both ends, and the tunnel keeps working.
   ip -n "$NS_C" -6 addr add fd00:77::2/64 dev vpn0 2>/dev/null || true
@@ -72,8 +58,7 @@ obf.heartbeat.interval_ms = 5000"
   e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" || e2e_fail "$mode: no reconnect after kick"
   grep -q "disconnected" "$E2E_DIR/server-$mode.log" || e2e_fail "$mode: kick left no trace in the log"
 
-  results+=("$(printf '%-9s %8s %10s %12s %9s%%' "$mode" "$rtt" "$up" "$down" "$udp_loss")")
-  e2e_stop "iperf-$mode"
+  results+=("$E2E_ROW")
   e2e_stop "client-$mode"
   e2e_stop "server-$mode"
   # The server removed its TUN on SIGTERM.
@@ -82,5 +67,5 @@ obf.heartbeat.interval_ms = 5000"
 }
 
 for m in "${MODES[@]}"; do run_mode "$m"; done
-printf '\n%-9s %8s %10s %12s %10s\n' mode "rtt ms" "up Mbit/s" "down Mbit/s" "udp loss"
+e2e_measure_header
 printf '%s\n' "${results[@]}"

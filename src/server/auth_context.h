@@ -1,0 +1,25 @@
+// What a connection (TCP) or a UDP source learns while it authenticates; filled by
+// ProfileRuntime::admit_client (possibly on another thread than the one that asked).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "config/server_config.h"
+#include "handshake/server_handshake.h"
+#include "server/session.h"
+#include "server/user_directory.h"
+#include "transport/endpoint.h"
+
+namespace qeli::server {
+
+struct AuthContext {
+  handshake::AuthRequest req;
+  transport::Ipv4Endpoint peer;
+  std::shared_ptr<const UserSnapshot> users;
+  const config::UserConfig* user = nullptr;
+  std::shared_ptr<Session> session;
+  std::string reason;  // why it was rejected (log + counters)
+};
+
+}  // namespace qeli::server

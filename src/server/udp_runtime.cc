@@ -1,0 +1,431 @@
+// The UDP side of ProfileRuntime (profile_runtime.h; reference qeli-0.7.16.md §3.9).
+//
+// Per worker (one per TUN queue, each with its own SO_REUSEPORT socket, so the kernel's
+// flow hash pins a client to one worker):
+//   1. recvmmsg a batch straight into TUN-write slots (DatagramSource);
+//   2. per datagram, by source address: a session's → its DatagramReceiver (open in
+//      place) → inbound filter; an AUTH retransmit of a young session → the cached AUTH
+//      OK (UdpAuthOkResender); anyone else → that source's half-open UdpServerHandshake
+//      (at most kMaxHalfOpen per worker, the oldest evicted; a stranger whose first
+//      datagram is not a handshake datagram leaves no state and gets nothing back);
+//   3. the batch is coalesced (finish_batch) and written to the worker's TUN queue;
+//   4. AUTH requests go to a thread of their own (lockout, tarpit, Argon2id, admission:
+//      admit_client); the verdict comes back through the worker's queue + notifier;
+//   5. a sweep (≥ every second) fires handshake timers and ends sessions whose liveness
+//      or idle deadline passed or that were kicked / stopped.
+#include <poll.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <optional>
+#include <unordered_map>
+
+#include "engine/datagram_receiver.h"
+#include "engine/datagram_session.h"
+#include "engine/datagram_writer.h"
+#include "engine/udp_handshake_driver.h"
+#include "engine/wire_datagram_envelope.h"
+#include "handshake/udp_server_handshake.h"
+#include "server/auth_context.h"
+#include "server/auth_ok_builder.h"
+#include "server/profile_runtime.h"
+#include "server/session_policy.h"
+#include "transport/udp_socket.h"
+#include "wire/udp_obfs.h"
+
+namespace qeli::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Half-open handshakes per worker (0.7.16: 1024, oldest evicted).
+constexpr std::size_t kMaxHalfOpen = 1024;
+/// Datagrams per recvmmsg batch.
+constexpr std::size_t kWorkerBatch = 64;
+/// AUTH verifications (Argon2id threads) in flight per profile; more are rejected.
+constexpr int kMaxAuthInFlight = 256;
+/// How long after AUTH OK a session's datagrams are checked for AUTH retransmits.
+constexpr auto kAuthResendWindow = std::chrono::seconds(10);
+
+transport::Ipv4Endpoint endpoint_of(const transport::UdpAddr& a) {
+  if (a.family() != AF_INET) return {};
+  return transport::Ipv4Endpoint::from_sockaddr(a.v4);
+}
+
+}  // namespace
+
+/// One authenticated UDP session, owned by its worker.
+struct UdpPeer {
+  std::shared_ptr<Session> session;
+  transport::UdpAddr addr;
+  wire::UdpEnvelope hs_env;  ///< the handshake's envelope (worker's obfs): resend checks
+  std::unique_ptr<engine::WireDatagramEnvelope> recv_env, send_env;
+  std::unique_ptr<engine::DatagramReceiver> receiver;
+  std::unique_ptr<engine::DatagramWriter> writer;
+  handshake::UdpAuthOkResender resender;
+  std::function<bool(ByteSpan)> filter;
+  engine::DatagramSessionConfig dc;
+  std::optional<engine::SessionTimers> timers;
+  engine::EndReason end;
+  Instant started;
+  std::thread sender;
+};
+
+struct HalfOpen {
+  std::unique_ptr<handshake::UdpServerHandshake> hs;
+  std::uint64_t serial = 0;
+  Instant created;
+};
+
+struct AuthVerdict {
+  transport::UdpAddr addr;
+  std::uint64_t serial = 0;
+  AuthContext ctx;
+  std::optional<handshake::AuthOk> ok;
+};
+
+struct UdpWorker {
+  std::size_t queue = 0;
+  std::optional<transport::UdpSocket> sock;
+  std::mutex send_mu;                   ///< held by session senders around sock->send
+  std::unique_ptr<wire::UdpObfs> obfs;  ///< the worker thread's seal (handshakes)
+  std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>, transport::UdpAddrHash> peers;
+  std::unordered_map<transport::UdpAddr, HalfOpen, transport::UdpAddrHash> half_open;
+  std::uint64_t next_serial = 1;
+  engine::Notifier wake;  ///< an AUTH verdict arrived or a sender ended
+  std::mutex verdict_mu;
+  std::vector<AuthVerdict> verdicts;
+  engine::SessionCounters tun_counters;  ///< TUN write drops of this worker's queue
+};
+
+void UdpWorkerDeleter::operator()(UdpWorker* w) const { delete w; }
+
+Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
+  const auto& p = profile_;
+  for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
+    std::unique_ptr<UdpWorker, UdpWorkerDeleter> w(new UdpWorker);
+    w->queue = q;
+    transport::UdpOptions uo;
+    uo.bind = transport::UdpAddr::from({bind_ip, q == 0 ? p.bind_port : bound_port_});
+    uo.reuse_port = true;
+    uo.recv_buffer = p.perf.udp_recv_buffer_size;
+    uo.send_buffer = p.perf.udp_send_buffer_size;
+    uo.log = [name = p.name, q](std::string_view line) {
+      if (q == 0) spdlog::info("[{}] {}", name, line);
+    };
+    auto sock = transport::UdpSocket::open(uo);
+    if (!sock.ok()) {
+      return fail("profile " + p.name + ": UDP " +
+                  std::string(transport::to_string(sock.error().code)) + " " + sock.error().detail);
+    }
+    if (q == 0) bound_port_ = sock->local_address().port();
+    w->sock.emplace(std::move(*sock));
+    if (p.obf.mode == config::ObfMode::kObfs) {
+      w->obfs = std::make_unique<wire::UdpObfs>(std::string_view(p.obf.obfs_key));
+    }
+    udp_workers_.push_back(std::move(w));
+  }
+  started_ = true;
+  for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
+    tun_threads_.emplace_back([this, q] { tun_reader(q); });
+  }
+  for (auto& w : udp_workers_) {
+    udp_threads_.emplace_back([this, wp = w.get()] { udp_worker(*wp); });
+  }
+  spdlog::info("[{}] listening on udp {}:{} ({} mode), TUN {} mtu {} ({} workers)", p.name,
+               p.bind_address, bound_port_, config::to_string(p.obf.mode), tun_->name(), p.tun.mtu,
+               udp_workers_.size());
+  return {};
+}
+
+void ProfileRuntime::stop_udp() {
+  for (auto& t : udp_threads_) t.join();
+  udp_threads_.clear();
+}
+
+void ProfileRuntime::udp_worker(UdpWorker& w) {
+  const auto& p = profile_;
+  crypto::Rng& rng = crypto::system_rng();
+  transport::UdpSocket& sock = *w.sock;
+  handshake::UdpServerConfig hc;
+  hc.inner.mode = handshake::Mode::kFakeTls;
+  hc.inner.identity = &identity_;
+  hc.inner.bind_static = auth_.bind_static_to_session;
+  hc.inner.require_client_key_proof = auth_.require_client_key_proof;
+  hc.inner.timeout = p.perf.handshake_timeout;
+  hc.inner.extensions = 0;  // super-packets are TCP-only for now
+  hc.obfs = w.obfs.get();
+  const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
+  const crypto::Key32* session_key = w.obfs ? &obfs_key : nullptr;
+  const engine::PaddingPolicy pad = padding_of(p.obf.padding);
+  const Duration half_open_ttl = p.perf.handshake_timeout + std::chrono::seconds(1);
+
+  auto send_to = [&](const std::vector<Bytes>& d, const transport::UdpAddr& to) {
+    if (d.empty()) return;
+    std::lock_guard lock(w.send_mu);
+    engine::send_handshake_datagrams(sock, d, to);
+  };
+
+  // AUTH OK was sent: the handshake becomes a session with its own sender thread.
+  auto promote = [&](const transport::UdpAddr& addr, HalfOpen& h, AuthContext& ctx) {
+    auto udp = h.hs->take_session();
+    auto peer = std::make_unique<UdpPeer>();
+    UdpPeer& pr = *peer;
+    pr.session = ctx.session;
+    pr.addr = addr;
+    pr.hs_env = udp.envelope;
+    pr.hs_env.obfs = w.obfs.get();
+    pr.started = Clock::now();
+    Session& s = *pr.session;
+    pr.send_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key,
+                                                                 udp.next_packet_number, rng);
+    pr.recv_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key, 0, rng);
+    pr.receiver = std::make_unique<engine::DatagramReceiver>(
+        std::move(udp.session.recv), s.counters, *pr.recv_env,
+        [sp = &s](const wire::ControlFrame& f) {
+          if (f.type != wire::kCtrlClientInfo) return;
+          if (auto info = wire::parse_client_info(f); info.ok()) {
+            std::lock_guard lock(sp->info_mu);
+            sp->client_version = info->version;
+            sp->client_platform = info->platform;
+          }
+        },
+        kWorkerBatch);
+    pr.writer = std::make_unique<engine::DatagramWriter>(std::move(udp.session.send), pad,
+                                                         p.tun.mtu, rng, s.counters, *pr.send_env);
+    pr.resender = std::move(udp.resender);
+    pr.filter = inbound_filter(&s, p, ctx);
+    pr.dc.heartbeat = heartbeat_of(p.obf.heartbeat);
+    pr.dc.liveness_ms = pr.dc.heartbeat.liveness_ms();
+    pr.dc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
+    pr.timers.emplace(pr.dc);
+    pr.sender = std::thread([this, &w, &pr, &rng, &sock] {
+      tunio::PacketBatch batch = pr.session->inbox.make_batch(0, 0);
+      pr.end.set(engine::run_datagram_sender(sock, &w.send_mu, pr.addr, *pr.writer,
+                                             pr.session->inbox, batch, pr.dc, pr.session->stop,
+                                             pr.session->counters, rng));
+      pr.session->stop.stop();
+      w.wake.notify();
+    });
+    counters_.sessions_started++;
+    spdlog::info("[{}] {} connected as '{}' → {} (udp{})", p.name, addr.to_string(), s.user,
+                 transport::ipv4_to_string(s.tunnel_ip), udp.envelope.quic ? ", QUIC shape" : "");
+    w.peers[addr] = std::move(peer);
+  };
+
+  // Sends what a handshake emitted, starts its AUTH check, drops or promotes it.
+  auto service = [&](const transport::UdpAddr& addr) {
+    auto it = w.half_open.find(addr);
+    if (it == w.half_open.end()) return;
+    HalfOpen& h = it->second;
+    send_to(h.hs->take_datagrams(), addr);
+    if (auto ev = h.hs->take_event()) {
+      auto* auth = std::get_if<handshake::AuthRequest>(&*ev);
+      if (auth != nullptr && preauth_.load() >= kMaxAuthInFlight) {
+        counters_.over_capacity++;  // verification is the expensive part: shed, silently
+        h.hs->reject();
+      } else if (auth != nullptr) {
+        preauth_++;
+        auto v = std::make_shared<AuthVerdict>();
+        v->addr = addr;
+        v->serial = h.serial;
+        v->ctx.req = std::move(*auth);
+        v->ctx.peer = endpoint_of(addr);
+        spawn([this, &w, v] {
+          if (admit_client(v->ctx)) {
+            handshake::JoinToken token{};
+            crypto::system_rng().fill(token);
+            v->ok = build_auth_ok(profile_, v->ctx.user, v->ctx.session->tunnel_ip, token);
+          }
+          preauth_--;
+          std::lock_guard lock(w.verdict_mu);
+          w.verdicts.push_back(std::move(*v));
+          w.wake.notify();
+        });
+      } else {
+        h.hs->reject();  // stream bonding (JOIN) is TCP-only
+      }
+    }
+    if (h.hs->state() == handshake::State::kFailed) {
+      counters_.handshake_failed++;
+      w.half_open.erase(it);
+    }
+  };
+
+  auto on_verdicts = [&] {
+    std::vector<AuthVerdict> done;
+    {
+      std::lock_guard lock(w.verdict_mu);
+      done.swap(w.verdicts);
+    }
+    for (auto& v : done) {
+      auto it = w.half_open.find(v.addr);
+      if (it == w.half_open.end() || it->second.serial != v.serial) {
+        if (v.ctx.session) sessions_->remove(v.ctx.session);  // evicted meanwhile
+        continue;
+      }
+      HalfOpen& h = it->second;
+      if (!v.ok) {
+        counters_.auth_failed++;
+        spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, v.addr.to_string(), v.ctx.reason,
+                     v.ctx.req.user.substr(0, 64));
+        h.hs->reject();
+        send_to(h.hs->take_datagrams(), v.addr);
+        w.half_open.erase(it);
+        continue;
+      }
+      h.hs->accept(std::move(*v.ok));
+      send_to(h.hs->take_datagrams(), v.addr);
+      if (h.hs->state() == handshake::State::kDone) {
+        promote(v.addr, h, v.ctx);
+      } else {
+        sessions_->remove(v.ctx.session);
+        counters_.handshake_failed++;
+      }
+      w.half_open.erase(it);
+    }
+  };
+
+  auto handshake_datagram = [&](const transport::UdpAddr& addr, MutableByteSpan d, Instant now) {
+    auto it = w.half_open.find(addr);
+    const bool fresh = it == w.half_open.end();
+    if (fresh) {
+      if (w.half_open.size() >= kMaxHalfOpen) {
+        auto oldest = w.half_open.begin();
+        for (auto j = w.half_open.begin(); j != w.half_open.end(); ++j) {
+          if (j->second.created < oldest->second.created) oldest = j;
+        }
+        w.half_open.erase(oldest);
+        counters_.udp_half_open_evicted++;
+      }
+      HalfOpen h;
+      h.hs = std::make_unique<handshake::UdpServerHandshake>(hc, rng);
+      h.serial = w.next_serial++;
+      h.created = now;
+      it = w.half_open.emplace(addr, std::move(h)).first;
+    }
+    it->second.hs->on_datagram(d, now);
+    if (fresh && it->second.hs->dropped() > 0) {
+      w.half_open.erase(it);  // not a handshake datagram: a stranger leaves no state
+      return;
+    }
+    service(addr);
+  };
+
+  // True if `d` is a byte-identical AUTH retransmit of a young session (answered here).
+  // Without the obfs seal the envelope opens without writing (only a parse), so `d`
+  // itself is checked; the seal XORs in place, so then a copy is opened.
+  auto auth_resend = [&](UdpPeer& pr, MutableByteSpan d, Bytes& scratch, Instant now) {
+    if (pr.resender.reemits_left() <= 0 || now - pr.started > kAuthResendWindow) return false;
+    MutableByteSpan view = d;
+    if (pr.hs_env.obfs != nullptr) {
+      scratch.assign(d.begin(), d.end());
+      view = scratch;
+    }
+    auto opened = wire::open_datagram(pr.hs_env, view);
+    if (!opened.ok()) return false;
+    auto reply = pr.resender.on_inner(opened->inner);
+    if (reply.empty()) return false;
+    send_to(reply, pr.addr);
+    return true;
+  };
+
+  auto end_peer = [&](std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>,
+                                         transport::UdpAddrHash>::iterator it) {
+    UdpPeer& pr = *it->second;
+    pr.session->stop.stop();
+    if (pr.sender.joinable()) pr.sender.join();
+    sessions_->remove(pr.session);
+    const auto& c = pr.session->counters;
+    spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
+                 pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip),
+                 engine::to_string(pr.end.get()), c.rx_packets.load(), c.tx_packets.load(),
+                 engine::describe_drops(c));
+    return w.peers.erase(it);
+  };
+
+  auto sweep = [&](Instant now) {
+    for (auto it = w.half_open.begin(); it != w.half_open.end();) {
+      HalfOpen& h = it->second;
+      if (auto d = h.hs->deadline(); d && now >= *d) {
+        h.hs->on_timer(now);
+        send_to(h.hs->take_datagrams(), it->first);
+      }
+      if (h.hs->state() == handshake::State::kFailed || now - h.created > half_open_ttl) {
+        it = w.half_open.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto it = w.peers.begin(); it != w.peers.end();) {
+      UdpPeer& pr = *it->second;
+      const auto t = pr.timers->check(pr.session->counters, pr.receiver->last_authenticated(), now);
+      if (t != engine::SessionEnd::kStopped) pr.end.set(t);
+      if (t != engine::SessionEnd::kStopped || pr.session->stop.stopped()) {
+        it = end_peer(it);
+      } else {
+        ++it;
+      }
+    }
+  };
+
+  engine::DatagramSource source(kWorkerBatch);
+  tunio::PacketBatch batch = engine::DatagramSource::make_batch(kWorkerBatch);
+  std::vector<bool> keep;
+  tunio::GroOptions gro;
+  gro.udp = true;
+  tunio::GroTable gro_table(kWorkerBatch);
+  Bytes scratch;
+  engine::TunWriter tun{tun_.get(), w.queue, tun_write_mu_[w.queue].get()};
+  Instant last_sweep = Clock::now();
+  while (!stop_.stopped()) {
+    pollfd pf[3] = {{sock.fd(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}, {w.wake.fd(), POLLIN, 0}};
+    if (::poll(pf, 3, w.half_open.empty() ? 1000 : 100) < 0 && errno != EINTR) break;
+    if (pf[1].revents != 0) break;
+    if (pf[2].revents != 0) {
+      w.wake.drain();
+      on_verdicts();
+    }
+    for (int round = 0; pf[0].revents != 0 && round < 16; ++round) {
+      batch.clear();
+      auto r = source.receive(sock, batch);
+      if (!r.ok()) {
+        if (r.error() != transport::UdpError::kWouldBlock) {
+          spdlog::error("[{}] UDP receive failed: {}", p.name, transport::to_string(r.error()));
+        }
+        break;
+      }
+      const Instant now = Clock::now();
+      keep.assign(batch.size(), false);
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const transport::UdpAddr& from = source.from(i);
+        auto it = w.peers.find(from);
+        if (it == w.peers.end()) {
+          handshake_datagram(from, batch.packet(i), now);
+          continue;
+        }
+        UdpPeer& pr = *it->second;
+        if (auth_resend(pr, batch.packet(i), scratch, now)) continue;
+        if (pr.receiver->open(batch, i) == engine::DatagramOutcome::kPacket) {
+          keep[i] = pr.filter(batch.packet(i));
+        }
+      }
+      engine::finish_batch(batch, keep, gro, gro_table);
+      if (!batch.empty()) {
+        engine::flush_tun(tun, batch, stop_, w.tun_counters,
+                          engine::TunBatchKind::kOpenedDatagrams);
+      }
+    }
+    const Instant now = Clock::now();
+    if (now - last_sweep >= std::chrono::milliseconds(100) || pf[2].revents != 0) {
+      sweep(now);
+      last_sweep = now;
+    }
+  }
+  for (auto it = w.peers.begin(); it != w.peers.end();) it = end_peer(it);
+  w.half_open.clear();
+}
+
+}  // namespace qeli::server
