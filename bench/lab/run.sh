@@ -12,6 +12,7 @@
 #   qeli-plain      10.204.4.0/24    qeli TCP, obf.mode = plain, no padding, no fragmentation
 #   qeli-fake-tls   10.204.4.0/24    qeli TCP, obf.mode = fake-tls, no padding, no fragmentation
 #   qeli-fake-tls-0716 10.204.4.0/24 the same with QELI_DISABLE_EXTENSIONS=1 at both ends (0.7.16 wire)
+#   qeli-udp-fake-tls 10.204.4.0/24  qeli over UDP, fake-tls (one record per datagram)
 #   qeli-padding    10.204.4.0/24    qeli TCP, fake-tls + padding (profile defaults)
 #   qeli-frag       10.204.4.0/24    qeli TCP, fake-tls + fragmentation (profile defaults)
 #   wggo            10.204.1.0/24    wireguard-go, ChaCha20-Poly1305 over UDP, TUN MTU 1420
@@ -91,7 +92,7 @@ LOCK=/run/qeli-bench-lab.lock
 
 RUNS=3
 DUR=10
-ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-padding,qeli-frag,wggo,ovpn-udp,ovpn-tcp"
+ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,wggo,ovpn-udp,ovpn-tcp"
 SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
@@ -230,7 +231,7 @@ nsx() {
   ip netns exec "$ns" "$@"
 }
 iface_up() { [[ $(ip -n "$1" -o link show dev "$2" 2>/dev/null) == *[\<,]UP[,\>]* ]]; }
-listens() { [[ -n $(nsx "$1" ss -Hltn "sport = :$2" 2>/dev/null) ]]; }
+listens() { [[ -n $(nsx "$1" ss -Hltun "sport = :$2" 2>/dev/null) ]]; }  # TCP or UDP
 now_ns() { date +%s%N; }
 
 # ----------------------------------------------------------------------------- /proc
@@ -411,8 +412,8 @@ teardown_vpn() {
 }
 
 # qeli_server_conf DIR MODE SUBNET_OCTET: writes DIR/server.conf (+ empty users.conf)
-qeli_server_conf() {
-  local d=$1 mode=$2 o=$3 obf=fake-tls padding=false frag=false
+qeli_server_conf() { # DIR MODE OCTET [TRANSPORT (tcp)]
+  local d=$1 mode=$2 o=$3 transport=${4:-tcp} obf=fake-tls padding=false frag=false
   case $mode in
     plain) obf=plain ;;
     fake-tls) ;;
@@ -430,7 +431,7 @@ users_file = users.conf
 level = warn
 
 [profile:lab]
-bind.transport = tcp
+bind.transport = $transport
 bind.address = $UL_S
 bind.port = $QELI_PORT
 tun.name = qblqs0
@@ -448,10 +449,12 @@ qeli_link() { # DIR USER PASSWORD -> prints the qeli:// link
     --identity-dir "$1/identity" --link --host "$UL_S:$QELI_PORT" --link-profile lab --no-qr |
     grep '^qeli://' | head -1
 }
-setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 on the wire]
-  local mode=$1 d=$WORK/qeli-$1${2:+-$2} link sp cp env=()
+setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 on the wire
+  #                   | udp = the UDP transport]
+  local mode=$1 d=$WORK/qeli-$1${2:+-$2} link sp cp env=() transport=tcp
   [[ ${2:-} == 0716 ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
-  qeli_server_conf "$d" "$mode" 4
+  [[ ${2:-} == udp ]] && transport=udp
+  qeli_server_conf "$d" "$mode" 4 "$transport"
   link=$(qeli_link "$d" lab "lab-pass-$RANDOM$RANDOM") || die "qeli add-client printed no link"
   spawn "$NS_S" "$d/s.log" "${env[@]}" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
   sp=$LAST_PID
@@ -463,7 +466,7 @@ setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 o
   wait_for "qeli client tunnel address" 20 "$sp $cp" \
     bash -c "ip -n $NS_C -4 -o addr | grep -q ' 10\.204\.4\.'"
   TARGET=10.204.4.1 MTU=$QELI_MTU
-  NOTE="$("$QELI" version 2>/dev/null | head -1), TCP, mode $mode, TUN MTU $QELI_MTU"
+  NOTE="$("$QELI" version 2>/dev/null | head -1), ${transport^^}, mode $mode, TUN MTU $QELI_MTU"
   [[ ${2:-} == 0716 ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
   return 0
 }
@@ -473,6 +476,8 @@ for m in plain fake-tls padding frag; do
 done
 setup_qeli_fake_tls_0716() { setup_qeli fake-tls 0716; }
 teardown_qeli_fake_tls_0716() { teardown_vpn; }
+setup_qeli_udp_fake_tls() { setup_qeli fake-tls udp; }
+teardown_qeli_udp_fake_tls() { teardown_vpn; }
 teardown_baseline() { :; }
 
 # ============================================================================= measuring
