@@ -120,7 +120,7 @@ bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
 }
 
 int run(const Options& o, Context& ctx) {
-  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  const auto cfg = load_server_for_provisioning(o.config, ctx, /*create_users_file=*/true);
   if (!cfg) return kExitFailure;
   std::optional<config::Ipv4Addr> static_ip;
   const config::ProfileConfig* link_profile = nullptr;

@@ -1,6 +1,10 @@
 #include "cli/provisioning.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
+#include <filesystem>
 #include <ostream>
 
 #include "crypto/random.h"
@@ -8,8 +12,22 @@
 namespace qeli::cli {
 
 std::optional<config::ServerConfig> load_server_for_provisioning(const std::string& path,
-                                                                 Context& ctx) {
+                                                                 Context& ctx,
+                                                                 bool create_users_file) {
   auto load = config::load_server_config(path);
+  if (!load.ok() && create_users_file) {
+    const std::string users = load.config.users_file_path();
+    std::error_code ec;
+    if (!users.empty() && !std::filesystem::exists(users, ec)) {
+      // O_EXCL: never truncate a file that appeared meanwhile.
+      const int fd = ::open(users.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd >= 0) {
+        ::close(fd);
+        ctx.err << "created the empty users file " << users << " (mode 0600)\n";
+        load = config::load_server_config(path);
+      }
+    }
+  }
   if (!load.ok()) {
     for (const auto& f : load.findings.all()) {
       if (f.severity == config::Severity::kError) ctx.err << f.to_string() << "\n";

@@ -12,8 +12,12 @@ namespace qeli::cli {
 
 /// Loads `path`; on any error prints the findings to ctx.err and returns nullopt.
 /// Warnings and unknown keys are not printed here (check-config reports them).
+/// With `create_users_file` (add-client), an `[auth] users_file` that does not exist yet
+/// is created empty with mode 0600 (its directory must exist) and the config reloaded, so
+/// the first user of a fresh setup can be added; the note goes to ctx.err.
 std::optional<config::ServerConfig> load_server_for_provisioning(const std::string& path,
-                                                                 Context& ctx);
+                                                                 Context& ctx,
+                                                                 bool create_users_file = false);
 
 /// 20 characters from a 32-letter alphabet without look-alikes (100 bits).
 std::string generate_password(crypto::Rng& rng);

@@ -233,7 +233,10 @@ void Client::engage_kill_switch() {
   }
   auto st = host_->engage_kill_switch(spec);
   if (!st.ok()) throw Fatal{"kill switch: " + st.error().detail};
-  spdlog::info("kill switch engaged: only {} and the tunnel may be reached", endpoint_name_);
+  spdlog::info(
+      "kill switch engaged: only the server's addresses ({}), loopback, DHCP, the "
+      "configured resolvers and the tunnel may be reached",
+      endpoint_name_);
 }
 
 Duration Client::connect_once() {

@@ -194,6 +194,26 @@ TEST_F(CliTest, add_client_with_stdin_password_link_and_qr) {
   EXPECT_NE(dup.err.find("already exists"), std::string::npos);
 }
 
+TEST_F(CliTest, add_client_creates_a_missing_users_file_0600_and_nothing_else_does) {
+  std::filesystem::remove(tmp_.file("users.conf"));
+  // Reading commands still refuse the config: only add-client creates the file.
+  EXPECT_EQ(run({"check-config", conf_}).rc, 1);
+  EXPECT_EQ(run(with_conf({"show-identity"})).rc, 1);
+  EXPECT_FALSE(std::filesystem::exists(tmp_.file("users.conf")));
+
+  const auto r = run(with_conf({"add-client", "dave", "--password-stdin"}), "pw\n");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("created the empty users file"), std::string::npos) << r.err;
+  const auto perms = std::filesystem::status(tmp_.file("users.conf")).permissions();
+  EXPECT_EQ(perms & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  config::Findings f;
+  const auto users = config::read_users_file(tmp_.file("users.conf"), f);
+  ASSERT_EQ(users.size(), 1U);
+  EXPECT_EQ(users[0].name, "dave");
+  EXPECT_EQ(run({"check-config", conf_}).rc, 0);
+}
+
 TEST_F(CliTest, add_client_generates_a_password_once) {
   const auto r = run(with_conf({"add-client", "carol", "--link", "--host", "1.2.3.4:8443",
                                 "--no-qr", "--label", "Carol's phone"}));
