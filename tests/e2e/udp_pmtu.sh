@@ -15,7 +15,8 @@
 # reassembled on either side: DF pings of 1200 bytes both ways, padded 1100-byte pings
 # (the padding must stay within the client's MTU), iperf3 TCP up and down. Last, a DF
 # ping of 1400 bytes from the server side toward the client must get "fragmentation
-# needed, mtu 1200" back: the server honours the reported MTU.
+# needed, mtu 1200" back: the server honours the reported MTU. Then the same with only
+# the server's end narrow (a black hole: no EMSGSIZE, no ICMP — probes time out).
 #
 # QELI_E2E_PMTU_PROBE=false runs the same checks with probing off (the negative control:
 # it must fail). Usage: udp_pmtu.sh QELI_BINARY
@@ -83,7 +84,31 @@ out=$(ip netns exec "$NS_S" ping -c 2 -i 0.3 -W 2 -M do -s 1372 "$cip" 2>&1 || t
 echo "$out" | grep -Eq 'mtu ?= ?1200' ||
   e2e_fail "a 1400-byte DF ping server→client got no 'frag needed, mtu 1200': $out"
 
-e2e_finish client server
+e2e_finish client
+e2e_log "kernel-known path ok: client MTU $tun_mtu, TCP up $up Mbit/s, down $down Mbit/s, no IP fragments; $(echo "$out" | grep -Eo 'mtu ?= ?1200' | head -1)"
+
+# 5. A silent black hole: only the server's end stays narrow, so the client's kernel
+# never learns the path MTU (a veth drops a larger frame without any ICMP). The probes
+# time out rung by rung (2 × 300 ms each) until 1200 gets through, within the 3 s budget.
+ip -n "$NS_C" link set "$VETH_C" mtu 1500
+before_s=$(fragments "$NS_S")
+before_c=$(fragments "$NS_C")
+e2e_start_client client-bh "$NS_C" "$dir" -c "$conf"
+cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "black hole: no tunnel"
+line=$(grep "path MTU probe to" "$E2E_DIR/client-bh.log" || true)
+echo "$line" | grep -q "tunnel MTU 1200 (probed; .*, 0 sizes refused by the kernel" ||
+  e2e_fail "black hole: the client did not probe 1200 by timeouts: $line"
+took=$(echo "$line" | grep -Eo '[0-9]+ ms' | cut -d' ' -f1)
+[ "$took" -le 3000 ] || e2e_fail "black hole: probing took $took ms"
+ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 2 -M do -s 1172 "$TUN_NET.1" >/dev/null ||
+  e2e_fail "black hole: 1200-byte DF ping client→server"
+ip netns exec "$NS_S" ping -c 3 -i 0.2 -W 2 -M do -s 1172 "$cip" >/dev/null ||
+  e2e_fail "black hole: 1200-byte DF ping server→client"
+[ "$(fragments "$NS_S")" = "$before_s" ] || e2e_fail "black hole: IP fragments on the server side"
+[ "$(fragments "$NS_C")" = "$before_c" ] || e2e_fail "black hole: IP fragments on the client side"
+e2e_log "black-hole path ok: probed 1200 in $took ms"
+
+e2e_finish client-bh server
 grep -Eq "disconnected: .*frag_needed=[1-9]" "$E2E_DIR/server.log" ||
   e2e_fail "the server did not count its fragmentation-needed answers"
-e2e_log "udp_pmtu ok: client MTU $tun_mtu, TCP up $up Mbit/s, down $down Mbit/s, no IP fragments; $(echo "$out" | grep -Eo 'mtu ?= ?1200' | head -1)"
+e2e_log "udp_pmtu ok"
