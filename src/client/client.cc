@@ -20,6 +20,7 @@
 #include "crypto/ct.h"
 #include "engine/datagram_session.h"
 #include "engine/handshake_driver.h"
+#include "engine/mtu_probe_driver.h"
 #include "engine/stream_session.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
@@ -173,8 +174,13 @@ class Client {
   // until the session ends, and undoes them. Returns how long the data phase ran.
   using DataPhase = std::function<engine::SessionEnd(tunio::LinuxTun&, std::size_t mtu,
                                                      engine::SessionCounters&)>;
-  Duration run_tunnel(const handshake::AuthOk& ok, tunio::ReadMode read_mode, bool gso,
-                      const DataPhase& data);
+  Duration run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
+                      bool gso, const DataPhase& data);
+  // The tunnel MTU without probing: `mtu` from the config or link, else the pushed one,
+  // else 1400 (0.7.16 §8).
+  std::size_t configured_mtu(const handshake::AuthOk& ok) const {
+    return cfg_.mtu > 0 ? cfg_.mtu : ok.mtu.value_or(1400);
+  }
 
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
@@ -340,7 +346,8 @@ Duration Client::connect_once_tcp() {
   // With the GSO extension, the kernel's super-packets cross the tunnel whole.
   const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
   return run_tunnel(
-      *session.auth_ok, gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
+      *session.auth_ok, configured_mtu(*session.auth_ok),
+      gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
       [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
         engine::StreamSessionConfig sc;
         sc.mtu = mtu;
@@ -395,8 +402,25 @@ Duration Client::connect_once_udp() {
   if (stop_.stopped() || !handshake_succeeded(failure)) return Duration::zero();
   auto udp = hs.take_session();
   remember_server_key(udp.session);
+  const handshake::AuthOk& ok = *udp.session.auth_ok;
+  std::size_t tunnel_mtu = configured_mtu(ok);
+  if (cfg_.mtu == 0 && cfg_.mtu_probe) {
+    // 0.7.16 §3.9: probe the path (DF set) before the TUN takes an MTU.
+    wire::UdpEnvelope env = udp.envelope;
+    env.obfs = hs_obfs ? &*hs_obfs : nullptr;
+    handshake::MtuProberConfig pc;
+    pc.ceiling = tunnel_mtu;
+    const auto r = engine::probe_path_mtu(*sock, peer, env, udp.next_packet_number, pc, stop_, rng);
+    if (stop_.stopped()) return Duration::zero();
+    spdlog::info(
+        "path MTU probe to {}: tunnel MTU {} ({}; {} probes, {} sizes refused by the "
+        "kernel, {} ms; ceiling {})",
+        endpoint_name_, r.mtu, handshake::to_string(r.outcome), r.probes, r.refused,
+        std::chrono::duration_cast<std::chrono::milliseconds>(r.took).count(), tunnel_mtu);
+    tunnel_mtu = r.mtu;
+  }
   return run_tunnel(
-      *udp.session.auth_ok, tunio::ReadMode::split, false,
+      ok, tunnel_mtu, tunio::ReadMode::split, false,
       [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
         engine::DatagramSessionConfig dc;
         engine::PaddingPolicy padding;
@@ -419,10 +443,8 @@ Duration Client::connect_once_udp() {
       });
 }
 
-Duration Client::run_tunnel(const handshake::AuthOk& ok, tunio::ReadMode read_mode, bool gso,
-                            const DataPhase& data) {
-  const std::size_t mtu = cfg_.mtu > 0 ? cfg_.mtu : ok.mtu.value_or(1400);
-
+Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
+                            bool gso, const DataPhase& data) {
   // The TUN lives exactly as long as the session: closing it removes its address and
   // every route through it, even if we are killed.
   tunio::TunConfig tc;

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "wire/udp_frag.h"
+
 namespace qeli::engine {
 
 DatagramSource::DatagramSource(std::size_t max_batch) : slots_(max_batch), from_(max_batch) {}
@@ -71,6 +73,16 @@ DatagramOutcome DatagramReceiver::open(tunio::PacketBatch& batch, std::size_t i)
   if (!record) {
     drops_.count(DatagramDrop::kEnvelope);
     return DatagramOutcome::kDropped;
+  }
+  // Records start 17 03 03; only a datagram that does not is looked at further.
+  if (!record->empty() && (*record)[0] == wire::kFragMagic0) {
+    const auto kind = wire::classify_datagram(*record);
+    if (kind == wire::DatagramKind::kMtuProbe || kind == wire::DatagramKind::kMtuProbeAck) {
+      ++probes_;
+      batch.trim_front(i, static_cast<std::size_t>(record->data() - datagram.data()));
+      batch.set_length(i, record->size());
+      return DatagramOutcome::kProbe;
+    }
   }
   auto opened = codec_.open_in_place(*record);
   if (!opened.ok()) {

@@ -64,6 +64,11 @@ enum class DatagramOutcome : std::uint8_t {
   kHeartbeat,  ///< empty plaintext (heartbeat or cover): slot freed
   kControl,    ///< a control frame, handed to the callback: slot freed
   kDropped,    ///< counted in drops(): slot freed
+  /// An MTU probe (msg 4) or probe ack (msg 5) inside the session's envelope: the slot
+  /// now holds the de-enveloped fragment (F0 9B 71 …) for the caller (a server answers
+  /// probes; a client ignores stray acks). Never a record, so never a drop; counted in
+  /// probes().
+  kProbe,
 };
 
 /// Drops the freed slots of `batch` (keeping the order of the rest) and coalesces it:
@@ -102,6 +107,8 @@ class DatagramReceiver {
   void count_drop(DatagramDrop d) { drops_.count(d); }
   /// When a record last authenticated (liveness: only authenticated records count).
   Instant last_authenticated() const { return last_auth_; }
+  /// Datagrams that were MTU probes or acks (kProbe).
+  std::uint64_t probes() const { return probes_; }
 
  private:
   wire::PacketCodec codec_;
@@ -114,6 +121,7 @@ class DatagramReceiver {
   tunio::GroTable gro_table_;
   std::vector<bool> keep_;
   Instant last_auth_;
+  std::uint64_t probes_ = 0;
 };
 
 }  // namespace qeli::engine

@@ -71,6 +71,11 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
       batch.clear();
       if (!source.fill(batch)) return SessionEnd::kTunError;
       if (!batch.empty()) {
+        if (cfg.peer_mtu != nullptr) {
+          if (const auto m = cfg.peer_mtu->load(std::memory_order_relaxed); m != 0) {
+            writer.set_mtu(m);  // only ever lowers it
+          }
+        }
         auto lock = lock_of(send_mu);
         const auto st = writer.send(sock, peer, batch, stop);
         if (st != WriteStatus::kOk) return from_write(st);

@@ -15,6 +15,7 @@
 // like on TCP; a bad datagram never does (counted by DatagramReceiver).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -42,6 +43,10 @@ struct DatagramSessionConfig {
   /// Plaintexts (control frames) sent first, one record each.
   std::vector<Bytes> initial_frames;
   std::size_t batch_packets = 64;
+  /// Server: the MTU the client reported when it is below the writer's (0 = none yet),
+  /// written by the receive side; the sender lowers its padding cap to it (padding must
+  /// not push a datagram past the client's path). Null = not tracked.
+  const std::atomic<std::uint32_t>* peer_mtu = nullptr;
 };
 
 /// Tracks the idle timeout and liveness of one session (called from one thread).

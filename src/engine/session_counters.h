@@ -24,6 +24,12 @@ struct SessionCounters {
   std::atomic<std::uint64_t> drop_tun_write{0};   ///< the kernel refused the packet
   /// GSO chunk out of order or with bad metadata; a super-packet that could not be split
   std::atomic<std::uint64_t> drop_bad_gso{0};
+  /// Server: a downlink packet above the client's reported MTU without DF (not sent)
+  std::atomic<std::uint64_t> drop_too_big{0};
+  /// Server: downlink packets above the client's MTU with DF, answered with an ICMP
+  /// "fragmentation needed" toward their origin (not a drop of ours to fix: the origin's
+  /// path MTU discovery at work)
+  std::atomic<std::uint64_t> frag_needed_sent{0};
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);

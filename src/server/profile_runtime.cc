@@ -19,11 +19,13 @@
 #include "engine/stream_session.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/session_control.h"
 #include "server/session_policy.h"
 #include "sys/link_netlink.h"
 #include "sys/nft_nat.h"
 #include "sys/sysctl.h"
 #include "transport/tcp.h"
+#include "tunio/mtu_clamp.h"
 #include "tunio/offload_split.h"
 #include "wire/gso_chunk.h"
 #include "wire/limits.h"
@@ -398,17 +400,13 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.inbound_filter = inbound_filter(sp, p, ctx);
   sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
   sc.send_gso = &sp->gso;
-  sc.on_control = [sp, offered = hc.extensions](const wire::ControlFrame& f) {
+  sc.on_control = [sp, offered = hc.extensions, &p](const wire::ControlFrame& f) {
     if (f.type == wire::kCtrlCapabilities) {
       if (auto caps = wire::parse_capabilities(f); caps.ok()) {
         sp->gso = (*caps & offered & handshake::caps::kGsoSuperPackets) != 0;
       }
-    } else if (f.type == wire::kCtrlClientInfo) {
-      if (auto info = wire::parse_client_info(f); info.ok()) {
-        std::lock_guard lock(sp->info_mu);
-        sp->client_version = info->version;
-        sp->client_platform = info->platform;
-      }
+    } else {
+      apply_client_control(*sp, f, p.tun.mtu, p.name);
     }
   };
   const std::size_t q = session->id % tun_->queue_count();
@@ -425,6 +423,8 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
 
 void ProfileRuntime::tun_reader(std::size_t queue) {
   tunio::PacketBatch batch(64, wire::kMaxSuperPacket);
+  // ICMP "fragmentation needed" answers to downlink packets above a client's MTU.
+  tunio::PacketBatch icmp(64, tunio::kIcmpFragNeededMaxSize);
   std::vector<Session*> woken;
   woken.reserve(64);
   while (!stop_.stopped()) {
@@ -452,11 +452,21 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
         // Whole, also for a session without the GSO extension: its send thread splits
         // (RecordWriter), so the inbox holds super-packets, not their 1400-byte pieces.
         Session* s = it->second.get();
+        // The client's MTU is below ours (0.7.16 §3.5): only then is the packet judged.
+        if (const auto lim = s->downlink_mtu.load(std::memory_order_relaxed); lim != 0) {
+          if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp)) continue;
+        }
         s->inbox.push(pkt, batch.meta(i));
         if (std::find(woken.begin(), woken.end(), s) == woken.end()) woken.push_back(s);
       }
       for (Session* s : woken) s->inbox.notify();
     });
+    if (!icmp.empty()) {
+      // Best effort, like a router's ICMP: a full queue loses them (the origin retries).
+      std::lock_guard lock(*tun_write_mu_[queue]);
+      (void)tun_->write_batch(queue, icmp);
+      icmp.clear();
+    }
   }
 }
 

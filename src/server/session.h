@@ -48,6 +48,12 @@ struct Session {
   /// The client answered our capability offer with caps::kGsoSuperPackets: super-packets
   /// go to it whole; otherwise the TUN reader splits them first.
   std::atomic<bool> gso{false};
+  /// The tunnel MTU the client reported (control frame 1, clamped to 576..16638; 0 =
+  /// none yet). Written by the session's receive side, read by anyone.
+  std::atomic<std::uint32_t> peer_mtu{0};
+  /// min(profile MTU, peer_mtu) when that is below the profile MTU, else 0: the TUN
+  /// reader's one per-packet check (tunio/mtu_clamp.h does the rest only when set).
+  std::atomic<std::uint32_t> downlink_mtu{0};
 };
 
 }  // namespace qeli::server

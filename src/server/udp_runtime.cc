@@ -4,7 +4,8 @@
 // flow hash pins a client to one worker):
 //   1. recvmmsg a batch straight into TUN-write slots (DatagramSource);
 //   2. per datagram, by source address: a session's → its DatagramReceiver (open in
-//      place) → inbound filter; an AUTH retransmit of a young session → the cached AUTH
+//      place) → inbound filter, or, for an MTU probe, a bounded ack (MtuProbeResponder);
+//      an AUTH retransmit of a young session → the cached AUTH
 //      OK (UdpAuthOkResender); anyone else → that source's half-open UdpServerHandshake
 //      (at most kMaxHalfOpen per worker, the oldest evicted; a stranger whose first
 //      datagram is not a handshake datagram leaves no state and gets nothing back);
@@ -27,10 +28,12 @@
 #include "engine/datagram_writer.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
+#include "handshake/mtu_probe_responder.h"
 #include "handshake/udp_server_handshake.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
 #include "server/profile_runtime.h"
+#include "server/session_control.h"
 #include "server/session_policy.h"
 #include "transport/udp_socket.h"
 #include "wire/udp_obfs.h"
@@ -65,6 +68,7 @@ struct UdpPeer {
   std::unique_ptr<engine::DatagramReceiver> receiver;
   std::unique_ptr<engine::DatagramWriter> writer;
   handshake::UdpAuthOkResender resender;
+  handshake::MtuProbeResponder probes;
   std::function<bool(ByteSpan)> filter;
   engine::DatagramSessionConfig dc;
   std::optional<engine::SessionTimers> timers;
@@ -184,13 +188,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.recv_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key, 0, rng);
     pr.receiver = std::make_unique<engine::DatagramReceiver>(
         std::move(udp.session.recv), s.counters, *pr.recv_env,
-        [sp = &s](const wire::ControlFrame& f) {
-          if (f.type != wire::kCtrlClientInfo) return;
-          if (auto info = wire::parse_client_info(f); info.ok()) {
-            std::lock_guard lock(sp->info_mu);
-            sp->client_version = info->version;
-            sp->client_platform = info->platform;
-          }
+        [sp = &s, &p](const wire::ControlFrame& f) {
+          apply_client_control(*sp, f, p.tun.mtu, p.name);
         },
         kWorkerBatch);
     pr.writer = std::make_unique<engine::DatagramWriter>(std::move(udp.session.send), pad,
@@ -200,6 +199,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.dc.heartbeat = heartbeat_of(p.obf.heartbeat);
     pr.dc.liveness_ms = pr.dc.heartbeat.liveness_ms();
     pr.dc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
+    pr.dc.peer_mtu = &s.downlink_mtu;
     pr.timers.emplace(pr.dc);
     pr.sender = std::thread([this, &w, &pr, &rng, &sock] {
       tunio::PacketBatch batch = pr.session->inbox.make_batch(0, 0);
@@ -332,6 +332,13 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     return true;
   };
 
+  // An MTU probe from an authenticated session (strangers' probes go to a handshake,
+  // which drops them): the ack, bounded per session, in the handshake's envelope.
+  auto answer_probe = [&](UdpPeer& pr, ByteSpan inner, Instant now) {
+    const Bytes ack = pr.probes.on_probe(inner, now);
+    if (!ack.empty()) send_to({pr.hs_env.wrap(ack, true, 0, rng)}, pr.addr);
+  };
+
   auto end_peer = [&](std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>,
                                          transport::UdpAddrHash>::iterator it) {
     UdpPeer& pr = *it->second;
@@ -408,8 +415,11 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         }
         UdpPeer& pr = *it->second;
         if (auth_resend(pr, batch.packet(i), scratch, now)) continue;
-        if (pr.receiver->open(batch, i) == engine::DatagramOutcome::kPacket) {
+        const auto outcome = pr.receiver->open(batch, i);
+        if (outcome == engine::DatagramOutcome::kPacket) {
           keep[i] = pr.filter(batch.packet(i));
+        } else if (outcome == engine::DatagramOutcome::kProbe) {
+          answer_probe(pr, batch.packet(i), now);
         }
       }
       engine::finish_batch(batch, keep, gro, gro_table);

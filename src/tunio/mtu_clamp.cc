@@ -1,0 +1,83 @@
+#include "tunio/mtu_clamp.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/endian.h"
+#include "tunio/checksum.h"
+#include "tunio/ip_header.h"
+
+namespace qeli::tunio {
+namespace {
+
+constexpr std::uint8_t kIpProtoIcmp = 1;
+constexpr std::uint16_t kIpv4DontFragment = 0x4000;
+constexpr std::uint8_t kIcmpDestUnreachable = 3;
+constexpr std::uint8_t kIcmpFragNeeded = 4;
+constexpr std::size_t kIcmpHeader = 8;
+constexpr std::size_t kQuotedPayload = 8;  // RFC 792: "the first 64 bits of the datagram"
+constexpr std::uint8_t kIcmpTtl = 64;
+
+// ICMP types that are error messages (RFC 1122 §3.2.2): 3 unreachable, 4 source quench,
+// 5 redirect, 11 time exceeded, 12 parameter problem.
+bool is_icmp_error(std::uint8_t type) {
+  return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}
+
+// Not a single unicast host we may answer: 0.0.0.0, 127/8, 224/4 (multicast and the
+// reserved class E, which contains 255.255.255.255).
+bool is_unusable_source(std::uint32_t a) { return a == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe; }
+bool is_group_destination(std::uint32_t a) { return (a >> 28) >= 0xe; }
+
+}  // namespace
+
+MtuVerdict check_mtu(ByteSpan packet, const GsoMetadata& meta, std::size_t mtu) {
+  if (packet.size() < kIpv4MinHeader || ip_version(packet.data()) != 4) return MtuVerdict::kFits;
+  const std::size_t unit = meta.type == GsoType::none
+                               ? packet.size()
+                               : std::size_t{meta.hdr_len} + std::size_t{meta.gso_size};
+  if (unit <= mtu) return MtuVerdict::kFits;
+  const bool df = (load_be16(packet.data() + kIpv4FragOff) & kIpv4DontFragment) != 0;
+  return df ? MtuVerdict::kFragNeeded : MtuVerdict::kDrop;
+}
+
+std::size_t write_icmp_frag_needed(ByteSpan packet, std::uint16_t next_hop_mtu,
+                                   MutableByteSpan out) {
+  if (packet.size() < kIpv4MinHeader || ip_version(packet.data()) != 4) return 0;
+  const std::uint8_t* ip = packet.data();
+  const std::size_t ihl = ipv4_ihl_bytes(ip);
+  if (ihl < kIpv4MinHeader || ihl > packet.size()) return 0;
+  if ((load_be16(ip + kIpv4FragOff) & kIpv4FragOffsetMask) != 0) return 0;  // not first
+  const std::uint32_t src = load_be32(ip + 12);
+  const std::uint32_t dst = load_be32(ip + 16);
+  if (is_unusable_source(src) || is_group_destination(dst)) return 0;
+  if (ip[kIpv4ProtoOff] == kIpProtoIcmp) {
+    // An ICMP message whose type we cannot see might be an error: say nothing.
+    if (packet.size() <= ihl || is_icmp_error(ip[ihl])) return 0;
+  }
+  const std::size_t quote = ihl + std::min(kQuotedPayload, packet.size() - ihl);
+  const std::size_t total = kIpv4MinHeader + kIcmpHeader + quote;
+  if (out.size() < total) return 0;
+
+  std::uint8_t* o = out.data();
+  std::memset(o, 0, kIpv4MinHeader + kIcmpHeader);
+  // IPv4 header (RFC 791): no options, id 0, not fragmented.
+  o[0] = 0x45;
+  store_be16(o + kIpv4TotalLenOff, static_cast<std::uint16_t>(total));
+  o[kIpv4TtlOff] = kIcmpTtl;
+  o[kIpv4ProtoOff] = kIpProtoIcmp;
+  store_be32(o + 12, dst);  // we speak for the hop toward the packet's destination
+  store_be32(o + 16, src);
+  write_ipv4_header_checksum(o, kIpv4MinHeader);
+  // ICMP: type, code, checksum, unused(2), next-hop MTU(2), then the quote.
+  std::uint8_t* icmp = o + kIpv4MinHeader;
+  icmp[0] = kIcmpDestUnreachable;
+  icmp[1] = kIcmpFragNeeded;
+  store_be16(icmp + 6, next_hop_mtu);
+  std::memcpy(icmp + kIcmpHeader, ip, quote);
+  const std::uint16_t sum = checksum_fold(checksum_add(ByteSpan(icmp, kIcmpHeader + quote)));
+  store_be16(icmp + 2, static_cast<std::uint16_t>(~sum));
+  return total;
+}
+
+}  // namespace qeli::tunio

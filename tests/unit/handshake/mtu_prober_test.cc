@@ -1,0 +1,236 @@
+// MtuProber (handshake/mtu_prober.h) against a simulated path: the ladder below a
+// ceiling, EMSGSIZE from the kernel, lost probes and acks, late acks, stray acks, the
+// fallback and the time budget. MtuProbeResponder: what a server answers and its bound.
+#include "handshake/mtu_prober.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+#include "crypto/random.h"
+#include "handshake/mtu_probe_responder.h"
+#include "wire/udp_frag.h"
+
+namespace qeli::handshake {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A path: sends above `kernel_limit` (outer bytes) fail with EMSGSIZE at once; sends
+// above `path_limit` vanish; `lose` may drop any other probe. Acks come back `rtt` later.
+struct SimPath {
+  std::size_t kernel_limit = 65535;
+  std::size_t path_limit = 65535;
+  Duration rtt = 20ms;
+  std::function<bool(const MtuProbeRequest&)> lose = [](const MtuProbeRequest&) { return false; };
+};
+
+struct ProbeRun {
+  std::vector<MtuProbeRequest> sent;
+  std::size_t refused = 0;
+  Duration took{};
+};
+
+ProbeRun drive(MtuProber& p, const SimPath& path, Instant t0) {
+  ProbeRun run;
+  Instant now = t0;
+  std::vector<std::pair<Instant, wire::MtuProbe>> acks;
+  while (!p.done()) {
+    while (auto r = p.next(now)) {
+      run.sent.push_back(*r);
+      const bool too_big = r->probe.outer_size > path.kernel_limit;
+      if (too_big) ++run.refused;
+      p.on_sent(too_big, now);
+      if (!too_big && r->probe.outer_size <= path.path_limit && !path.lose(*r)) {
+        acks.emplace_back(now + path.rtt, r->probe);
+      }
+    }
+    if (p.done()) break;
+    // Advance to the earlier of the prober's deadline and the next ack.
+    Instant next = *p.deadline();
+    for (const auto& a : acks) next = std::min(next, a.first);
+    now = next;
+    for (auto it = acks.begin(); it != acks.end();) {
+      if (it->first <= now) {
+        p.on_ack(it->second, now);
+        it = acks.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!p.done() && p.deadline() && now >= *p.deadline()) p.on_timer(now);
+  }
+  run.took = now - t0;
+  return run;
+}
+
+MtuProberConfig config(std::size_t ceiling, std::size_t overhead = 76) {
+  MtuProberConfig c;
+  c.ceiling = ceiling;
+  c.outer_overhead = overhead;
+  return c;
+}
+
+TEST(MtuProber, LadderBelowTheCeiling) {
+  const Instant t0{};
+  EXPECT_EQ(MtuProber(config(1400), t0).rungs(),
+            (std::vector<std::size_t>{1400, 1360, 1320, 1280, 1200, 576}));
+  EXPECT_EQ(
+      MtuProber(config(9000), t0).rungs(),
+      (std::vector<std::size_t>{9000, 6000, 4000, 2500, 2000, 1500, 1360, 1320, 1280, 1200, 576}));
+  EXPECT_EQ(MtuProber(config(1500), t0).rungs(),
+            (std::vector<std::size_t>{1500, 1360, 1320, 1280, 1200, 576}));
+  EXPECT_EQ(MtuProber(config(16638), t0).rungs().size(), 13u);  // ceiling + 11 + floor
+  EXPECT_EQ(MtuProber(config(576), t0).rungs(), (std::vector<std::size_t>{576}));
+  EXPECT_EQ(MtuProber(config(100), t0).rungs(), (std::vector<std::size_t>{576}));  // clamped
+}
+
+TEST(MtuProber, CleanPathTakesTheCeilingWithOneProbe) {
+  MtuProber p(config(1400), Instant{});
+  const ProbeRun r = drive(p, SimPath{}, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
+  EXPECT_EQ(p.mtu(), 1400u);
+  ASSERT_EQ(r.sent.size(), 1u);
+  EXPECT_EQ(r.sent[0].probe.outer_size, 1400 + 76);
+  EXPECT_EQ(r.took, 20ms);
+}
+
+TEST(MtuProber, EmsgsizeSkipsRungsWithoutWaiting) {
+  // The kernel knows a 1280-byte path: 1400..1280 rungs (outer 1476..1356) are refused
+  // at once, 1200 (outer 1276) goes out and is acked.
+  SimPath path;
+  path.kernel_limit = 1280;
+  path.path_limit = 1280;
+  MtuProber p(config(1400), Instant{});
+  const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
+  EXPECT_EQ(p.mtu(), 1200u);
+  EXPECT_EQ(r.refused, 4u);
+  EXPECT_EQ(p.refused(), 4u);
+  EXPECT_EQ(r.sent.size(), 5u);
+  EXPECT_EQ(r.took, 20ms) << "refused rungs cost no time";
+}
+
+TEST(MtuProber, SilentBlackHoleCostsTriesTimesTimeout) {
+  // The path drops big datagrams without telling the kernel: 2 tries × 300 ms per rung.
+  SimPath path;
+  path.path_limit = 1300;
+  MtuProber p(config(1400), Instant{});
+  const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.mtu(), 1200u);
+  EXPECT_EQ(r.sent.size(), 4u * 2 + 1);
+  EXPECT_EQ(r.took, 4 * 2 * 300ms + 20ms);
+}
+
+TEST(MtuProber, OneLostProbeIsRetried) {
+  SimPath path;
+  int lost = 0;
+  path.lose = [&](const MtuProbeRequest&) { return lost++ == 0; };  // the first only
+  MtuProber p(config(1400), Instant{});
+  const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.mtu(), 1400u);
+  ASSERT_EQ(r.sent.size(), 2u);
+  EXPECT_NE(r.sent[0].probe.id, r.sent[1].probe.id);
+  EXPECT_EQ(r.sent[0].probe.outer_size, r.sent[1].probe.outer_size);
+}
+
+TEST(MtuProber, LateAckForALargerRungWins) {
+  // Acks take 400 ms (> the 300 ms timeout): the 1400 probe's ack arrives while 1360 is
+  // probed, and 1400 is taken.
+  SimPath path;
+  path.rtt = 400ms;
+  MtuProber p(config(1400), Instant{});
+  drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
+  EXPECT_EQ(p.mtu(), 1400u);
+}
+
+TEST(MtuProber, StrayAndForgedAcksAreIgnored) {
+  MtuProber p(config(1400), Instant{});
+  auto r = p.next(Instant{});
+  ASSERT_TRUE(r);
+  p.on_sent(false, Instant{});
+  p.on_ack({static_cast<std::uint16_t>(r->probe.id + 1), r->probe.outer_size}, Instant{});
+  p.on_ack({r->probe.id, static_cast<std::uint16_t>(r->probe.outer_size - 1)}, Instant{});
+  EXPECT_FALSE(p.done());
+  p.on_ack(r->probe, Instant{});
+  EXPECT_EQ(p.mtu(), 1400u);
+}
+
+TEST(MtuProber, NothingAckedFallsBackToTheCeiling) {
+  SimPath path;
+  path.path_limit = 0;  // the server never answers
+  MtuProberConfig c = config(1400);
+  c.budget = 10s;
+  MtuProber p(c, Instant{});
+  const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kFallback);
+  EXPECT_EQ(p.mtu(), 1400u);
+  EXPECT_EQ(r.sent.size(), 6u * 2);
+}
+
+TEST(MtuProber, FallbackSkipsWhatTheKernelRefused) {
+  SimPath path;
+  path.kernel_limit = 1400;  // 1400+76 and 1360+76 refused; the rest vanish
+  path.path_limit = 0;
+  MtuProberConfig c = config(1400);
+  c.budget = 10s;
+  MtuProber p(c, Instant{});
+  drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kFallback);
+  EXPECT_EQ(p.mtu(), 1320u);
+}
+
+TEST(MtuProber, BudgetBoundsTheRun) {
+  SimPath path;
+  path.path_limit = 0;
+  MtuProber p(config(9000), Instant{});  // 11 rungs × 600 ms would be 6.6 s
+  const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kFallback);
+  EXPECT_EQ(p.mtu(), 9000u);
+  EXPECT_EQ(r.took, 3s);
+  EXPECT_FALSE(p.deadline());
+  EXPECT_FALSE(p.next(Instant{} + 4s));
+}
+
+TEST(MtuProbeResponder, EchoesProbesOnly) {
+  crypto::DeterministicRng rng(7);
+  MtuProbeResponder resp;
+  const wire::MtuProbe probe{0x1234, 1476};
+  const Bytes d = wire::build_mtu_probe(probe, 1400, rng);
+  const Bytes ack = resp.on_probe(d, Instant{});
+  ASSERT_EQ(ack.size(), 10u);
+  EXPECT_LE(ack.size(), d.size());
+  auto parsed = wire::parse_mtu_probe(ack);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(parsed->is_ack);
+  EXPECT_EQ(parsed->probe.id, 0x1234);
+  EXPECT_EQ(parsed->probe.outer_size, 1476);
+  // An ack, a fragment of another kind, garbage and a truncated probe get nothing.
+  EXPECT_TRUE(resp.on_probe(ack, Instant{}).empty());
+  EXPECT_TRUE(resp.on_probe(wire::build_junk(20, rng), Instant{}).empty());
+  const Bytes garbage = {0x17, 0x03, 0x03, 0, 0};
+  EXPECT_TRUE(resp.on_probe(garbage, Instant{}).empty());
+  EXPECT_TRUE(resp.on_probe(ByteSpan(d).first(9), Instant{}).empty());
+  EXPECT_EQ(resp.answered(), 1u);
+  EXPECT_EQ(resp.refused(), 4u);
+}
+
+TEST(MtuProbeResponder, BoundedPerWindow) {
+  crypto::DeterministicRng rng(8);
+  MtuProbeResponder resp;
+  const Bytes d = wire::build_mtu_probe({1, 600}, 600, rng);
+  const Instant t0 = Instant{} + 100s;
+  for (std::size_t i = 0; i < MtuProbeResponder::kMaxAcks; ++i) {
+    EXPECT_FALSE(resp.on_probe(d, t0 + std::chrono::milliseconds(i * 100)).empty()) << i;
+  }
+  EXPECT_TRUE(resp.on_probe(d, t0 + 5s).empty());
+  EXPECT_TRUE(resp.on_probe(d, t0 + 9999ms).empty());
+  EXPECT_FALSE(resp.on_probe(d, t0 + 10s).empty()) << "a new window";
+  EXPECT_EQ(resp.answered(), MtuProbeResponder::kMaxAcks + 1);
+  EXPECT_EQ(resp.refused(), 2u);
+}
+
+}  // namespace
+}  // namespace qeli::handshake

@@ -1,0 +1,108 @@
+// server/session_control.h: the MTU report (control frame 1) sets the session's
+// peer_mtu and, only when lower than the profile's MTU, its downlink clamp; client info
+// (frame 2) is recorded; and fits_peer_mtu() turns oversized downlink packets into ICMP
+// "fragmentation needed" for their origin (DF) or counted drops.
+#include "server/session_control.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "base/endian.h"
+#include "fakes/packet_builder.h"
+#include "tunio/mtu_clamp.h"
+#include "wire/control_frame.h"
+
+namespace qeli::server {
+namespace {
+
+std::unique_ptr<Session> make_session() {
+  return std::make_unique<Session>(1, "alice", "alice", 0x0a4e0002, transport::Ipv4Endpoint{},
+                                   engine::SessionInbox::Geometry{8, 1500, 0, 0});
+}
+
+void report(Session& s, std::uint16_t mtu, std::uint32_t profile_mtu = 1400) {
+  const Bytes frame = wire::build_mtu_report(mtu);
+  auto f = wire::parse_control_frame(frame);
+  ASSERT_TRUE(f.ok());
+  apply_client_control(s, *f, profile_mtu, "test");
+}
+
+TEST(SessionControl, MtuReportSetsTheClampOnlyBelowTheProfile) {
+  auto s = make_session();
+  EXPECT_EQ(s->downlink_mtu.load(), 0u);
+  report(*s, 1400);
+  EXPECT_EQ(s->peer_mtu.load(), 1400u);
+  EXPECT_EQ(s->downlink_mtu.load(), 0u) << "equal to the profile: the common path";
+  report(*s, 9000);
+  EXPECT_EQ(s->peer_mtu.load(), 9000u);
+  EXPECT_EQ(s->downlink_mtu.load(), 0u);
+  report(*s, 1200);
+  EXPECT_EQ(s->peer_mtu.load(), 1200u);
+  EXPECT_EQ(s->downlink_mtu.load(), 1200u);
+  report(*s, 100);  // clamped to the floor (0.7.16: 576..16638)
+  EXPECT_EQ(s->peer_mtu.load(), 576u);
+  EXPECT_EQ(s->downlink_mtu.load(), 576u);
+  report(*s, 1500);  // a later, larger report lifts the clamp again
+  EXPECT_EQ(s->downlink_mtu.load(), 0u);
+}
+
+TEST(SessionControl, ClientInfoIsRecordedAndOtherTypesIgnored) {
+  auto s = make_session();
+  const Bytes info = wire::build_client_info("1.2.3", "linux");
+  apply_client_control(*s, *wire::parse_control_frame(info), 1400, "test");
+  EXPECT_EQ(s->client_version, "1.2.3");
+  EXPECT_EQ(s->client_platform, "linux");
+  const Bytes caps = wire::build_capabilities(1);
+  apply_client_control(*s, *wire::parse_control_frame(caps), 1400, "test");
+  EXPECT_EQ(s->peer_mtu.load(), 0u);
+  const Bytes bad_mtu = {0xc1, 0x9b, 1, 1, 5};  // a 1-byte MTU body: malformed
+  apply_client_control(*s, *wire::parse_control_frame(bad_mtu), 1400, "test");
+  EXPECT_EQ(s->peer_mtu.load(), 0u);
+}
+
+test::PacketBytes downlink(std::size_t payload, bool df) {
+  test::PacketSpec p;
+  p.src = {192, 0, 2, 7};
+  p.dst = {10, 78, 0, 2};
+  p.payload = payload;
+  p.frag = df ? 0x4000 : 0;
+  return test::build_packet(p);
+}
+
+TEST(SessionControl, OversizedDownlinkBecomesIcmpOrADrop) {
+  auto s = make_session();
+  tunio::PacketBatch icmp(2, tunio::kIcmpFragNeededMaxSize);
+  const tunio::GsoMetadata plain;
+  EXPECT_TRUE(fits_peer_mtu(*s, downlink(1160, true), plain, 1200, icmp));
+  EXPECT_TRUE(icmp.empty());
+
+  EXPECT_FALSE(fits_peer_mtu(*s, downlink(1360, true), plain, 1200, icmp));
+  ASSERT_EQ(icmp.size(), 1u);
+  const ByteSpan m = icmp.packet(0);
+  EXPECT_EQ(m[9], 1);                                // ICMP
+  EXPECT_EQ(load_be32(m.data() + 16), 0xc0000207u);  // back to the origin
+  EXPECT_EQ(m[20], 3);
+  EXPECT_EQ(m[21], 4);
+  EXPECT_EQ(load_be16(m.data() + 26), 1200);
+  EXPECT_EQ(s->counters.frag_needed_sent.load(), 1u);
+
+  EXPECT_FALSE(fits_peer_mtu(*s, downlink(1360, false), plain, 1200, icmp));
+  EXPECT_EQ(icmp.size(), 1u);
+  EXPECT_EQ(s->counters.drop_too_big.load(), 1u);
+
+  // A TSO super-packet of 1400-byte segments for a 1200-byte client.
+  tunio::GsoMetadata tso;
+  tso.type = tunio::GsoType::tcp4;
+  tso.hdr_len = 40;
+  tso.gso_size = 1360;
+  EXPECT_FALSE(fits_peer_mtu(*s, downlink(20000, true), tso, 1200, icmp));
+  EXPECT_EQ(icmp.size(), 2u);
+  // The ICMP batch is full: the next one is only a drop.
+  EXPECT_FALSE(fits_peer_mtu(*s, downlink(1360, true), plain, 1200, icmp));
+  EXPECT_EQ(s->counters.frag_needed_sent.load(), 2u);
+  EXPECT_EQ(s->counters.drop_too_big.load(), 2u);
+}
+
+}  // namespace
+}  // namespace qeli::server
