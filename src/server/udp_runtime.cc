@@ -6,8 +6,11 @@
 //   2. per datagram, by source address: a session's → its DatagramReceiver (open in
 //      place) → inbound filter; an AUTH retransmit of a young session → the cached AUTH
 //      OK (UdpAuthOkResender); anyone else → that source's half-open UdpServerHandshake
-//      (at most kMaxHalfOpen per worker, the oldest evicted; a stranger whose first
-//      datagram is not a handshake datagram leaves no state and gets nothing back);
+//      (at most kMaxHalfOpen per worker, the oldest evicted — first those without a
+//      complete hello; a stranger whose first datagram is not a handshake datagram, or
+//      whose hello is over the rate limits, leaves no state and gets nothing back; a new
+//      hello's key agreement runs only within the worker's pre-auth crypto budget and
+//      the profile's per-source-IP new-session limit);
 //   3. the batch is coalesced (finish_batch) and written to the worker's TUN queue;
 //   4. AUTH requests go to a thread of their own (lockout, tarpit, Argon2id, admission:
 //      admit_client); the verdict comes back through the worker's queue + notifier;
@@ -321,11 +324,18 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     const bool fresh = it == w.half_open.end();
     if (fresh) {
       if (w.half_open.size() >= kMaxHalfOpen) {
-        auto oldest = w.half_open.begin();
+        // The oldest one that has not got as far as a key agreement (a flood of partial
+        // hellos then never pushes out a real client waiting for its AUTH verdict);
+        // failing that, the oldest.
+        auto oldest = w.half_open.begin(), oldest_idle = w.half_open.end();
         for (auto j = w.half_open.begin(); j != w.half_open.end(); ++j) {
           if (j->second.created < oldest->second.created) oldest = j;
+          if (!j->second.hs->has_hello() && (oldest_idle == w.half_open.end() ||
+                                             j->second.created < oldest_idle->second.created)) {
+            oldest_idle = j;
+          }
         }
-        w.half_open.erase(oldest);
+        w.half_open.erase(oldest_idle != w.half_open.end() ? oldest_idle : oldest);
         counters_.udp_half_open_evicted++;
       }
       HalfOpen h;
