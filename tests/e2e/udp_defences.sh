@@ -16,13 +16,17 @@
 #          attacker address gets 10 per minute); the client still passes traffic.
 #          (Checked: with no rate limit, no crypto budget and no half-open bound, the
 #          peak RSS grows by ~130 MiB for 6000 hellos and this part fails.)
-# Usage: udp_defences.sh QELI_BINARY HELLO_FLOOD_BINARY [loss|flood...]
+#   addresses  the server's name resolves (/etc/netns/$NS_C/hosts) to a silent address
+#          first, then the server: with `timeout = 8` the UDP client gives the first a
+#          share of 4 s, logs that it moves on, and connects through the second (checked:
+#          with the old client, which tried only the first address, this part fails).
+# Usage: udp_defences.sh QELI_BINARY HELLO_FLOOD_BINARY [loss|flood|addresses...]
 set -euo pipefail
 QELI=$(readlink -f "$1")
 FLOOD=$(readlink -f "$2")
 shift 2
 PARTS=("$@")
-[ ${#PARTS[@]} -gt 0 ] || PARTS=(loss flood)
+[ ${#PARTS[@]} -gt 0 ] || PARTS=(loss flood addresses)
 LOSS_CONNECTS=${LOSS_CONNECTS:-8}
 FLOOD_COUNT=${FLOOD_COUNT:-6000}
 FLOOD_RATE=${FLOOD_RATE:-1500}
@@ -34,6 +38,7 @@ E2E_TRANSPORT=udp
 E2E_TUN_QUEUES=2
 source "$(dirname "$0")/lib.sh"
 e2e_setup
+trap 'rm -rf "/etc/netns/$NS_C"; e2e_cleanup' EXIT
 
 # kB of a /proc/PID/status field.
 proc_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
@@ -130,10 +135,31 @@ run_flood() {
   e2e_log "flood ok"
 }
 
+run_addresses() {
+  local dir="$E2E_DIR/addresses" silent="$UL_NET.3"
+  e2e_server_conf "$dir" fake-tls "obf.padding.enabled = false"
+  e2e_add_user "$dir" alice "s3cret-addr" >/dev/null
+  e2e_start_server server-addr "$dir"
+  mkdir -p "/etc/netns/$NS_C"
+  printf '%s qeli-multi.test\n%s qeli-multi.test\n' "$silent" "$UL_S" >"/etc/netns/$NS_C/hosts"
+  local conf
+  conf=$(e2e_client_conf "$dir" client-addr alice "s3cret-addr" $'proto = udp\ntimeout = 8')
+  sed -i "s/^server = .*/server = qeli-multi.test:$E2E_PORT/" "$conf"
+  e2e_start_client client-addr "$NS_C" "$dir" -c "$conf"
+  e2e_wait_tunnel 20 "$NS_C" >/dev/null || e2e_fail "addresses: never connected"
+  grep -Eq "no answer from $silent:$E2E_PORT within (3[0-9]{3}|4000) ms; trying the next address" \
+    "$E2E_DIR/client-addr.log" || e2e_fail "addresses: the silent address was not tried first"
+  e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "addresses: no ping through the tunnel"
+  e2e_finish client-addr server-addr
+  rm -rf "/etc/netns/$NS_C"
+  e2e_log "addresses ok"
+}
+
 for p in "${PARTS[@]}"; do
   case "$p" in
     loss) run_loss ;;
     flood) run_flood ;;
+    addresses) run_addresses ;;
     *) e2e_fail "unknown part $p" ;;
   esac
 done
