@@ -1,7 +1,9 @@
 // The UDP server adapter facing one hostile source: the input is split into datagrams at
-// 0xFF 0xFF markers (the first byte picks obfs on/off). Checks: what the server sends
-// before authentication never exceeds 3x what it counted in from the source; no event
-// without a decrypted AUTH; a failed adapter sends nothing more.
+// 0xFF 0xFF markers (the first byte picks obfs on/off, and a hello gate that refuses
+// everything). Checks: what the server sends before authentication never exceeds 3x
+// what it counted in from the source; no event without a decrypted AUTH; a failed
+// adapter sends nothing more; behind a refusing gate nothing is ever sent and no key
+// agreement runs.
 #include <cstdlib>
 
 #include "crypto/random.h"
@@ -23,6 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   UdpServerConfig cfg;
   cfg.inner.identity = &identity;
   cfg.obfs = (data[0] & 1) != 0 ? &obfs : nullptr;
+  const bool refuse_all = (data[0] & 2) != 0;
+  if (refuse_all) cfg.admit_hello = [](Instant) { return false; };
   UdpServerHandshake s(cfg, rng);
   Instant now{};
   std::size_t start = 1;
@@ -40,6 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const Bytes& o : s.take_datagrams()) sent += o.size();
     if (s.take_event()) std::abort();  // an AUTH cannot be forged without the keys
     if (s.pre_auth_bytes_sent() > 3 * s.bytes_received()) std::abort();
+    if (refuse_all && (sent != 0 || s.has_hello())) std::abort();
     if (s.state() == State::kFailed && (sent != 0 || s.failure() == Failure::kNone)) std::abort();
     if (end) break;
   }

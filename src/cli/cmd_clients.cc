@@ -1,4 +1,5 @@
-// qeli list-clients / qeli kick USER — thin clients of the server's control socket.
+// qeli list-clients / qeli kick USER / qeli stats — thin clients of the server's control
+// socket.
 #include <CLI/CLI.hpp>
 
 #include <iomanip>
@@ -53,6 +54,24 @@ int list_clients(const Options& o, Context& ctx) {
   return kExitOk;
 }
 
+// One "profile counter value" line per non-zero counter (all of them with --json).
+int stats(const Options& o, Context& ctx) {
+  nlohmann::json r;
+  if (const int rc = call_and_check(o, {{"cmd", "stats"}}, ctx, r); rc != kExitOk) return rc;
+  if (o.json) {
+    ctx.out << r["profiles"].dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const auto& p : r["profiles"]) {
+    const std::string name = p.value("profile", "");
+    for (const auto& [key, value] : p.items()) {
+      if (key == "profile" || !value.is_number() || value.get<std::uint64_t>() == 0) continue;
+      ctx.out << std::left << std::setw(12) << name << std::setw(28) << key << value.dump() << "\n";
+    }
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void register_clients(CLI::App& app, Context& ctx) {
@@ -61,6 +80,12 @@ void register_clients(CLI::App& app, Context& ctx) {
   list->add_option("--socket", opts->socket, "Server control socket")->capture_default_str();
   list->add_flag("--json", opts->json, "Print JSON");
   list->callback([opts, &ctx] { ctx.exit_code = list_clients(*opts, ctx); });
+
+  auto* st =
+      app.add_subcommand("stats", "Per-profile counters of a running server (pre-auth drops)");
+  st->add_option("--socket", opts->socket, "Server control socket")->capture_default_str();
+  st->add_flag("--json", opts->json, "Print JSON (every counter)");
+  st->callback([opts, &ctx] { ctx.exit_code = stats(*opts, ctx); });
 
   auto* kick =
       app.add_subcommand("kick", "Disconnect every session of a user (they may reconnect)");

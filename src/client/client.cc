@@ -13,6 +13,7 @@
 #include <string_view>
 #include <thread>
 
+#include "client/connect_plan.h"
 #include "client/device_id.h"
 #include "client/dns_choice.h"
 #include "client/known_hosts.h"
@@ -186,6 +187,7 @@ class Client {
   const config::ClientConfig& cfg_;
   engine::StopSignal stop_;
   std::vector<transport::Ipv4Endpoint> servers_;
+  transport::Ipv4Endpoint server_;  ///< the address of servers_ the session uses
   std::string endpoint_name_;
   std::optional<handshake::X25519Public> pinned_;
   bool pin_from_store_ = false;
@@ -305,26 +307,29 @@ void Client::remember_server_key(const handshake::ClientSession& session) {
 }
 
 Duration Client::connect_once_tcp() {
-  const auto budget = std::chrono::milliseconds(cfg_.timeout);
   transport::UniqueFd sock;
   std::string last_error;
-  for (const auto& ep : servers_) {
-    auto share = budget / static_cast<long>(servers_.size());
-    // Cancelled by SIGINT/SIGTERM: an unreachable server would otherwise hold the stop
-    // for the whole connect timeout.
-    auto c = transport::tcp_connect(
-        ep, std::chrono::duration_cast<std::chrono::milliseconds>(share), stop_.fd());
-    if (c.ok()) {
-      sock = std::move(*c);
-      break;
-    }
-    last_error = c.error();
-    if (stop_.stopped()) return Duration::zero();
-  }
-  if (!sock.valid()) {
+  const SteadyClock clock;
+  const auto got = try_in_turn(
+      servers_.size(), std::chrono::duration_cast<Duration>(cfg_.timeout), clock,
+      [&](std::size_t i, Duration share) {
+        // Cancelled by SIGINT/SIGTERM: an unreachable server would otherwise hold the
+        // stop for the whole connect timeout.
+        auto c = transport::tcp_connect(
+            servers_[i], std::chrono::duration_cast<std::chrono::milliseconds>(share), stop_.fd());
+        if (c.ok()) {
+          sock = std::move(*c);
+          return AttemptResult::kConnected;
+        }
+        last_error = c.error();
+        return stop_.stopped() ? AttemptResult::kStop : AttemptResult::kNoAnswer;
+      });
+  if (stop_.stopped()) return Duration::zero();
+  if (!got) {
     spdlog::warn("connect failed: {}", last_error);
     return Duration::zero();
   }
+  server_ = servers_[*got];
   transport::StreamOptions so;
   so.nodelay = cfg_.tcp_nodelay;
   so.keepalive_secs = static_cast<int>(cfg_.keepalive.count());
@@ -371,7 +376,6 @@ Duration Client::connect_once_tcp() {
 // deadline, then the datagram data phase. Super-packets are TCP-only for now: the TUN
 // is read split into MTU-sized packets.
 Duration Client::connect_once_udp() {
-  const transport::UdpAddr peer = transport::UdpAddr::from(servers_.front());
   transport::UdpOptions uo;
   uo.bind = transport::UdpAddr::from(transport::Ipv4Endpoint{0, cfg_.lport});
   uo.recv_buffer = cfg_.recv_buffer_size.value_or(0);
@@ -397,9 +401,31 @@ Duration Client::connect_once_udp() {
   uc.junk.count = cfg_.awg ? cfg_.jc : 0;  // `awg` switches the junk on (link `awg=1`)
   uc.junk.min_len = cfg_.jmin;
   uc.junk.max_len = cfg_.jmax;
-  handshake::UdpClientHandshake hs(uc, rng);
-  const auto failure = engine::drive_udp_client_handshake(hs, *sock, peer, stop_);
-  if (stop_.stopped() || !handshake_succeeded(failure)) return Duration::zero();
+  // UDP has no connect that could fail: each address gets a whole handshake within its
+  // share of the timeout; only silence moves on to the next address.
+  std::unique_ptr<handshake::UdpClientHandshake> done;
+  transport::UdpAddr peer;
+  bool succeeded = false;
+  const SteadyClock clock;
+  (void)try_in_turn(servers_.size(), uc.inner.timeout, clock, [&](std::size_t i, Duration share) {
+    uc.inner.timeout = share;
+    peer = transport::UdpAddr::from(servers_[i]);
+    auto hs = std::make_unique<handshake::UdpClientHandshake>(uc, rng);
+    const auto failure = engine::drive_udp_client_handshake(*hs, *sock, peer, stop_);
+    if (stop_.stopped()) return AttemptResult::kStop;
+    if (failure == handshake::Failure::kTimeout && i + 1 < servers_.size()) {
+      spdlog::warn("no answer from {} within {} ms; trying the next address", peer.to_string(),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(share).count());
+      return AttemptResult::kNoAnswer;
+    }
+    succeeded = handshake_succeeded(failure);
+    if (!succeeded) return AttemptResult::kStop;
+    server_ = servers_[i];
+    done = std::move(hs);
+    return AttemptResult::kConnected;
+  });
+  if (stop_.stopped() || !succeeded) return Duration::zero();
+  handshake::UdpClientHandshake& hs = *done;
   auto udp = hs.take_session();
   remember_server_key(udp.session);
   const handshake::AuthOk& ok = *udp.session.auth_ok;
@@ -479,7 +505,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   if (cfg_.gateway || !cfg_.exclude.empty()) {
     // Pin the server (and excluded networks) through the path it uses now, before the
     // default route moves into the tunnel.
-    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(servers_.front().addr));
+    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(server_.addr));
     auto via = rt->lookup(server.value());
     if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
     if (cfg_.gateway && !routes.add_route(sys::pin_route(*via)))

@@ -23,8 +23,10 @@ std::size_t total_size(const std::vector<Bytes>& v) {
 }
 }  // namespace
 
-std::vector<Bytes> UdpAuthOkResender::on_inner(ByteSpan inner) {
-  if (left_ <= 0 || auth_.empty() || !same(inner, auth_)) return {};
+std::vector<Bytes> UdpAuthOkResender::on_datagram(ByteSpan datagram) {
+  if (left_ <= 0 || auth_.empty() || datagram.size() != auth_.size()) return {};
+  ++compared_;
+  if (!std::equal(datagram.begin(), datagram.end(), auth_.begin())) return {};
   --left_;
   return reply_;
 }
@@ -52,12 +54,13 @@ struct UdpServerHandshake::Impl {
   Failure why = Failure::kNone;
   Bytes hello;                // the first complete ClientHello
   std::vector<Bytes> flight;  // its cached reply datagrams
-  Bytes auth;                 // the AUTH record as received
+  Bytes auth;                 // the AUTH datagram as received (still sealed)
+  Bytes raw;                  // the datagram being handled, as received (stage kAuth)
   std::vector<Bytes> auth_ok;
   UdpAuthOkResender resender;
   std::optional<ServerEvent> event;  // the AUTH/JOIN request, until the caller takes it
   std::vector<Bytes> out;
-  std::size_t received = 0, sent = 0, dropped = 0;
+  std::size_t received = 0, sent = 0, dropped = 0, refused = 0;
   std::uint32_t next_pn = 2;
   Instant started{};
   bool clock_started = false;
@@ -116,16 +119,15 @@ struct UdpServerHandshake::Impl {
     // 1. anti-amplification: a hello under 1200 bytes is never answered.
     if (whole.size() < wire::kUdpClientHelloMin) return fail_with(Failure::kHelloTooSmall);
     if (stage == Stage::kAuth && same(whole, hello)) return emit_flight();  // retransmit
+    if (cfg.admit_hello && !cfg.admit_hello(now)) {
+      ++refused;  // rate-limited before any public-key crypto: silence
+      ++dropped;
+      return;
+    }
     on_first_hello(Bytes(whole.begin(), whole.end()), now);
   }
 
   void on_record(ByteSpan rec, std::size_t datagram_size, Instant now) {
-    if (stage == Stage::kDone) {
-      auto again = resender.on_inner(rec);
-      if (again.empty()) ++dropped;
-      out.insert(out.end(), again.begin(), again.end());
-      return;
-    }
     if (stage != Stage::kAuth) {
       ++dropped;  // before the flight, or a retransmitted AUTH while we decide
       return;
@@ -141,7 +143,7 @@ struct UdpServerHandshake::Impl {
       ++dropped;
       return;
     }
-    auth.assign(rec.begin(), rec.end());
+    auth = std::move(raw);
     stage = Stage::kDecision;
   }
 
@@ -154,6 +156,16 @@ struct UdpServerHandshake::Impl {
       on_timer(now);
       if (stage == Stage::kFailed) return;
     }
+    if (stage == Stage::kDone) {
+      // 4. a retransmitted AUTH, compared as received: nothing is opened.
+      auto again = resender.on_datagram(d);
+      if (again.empty()) ++dropped;
+      out.insert(out.end(), again.begin(), again.end());
+      return;
+    }
+    // While the AUTH is awaited, keep the datagram as received: it may be the AUTH,
+    // which the client re-sends byte for byte (the seal below opens in place).
+    if (stage == Stage::kAuth) raw.assign(d.begin(), d.end());
     const std::size_t size = d.size();
     MutableByteSpan body = d;
     if (env.obfs != nullptr) {
@@ -272,6 +284,8 @@ State UdpServerHandshake::state() const {
 
 Failure UdpServerHandshake::failure() const { return impl_->why; }
 std::size_t UdpServerHandshake::dropped() const { return impl_->dropped; }
+std::size_t UdpServerHandshake::refused() const { return impl_->refused; }
+bool UdpServerHandshake::has_hello() const { return impl_->inner != nullptr; }
 std::size_t UdpServerHandshake::bytes_received() const { return impl_->received; }
 std::size_t UdpServerHandshake::pre_auth_bytes_sent() const { return impl_->sent; }
 

@@ -5,7 +5,9 @@
 //
 //   1. ClientHello fragments (msg 1) are reassembled. A hello under 1200 bytes is never
 //      answered (kHelloTooSmall). Junk (msg 3) and anything unknown is dropped before any
-//      crypto; a stranger's single short datagram gets nothing back.
+//      crypto; a stranger's single short datagram gets nothing back. A distinct complete
+//      hello asks the caller's admit_hello gate (rate limits) before the key agreement;
+//      a refused one is dropped silently (refused()) and its retransmit asks again.
 //   2. The reply ServerHello ‖ CCS ‖ Cert ‖ Finished ‖ NST ‖ proof record is ONE message,
 //      fragmented as msg 2 and cached. It is sent — first, and again on every retransmit
 //      of the same hello — only while the bytes sent to the source stay within 3× the
@@ -15,9 +17,11 @@
 //      event; the caller verifies it (Argon2id, possibly on another thread) and calls
 //      accept()/accept_join()/reject() later. Retransmitted AUTHs are ignored meanwhile;
 //      a data record that does not authenticate is dropped (forged or stray), not fatal.
+//      The AUTH datagram is kept as received (before the obfs seal is opened): the client
+//      re-sends that very datagram (0.7.16: byte-identical, seal nonce included).
 //   4. accept(): AUTH OK is sent as one datagram, or as msg 6 fragments when the record is
-//      larger than a chunk; it is re-sent on a byte-identical AUTH at most 5 times (also
-//      after the session is taken: UdpAuthOkResender).
+//      larger than a chunk; it is re-sent on a byte-identical AUTH datagram at most 5
+//      times (also after the session is taken: UdpAuthOkResender).
 //
 // The QUIC shape is detected from the first datagram (wire::looks_like_quic), whatever
 // the profile says; replies then use long headers with our own random CID (PN = fragment
@@ -25,6 +29,7 @@
 // next_packet_number. The obfs seal is required when the profile has a key.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,25 +49,36 @@ struct UdpServerConfig {
   wire::UdpObfs* obfs = nullptr;
   /// Largest fragment chunk (1..1163).
   std::size_t chunk_limit = wire::kFragMaxChunk;
+  /// Asked once per distinct complete ClientHello (≥ 1200 bytes), just before its key
+  /// agreement (X25519 + ML-KEM-768, the expensive part); a retransmit of the hello
+  /// already answered never asks. false = the hello is dropped silently and counted in
+  /// refused(). Empty = always admitted. Called on the thread that feeds the datagrams.
+  std::function<bool(Instant now)> admit_hello;
 };
 
-/// Answers AUTH retransmits after the handshake: the AUTH record and the AUTH OK
-/// datagrams, re-sent at most wire::kMaxAuthOkReemits times.
+/// Answers AUTH retransmits after the handshake: the AUTH datagram as it was received
+/// (UDP payload, still sealed) and the AUTH OK datagrams, re-sent at most
+/// wire::kMaxAuthOkReemits times. The check runs on every datagram of a young session,
+/// so it costs one size compare, plus a memcmp only for a datagram of exactly the AUTH
+/// datagram's size; nothing is copied or opened.
 class UdpAuthOkResender {
  public:
   UdpAuthOkResender() = default;
-  UdpAuthOkResender(Bytes auth_record, std::vector<Bytes> reply)
-      : auth_(std::move(auth_record)), reply_(std::move(reply)) {}
-  /// `inner` is a received datagram's payload (after open_datagram). If it is the AUTH
-  /// record byte for byte and re-sends are left, returns the AUTH OK datagrams; otherwise
-  /// nothing (the caller treats the datagram as data).
-  std::vector<Bytes> on_inner(ByteSpan inner);
+  UdpAuthOkResender(Bytes auth_datagram, std::vector<Bytes> reply)
+      : auth_(std::move(auth_datagram)), reply_(std::move(reply)) {}
+  /// `datagram` is a received UDP payload, untouched. If it is the AUTH datagram byte for
+  /// byte and re-sends are left, returns the AUTH OK datagrams; otherwise nothing (the
+  /// caller treats the datagram as data).
+  std::vector<Bytes> on_datagram(ByteSpan datagram);
   int reemits_left() const { return left_; }
+  /// How many datagrams were compared byte by byte (had the AUTH datagram's size).
+  std::size_t compared() const { return compared_; }
 
  private:
   Bytes auth_;
   std::vector<Bytes> reply_;
   int left_ = wire::kMaxAuthOkReemits;
+  std::size_t compared_ = 0;
 };
 
 struct UdpServerSession {
@@ -95,6 +111,11 @@ class UdpServerHandshake {
   State state() const;
   Failure failure() const;
   std::size_t dropped() const;
+  /// Complete hellos the admit_hello gate refused.
+  std::size_t refused() const;
+  /// True once a ClientHello passed the gate and got its key agreement; false while the
+  /// source has sent nothing worth keeping state for.
+  bool has_hello() const;
   /// Anti-amplification accounting: bytes of the datagrams counted from the source, and
   /// bytes sent to it before authentication (always ≤ 3 × received).
   std::size_t bytes_received() const;

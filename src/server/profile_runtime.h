@@ -36,6 +36,7 @@
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
 #include "server/auth_guard.h"
+#include "server/new_session_limiter.h"
 #include "server/session_table.h"
 #include "server/user_directory.h"
 #include "transport/unique_fd.h"
@@ -53,6 +54,10 @@ struct ProfileCounters {
   std::atomic<std::uint64_t> sessions_started{0};
   std::atomic<std::uint64_t> tun_no_route{0};
   std::atomic<std::uint64_t> udp_half_open_evicted{0};
+  /// UDP ClientHellos dropped before any crypto: over the per-source-IP new-session rate
+  /// (perf.connection.new_session_rate_*), or over a worker's pre-auth crypto budget.
+  std::atomic<std::uint64_t> new_session_rate_limited{0};
+  std::atomic<std::uint64_t> preauth_crypto_shed{0};
 };
 
 struct UdpWorker;
@@ -121,6 +126,8 @@ class ProfileRuntime {
   };
   std::list<Conn> conns_;
   std::atomic<int> preauth_{0};
+  /// The per-source-IP new-session limit, shared by the profile's UDP workers.
+  std::unique_ptr<NewSessionLimiter> new_sessions_;
   std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;
   std::vector<std::thread> udp_threads_;
   bool started_ = false;

@@ -80,6 +80,25 @@ nlohmann::json handle_control(const nlohmann::json& req,
     for (const auto& p : profiles) n += p->sessions().kick(req["username"].get<std::string>());
     return {{"ok", true}, {"kicked", n}};
   }
+  if (cmd == "stats") {
+    // Why connections ended before authentication, per profile (the wire shows nothing).
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : profiles) {
+      const ProfileCounters& c = p->counters();
+      out.push_back({{"profile", p->name()},
+                     {"accepted", c.accepted.load()},
+                     {"handshake_failed", c.handshake_failed.load()},
+                     {"auth_failed", c.auth_failed.load()},
+                     {"locked_out", c.locked_out.load()},
+                     {"over_capacity", c.over_capacity.load()},
+                     {"sessions_started", c.sessions_started.load()},
+                     {"tun_no_route", c.tun_no_route.load()},
+                     {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
+                     {"new_session_rate_limited", c.new_session_rate_limited.load()},
+                     {"preauth_crypto_shed", c.preauth_crypto_shed.load()}});
+    }
+    return {{"ok", true}, {"profiles", out}};
+  }
   if (cmd == "list-blocked") return {{"ok", true}, {"blocked_ips", guard.locked_count(now)}};
   if (cmd == "unblock-all") {
     guard.unblock_all();

@@ -5,10 +5,13 @@
 //   1. recvmmsg a batch straight into TUN-write slots (DatagramSource);
 //   2. per datagram, by source address: a session's → its DatagramReceiver (open in
 //      place) → inbound filter, or, for an MTU probe, a bounded ack (MtuProbeResponder);
-//      an AUTH retransmit of a young session → the cached AUTH
-//      OK (UdpAuthOkResender); anyone else → that source's half-open UdpServerHandshake
-//      (at most kMaxHalfOpen per worker, the oldest evicted; a stranger whose first
-//      datagram is not a handshake datagram leaves no state and gets nothing back);
+//      an AUTH retransmit of a young session → the cached AUTH OK (UdpAuthOkResender);
+//      anyone else → that source's half-open UdpServerHandshake
+//      (at most kMaxHalfOpen per worker, the oldest evicted — first those without a
+//      complete hello; a stranger whose first datagram is not a handshake datagram, or
+//      whose hello is over the rate limits, leaves no state and gets nothing back; a new
+//      hello's key agreement runs only within the worker's pre-auth crypto budget and
+//      the profile's per-source-IP new-session limit);
 //   3. the batch is coalesced (finish_batch) and written to the worker's TUN queue;
 //   4. AUTH requests go to a thread of their own (lockout, tarpit, Argon2id, admission:
 //      admit_client); the verdict comes back through the worker's queue + notifier;
@@ -32,9 +35,11 @@
 #include "handshake/udp_server_handshake.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/new_session_limiter.h"
 #include "server/profile_runtime.h"
 #include "server/session_control.h"
 #include "server/session_policy.h"
+#include "server/token_bucket.h"
 #include "transport/udp_socket.h"
 #include "wire/udp_obfs.h"
 
@@ -51,6 +56,17 @@ constexpr std::size_t kWorkerBatch = 64;
 constexpr int kMaxAuthInFlight = 256;
 /// How long after AUTH OK a session's datagrams are checked for AUTH retransmits.
 constexpr auto kAuthResendWindow = std::chrono::seconds(10);
+/// Pre-auth key agreements (X25519 + ML-KEM-768 for a new ClientHello, run inline on the
+/// worker) per second per worker, after a burst of max(64, 4 × cores) (0.7.16 bounds
+/// them at that many in flight). A whole fake-tls handshake costs ~0.7 ms of CPU for
+/// both ends together (bench/handshake, release), the server's share about half: a
+/// distributed flood costs a worker at most ~15 % of a core, and a thousand clients
+/// reconnecting at once after a restart still get through within ~2 s (they retransmit
+/// every second for 30 s).
+constexpr std::uint32_t kPreauthCryptoPerSecond = 500;
+std::uint32_t preauth_crypto_burst() {
+  return std::max<std::uint32_t>(64, 4 * std::thread::hardware_concurrency());
+}
 
 transport::Ipv4Endpoint endpoint_of(const transport::UdpAddr& a) {
   if (a.family() != AF_INET) return {};
@@ -63,7 +79,7 @@ transport::Ipv4Endpoint endpoint_of(const transport::UdpAddr& a) {
 struct UdpPeer {
   std::shared_ptr<Session> session;
   transport::UdpAddr addr;
-  wire::UdpEnvelope hs_env;  ///< the handshake's envelope (worker's obfs): resend checks
+  wire::UdpEnvelope hs_env;  ///< the handshake's envelope (worker's obfs): probe acks
   std::unique_ptr<engine::WireDatagramEnvelope> recv_env, send_env;
   std::unique_ptr<engine::DatagramReceiver> receiver;
   std::unique_ptr<engine::DatagramWriter> writer;
@@ -102,12 +118,17 @@ struct UdpWorker {
   std::mutex verdict_mu;
   std::vector<AuthVerdict> verdicts;
   engine::SessionCounters tun_counters;  ///< TUN write drops of this worker's queue
+  /// Pre-auth key agreements this worker may still run (worker thread only).
+  TokenBucket preauth_crypto{preauth_crypto_burst(),
+                             std::chrono::seconds(1) / kPreauthCryptoPerSecond};
 };
 
 void UdpWorkerDeleter::operator()(UdpWorker* w) const { delete w; }
 
 Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
   const auto& p = profile_;
+  new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
+      p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
     std::unique_ptr<UdpWorker, UdpWorkerDeleter> w(new UdpWorker);
     w->queue = q;
@@ -288,45 +309,67 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     }
   };
 
+  // The gate in front of a new ClientHello's key agreement: the worker's crypto budget
+  // (a distributed flood), then the profile's per-source-IP new-session limit (one host);
+  // a refusal is silent and counted. A budget token is spent only on an admitted hello.
+  auto admit_hello = [this, &w](std::uint32_t ip, Instant now) {
+    if (!w.preauth_crypto.available(now)) {
+      counters_.preauth_crypto_shed++;
+      return false;
+    }
+    if (!new_sessions_->admit(ip, now)) {
+      counters_.new_session_rate_limited++;
+      return false;
+    }
+    return w.preauth_crypto.take(now);
+  };
+
   auto handshake_datagram = [&](const transport::UdpAddr& addr, MutableByteSpan d, Instant now) {
     auto it = w.half_open.find(addr);
     const bool fresh = it == w.half_open.end();
     if (fresh) {
       if (w.half_open.size() >= kMaxHalfOpen) {
-        auto oldest = w.half_open.begin();
+        // The oldest one that has not got as far as a key agreement (a flood of partial
+        // hellos then never pushes out a real client waiting for its AUTH verdict);
+        // failing that, the oldest.
+        auto oldest = w.half_open.begin(), oldest_idle = w.half_open.end();
         for (auto j = w.half_open.begin(); j != w.half_open.end(); ++j) {
           if (j->second.created < oldest->second.created) oldest = j;
+          if (!j->second.hs->has_hello() && (oldest_idle == w.half_open.end() ||
+                                             j->second.created < oldest_idle->second.created)) {
+            oldest_idle = j;
+          }
         }
-        w.half_open.erase(oldest);
+        w.half_open.erase(oldest_idle != w.half_open.end() ? oldest_idle : oldest);
         counters_.udp_half_open_evicted++;
       }
       HalfOpen h;
-      h.hs = std::make_unique<handshake::UdpServerHandshake>(hc, rng);
+      handshake::UdpServerConfig c = hc;
+      c.admit_hello = [&admit_hello, ip = new_session_key(addr)](Instant t) {
+        return admit_hello(ip, t);
+      };
+      h.hs = std::make_unique<handshake::UdpServerHandshake>(c, rng);
       h.serial = w.next_serial++;
       h.created = now;
       it = w.half_open.emplace(addr, std::move(h)).first;
     }
-    it->second.hs->on_datagram(d, now);
-    if (fresh && it->second.hs->dropped() > 0) {
-      w.half_open.erase(it);  // not a handshake datagram: a stranger leaves no state
+    handshake::UdpServerHandshake& hs = *it->second.hs;
+    hs.on_datagram(d, now);
+    // Not a handshake datagram, or a hello over the limits: a stranger leaves no state
+    // (and cannot push a real client's half-open handshake out of the table).
+    if ((fresh && hs.dropped() > 0) || (!hs.has_hello() && hs.refused() > 0)) {
+      w.half_open.erase(it);
       return;
     }
     service(addr);
   };
 
   // True if `d` is a byte-identical AUTH retransmit of a young session (answered here).
-  // Without the obfs seal the envelope opens without writing (only a parse), so `d`
-  // itself is checked; the seal XORs in place, so then a copy is opened.
-  auto auth_resend = [&](UdpPeer& pr, MutableByteSpan d, Bytes& scratch, Instant now) {
+  // The client re-sends the very AUTH datagram it sent (seal nonce and all), so a data
+  // datagram costs one size compare here: nothing is copied or opened.
+  auto auth_resend = [&](UdpPeer& pr, ByteSpan d, Instant now) {
     if (pr.resender.reemits_left() <= 0 || now - pr.started > kAuthResendWindow) return false;
-    MutableByteSpan view = d;
-    if (pr.hs_env.obfs != nullptr) {
-      scratch.assign(d.begin(), d.end());
-      view = scratch;
-    }
-    auto opened = wire::open_datagram(pr.hs_env, view);
-    if (!opened.ok()) return false;
-    auto reply = pr.resender.on_inner(opened->inner);
+    auto reply = pr.resender.on_datagram(d);
     if (reply.empty()) return false;
     send_to(reply, pr.addr);
     return true;
@@ -384,7 +427,6 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   tunio::GroOptions gro;
   gro.udp = true;
   tunio::GroTable gro_table(kWorkerBatch);
-  Bytes scratch;
   engine::TunWriter tun{tun_.get(), w.queue, tun_write_mu_[w.queue].get()};
   Instant last_sweep = Clock::now();
   while (!stop_.stopped()) {
@@ -414,7 +456,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
           continue;
         }
         UdpPeer& pr = *it->second;
-        if (auth_resend(pr, batch.packet(i), scratch, now)) continue;
+        if (auth_resend(pr, batch.packet(i), now)) continue;
         const auto outcome = pr.receiver->open(batch, i);
         if (outcome == engine::DatagramOutcome::kPacket) {
           keep[i] = pr.filter(batch.packet(i));

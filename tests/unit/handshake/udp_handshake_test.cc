@@ -157,6 +157,18 @@ void expect_amplification_bound(const Outcome& r) {
   EXPECT_LE(r.server_pre_auth_sent, wire::kAmplificationFactor * r.server_received);
 }
 
+// Steps a fresh pair through the hello, the server's flight and the client's AUTH at
+// `now`, up to the server's AuthRequest (taken); returns the AUTH datagrams as sent.
+std::vector<Bytes> up_to_auth_request(UdpClientHandshake& c, UdpServerHandshake& s, Instant now) {
+  c.start(now);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, now);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
+  std::vector<Bytes> auth = c.take_datagrams();
+  for (Bytes d : auth) s.on_datagram(d, now);
+  EXPECT_TRUE(s.take_event().has_value());
+  return auth;
+}
+
 TEST(UdpHandshake, CleanPath) {
   Sim sim;
   Outcome r = sim.run();
@@ -356,16 +368,10 @@ TEST(UdpHandshake, AuthOkReemittedAtMostFiveTimes) {
   UdpClientHandshake c(ccfg, h.client_rng);
   UdpServerHandshake s(scfg, h.server_rng);
   Instant now{};
-  c.start(now);
-  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, now);
-  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
-  std::vector<Bytes> auth = c.take_datagrams();
+  const std::vector<Bytes> auth = up_to_auth_request(c, s, now);
   ASSERT_EQ(auth.size(), 1U);
-  Bytes a = auth[0];
-  s.on_datagram(a, now);
-  ASSERT_TRUE(s.take_event().has_value());
   // While the password is being checked, a retransmitted AUTH gets nothing.
-  a = auth[0];
+  Bytes a = auth[0];
   s.on_datagram(a, now);
   EXPECT_TRUE(s.take_datagrams().empty());
   s.accept(h.auth_ok);
@@ -489,6 +495,100 @@ TEST(UdpHandshake, ForgedRecordsDoNotKillTheHandshake) {
   for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
   EXPECT_EQ(c.state(), State::kDone);
   EXPECT_EQ(s.state(), State::kDone);
+}
+
+// The admit_hello gate (the server's rate limits) is asked once per distinct complete
+// hello, before any key agreement; a refused hello gets nothing back and leaves the
+// handshake without a hello, and the client's retransmit asks again.
+TEST(UdpHandshake, RefusedHelloGetsNothingAndItsRetransmitAsksAgain) {
+  test::Harness h(Mode::kFakeTls);
+  int asked = 0;
+  bool allow = false;
+  UdpServerConfig scfg;
+  scfg.inner = h.server_cfg;
+  scfg.admit_hello = [&](Instant) {
+    ++asked;
+    return allow;
+  };
+  UdpServerHandshake s(scfg, h.server_rng);
+  UdpClientConfig ccfg;
+  ccfg.inner = h.client_cfg;
+  UdpClientHandshake c(ccfg, h.client_rng);
+  Instant now{};
+  c.start(now);
+  const std::vector<Bytes> hello = c.take_datagrams();
+  ASSERT_EQ(hello.size(), 2U);
+  for (Bytes d : hello) s.on_datagram(d, now);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(s.refused(), 1U);
+  EXPECT_FALSE(s.has_hello());
+  EXPECT_TRUE(s.take_datagrams().empty());
+  EXPECT_EQ(s.pre_auth_bytes_sent(), 0U);
+
+  allow = true;
+  now += Seconds(1);
+  for (Bytes d : hello) s.on_datagram(d, now);  // the client's retransmit
+  EXPECT_EQ(asked, 2);
+  EXPECT_TRUE(s.has_hello());
+  const std::vector<Bytes> flight = s.take_datagrams();
+  ASSERT_FALSE(flight.empty());
+  for (Bytes d : hello) s.on_datagram(d, now);  // a retransmit of an answered hello...
+  EXPECT_EQ(asked, 2);                          // ...never asks (and never costs crypto)
+  for (Bytes d : flight) c.on_datagram(d, now);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, now);
+  ASSERT_TRUE(s.take_event().has_value());
+  s.accept(h.auth_ok);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
+  EXPECT_EQ(c.state(), State::kDone);
+}
+
+// After the handshake the session answers AUTH retransmits (UdpAuthOkResender) by
+// comparing raw datagrams: under the obfs seal and the QUIC shape the client re-sends
+// the same sealed bytes, and a data datagram costs a size compare, not a copy or an open.
+TEST(UdpHandshake, AuthResendCheckCostsOneSizeCompareForData) {
+  test::Harness h(Mode::kFakeTls);
+  wire::UdpObfs key("profile psk");
+  UdpServerConfig scfg;
+  scfg.inner = h.server_cfg;
+  scfg.obfs = &key;
+  UdpClientConfig ccfg;
+  ccfg.inner = h.client_cfg;
+  ccfg.obfs = &key;
+  ccfg.quic = true;
+  UdpClientHandshake c(ccfg, h.client_rng);
+  UdpServerHandshake s(scfg, h.server_rng);
+  Instant now{};
+  const std::vector<Bytes> auth = up_to_auth_request(c, s, now);
+  ASSERT_EQ(auth.size(), 1U);
+  s.accept(h.auth_ok);
+  const std::vector<Bytes> ok = s.take_datagrams();
+  ASSERT_FALSE(ok.empty());
+  // The client's retransmit timer fires before AUTH OK arrives: the very same bytes.
+  c.on_timer(now + Seconds(2));
+  std::vector<Bytes> again = c.take_datagrams();
+  ASSERT_EQ(again.size(), 1U);
+  EXPECT_EQ(again[0], auth[0]);
+
+  UdpServerSession session = s.take_session();
+  UdpAuthOkResender& r = session.resender;
+  // Data datagrams of other sizes: no byte compared.
+  for (std::size_t n :
+       {std::size_t{60}, auth[0].size() - 1, auth[0].size() + 1, std::size_t{1400}}) {
+    const Bytes data(n, 0x5A);
+    EXPECT_TRUE(r.on_datagram(data).empty());
+  }
+  EXPECT_EQ(r.compared(), 0U);
+  // A data datagram of exactly the AUTH's size: one memcmp, no answer.
+  Bytes same_size = auth[0];
+  same_size.back() ^= 1;
+  EXPECT_TRUE(r.on_datagram(same_size).empty());
+  EXPECT_EQ(r.compared(), 1U);
+  // The retransmitted AUTH: the cached AUTH OK, byte for byte.
+  EXPECT_EQ(r.on_datagram(again[0]), ok);
+  EXPECT_EQ(r.compared(), 2U);
+  EXPECT_EQ(r.reemits_left(), wire::kMaxAuthOkReemits - 1);
+  for (Bytes d : ok) c.on_datagram(d, now);
+  EXPECT_EQ(c.state(), State::kDone);
 }
 
 }  // namespace

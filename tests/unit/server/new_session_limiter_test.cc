@@ -1,0 +1,66 @@
+#include "server/new_session_limiter.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+
+namespace qeli::server {
+namespace {
+
+const Instant t0 = Instant{} + Seconds(1000);
+constexpr std::uint32_t kA = 0x0A000001, kB = 0x0A000002;
+
+TEST(NewSessionLimiter, TenPerMinutePerAddress) {
+  NewSessionLimiter lim({10, Seconds(60), 100});
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(lim.admit(kA, t0)) << i;
+  EXPECT_FALSE(lim.admit(kA, t0));
+  EXPECT_FALSE(lim.admit(kA, t0 + Seconds(5)));
+  EXPECT_TRUE(lim.admit(kB, t0));  // another address has its own budget
+  // The window slides: one more session every 60 s / 10.
+  EXPECT_TRUE(lim.admit(kA, t0 + Seconds(6)));
+  EXPECT_FALSE(lim.admit(kA, t0 + Seconds(7)));
+  // After a whole quiet window the address is forgotten and gets its burst back.
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(lim.admit(kA, t0 + Seconds(200))) << i;
+  EXPECT_FALSE(lim.admit(kA, t0 + Seconds(200)));
+}
+
+TEST(NewSessionLimiter, KeyIsTheIpv4AddressNotThePort) {
+  const auto a1 = transport::UdpAddr::from({kA, 40000});
+  const auto a2 = transport::UdpAddr::from({kA, 40001});
+  const auto b = transport::UdpAddr::from({kB, 40000});
+  EXPECT_EQ(new_session_key(a1), kA);
+  EXPECT_EQ(new_session_key(a1), new_session_key(a2));
+  EXPECT_NE(new_session_key(a1), new_session_key(b));
+  EXPECT_EQ(new_session_key(transport::UdpAddr{}), 0U);
+  NewSessionLimiter lim({2, Seconds(60), 100});
+  EXPECT_TRUE(lim.admit(new_session_key(a1), t0));
+  EXPECT_TRUE(lim.admit(new_session_key(a2), t0));
+  EXPECT_FALSE(lim.admit(new_session_key(a1), t0));  // two ports, one address, one budget
+  EXPECT_TRUE(lim.admit(new_session_key(b), t0));
+}
+
+TEST(NewSessionLimiter, MemoryIsBoundedOldestEvicted) {
+  NewSessionLimiter lim({1, Seconds(60), 4});
+  for (std::uint32_t ip = 1; ip <= 4; ++ip) EXPECT_TRUE(lim.admit(ip, t0));
+  EXPECT_FALSE(lim.admit(1, t0 + Seconds(1)));  // 1 is now the most recently seen
+  EXPECT_EQ(lim.tracked(), 4U);
+  EXPECT_TRUE(lim.admit(5, t0 + Seconds(2)));  // evicts 2, the least recently seen
+  EXPECT_EQ(lim.tracked(), 4U);
+  EXPECT_EQ(lim.evicted(), 1U);
+  EXPECT_FALSE(lim.admit(1, t0 + Seconds(3)));  // still tracked, still limited
+  EXPECT_TRUE(lim.admit(2, t0 + Seconds(3)));   // forgotten: a fresh budget
+  for (std::uint32_t ip = 100; ip < 10100; ++ip) (void)lim.admit(ip, t0 + Seconds(4));
+  EXPECT_LE(lim.tracked(), 4U);
+}
+
+TEST(NewSessionLimiter, ExpiredEntriesAreForgottenBeforeEviction) {
+  NewSessionLimiter lim({1, Seconds(10), 3});
+  for (std::uint32_t ip = 1; ip <= 3; ++ip) EXPECT_TRUE(lim.admit(ip, t0));
+  // All three buckets are full again after 10 s: a newcomer drops them, evicts nobody.
+  EXPECT_TRUE(lim.admit(9, t0 + Seconds(10)));
+  EXPECT_EQ(lim.tracked(), 1U);
+  EXPECT_EQ(lim.evicted(), 0U);
+}
+
+}  // namespace
+}  // namespace qeli::server
