@@ -23,6 +23,13 @@ MtuProber::MtuProber(const MtuProberConfig& config, Instant now)
   for (std::uint16_t r : kMtuLadder) {
     if (r < ceiling) rungs_.push_back(r);
   }
+  // What fits a 1280-byte path, if the last reference rung does not (see the header).
+  if (config_.outer_overhead < kMinPathMtu) {
+    const std::size_t fits = kMinPathMtu - config_.outer_overhead;
+    if (fits < std::min<std::size_t>(kMtuLadder.back(), ceiling) && fits > kMtuFloor) {
+      rungs_.push_back(fits);
+    }
+  }
   if (kMtuFloor < ceiling) rungs_.push_back(kMtuFloor);
   refused_.assign(rungs_.size(), false);
   sent_.reserve(rungs_.size() * config_.tries);

@@ -5,7 +5,9 @@
 //
 //   1. The rungs, largest first: the ceiling (the pushed MTU, or 1400), then those of
 //      12000, 9000, 6000, 4000, 2500, 2000, 1500, 1360, 1320, 1280, 1200 below it, then
-//      the floor 576. A rung is a tunnel MTU; its probe is sized to the IP packet a
+//      — our addition — the largest rung whose datagram fits a 1280-byte path when the
+//      envelope makes 1200 too big for one (QUIC shape, obfs seal: 1195, 1191), then the
+//      floor 576. A rung is a tunnel MTU; its probe is sized to the IP packet a
 //      full-size data datagram would be: rung + outer_overhead (48 record bytes as
 //      0.7.16 counts them + envelope + UDP 8 + IP 20).
 //   2. Each rung gets up to `tries` probes (msg 4, DF set), one at a time, each waiting
@@ -35,6 +37,10 @@ namespace qeli::handshake {
 /// The reference's rungs between the ceiling and the floor (tunnel MTU, bytes).
 inline constexpr std::array<std::uint16_t, 11> kMtuLadder = {12000, 9000, 6000, 4000, 2500, 2000,
                                                              1500,  1360, 1320, 1280, 1200};
+/// The IPv6 minimum link MTU (RFC 8200 §5): the narrowest path worth a rung of its own.
+/// The reference's ladder jumps from 1200 to 576, so with an envelope that makes a
+/// 1200-byte tunnel MTU overflow a 1280-byte path, 0.7.16 settles for 576.
+inline constexpr std::size_t kMinPathMtu = 1280;
 /// The last rung (= wire::kMinTunnelMtu).
 inline constexpr std::size_t kMtuFloor = 576;
 /// What 0.7.16 adds for one data record around a packet when sizing probes. The record

@@ -86,6 +86,29 @@ TEST(MtuProber, LadderBelowTheCeiling) {
   EXPECT_EQ(MtuProber(config(100), t0).rungs(), (std::vector<std::size_t>{576}));  // clamped
 }
 
+TEST(MtuProber, RungThatFitsA1280PathWhenTheEnvelopeOverflows1200) {
+  const Instant t0{};
+  // QUIC short header (9): 1200 + 85 = 1285 > 1280, so 1280 - 85 = 1195 gets a rung.
+  EXPECT_EQ(MtuProber(config(1400, 85), t0).rungs(),
+            (std::vector<std::size_t>{1400, 1360, 1320, 1280, 1200, 1195, 576}));
+  // obfs seal (13) + QUIC (9): 1280 - 98.
+  EXPECT_EQ(MtuProber(config(1400, 98), t0).rungs().at(5), 1182u);
+  // Below a ceiling under 1200 the rung still fits in order.
+  EXPECT_EQ(MtuProber(config(1198, 85), t0).rungs(), (std::vector<std::size_t>{1198, 1195, 576}));
+  // Nothing is added when 1200 fits (plain envelope: 1276) or the ceiling is smaller.
+  EXPECT_EQ(MtuProber(config(1400, 76), t0).rungs().size(), 6u);
+  EXPECT_EQ(MtuProber(config(1000, 85), t0).rungs(), (std::vector<std::size_t>{1000, 576}));
+
+  // On a 1280-byte path the QUIC-shaped session gets 1195, not 0.7.16's 576.
+  SimPath path;
+  path.kernel_limit = 1280;
+  path.path_limit = 1280;
+  MtuProber p(config(1400, 85), t0);
+  drive(p, path, t0);
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
+  EXPECT_EQ(p.mtu(), 1195u);
+}
+
 TEST(MtuProber, CleanPathTakesTheCeilingWithOneProbe) {
   MtuProber p(config(1400), Instant{});
   const ProbeRun r = drive(p, SimPath{}, Instant{});
