@@ -7,10 +7,10 @@ std::string describe_drops(const SessionCounters& c) {
     const char* name;
     const std::atomic<std::uint64_t>& value;
   } drops[] = {
-      {"not_ipv4", c.drop_not_ipv4}, {"bad_source", c.drop_bad_source},
-      {"policy", c.drop_policy},     {"queue_full", c.drop_queue_full},
-      {"replay", c.drop_replay},     {"tun_write", c.drop_tun_write},
-      {"bad_gso", c.drop_bad_gso},
+      {"not_ipv4", c.drop_not_ipv4},     {"ipv6", c.drop_ipv6},
+      {"bad_source", c.drop_bad_source}, {"policy", c.drop_policy},
+      {"queue_full", c.drop_queue_full}, {"replay", c.drop_replay},
+      {"tun_write", c.drop_tun_write},   {"bad_gso", c.drop_bad_gso},
   };
   std::string out;
   for (const auto& d : drops) {

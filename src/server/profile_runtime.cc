@@ -19,6 +19,7 @@
 #include "engine/stream_session.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/session_end.h"
 #include "server/session_policy.h"
 #include "sys/link_netlink.h"
 #include "sys/nft_nat.h"
@@ -32,13 +33,6 @@ namespace qeli::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Our protocol extensions are on unless QELI_DISABLE_EXTENSIONS=1 (to measure or test the
-// exact 0.7.16 behaviour).
-bool extensions_enabled() {
-  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
-  return v == nullptr || std::string_view(v) != "1";
-}
 
 // Pre-auth connections allowed at once per profile (0.7.16: max(256, 8 × cores)).
 int preauth_limit() {
@@ -166,8 +160,10 @@ void ProfileRuntime::stop() {
     started_ = false;
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
-    stop_udp();
+    // Sessions first, with their reason (clients that can hear it are told), while the
+    // UDP workers' sockets still exist to say so.
     sessions_->stop_all();
+    stop_udp();
     {
       std::lock_guard lock(conn_mu_);
       for (auto& c : conns_) {
@@ -262,6 +258,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   if (ctx.user == nullptr) return reject("unknown user");
   if (!password_ok) return reject("wrong password");
   if (!ctx.user->enabled) return reject("user disabled");
+  if (users_.disabled(req.user)) return reject("user disabled by the operator (qeli enable-user)");
   if (!ctx.user->profiles.empty() && std::find(ctx.user->profiles.begin(), ctx.user->profiles.end(),
                                                p.name) == ctx.user->profiles.end()) {
     return reject("user not allowed on this profile");
@@ -344,9 +341,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     hc.max_jitter = std::chrono::milliseconds(11);
   }
   hc.timeout = p.perf.handshake_timeout;
-  hc.extensions = extensions_enabled()
-                      ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets)
-                      : 0;
+  hc.extensions = offered_extensions(Carrier::kStream);
   crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
@@ -399,18 +394,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
   sc.send_gso = &sp->gso;
   sc.on_control = [sp, offered = hc.extensions](const wire::ControlFrame& f) {
-    if (f.type == wire::kCtrlCapabilities) {
-      if (auto caps = wire::parse_capabilities(f); caps.ok()) {
-        sp->gso = (*caps & offered & handshake::caps::kGsoSuperPackets) != 0;
-      }
-    } else if (f.type == wire::kCtrlClientInfo) {
-      if (auto info = wire::parse_client_info(f); info.ok()) {
-        std::lock_guard lock(sp->info_mu);
-        sp->client_version = info->version;
-        sp->client_platform = info->platform;
-      }
-    }
+    on_client_control(*sp, offered, f);
   };
+  sc.farewell = farewell_for(*sp);
   const std::size_t q = session->id % tun_->queue_count();
   const auto end = engine::run_stream_session(
       fd.get(), std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
@@ -418,9 +404,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
       session->counters, rng);
   sessions_->remove(session);
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
-               session->user, transport::ipv4_to_string(session->tunnel_ip), engine::to_string(end),
-               session->counters.rx_packets.load(), session->counters.tx_packets.load(),
-               engine::describe_drops(session->counters));
+               session->user, transport::ipv4_to_string(session->tunnel_ip),
+               describe_end(*session, end), session->counters.rx_packets.load(),
+               session->counters.tx_packets.load(), engine::describe_drops(session->counters));
 }
 
 void ProfileRuntime::tun_reader(std::size_t queue) {
