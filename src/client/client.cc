@@ -393,7 +393,8 @@ Duration Client::connect_once_tcp() {
         sc.liveness_ms = sc.heartbeat.liveness_ms();
         sc.gso_receive = gso;
         sc.end_on_close_frame = close_notify;
-        sc.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };
+        if (close_notify)
+          sc.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };
         const std::atomic<bool> send_gso{gso};
         sc.send_gso = &send_gso;
         sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
@@ -460,7 +461,9 @@ Duration Client::connect_once_udp() {
                                       send_env);
         engine::DatagramReceiver receiver(
             std::move(udp.session.recv), counters, recv_env,
-            [this](const wire::ControlFrame& f) { on_server_control(f); });
+            close_notify ? engine::DatagramReceiver::ControlHandler(
+                               [this](const wire::ControlFrame& f) { on_server_control(f); })
+                         : nullptr);
         engine::TunQueueSource source(tun, 0, counters);
         auto batch = engine::make_send_batch(dc.batch_packets, mtu, padding, send_env);
         return engine::run_datagram_session(*sock, peer, writer, receiver, source, batch,
