@@ -158,11 +158,11 @@ Status<std::string> ProfileRuntime::start() {
 void ProfileRuntime::stop() {
   if (started_) {
     started_ = false;
+    // Sessions first, with their reason (clients that can hear it are told), before the
+    // UDP workers see the profile's stop and end their sessions without one.
+    sessions_->stop_all();
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
-    // Sessions first, with their reason (clients that can hear it are told), while the
-    // UDP workers' sockets still exist to say so.
-    sessions_->stop_all();
     stop_udp();
     {
       std::lock_guard lock(conn_mu_);
