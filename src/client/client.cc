@@ -34,11 +34,13 @@
 #include "sys/resolv_conf.h"
 #include "sys/resolved_bus.h"
 #include "sys/route_table.h"
+#include "sys/sysctl.h"
 #include "transport/endpoint.h"
 #include "transport/tcp.h"
 #include "transport/udp_socket.h"
 #include "tunio/linux_tun.h"
 #include "wire/control_frame.h"
+#include "wire/session_close.h"
 #include "wire/udp_obfs.h"
 
 namespace qeli::client {
@@ -48,6 +50,20 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kVersion[] = "0.1.0";
 constexpr char kPlatform[] = "linux";
+/// Consecutive credential rejections after which the client stops instead of retrying
+/// (below the server's default brute_force.max_attempts of 5, so it never locks its own
+/// address out).
+constexpr int kMaxRejections = 3;
+
+// Our protocol extensions (docs/PROTOCOL.md §6): all on unless QELI_DISABLE_EXTENSIONS=1;
+// GSO super-packets on stream carriers only.
+std::uint32_t client_extensions(bool stream) {
+  const char* no_ext = std::getenv("QELI_DISABLE_EXTENSIONS");
+  if (no_ext != nullptr && std::string_view(no_ext) == "1") return 0;
+  std::uint32_t caps = handshake::caps::kCapabilityExchange | handshake::caps::kCloseNotify;
+  if (stream) caps |= handshake::caps::kGsoSuperPackets;
+  return caps;
+}
 
 struct Fatal {
   std::string message;
@@ -168,8 +184,11 @@ class Client {
   Duration connect_once_udp();
   handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
   // After the handshake, on both carriers: throws Fatal for a key mismatch or a missing
-  // pin, logs and returns false for any other failure.
-  bool handshake_succeeded(handshake::Failure failure);
+  // pin, logs and returns false for any other failure (noting a credential rejection:
+  // a close after AUTH, or on UDP no answer to a sent AUTH).
+  bool handshake_succeeded(handshake::Failure failure, bool udp_auth_sent = false);
+  // A control frame from the server during the data phase: notes a session-close reason.
+  void on_server_control(const wire::ControlFrame& f);
   void remember_server_key(const handshake::ClientSession& session);
   // Brings the TUN, routes and DNS up for `ok`, runs `data` (the carrier's data phase)
   // until the session ends, and undoes them. Returns how long the data phase ran.
@@ -186,6 +205,13 @@ class Client {
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
   engine::StopSignal stop_;
+  // What the current connect_once() learned (reset at its start).
+  struct Attempt {
+    bool rejected = false;                    ///< the server refused the credentials
+    bool authenticated = false;               ///< AUTH OK arrived
+    std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
+  };
+  Attempt attempt_;
   std::vector<transport::Ipv4Endpoint> servers_;
   transport::Ipv4Endpoint server_;  ///< the address of servers_ the session uses
   std::string endpoint_name_;
@@ -208,6 +234,14 @@ class Client {
 void Client::open_host_state() {
   const StatePaths state = current_state_paths("", cfg_.dev);
   auto j = sys::HostJournal::open(opt_.journal_path.empty() ? state.journal : opt_.journal_path);
+  if (!j.ok() && j.error().code == sys::HostErrc::kExists) {
+    // Two clients with one `dev` in one network namespace would fight over the TUN,
+    // the routes and DNS: the journal lock keeps the second one out.
+    throw Fatal{"another qeli client is already running with dev = " + cfg_.dev +
+                " in this network namespace (" + j.error().detail +
+                "): stop it first, or give this client another `dev` (its state is kept per "
+                "dev and namespace)"};
+  }
   if (!j.ok()) throw Fatal{"host journal: " + j.error().detail};
   journal_ = std::make_unique<sys::HostJournal>(std::move(*j));
   auto rt = sys::RouteTable::open();
@@ -248,6 +282,7 @@ void Client::engage_kill_switch() {
 }
 
 Duration Client::connect_once() {
+  attempt_ = Attempt{};
   return cfg_.proto == config::Transport::kUdp ? connect_once_udp() : connect_once_tcp();
 }
 
@@ -269,7 +304,7 @@ handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const
   return hc;
 }
 
-bool Client::handshake_succeeded(handshake::Failure failure) {
+bool Client::handshake_succeeded(handshake::Failure failure, bool udp_auth_sent) {
   if (failure == handshake::Failure::kServerKeyMismatch) {
     throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
                 " presented a different identity key than the pinned one"};
@@ -277,8 +312,19 @@ bool Client::handshake_succeeded(handshake::Failure failure) {
   if (failure == handshake::Failure::kPinRequired) {
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
   }
+  if (failure == handshake::Failure::kTimeout && udp_auth_sent) {
+    // The server's identity was verified and it answers datagrams, but not our AUTH: on
+    // UDP a 0.7.16 server rejects by staying silent.
+    attempt_.rejected = true;
+    spdlog::warn(
+        "handshake with {} failed: no answer to AUTH (wrong user or password, a disabled or "
+        "expired account, a lockout; the server's log says which)",
+        endpoint_name_);
+    return false;
+  }
   if (failure == handshake::Failure::kRejected) {
     // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
+    attempt_.rejected = true;
     spdlog::warn(
         "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
         "password, a disabled or expired account, a lockout, or the server's handshake "
@@ -337,10 +383,7 @@ Duration Client::connect_once_tcp() {
   so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
   transport::apply_stream_options(sock.get(), so);
 
-  const char* no_ext = std::getenv("QELI_DISABLE_EXTENSIONS");
-  const bool extensions = no_ext == nullptr || std::string_view(no_ext) != "1";
-  const handshake::ClientConfig hc = handshake_config(
-      extensions ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets) : 0);
+  const handshake::ClientConfig hc = handshake_config(client_extensions(true));
   crypto::Rng& rng = crypto::system_rng();
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
@@ -350,6 +393,7 @@ Duration Client::connect_once_tcp() {
   remember_server_key(session);
   // With the GSO extension, the kernel's super-packets cross the tunnel whole.
   const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
+  const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   return run_tunnel(
       *session.auth_ok, configured_mtu(*session.auth_ok),
       gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
@@ -360,6 +404,9 @@ Duration Client::connect_once_tcp() {
                           sc.heartbeat);
         sc.liveness_ms = sc.heartbeat.liveness_ms();
         sc.gso_receive = gso;
+        sc.end_on_close_frame = close_notify;
+        if (close_notify)
+          sc.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };
         const std::atomic<bool> send_gso{gso};
         sc.send_gso = &send_gso;
         sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
@@ -394,7 +441,7 @@ Duration Client::connect_once_udp() {
   if (obfs_key) hs_obfs.emplace(*obfs_key);
 
   handshake::UdpClientConfig uc;
-  uc.inner = handshake_config(0);
+  uc.inner = handshake_config(client_extensions(false));
   uc.inner.mode = handshake::Mode::kFakeTls;
   uc.quic = cfg_.quic;
   uc.obfs = hs_obfs ? &*hs_obfs : nullptr;
@@ -413,12 +460,12 @@ Duration Client::connect_once_udp() {
     auto hs = std::make_unique<handshake::UdpClientHandshake>(uc, rng);
     const auto failure = engine::drive_udp_client_handshake(*hs, *sock, peer, stop_);
     if (stop_.stopped()) return AttemptResult::kStop;
-    if (failure == handshake::Failure::kTimeout && i + 1 < servers_.size()) {
+    if (failure == handshake::Failure::kTimeout && !hs->auth_sent() && i + 1 < servers_.size()) {
       spdlog::warn("no answer from {} within {} ms; trying the next address", peer.to_string(),
                    std::chrono::duration_cast<std::chrono::milliseconds>(share).count());
       return AttemptResult::kNoAnswer;
     }
-    succeeded = handshake_succeeded(failure);
+    succeeded = handshake_succeeded(failure, hs->auth_sent());
     if (!succeeded) return AttemptResult::kStop;
     server_ = servers_[i];
     done = std::move(hs);
@@ -428,6 +475,7 @@ Duration Client::connect_once_udp() {
   handshake::UdpClientHandshake& hs = *done;
   auto udp = hs.take_session();
   remember_server_key(udp.session);
+  const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);
   if (cfg_.mtu == 0 && cfg_.mtu_probe) {
@@ -453,6 +501,7 @@ Duration Client::connect_once_udp() {
         apply_obfuscation(udp.session.auth_ok->obfuscation_json, cfg_.fallbacks, padding,
                           dc.heartbeat);
         dc.liveness_ms = dc.heartbeat.liveness_ms();
+        dc.end_on_close_frame = close_notify;
         dc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
         dc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
         const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
@@ -460,7 +509,11 @@ Duration Client::connect_once_udp() {
         engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
         engine::DatagramWriter writer(std::move(udp.session.send), padding, mtu, rng, counters,
                                       send_env);
-        engine::DatagramReceiver receiver(std::move(udp.session.recv), counters, recv_env);
+        engine::DatagramReceiver receiver(
+            std::move(udp.session.recv), counters, recv_env,
+            close_notify ? engine::DatagramReceiver::ControlHandler(
+                               [this](const wire::ControlFrame& f) { on_server_control(f); })
+                         : nullptr);
         engine::TunQueueSource source(tun, 0, counters);
         auto batch = engine::make_send_batch(dc.batch_packets, mtu, padding, send_env);
         return engine::run_datagram_session(*sock, peer, writer, receiver, source, batch,
@@ -469,8 +522,16 @@ Duration Client::connect_once_udp() {
       });
 }
 
+void Client::on_server_control(const wire::ControlFrame& f) {
+  if (f.type != wire::kCtrlSessionClose) return;
+  // A malformed reason still ends the session (the engine acts on the type): unknown.
+  auto why = wire::parse_session_close(f);
+  attempt_.closed = why.ok() ? *why : wire::CloseReason{};
+}
+
 Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
                             bool gso, const DataPhase& data) {
+  attempt_.authenticated = true;
   // The TUN lives exactly as long as the session: closing it removes its address and
   // every route through it, even if we are killed.
   tunio::TunConfig tc;
@@ -485,6 +546,12 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   if (!nl.ok()) throw Fatal{"netlink: " + nl.error().detail};
   const std::string dev = tun->name();
   const std::string cidr = ok.client_ip + "/" + std::to_string(ok.prefix);
+  // The tunnel carries IPv4 only: with IPv6 off on the TUN the kernel sends no router
+  // solicitations or other IPv6 into it (the server would only drop them). The setting
+  // goes with the device; a kernel without IPv6 has no such key, which is fine.
+  if (auto st = sys::write_sysctl("net/ipv6/conf/" + dev + "/disable_ipv6", "1"); !st.ok()) {
+    spdlog::debug("IPv6 on {} stays: {}", dev, st.error().detail);
+  }
   // 1000 packets of TUN queue, as the server's default `tun.tx_queue_len`.
   for (auto st :
        {nl->set_mtu(dev, static_cast<std::uint32_t>(mtu)), nl->set_tx_queue_len(dev, 1000),
@@ -557,10 +624,14 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   const auto started = Clock::now();
   const auto end = data(*tun, mtu, counters);
   const auto ran = Clock::now() - started;
-  spdlog::info(
-      "session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", engine::to_string(end),
-      std::chrono::duration_cast<std::chrono::seconds>(ran).count(), counters.tx_packets.load(),
-      counters.rx_packets.load(), engine::describe_drops(counters));
+  const std::string why =
+      end == engine::SessionEnd::kClosedByPeer && attempt_.closed
+          ? std::string("the server ended the session: ") + wire::to_string(*attempt_.closed)
+          : std::string(engine::to_string(end));
+  spdlog::info("session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", why,
+               std::chrono::duration_cast<std::chrono::seconds>(ran).count(),
+               counters.tx_packets.load(), counters.rx_packets.load(),
+               engine::describe_drops(counters));
   link_dns.reset();
   routes.clear();
   return ran;
@@ -620,9 +691,21 @@ int Client::run() {
     if (cfg_.kill_switch) engage_kill_switch();
     auto delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
     std::int64_t failures = 0;
+    int rejections = 0;  // consecutive; a network failure neither counts nor resets
     while (!stop_.stopped()) {
       const Duration ran = connect_once();
       if (stop_.stopped()) break;
+      if (attempt_.authenticated) rejections = 0;
+      if (attempt_.closed == wire::CloseReason::kDisabled) {
+        throw Fatal{"the server disabled user '" + cfg_.user + "' (qeli disable-user): not " +
+                    "reconnecting; the operator can lift it with `qeli enable-user " + cfg_.user +
+                    "`"};
+      }
+      if (attempt_.rejected && ++rejections >= kMaxRejections) {
+        throw Fatal{"authentication rejected " + std::to_string(rejections) +
+                    " times: check the user name and password (user '" + cfg_.user + "' at " +
+                    endpoint_name_ + "; the server's log says why)"};
+      }
       if (!cfg_.reconnect) return 1;
       if (ran >= std::chrono::seconds(30)) {
         delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);  // it was stable

@@ -106,7 +106,7 @@ DatagramOutcome DatagramReceiver::open(tunio::PacketBatch& batch, std::size_t i)
   }
   if (data.size() < 20 || (data[0] >> 4) != 4) {
     drops_.count(DatagramDrop::kNotIpv4);
-    SessionCounters::add(counters_.drop_not_ipv4);
+    counters_.count_not_ipv4(data.data(), data.size());
     return DatagramOutcome::kDropped;
   }
   batch.trim_front(i, static_cast<std::size_t>(data.data() - datagram.data()));

@@ -103,6 +103,8 @@ class DatagramReceiver {
                                                      tunio::PacketBatch& batch);
 
   void set_gro(const tunio::GroOptions& gro) { gro_ = gro; }
+  const ControlHandler& on_control() const { return on_control_; }
+  void set_on_control(ControlHandler h) { on_control_ = std::move(h); }
   const DatagramDrops& drops() const { return drops_; }
   void count_drop(DatagramDrop d) { drops_.count(d); }
   /// When a record last authenticated (liveness: only authenticated records count).

@@ -66,7 +66,7 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
     pollfd p[2] = {{source.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
     const int rc = ::poll(p, 2, hb.enabled ? ms_until(hb_due) : 1000);
     if (rc < 0 && errno != EINTR) return SessionEnd::kTunError;
-    if (p[1].revents != 0) return SessionEnd::kStopped;
+    if (p[1].revents != 0) break;
     if (p[0].revents != 0) {
       batch.clear();
       if (!source.fill(batch)) return SessionEnd::kTunError;
@@ -92,6 +92,15 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
       hb_due = next_heartbeat();
     }
   }
+  // Stopped between datagrams: say goodbye if the session wants to (each datagram stands
+  // alone, so there is no boundary to respect; `stop` has fired, so no send waits).
+  if (cfg.farewell) {
+    const Bytes frame = cfg.farewell(SessionEnd::kStopped);
+    for (int i = 0; !frame.empty() && i < kFarewellCopies; ++i) {
+      auto lock = lock_of(send_mu);
+      if (writer.send_one(sock, peer, frame, 0, stop) != WriteStatus::kOk) break;
+    }
+  }
   return SessionEnd::kStopped;
 }
 
@@ -108,6 +117,18 @@ SessionEnd run_datagram_session(transport::UdpSocket& sock, const transport::Udp
     local.stop();
   });
 
+  // A session-close frame from the server ends the session now (our extension).
+  // The receiver outlives this call: its own handler is put back before returning.
+  const DatagramReceiver::ControlHandler saved = receiver.on_control();
+  if (cfg.end_on_close_frame) {
+    receiver.set_on_control([&](const wire::ControlFrame& f) {
+      if (f.type == wire::kCtrlSessionClose) {
+        end.set(SessionEnd::kClosedByPeer);
+        local.stop();
+      }
+      if (saved) saved(f);
+    });
+  }
   tunio::PacketBatch tun_batch = DatagramSource::make_batch(cfg.batch_packets);
   SessionTimers timers(cfg);
   while (!local.stopped()) {
@@ -156,6 +177,7 @@ SessionEnd run_datagram_session(transport::UdpSocket& sock, const transport::Udp
   }
   local.stop();
   sender.join();
+  receiver.set_on_control(saved);
   return end.get();
 }
 

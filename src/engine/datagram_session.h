@@ -47,7 +47,16 @@ struct DatagramSessionConfig {
   /// written by the receive side; the sender lowers its padding cap to it (padding must
   /// not push a datagram past the client's path). Null = not tracked.
   const std::atomic<std::uint32_t>* peer_mtu = nullptr;
+  /// Our close extension (caps::kCloseNotify), receiving end (run_datagram_session): a
+  /// session-close frame ends the session at once with kClosedByPeer.
+  bool end_on_close_frame = false;
+  /// Sending end: when the sender stops, called with kStopped; a non-empty result (a
+  /// session-close frame) is sent kFarewellCopies times, best effort (UDP may lose one).
+  std::function<Bytes(SessionEnd)> farewell;
 };
+
+/// How many copies of a farewell frame a datagram sender sends.
+inline constexpr int kFarewellCopies = 3;
 
 /// Tracks the idle timeout and liveness of one session (called from one thread).
 class SessionTimers {

@@ -110,7 +110,7 @@ ReceiveStatus RecordReceiver::drain(tunio::PacketBatch& tun_batch) {
       }
       case wire::PlaintextKind::kPacket:
         if ((data[0] >> 4) != 4 || data.size() < 20 || data.size() > tun_batch.max_packet()) {
-          SessionCounters::add(counters_.drop_not_ipv4);
+          counters_.count_not_ipv4(data.data(), data.size());
           break;
         }
         tun_batch.push(data);

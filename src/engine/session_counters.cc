@@ -7,11 +7,11 @@ std::string describe_drops(const SessionCounters& c) {
     const char* name;
     const std::atomic<std::uint64_t>& value;
   } drops[] = {
-      {"not_ipv4", c.drop_not_ipv4},       {"bad_source", c.drop_bad_source},
-      {"policy", c.drop_policy},           {"queue_full", c.drop_queue_full},
-      {"replay", c.drop_replay},           {"tun_write", c.drop_tun_write},
-      {"bad_gso", c.drop_bad_gso},         {"too_big", c.drop_too_big},
-      {"frag_needed", c.frag_needed_sent},
+      {"not_ipv4", c.drop_not_ipv4},     {"ipv6", c.drop_ipv6},
+      {"bad_source", c.drop_bad_source}, {"policy", c.drop_policy},
+      {"queue_full", c.drop_queue_full}, {"replay", c.drop_replay},
+      {"tun_write", c.drop_tun_write},   {"bad_gso", c.drop_bad_gso},
+      {"too_big", c.drop_too_big},       {"frag_needed", c.frag_needed_sent},
   };
   std::string out;
   for (const auto& d : drops) {

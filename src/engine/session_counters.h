@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -16,7 +17,10 @@ struct SessionCounters {
   std::atomic<std::uint64_t> heartbeats_rx{0};
   std::atomic<std::uint64_t> heartbeats_tx{0};
   std::atomic<std::uint64_t> control_rx{0};
-  std::atomic<std::uint64_t> drop_not_ipv4{0};    ///< IPv6 or garbage inside the tunnel
+  std::atomic<std::uint64_t> drop_not_ipv4{0};  ///< neither IPv4 nor IPv6: garbage
+  /// IPv6 inside the tunnel (0.7.16 carries IPv4 only), e.g. a router solicitation from a
+  /// peer whose TUN still has IPv6 on; counted apart so not_ipv4 means garbage.
+  std::atomic<std::uint64_t> drop_ipv6{0};
   std::atomic<std::uint64_t> drop_bad_source{0};  ///< server: source ≠ the client's address
   std::atomic<std::uint64_t> drop_policy{0};      ///< server: client_to_client / ACL
   std::atomic<std::uint64_t> drop_queue_full{0};  ///< bounded queue overflow
@@ -33,6 +37,11 @@ struct SessionCounters {
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);
+  }
+  /// Counts a packet that is not carried: drop_ipv6 when its version nibble is 6 (and it
+  /// holds at least the 40-byte IPv6 header), drop_not_ipv4 otherwise.
+  void count_not_ipv4(const std::uint8_t* pkt, std::size_t len) {
+    add(len >= 40 && (pkt[0] >> 4) == 6 ? drop_ipv6 : drop_not_ipv4);
   }
 };
 

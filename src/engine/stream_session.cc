@@ -16,14 +16,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void send_loop(int sock, RecordWriter& writer, PacketSource& source, const StreamSessionConfig& cfg,
+// Returns true when it ended on the stop signal between records (a farewell record may
+// follow), false when a write failed or stopped half-way.
+bool send_loop(int sock, RecordWriter& writer, PacketSource& source, const StreamSessionConfig& cfg,
                const StopSignal& stop, EndReason& end, crypto::Rng& rng,
                SessionCounters& counters) {
   for (const auto& frame : cfg.initial_frames) {
     const auto st = writer.write_one(sock, frame, 0, stop);
     if (st != WriteStatus::kOk) {
       end.set(from_write(st));
-      return;
+      return false;
     }
   }
   tunio::PacketBatch batch =
@@ -40,14 +42,14 @@ void send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
     const int rc = ::poll(p, 2, timeout);
     if (rc < 0 && errno != EINTR) {
       end.set(SessionEnd::kTunError);
-      return;
+      return false;
     }
-    if (p[1].revents != 0) return;
+    if (p[1].revents != 0) return true;
     if (p[0].revents != 0) {
       batch.clear();
       if (!source.fill(batch)) {
         end.set(SessionEnd::kTunError);
-        return;
+        return false;
       }
       if (!batch.empty()) {
         writer.set_peer_gso(cfg.send_gso != nullptr &&
@@ -55,7 +57,7 @@ void send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
         const auto st = writer.seal_and_write(sock, batch, stop);
         if (st != WriteStatus::kOk) {
           end.set(from_write(st));
-          return;
+          return false;
         }
         hb_due = next_heartbeat();
       }
@@ -66,12 +68,13 @@ void send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
       const auto st = writer.write_one(sock, {}, pad, stop);
       if (st != WriteStatus::kOk) {
         end.set(from_write(st));
-        return;
+        return false;
       }
       SessionCounters::add(counters.heartbeats_tx);
       hb_due = next_heartbeat();
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -113,6 +116,7 @@ const char* to_string(SessionEnd e) {
     case SessionEnd::kTunError: return "TUN error";
     case SessionEnd::kCounterExhausted: return "record counter exhausted";
     case SessionEnd::kIdle: return "idle timeout";
+    case SessionEnd::kClosedByPeer: return "the peer ended the session";
   }
   return "?";
 }
@@ -155,7 +159,7 @@ bool TunQueueSource::fill(tunio::PacketBatch& batch) {
       if (keep != i) batch.swap(keep, i);
       ++keep;
     } else {
-      SessionCounters::add(counters_.drop_not_ipv4);
+      counters_.count_not_ipv4(pkt.data(), pkt.size());
     }
   }
   if (keep != batch.size()) batch.truncate(keep);
@@ -174,11 +178,24 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
   // A stop from outside must reach the send thread too.
   // The send loop watches `local`; the receive loop forwards the outer stop into it.
   std::thread sender([&] {
-    send_loop(sock, writer, source, config, local, end, rng, counters);
+    const bool at_boundary = send_loop(sock, writer, source, config, local, end, rng, counters);
     local.stop();
+    if (at_boundary && config.farewell) {
+      // The receive loop recorded why before it stopped us. `local` is already stopped,
+      // so the write never waits for room.
+      const Bytes frame = config.farewell(end.get());
+      if (!frame.empty()) (void)writer.write_one(sock, frame, 0, local);
+    }
   });
 
-  RecordReceiver receiver(std::move(recv), leftover, counters, config.on_control);
+  auto on_control = [&](const wire::ControlFrame& f) {
+    if (config.end_on_close_frame && f.type == wire::kCtrlSessionClose) {
+      end.set(SessionEnd::kClosedByPeer);
+      local.stop();
+    }
+    if (config.on_control) config.on_control(f);
+  };
+  RecordReceiver receiver(std::move(recv), leftover, counters, on_control);
   receiver.accept_gso(config.gso_receive);
   tunio::PacketBatch tun_batch(config.batch_packets, 65535);
   std::size_t accepted_in_batch = 0;
@@ -200,9 +217,11 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
       ReceiveStatus st;
       do {
         st = receiver.receive(sock, tun_batch);
-        // Apply the inbound filter to what arrived since the last check.
+        // Apply the inbound filter to what arrived since the last check, and count the
+        // bytes that pass (rx_packets is counted by flush_tun, after coalescing).
+        std::size_t keep = tun_batch.size();
         if (config.inbound_filter) {
-          std::size_t keep = accepted_in_batch;
+          keep = accepted_in_batch;
           for (std::size_t i = accepted_in_batch; i < tun_batch.size(); ++i) {
             if (config.inbound_filter(tun_batch.packet(i))) {
               if (keep != i) tun_batch.swap(keep, i);
@@ -210,8 +229,11 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
             }
           }
           tun_batch.truncate(keep);
-          accepted_in_batch = keep;
         }
+        for (std::size_t i = accepted_in_batch; i < keep; ++i) {
+          SessionCounters::add(counters.rx_bytes, tun_batch.packet(i).size());
+        }
+        accepted_in_batch = keep;
         if (st == ReceiveStatus::kBatchFull || (tun_batch.size() > 0 && st != ReceiveStatus::kOk)) {
           if (!flush_tun(tun, tun_batch, local, counters)) {
             end.set(SessionEnd::kTunError);

@@ -88,6 +88,7 @@ enum class SessionEnd {
   kTunError,          ///< the TUN failed
   kCounterExhausted,  ///< the send counter ran out: reconnect
   kIdle,              ///< no IP packet either way for idle_timeout_ms
+  kClosedByPeer,      ///< the peer sent a session-close frame (our extension)
 };
 const char* to_string(SessionEnd e);
 
@@ -130,6 +131,13 @@ struct StreamSessionConfig {
   /// from the client's capability frame mid-session). Null or false: super-packets are
   /// split into MTU-sized packets before sealing (0.7.16 peers).
   const std::atomic<bool>* send_gso = nullptr;
+  /// Our close extension (caps::kCloseNotify), receiving end: a session-close frame from
+  /// the peer ends the session at once with kClosedByPeer (on_control still sees it).
+  bool end_on_close_frame = false;
+  /// Sending end: called once by the send thread when the session ends while the stream
+  /// is at a record boundary, with why it ended; a non-empty result (a session-close
+  /// frame) is sealed and written best effort (never blocks: a full socket drops it).
+  std::function<Bytes(SessionEnd)> farewell;
 };
 
 SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,

@@ -64,6 +64,8 @@ namespace caps {
 inline constexpr std::uint32_t kCapabilityExchange = 1U << 0;  ///< this exchange itself
 inline constexpr std::uint32_t kGsoSuperPackets = 1U << 1;     ///< reserved: GSO records
 inline constexpr std::uint32_t kRekey = 1U << 2;               ///< reserved: rekeying
+/// The server sends a session-close frame (wire/session_close.h) before it ends a session.
+inline constexpr std::uint32_t kCloseNotify = 1U << 3;
 }  // namespace caps
 
 using X25519Public = std::array<std::uint8_t, 32>;

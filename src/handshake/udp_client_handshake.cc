@@ -35,6 +35,7 @@ struct UdpClientHandshake::Impl {
   wire::Reassembler flight{wire::udp_msg::kServerFlight};
   wire::Reassembler auth_ok{wire::udp_msg::kAuthOk};
   Stage stage = Stage::kIdle;
+  bool auth_sent = false;    ///< AUTH went out at least once
   std::vector<Bytes> hello;  // the ClientHello datagrams, re-sent unchanged
   Bytes auth;                // the AUTH datagram, re-sent byte for byte
   std::vector<Bytes> out;
@@ -94,6 +95,7 @@ struct UdpClientHandshake::Impl {
       auth = env.wrap(answer[0].bytes, true, kAuthPacketNumber, rng);
       out.push_back(auth);
       stage = Stage::kAuth;
+      auth_sent = true;
       next_retransmit = now + retransmit_gap();
     }
     if (inner.state() == State::kDone) {
@@ -194,6 +196,8 @@ void UdpClientHandshake::on_datagram(MutableByteSpan d, Instant now) { impl_->on
 void UdpClientHandshake::on_timer(Instant now) { impl_->on_timer(now); }
 std::vector<Bytes> UdpClientHandshake::take_datagrams() { return std::exchange(impl_->out, {}); }
 std::optional<Instant> UdpClientHandshake::deadline() const { return impl_->deadline(); }
+
+bool UdpClientHandshake::auth_sent() const { return impl_->auth_sent; }
 
 State UdpClientHandshake::state() const {
   switch (impl_->stage) {

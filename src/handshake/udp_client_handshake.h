@@ -80,6 +80,10 @@ class UdpClientHandshake {
   std::optional<Instant> deadline() const;
   State state() const;
   Failure failure() const;
+  /// True once the AUTH datagram was sent (the server's identity was verified): a
+  /// timeout after that means the server never answered AUTH — on UDP that is how a
+  /// rejection of the credentials shows (0.7.16 rejects silently).
+  bool auth_sent() const;
   /// Datagrams ignored so far (not part of the handshake, or duplicates).
   std::size_t dropped() const;
   /// Valid once, in state kDone. Data-plane datagrams that arrived with AUTH OK are not

@@ -92,11 +92,23 @@ bool AuthGuard::verify_password(const std::string& phc, const std::string& passw
   return ok;
 }
 
-std::size_t AuthGuard::locked_count(Instant now) {
+std::vector<AuthGuard::Blocked> AuthGuard::blocked(Instant now) {
+  std::vector<Blocked> out;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [ip, r] : ips_) {
+      if (now < r.locked_until) out.push_back({ip, r.locked_until - now, r.failures});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Blocked& a, const Blocked& b) { return a.ip < b.ip; });
+  return out;
+}
+
+std::size_t AuthGuard::locked_count(Instant now) { return blocked(now).size(); }
+
+bool AuthGuard::unblock(std::uint32_t ip) {
   std::lock_guard lock(mu_);
-  std::size_t n = 0;
-  for (const auto& [ip, r] : ips_) n += now < r.locked_until ? 1 : 0;
-  return n;
+  return ips_.erase(ip) > 0;
 }
 
 void AuthGuard::unblock_all() {

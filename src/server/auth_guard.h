@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "base/clock.h"
 
@@ -44,8 +45,18 @@ class AuthGuard {
   /// false after the same work) under the global concurrency gate. Blocks.
   bool verify_password(const std::string& phc, const std::string& password);
 
-  /// Locked-out IPs right now (for `list-blocked`).
+  /// A source address that is locked out now (`qeli list-blocked`).
+  struct Blocked {
+    std::uint32_t ip = 0;        ///< host order
+    Duration left{};             ///< until the lockout ends
+    std::uint32_t failures = 0;  ///< failures in the window that locked it
+  };
+  /// Locked-out IPs right now, ordered by address.
+  std::vector<Blocked> blocked(Instant now);
   std::size_t locked_count(Instant now);
+  /// Lifts the lockout of `ip` and forgets its failures; false if it was not tracked.
+  bool unblock(std::uint32_t ip);
+  /// Lifts every lockout and forgets every failure (addresses and user names).
   void unblock_all();
 
  private:

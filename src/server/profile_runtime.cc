@@ -20,6 +20,7 @@
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
 #include "server/session_control.h"
+#include "server/session_end.h"
 #include "server/session_policy.h"
 #include "sys/link_netlink.h"
 #include "sys/nft_nat.h"
@@ -34,13 +35,6 @@ namespace qeli::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Our protocol extensions are on unless QELI_DISABLE_EXTENSIONS=1 (to measure or test the
-// exact 0.7.16 behaviour).
-bool extensions_enabled() {
-  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
-  return v == nullptr || std::string_view(v) != "1";
-}
 
 // Pre-auth connections allowed at once per profile (0.7.16: max(256, 8 × cores)).
 int preauth_limit() {
@@ -166,10 +160,12 @@ Status<std::string> ProfileRuntime::start() {
 void ProfileRuntime::stop() {
   if (started_) {
     started_ = false;
+    // Sessions first, with their reason (clients that can hear it are told), before the
+    // UDP workers see the profile's stop and end their sessions without one.
+    sessions_->stop_all();
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
     stop_udp();
-    sessions_->stop_all();
     {
       std::lock_guard lock(conn_mu_);
       for (auto& c : conns_) {
@@ -264,6 +260,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   if (ctx.user == nullptr) return reject("unknown user");
   if (!password_ok) return reject("wrong password");
   if (!ctx.user->enabled) return reject("user disabled");
+  if (users_.disabled(req.user)) return reject("user disabled by the operator (qeli enable-user)");
   if (!ctx.user->profiles.empty() && std::find(ctx.user->profiles.begin(), ctx.user->profiles.end(),
                                                p.name) == ctx.user->profiles.end()) {
     return reject("user not allowed on this profile");
@@ -346,9 +343,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     hc.max_jitter = std::chrono::milliseconds(11);
   }
   hc.timeout = p.perf.handshake_timeout;
-  hc.extensions = extensions_enabled()
-                      ? (handshake::caps::kCapabilityExchange | handshake::caps::kGsoSuperPackets)
-                      : 0;
+  hc.extensions = offered_extensions(Carrier::kStream);
   crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
@@ -401,14 +396,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
   sc.send_gso = &sp->gso;
   sc.on_control = [sp, offered = hc.extensions, &p](const wire::ControlFrame& f) {
-    if (f.type == wire::kCtrlCapabilities) {
-      if (auto caps = wire::parse_capabilities(f); caps.ok()) {
-        sp->gso = (*caps & offered & handshake::caps::kGsoSuperPackets) != 0;
-      }
-    } else {
-      apply_client_control(*sp, f, p.tun.mtu, p.name);
-    }
+    on_client_control(*sp, offered, f, p.tun.mtu, p.name);
   };
+  sc.farewell = farewell_for(*sp);
   const std::size_t q = session->id % tun_->queue_count();
   const auto end = engine::run_stream_session(
       fd.get(), std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
@@ -416,9 +406,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
       session->counters, rng);
   sessions_->remove(session);
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
-               session->user, transport::ipv4_to_string(session->tunnel_ip), engine::to_string(end),
-               session->counters.rx_packets.load(), session->counters.tx_packets.load(),
-               engine::describe_drops(session->counters));
+               session->user, transport::ipv4_to_string(session->tunnel_ip),
+               describe_end(*session, end), session->counters.rx_packets.load(),
+               session->counters.tx_packets.load(), engine::describe_drops(session->counters));
 }
 
 void ProfileRuntime::tun_reader(std::size_t queue) {

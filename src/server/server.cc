@@ -15,6 +15,7 @@
 #include "config/identity_store.h"
 #include "config/server_config.h"
 #include "server/auth_guard.h"
+#include "server/control_handler.h"
 #include "server/profile_runtime.h"
 #include "server/user_directory.h"
 
@@ -35,76 +36,6 @@ void print_findings(const config::Findings& f) {
       spdlog::warn("{}", item.to_string());
     }
   }
-}
-
-nlohmann::json handle_control(const nlohmann::json& req,
-                              const std::vector<std::unique_ptr<ProfileRuntime>>& profiles,
-                              AuthGuard& guard) {
-  const std::string cmd = req["cmd"].get<std::string>();
-  const auto now = std::chrono::steady_clock::now();
-  if (cmd == "list-clients") {
-    nlohmann::json clients = nlohmann::json::array();
-    for (const auto& p : profiles) {
-      for (const auto& s : p->sessions().list()) {
-        std::string version, platform;
-        {
-          std::lock_guard lock(s->info_mu);
-          version = s->client_version;
-          platform = s->client_platform;
-        }
-        clients.push_back(
-            {{"profile", p->name()},
-             {"username", s->user},
-             {"device", s->device_key},
-             {"tunnel_ip", transport::ipv4_to_string(s->tunnel_ip)},
-             {"peer", s->peer.to_string()},
-             {"connected_secs",
-              std::chrono::duration_cast<std::chrono::seconds>(now - s->started).count()},
-             {"rx_packets", s->counters.rx_packets.load()},
-             {"tx_packets", s->counters.tx_packets.load()},
-             {"tx_bytes", s->counters.tx_bytes.load()},
-             {"drop_bad_source", s->counters.drop_bad_source.load()},
-             {"drop_policy", s->counters.drop_policy.load()},
-             {"gso", s->gso.load()},
-             {"client_version", version},
-             {"client_platform", platform}});
-      }
-    }
-    return {{"ok", true}, {"clients", clients}};
-  }
-  if (cmd == "kick") {
-    if (!req.contains("username") || !req["username"].is_string()) {
-      return {{"ok", false}, {"error", "kick needs \"username\""}};
-    }
-    std::size_t n = 0;
-    for (const auto& p : profiles) n += p->sessions().kick(req["username"].get<std::string>());
-    return {{"ok", true}, {"kicked", n}};
-  }
-  if (cmd == "stats") {
-    // Why connections ended before authentication, per profile (the wire shows nothing).
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& p : profiles) {
-      const ProfileCounters& c = p->counters();
-      out.push_back({{"profile", p->name()},
-                     {"accepted", c.accepted.load()},
-                     {"handshake_failed", c.handshake_failed.load()},
-                     {"auth_failed", c.auth_failed.load()},
-                     {"locked_out", c.locked_out.load()},
-                     {"over_capacity", c.over_capacity.load()},
-                     {"sessions_started", c.sessions_started.load()},
-                     {"tun_no_route", c.tun_no_route.load()},
-                     {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
-                     {"new_session_rate_limited", c.new_session_rate_limited.load()},
-                     {"preauth_crypto_shed", c.preauth_crypto_shed.load()}});
-    }
-    return {{"ok", true}, {"profiles", out}};
-  }
-  if (cmd == "list-blocked") return {{"ok", true}, {"blocked_ips", guard.locked_count(now)}};
-  if (cmd == "unblock-all") {
-    guard.unblock_all();
-    return {{"ok", true}};
-  }
-  return {{"ok", false}, {"error", "unknown command '" + cmd + "'"}};
 }
 
 }  // namespace
@@ -157,7 +88,8 @@ int run_server(const ServerOptions& options) {
   control::ControlServer control;
   if (!options.control_socket.empty()) {
     auto st = control.start(options.control_socket, [&](const nlohmann::json& req) {
-      return handle_control(req, profiles, guard);
+      return handle_control(req, ControlTargets{&profiles, &users, &guard},
+                            std::chrono::steady_clock::now());
     });
     if (!st.ok()) spdlog::warn("control socket disabled: {}", st.error());
   }

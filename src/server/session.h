@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/clock.h"
@@ -14,6 +15,7 @@
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
 #include "transport/endpoint.h"
+#include "wire/session_close.h"
 
 namespace qeli::server {
 
@@ -54,6 +56,25 @@ struct Session {
   /// min(profile MTU, peer_mtu) when that is below the profile MTU, else 0: the TUN
   /// reader's one per-packet check (tunio/mtu_clamp.h does the rest only when set).
   std::atomic<std::uint32_t> downlink_mtu{0};
+  /// The client answered our capability offer with caps::kCloseNotify: it is told why
+  /// before the server ends the session (wire/session_close.h).
+  std::atomic<bool> close_notify{false};
+
+  /// Ends the session on purpose: records why (the first reason wins) and stops it.
+  void end(wire::CloseReason why) {
+    std::uint8_t none = 0;
+    close_reason_.compare_exchange_strong(none, static_cast<std::uint8_t>(why));
+    stop.stop();
+  }
+  /// Why end() was called, if it was.
+  std::optional<wire::CloseReason> close_reason() const {
+    const std::uint8_t r = close_reason_.load();
+    if (r == 0) return std::nullopt;
+    return static_cast<wire::CloseReason>(r);
+  }
+
+ private:
+  std::atomic<std::uint8_t> close_reason_{0};
 };
 
 }  // namespace qeli::server

@@ -33,7 +33,7 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
     auto old = it->second;
     old->superseded = true;
     unroute_locked(old);
-    old->stop.stop();
+    old->end(wire::CloseReason::kSuperseded);
     reuse_ip = old->tunnel_ip;
     by_device_.erase(it);
   }
@@ -48,7 +48,7 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
       auto victim = mine.front();
       mine.erase(mine.begin());
       unroute_locked(victim);
-      victim->stop.stop();
+      victim->end(wire::CloseReason::kEvicted);
       by_device_.erase(victim->device_key);
       if (!victim->superseded.exchange(true)) pool_.release(victim->tunnel_ip);
     }
@@ -70,7 +70,7 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
       if (auto it = by_device_.find(evicted); it != by_device_.end()) {
         it->second->superseded = true;
         unroute_locked(it->second);
-        it->second->stop.stop();
+        it->second->end(wire::CloseReason::kSuperseded);
         by_device_.erase(it);
       }
     }
@@ -107,12 +107,12 @@ std::vector<std::shared_ptr<Session>> SessionTable::list() const {
   return out;
 }
 
-std::size_t SessionTable::kick(const std::string& user) {
+std::size_t SessionTable::kick(const std::string& user, wire::CloseReason why) {
   std::lock_guard lock(mu_);
   std::size_t n = 0;
   for (const auto& [k, s] : by_device_) {
     if (s->user == user) {
-      s->stop.stop();
+      s->end(why);
       ++n;
     }
   }
@@ -122,7 +122,7 @@ std::size_t SessionTable::kick(const std::string& user) {
 void SessionTable::stop_all() {
   std::lock_guard lock(mu_);
   stopping_ = true;
-  for (const auto& [k, s] : by_device_) s->stop.stop();
+  for (const auto& [k, s] : by_device_) s->end(wire::CloseReason::kShutdown);
 }
 
 std::size_t SessionTable::size() const {

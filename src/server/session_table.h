@@ -57,8 +57,9 @@ class SessionTable {
   }
 
   std::vector<std::shared_ptr<Session>> list() const;
-  /// Stops every session of `user`; returns how many.
-  std::size_t kick(const std::string& user);
+  /// Ends every session of `user` for `why` (the client is told, if it can hear it);
+  /// returns how many.
+  std::size_t kick(const std::string& user, wire::CloseReason why = wire::CloseReason::kKicked);
   /// Stops every session and refuses every later admit() (kStopping), so a login that
   /// completes while the profile shuts down cannot start a session nobody will stop.
   void stop_all();

@@ -37,7 +37,7 @@
 #include "server/auth_ok_builder.h"
 #include "server/new_session_limiter.h"
 #include "server/profile_runtime.h"
-#include "server/session_control.h"
+#include "server/session_end.h"
 #include "server/session_policy.h"
 #include "server/token_bucket.h"
 #include "transport/udp_socket.h"
@@ -180,7 +180,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   hc.inner.bind_static = auth_.bind_static_to_session;
   hc.inner.require_client_key_proof = auth_.require_client_key_proof;
   hc.inner.timeout = p.perf.handshake_timeout;
-  hc.inner.extensions = 0;  // super-packets are TCP-only for now
+  hc.inner.extensions = offered_extensions(Carrier::kDatagram);
   hc.obfs = w.obfs.get();
   const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
   const crypto::Key32* session_key = w.obfs ? &obfs_key : nullptr;
@@ -209,8 +209,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.recv_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key, 0, rng);
     pr.receiver = std::make_unique<engine::DatagramReceiver>(
         std::move(udp.session.recv), s.counters, *pr.recv_env,
-        [sp = &s, &p](const wire::ControlFrame& f) {
-          apply_client_control(*sp, f, p.tun.mtu, p.name);
+        [sp = &s, offered = hc.inner.extensions, &p](const wire::ControlFrame& f) {
+          on_client_control(*sp, offered, f, p.tun.mtu, p.name);
         },
         kWorkerBatch);
     pr.writer = std::make_unique<engine::DatagramWriter>(std::move(udp.session.send), pad,
@@ -221,6 +221,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.dc.liveness_ms = pr.dc.heartbeat.liveness_ms();
     pr.dc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
     pr.dc.peer_mtu = &s.downlink_mtu;
+    pr.dc.farewell = farewell_for(s);
     pr.timers.emplace(pr.dc);
     pr.sender = std::thread([this, &w, &pr, &rng, &sock] {
       tunio::PacketBatch batch = pr.session->inbox.make_batch(0, 0);
@@ -391,7 +392,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     const auto& c = pr.session->counters;
     spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                  pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip),
-                 engine::to_string(pr.end.get()), c.rx_packets.load(), c.tx_packets.load(),
+                 describe_end(*pr.session, pr.end.get()), c.rx_packets.load(), c.tx_packets.load(),
                  engine::describe_drops(c));
     return w.peers.erase(it);
   };
@@ -413,6 +414,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       UdpPeer& pr = *it->second;
       const auto t = pr.timers->check(pr.session->counters, pr.receiver->last_authenticated(), now);
       if (t != engine::SessionEnd::kStopped) pr.end.set(t);
+      if (t == engine::SessionEnd::kIdle) pr.session->end(wire::CloseReason::kIdle);
       if (t != engine::SessionEnd::kStopped || pr.session->stop.stopped()) {
         it = end_peer(it);
       } else {

@@ -1,10 +1,11 @@
 // UserDirectory: the users and groups a server authenticates against, replaceable at
 // run time (SIGHUP reload) without disturbing lookups in flight: readers take a
-// snapshot (shared_ptr) and keep it for the whole authentication.
+// snapshot (shared_ptr) and keep it for the whole authentication. Thread-safe.
 #pragma once
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,26 @@ class UserDirectory {
     snap_ = std::move(n);
   }
 
+  /// `qeli disable-user` / `enable-user`: an operator's switch on top of the config's
+  /// `enabled`, kept in memory (it survives a reload, not a restart; docs/OPERATIONS.md).
+  /// disable() returns false if it was already disabled; enable() false if it was not.
+  bool disable(const std::string& name) {
+    std::lock_guard lock(mu_);
+    return disabled_.insert(name).second;
+  }
+  bool enable(const std::string& name) {
+    std::lock_guard lock(mu_);
+    return disabled_.erase(name) > 0;
+  }
+  bool disabled(const std::string& name) const {
+    std::lock_guard lock(mu_);
+    return disabled_.count(name) > 0;
+  }
+
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const UserSnapshot> snap_;
+  std::set<std::string> disabled_;
 };
 
 }  // namespace qeli::server

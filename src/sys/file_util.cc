@@ -190,4 +190,17 @@ HostStatus make_dirs(const std::string& dir, mode_t mode) {
   return {};
 }
 
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ') ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace qeli::sys

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "sys/host_error.h"
 
@@ -51,5 +53,9 @@ HostStatus sync_parent_dir(const std::string& path);
 
 /// The directory part of `path` ("." if there is none).
 std::string parent_dir(const std::string& path);
+
+/// The space-separated words of one line of a kernel or state file (runs of spaces
+/// count as one separator); views into `line`.
+std::vector<std::string_view> split_words(std::string_view line);
 
 }  // namespace qeli::sys

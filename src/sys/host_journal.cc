@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "sys/file_util.h"
+#include "sys/lock_holder.h"
 
 namespace qeli::sys {
 
@@ -25,19 +26,6 @@ bool plain_field(const std::string& s) {
   return std::none_of(s.begin(), s.end(), [](char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
   });
-}
-
-std::vector<std::string_view> split_words(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
 }
 
 template <class N>
@@ -167,7 +155,10 @@ HostResult<HostJournal> HostJournal::open(const std::string& path) {
     const int e = errno;
     ::close(fd);
     if (e == EWOULDBLOCK) {
-      return host_fail(HostErrc::kExists, "journal " + path + " is held by another process");
+      const auto pid = lock_holder(path);
+      return host_fail(HostErrc::kExists,
+                       "journal " + path + " is held by another process" +
+                           (pid ? " (PID " + std::to_string(*pid) + ")" : std::string()));
     }
     return errno_fail("flock", path, e);
   }

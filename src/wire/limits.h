@@ -72,6 +72,10 @@ inline constexpr std::uint8_t kCtrlUdpPayloadBudget = 3;
 /// Type 0x40: OUR extension (not in 0.7.16): client→server capability bitmask, u32 BE.
 /// Sent only to a server that advertised `x_caps` in AUTH OK; older peers skip it.
 inline constexpr std::uint8_t kCtrlCapabilities = 0x40;
+/// Type 0x80: OUR extension (capability bit handshake::caps::kCloseNotify): server→client
+/// "this session ends now", body = reason(1) (wire/session_close.h). Sent only to a
+/// client that answered the capability offer with that bit.
+inline constexpr std::uint8_t kCtrlSessionClose = 0x80;
 inline constexpr std::size_t kMaxClientVersionLen = 32;
 inline constexpr std::size_t kMaxClientPlatformLen = 16;
 

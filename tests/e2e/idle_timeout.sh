@@ -21,6 +21,8 @@ e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping before going idle"
 # Silence (heartbeats only) for longer than the timeout: the server ends the session.
 e2e_wait_for 12 grep -q "disconnected: idle timeout" "$E2E_DIR/server.log" ||
   e2e_fail "the idle session was not closed"
+e2e_wait_for 3 grep -q "the server ended the session: idle timeout" "$E2E_DIR/alice.log" ||
+  e2e_fail "the client was not told why (close extension)"
 # Traffic again: the client has reconnected by itself.
 e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" || e2e_fail "no reconnect"
 e2e_finish alice server

@@ -47,3 +47,34 @@ TEST(AuthGuard, VerifiesRealHashesAndFailsUnknownUsersAfterEqualWork) {
 
 }  // namespace
 }  // namespace qeli::server
+
+namespace qeli::server {
+namespace {
+
+TEST(AuthGuard, ListsLockedSourcesWithTimeLeftAndUnblocksOne) {
+  AuthGuard g({true, 2, std::chrono::seconds(300), std::chrono::seconds(900)});
+  const Instant t0{};
+  const std::uint32_t a = 0x0a000002, b = 0x0a000001, c = 0x0a000003;
+  for (std::uint32_t ip : {a, a, b, b, c}) g.record_failure(ip, "bob", t0);
+  const auto later = t0 + std::chrono::seconds(100);
+  auto list = g.blocked(later);
+  ASSERT_EQ(list.size(), 2U) << "c failed once: tracked, not locked";
+  EXPECT_EQ(list[0].ip, b) << "ordered by address";
+  EXPECT_EQ(list[1].ip, a);
+  EXPECT_EQ(list[0].left, std::chrono::seconds(800));
+  EXPECT_EQ(list[0].failures, 2U);
+  EXPECT_EQ(g.locked_count(later), 2U);
+
+  EXPECT_TRUE(g.unblock(a));
+  EXPECT_FALSE(g.locked_out(a, later));
+  EXPECT_TRUE(g.locked_out(b, later)) << "only the one address";
+  EXPECT_FALSE(g.unblock(a)) << "no longer tracked";
+  EXPECT_FALSE(g.unblock(0x0a0000ff));
+  // Its failures were forgotten too: one more does not lock it again.
+  g.record_failure(a, "bob", later);
+  EXPECT_FALSE(g.locked_out(a, later));
+  EXPECT_TRUE(g.blocked(t0 + std::chrono::seconds(901)).empty()) << "lockouts expire";
+}
+
+}  // namespace
+}  // namespace qeli::server

@@ -70,3 +70,50 @@ TEST(SessionTable, StopAllStopsEverySessionAndRefusesLaterAdmissions) {
 
 }  // namespace
 }  // namespace qeli::server
+
+namespace qeli::server {
+namespace {
+
+// Every way the table ends a session records why, for the client (close frame) and the
+// log; the first reason wins.
+TEST(SessionTable, EndedSessionsCarryTheirReason) {
+  auto t = make_table();
+  auto old_dev = t.admit(device("alice", "01"));
+  ASSERT_TRUE(old_dev.ok());
+  EXPECT_FALSE((*old_dev)->close_reason().has_value());
+  auto new_dev = t.admit(device("alice", "01"));
+  ASSERT_TRUE(new_dev.ok());
+  EXPECT_EQ((*old_dev)->close_reason(), wire::CloseReason::kSuperseded);
+
+  auto bob = t.admit(device("bob", "02"));
+  ASSERT_TRUE(bob.ok());
+  EXPECT_EQ(t.kick("bob"), 1U);
+  EXPECT_EQ((*bob)->close_reason(), wire::CloseReason::kKicked);
+  EXPECT_TRUE((*bob)->stop.stopped());
+
+  EXPECT_EQ(t.kick("alice", wire::CloseReason::kDisabled), 1U);
+  EXPECT_EQ((*new_dev)->close_reason(), wire::CloseReason::kDisabled);
+  t.stop_all();
+  EXPECT_EQ((*new_dev)->close_reason(), wire::CloseReason::kDisabled) << "first reason wins";
+
+  auto t2 = make_table();
+  auto carol = t2.admit(device("carol", "03"));
+  ASSERT_TRUE(carol.ok());
+  t2.stop_all();
+  EXPECT_EQ((*carol)->close_reason(), wire::CloseReason::kShutdown);
+}
+
+TEST(SessionTable, MaxSessionsEvictionIsNotASupersede) {
+  auto t = make_table();
+  auto r1 = device("dave", "01");
+  r1.max_sessions = 1;
+  auto first = t.admit(r1);
+  ASSERT_TRUE(first.ok());
+  auto r2 = device("dave", "02");
+  r2.max_sessions = 1;
+  ASSERT_TRUE(t.admit(r2).ok());
+  EXPECT_EQ((*first)->close_reason(), wire::CloseReason::kEvicted);
+}
+
+}  // namespace
+}  // namespace qeli::server

@@ -1,0 +1,53 @@
+#include "server/session_end.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "handshake/types.h"
+#include "server/session_control.h"
+#include "wire/session_close.h"
+
+namespace qeli::server {
+
+std::uint32_t offered_extensions(Carrier carrier) {
+  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
+  if (v != nullptr && std::string_view(v) == "1") return 0;
+  std::uint32_t caps = handshake::caps::kCapabilityExchange | handshake::caps::kCloseNotify;
+  // Super-packets are carried whole on stream carriers only (docs/PROTOCOL.md §10).
+  if (carrier == Carrier::kStream) caps |= handshake::caps::kGsoSuperPackets;
+  return caps;
+}
+
+void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFrame& f,
+                       std::uint32_t profile_mtu, std::string_view profile) {
+  if (f.type != wire::kCtrlCapabilities) {
+    apply_client_control(s, f, profile_mtu, profile);
+    return;
+  }
+  if (auto caps = wire::parse_capabilities(f); caps.ok()) {
+    const std::uint32_t both = *caps & offered;
+    s.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
+    s.close_notify = (both & handshake::caps::kCloseNotify) != 0;
+  }
+}
+
+std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s) {
+  return [&s](engine::SessionEnd end) -> Bytes {
+    if (end == engine::SessionEnd::kIdle) s.end(wire::CloseReason::kIdle);
+    if (!s.close_notify.load()) return {};
+    if (end != engine::SessionEnd::kStopped && end != engine::SessionEnd::kIdle) return {};
+    const auto why = s.close_reason();
+    if (!why) return {};
+    return wire::build_session_close(*why);
+  };
+}
+
+std::string describe_end(const Session& s, engine::SessionEnd end) {
+  const auto why = s.close_reason();
+  if (why && (end == engine::SessionEnd::kStopped || end == engine::SessionEnd::kIdle)) {
+    return wire::to_string(*why);
+  }
+  return engine::to_string(end);
+}
+
+}  // namespace qeli::server

@@ -1,0 +1,43 @@
+// How a server session learns what its client supports and how it ends: the capability
+// frame and client info the client sends after AUTH OK, and our close extension
+// (caps::kCloseNotify, wire/session_close.h) — a client that answered the offer is told
+// why before the server ends its session; the log names the same reason.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "base/bytes.h"
+#include "engine/stream_session.h"
+#include "server/session.h"
+#include "wire/control_frame.h"
+
+namespace qeli::server {
+
+enum class Carrier : std::uint8_t { kStream, kDatagram };
+
+/// The extension bits a profile offers in AUTH OK `x_caps`: none when the environment
+/// says QELI_DISABLE_EXTENSIONS=1 (exact 0.7.16 behaviour); GSO super-packets on stream
+/// carriers only.
+std::uint32_t offered_extensions(Carrier carrier);
+
+/// Handles a control frame from the client of `s`: its capabilities (which of the
+/// `offered` bits it takes: GSO, close notify); other types go to apply_client_control
+/// (MTU report against `profile_mtu` bytes, client info; server/session_control.h).
+/// Malformed frames and unknown types are ignored.
+void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFrame& f,
+                       std::uint32_t profile_mtu, std::string_view profile);
+
+/// The farewell hook for the session's sender (engine configs' `farewell`): the close
+/// frame for why the server is ending the session — the reason recorded by Session::end,
+/// or kIdle when the data phase hit the idle timeout (also recorded then) — and nothing
+/// for a client without the extension or a session the peer or the network ended.
+std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s);
+
+/// The reason for the disconnect log line: the close reason when the server ended the
+/// session on purpose (kicked, superseded, stopping, disabled, idle), else the engine's.
+std::string describe_end(const Session& s, engine::SessionEnd end);
+
+}  // namespace qeli::server

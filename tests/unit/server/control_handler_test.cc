@@ -1,0 +1,103 @@
+// The control socket's commands against real parts (users, guard; no profile is
+// running, so nothing is kicked): list-blocked / unblock / unblock-all, disable-user /
+// enable-user, and the refusals a malformed request gets.
+#include "server/control_handler.h"
+
+#include <gtest/gtest.h>
+
+namespace qeli::server {
+namespace {
+
+using json = nlohmann::json;
+
+struct Fixture {
+  Fixture()
+      : users(make_users()),
+        guard({true, 2, std::chrono::seconds(300), std::chrono::seconds(900)}) {}
+  static UserSnapshot make_users() {
+    UserSnapshot s;
+    config::UserConfig alice;
+    alice.name = "alice";
+    config::UserConfig off;
+    off.name = "off";
+    off.enabled = false;
+    s.users = {alice, off};
+    return s;
+  }
+  json call(const json& req) { return handle_control(req, {&profiles, &users, &guard}, now); }
+
+  std::vector<std::unique_ptr<ProfileRuntime>> profiles;
+  UserDirectory users;
+  AuthGuard guard;
+  Instant now{std::chrono::seconds(1000)};
+};
+
+TEST(ControlHandler, ListBlockedShowsAddressesAndTimeLeft) {
+  Fixture f;
+  EXPECT_EQ(f.call({{"cmd", "list-blocked"}})["blocked"].size(), 0U);
+  f.guard.record_failure(0xc0a80105, "bob", f.now - std::chrono::seconds(10));
+  f.guard.record_failure(0xc0a80105, "bob", f.now - std::chrono::seconds(10));
+  const json r = f.call({{"cmd", "list-blocked"}});
+  ASSERT_TRUE(r["ok"].get<bool>());
+  ASSERT_EQ(r["blocked"].size(), 1U);
+  EXPECT_EQ(r["blocked"][0]["ip"], "192.168.1.5");
+  EXPECT_EQ(r["blocked"][0]["seconds_left"], 890);
+  EXPECT_EQ(r["blocked"][0]["failures"], 2);
+  EXPECT_EQ(r["blocked_ips"], 1);
+}
+
+TEST(ControlHandler, UnblockOneOrAll) {
+  Fixture f;
+  for (std::uint32_t ip : {0x0a000001U, 0x0a000001U, 0x0a000002U, 0x0a000002U}) {
+    f.guard.record_failure(ip, "bob", f.now);
+  }
+  EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.9"}})["ok"].get<bool>());
+  EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "not-an-ip"}})["ok"].get<bool>());
+  EXPECT_FALSE(f.call({{"cmd", "unblock"}})["ok"].get<bool>());
+  EXPECT_TRUE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.1"}})["ok"].get<bool>());
+  EXPECT_FALSE(f.guard.locked_out(0x0a000001, f.now));
+  EXPECT_TRUE(f.guard.locked_out(0x0a000002, f.now));
+  EXPECT_TRUE(f.call({{"cmd", "unblock-all"}})["ok"].get<bool>());
+  EXPECT_FALSE(f.guard.locked_out(0x0a000002, f.now));
+}
+
+TEST(ControlHandler, DisableAndEnableUser) {
+  Fixture f;
+  EXPECT_FALSE(f.call({{"cmd", "disable-user"}, {"username", "nobody"}})["ok"].get<bool>());
+  json r = f.call({{"cmd", "disable-user"}, {"username", "alice"}});
+  ASSERT_TRUE(r["ok"].get<bool>());
+  EXPECT_EQ(r["kicked"], 0);
+  EXPECT_FALSE(r["was_disabled"].get<bool>());
+  EXPECT_TRUE(f.users.disabled("alice"));
+  EXPECT_TRUE(f.call({{"cmd", "disable-user"}, {"username", "alice"}})["was_disabled"].get<bool>());
+  // It survives a reload of the users.
+  f.users.replace(Fixture::make_users());
+  EXPECT_TRUE(f.users.disabled("alice"));
+  r = f.call({{"cmd", "enable-user"}, {"username", "alice"}});
+  ASSERT_TRUE(r["ok"].get<bool>());
+  EXPECT_TRUE(r["was_disabled"].get<bool>());
+  EXPECT_FALSE(r.contains("warning"));
+  EXPECT_FALSE(f.users.disabled("alice"));
+  // The config still disables "off": enable-user says so.
+  r = f.call({{"cmd", "enable-user"}, {"username", "off"}});
+  ASSERT_TRUE(r["ok"].get<bool>());
+  EXPECT_TRUE(r.contains("warning"));
+}
+
+TEST(ControlHandler, MalformedRequestsAreRefusedWithAReason) {
+  Fixture f;
+  for (const json& req :
+       {json::array(), json{{"nocmd", 1}}, json{{"cmd", 7}}, json{{"cmd", "kick"}},
+        json{{"cmd", "kick"}, {"username", 3}}, json{{"cmd", "enable-user"}, {"username", ""}},
+        json{{"cmd", "no-such-command"}}}) {
+    const json r = f.call(req);
+    EXPECT_FALSE(r["ok"].get<bool>()) << req.dump();
+    EXPECT_TRUE(r["error"].is_string()) << req.dump();
+  }
+  const json r = f.call({{"cmd", "kick"}, {"username", "alice"}});
+  EXPECT_TRUE(r["ok"].get<bool>());
+  EXPECT_EQ(r["kicked"], 0);
+}
+
+}  // namespace
+}  // namespace qeli::server

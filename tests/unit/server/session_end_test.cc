@@ -1,0 +1,107 @@
+// How a server session learns its client's capabilities and ends: which close frame the
+// farewell hook yields for each way a session ends, and what the log line says.
+#include "server/session_end.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "handshake/types.h"
+#include "wire/session_close.h"
+
+namespace qeli::server {
+namespace {
+
+using engine::SessionEnd;
+namespace caps = handshake::caps;
+
+std::shared_ptr<Session> make_session() {
+  return std::make_shared<Session>(1, "alice", "alice:01", 0x0a4d0002, transport::Ipv4Endpoint{},
+                                   engine::SessionInbox::Geometry{4, 1500, 0, 0});
+}
+
+void answer_caps(Session& s, std::uint32_t offered, std::uint32_t client) {
+  const Bytes f = wire::build_capabilities(client);
+  on_client_control(s, offered, wire::parse_control_frame(f).value(), 1400, "test");
+}
+
+TEST(SessionEnd, OfferDependsOnTheCarrierAndTheEnvironment) {
+  ::unsetenv("QELI_DISABLE_EXTENSIONS");
+  const auto stream = offered_extensions(Carrier::kStream);
+  const auto datagram = offered_extensions(Carrier::kDatagram);
+  EXPECT_NE(stream & caps::kCloseNotify, 0U);
+  EXPECT_NE(stream & caps::kGsoSuperPackets, 0U);
+  EXPECT_NE(datagram & caps::kCloseNotify, 0U);
+  EXPECT_EQ(datagram & caps::kGsoSuperPackets, 0U) << "super-packets are stream-only";
+  ::setenv("QELI_DISABLE_EXTENSIONS", "1", 1);
+  EXPECT_EQ(offered_extensions(Carrier::kStream), 0U);
+  EXPECT_EQ(offered_extensions(Carrier::kDatagram), 0U);
+  ::unsetenv("QELI_DISABLE_EXTENSIONS");
+}
+
+TEST(SessionEnd, CapabilitiesAreTheIntersectionOfOfferAndAnswer) {
+  auto s = make_session();
+  answer_caps(*s, caps::kCapabilityExchange | caps::kCloseNotify,
+              caps::kCapabilityExchange | caps::kCloseNotify | caps::kGsoSuperPackets);
+  EXPECT_TRUE(s->close_notify.load());
+  EXPECT_FALSE(s->gso.load()) << "not offered";
+  auto t = make_session();
+  answer_caps(*t, caps::kCapabilityExchange | caps::kCloseNotify | caps::kGsoSuperPackets,
+              caps::kCapabilityExchange | caps::kGsoSuperPackets);
+  EXPECT_FALSE(t->close_notify.load()) << "not answered";
+  EXPECT_TRUE(t->gso.load());
+}
+
+TEST(SessionEnd, ClientInfoIsRecorded) {
+  auto s = make_session();
+  const Bytes f = wire::build_client_info("0.7.16", "linux");
+  on_client_control(*s, 0, wire::parse_control_frame(f).value(), 1400, "test");
+  EXPECT_EQ(s->client_version, "0.7.16");
+  EXPECT_EQ(s->client_platform, "linux");
+}
+
+TEST(SessionEnd, FarewellTellsAClientThatCanHearItWhy) {
+  auto s = make_session();
+  auto farewell = farewell_for(*s);
+  EXPECT_TRUE(farewell(SessionEnd::kStopped).empty()) << "no capability yet";
+  s->close_notify = true;
+  EXPECT_TRUE(farewell(SessionEnd::kStopped).empty()) << "stopped without a reason";
+  s->end(wire::CloseReason::kKicked);
+  EXPECT_EQ(to_hex(farewell(SessionEnd::kStopped)), "c19b800101");
+  // The peer or the network ended it: nothing to say.
+  for (auto e : {SessionEnd::kPeerClosed, SessionEnd::kSocketError, SessionEnd::kLiveness,
+                 SessionEnd::kBadRecord}) {
+    EXPECT_TRUE(farewell(e).empty()) << engine::to_string(e);
+  }
+}
+
+TEST(SessionEnd, IdleTimeoutIsRecordedAndAnnounced) {
+  auto s = make_session();
+  s->close_notify = true;
+  EXPECT_EQ(to_hex(farewell_for(*s)(SessionEnd::kIdle)), "c19b800105");
+  EXPECT_EQ(s->close_reason(), wire::CloseReason::kIdle);
+  // Recorded even for a client without the extension, so the log says "idle timeout".
+  auto old = make_session();
+  EXPECT_TRUE(farewell_for(*old)(SessionEnd::kIdle).empty());
+  EXPECT_EQ(describe_end(*old, SessionEnd::kIdle), "idle timeout");
+}
+
+TEST(SessionEnd, LogNamesTheRealReason) {
+  auto s = make_session();
+  EXPECT_EQ(describe_end(*s, SessionEnd::kStopped), "stopped");
+  EXPECT_EQ(describe_end(*s, SessionEnd::kLiveness), "liveness deadline passed");
+  s->end(wire::CloseReason::kSuperseded);
+  EXPECT_EQ(describe_end(*s, SessionEnd::kStopped),
+            "superseded by a newer session of the same device");
+  // A session the peer ended first keeps the peer's reason.
+  EXPECT_EQ(describe_end(*s, SessionEnd::kPeerClosed), "peer closed the connection");
+  auto k = make_session();
+  k->end(wire::CloseReason::kKicked);
+  EXPECT_EQ(describe_end(*k, SessionEnd::kStopped), "kicked by the operator");
+  auto d = make_session();
+  d->end(wire::CloseReason::kShutdown);
+  EXPECT_EQ(describe_end(*d, SessionEnd::kStopped), "the server is stopping");
+}
+
+}  // namespace
+}  // namespace qeli::server
