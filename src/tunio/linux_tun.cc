@@ -122,6 +122,12 @@ int LinuxTun::fd(std::size_t q) const { return q < queues_.size() ? queues_[q]->
 
 namespace {
 
+// IFF_TUN_EXCL on the first queue: TUNSETIFF fails with EBUSY if the device exists.
+// Without it a second process with the same name would silently attach itself as one
+// more queue of someone else's device (and add its address to it). Later queues attach
+// to the device the first one created, so they must not carry it.
+constexpr short kExclusive = static_cast<short>(IFF_TUN_EXCL);
+
 // Opens one queue of device `name` with `flags`; returns the fd and the kernel's name.
 Result<int, Error<TunError>> open_queue(TunKernel& k, const std::string& name, short flags,
                                         std::string& actual) {
@@ -136,6 +142,13 @@ Result<int, Error<TunError>> open_queue(TunKernel& k, const std::string& name, s
   const int r = k.ioctl_ptr(fd, TUNSETIFF, &ifr);
   if (r < 0) {
     k.close(fd);
+    if (r == -EBUSY && (flags & kExclusive) != 0) {
+      return fail(err(TunError::setiff_failed,
+                      "TUN device " + name +
+                          " already exists (another qeli or another program has it, or a "
+                          "persistent device was left behind: `ip link del " +
+                          name + "`); give this one another name"));
+    }
     return fail(err(TunError::setiff_failed, "TUNSETIFF " + name + ": " + std::strerror(-r)));
   }
   ifr.ifr_name[IFNAMSIZ - 1] = '\0';
@@ -171,8 +184,10 @@ Result<LinuxTun, Error<TunError>> LinuxTun::open(const TunConfig& config, TunKer
   const short base_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE;
   bool vnet = config.offload;
   std::string actual;
+  const short first_flags = static_cast<short>(base_flags | kExclusive);
   auto first =
-      open_queue(kernel, config.name, vnet ? base_flags | IFF_VNET_HDR : base_flags, actual);
+      open_queue(kernel, config.name,
+                 vnet ? static_cast<short>(first_flags | IFF_VNET_HDR) : first_flags, actual);
   if (!first) return fail(first.error());
   int fd0 = *first;
   if (vnet) {
@@ -191,7 +206,7 @@ Result<LinuxTun, Error<TunError>> LinuxTun::open(const TunConfig& config, TunKer
       // closing it removes the device).
       kernel.close(fd0);
       vnet = false;
-      auto plain = open_queue(kernel, config.name, base_flags, actual);
+      auto plain = open_queue(kernel, config.name, first_flags, actual);
       if (!plain) return fail(plain.error());
       fd0 = *plain;
     }

@@ -93,6 +93,32 @@ TEST(LinuxTunPrivileged, OpensWithOffloadsAndQueues) {
   EXPECT_EQ(*nl->mtu(tun.name()), 1420u);
 }
 
+// A second open of a device that exists must fail (IFF_TUN_EXCL) rather than attach as
+// one more queue of it, which would let a second client take over the first one's
+// interface.
+TEST(LinuxTunPrivileged, SecondOpenOfTheSameNameIsRefused) {
+  REQUIRE_ROOT();
+  qeli::test::Netns ns;
+  ASSERT_TRUE(ns.ok()) << ns.error();
+  qeli::test::InNetns in(ns);
+  ASSERT_TRUE(in.ok());
+  TunConfig c;
+  c.name = "qtexcl0";
+  c.log = [](std::string_view) {};
+  auto first = LinuxTun::open(c);
+  ASSERT_TRUE(first.ok()) << first.error().detail;
+  auto second = LinuxTun::open(c);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code, TunError::setiff_failed);
+  EXPECT_NE(second.error().detail.find("already exists"), std::string::npos)
+      << second.error().detail;
+  // Once the first is gone (a non-persistent device goes with its last queue), the name
+  // is free again.
+  *first = LinuxTun::open(TunConfig{.name = "qtexcl1", .log = c.log}).value();
+  auto third = LinuxTun::open(c);
+  EXPECT_TRUE(third.ok()) << third.error().detail;
+}
+
 // Checklist 32: the kernel's TUNSETOFFLOAD rules our two-step negotiation relies on.
 TEST(LinuxTunPrivileged, KernelOffloadRules) {
   REQUIRE_ROOT();

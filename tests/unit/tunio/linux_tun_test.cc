@@ -49,7 +49,8 @@ TEST(LinuxTunSetup, NegotiatesCsumTsoThenUso) {
   EXPECT_EQ(tun->capabilities().offload_flags, 0x67u);
   EXPECT_EQ(tun->name(), "qeli7");
   ASSERT_EQ(k.setiffs.size(), 1u);
-  EXPECT_EQ(k.setiffs[0].flags, IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE);
+  EXPECT_EQ(static_cast<unsigned short>(k.setiffs[0].flags),
+            IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE | IFF_TUN_EXCL);
   ASSERT_EQ(lines.size(), 1u);  // logged once
   EXPECT_NE(lines[0].find("uso=on"), std::string::npos);
   EXPECT_EQ(tun->fd(0), 100);
@@ -106,9 +107,12 @@ TEST(LinuxTunSetup, MultiQueueSameFlagsOneNegotiation) {
     ASSERT_TRUE(tun.ok());
     EXPECT_EQ(tun->queue_count(), 3u);
     ASSERT_EQ(k.setiffs.size(), 3u);
-    for (auto& s : k.setiffs) {
-      EXPECT_EQ(s.flags, k.setiffs[0].flags);
-      EXPECT_EQ(s.name, "qeli7");  // later queues join the kernel-chosen name
+    // Only the first queue creates the device exclusively; later ones join it with the
+    // same flags otherwise.
+    EXPECT_NE(k.setiffs[0].flags & IFF_TUN_EXCL, 0);
+    for (std::size_t i = 1; i < k.setiffs.size(); ++i) {
+      EXPECT_EQ(k.setiffs[i].flags, static_cast<short>(k.setiffs[0].flags & ~IFF_TUN_EXCL));
+      EXPECT_EQ(k.setiffs[i].name, "qeli7");  // later queues join the kernel-chosen name
     }
     EXPECT_EQ(k.offload_calls.size(), 2u);
     EXPECT_EQ(tun->fd(2), 102);
