@@ -175,6 +175,7 @@ class Client {
   explicit Client(const ClientOptions& o) : opt_(o), cfg_(o.config) {}
 
   int run();
+  std::vector<transport::Ipv4Endpoint> resolve_server();
 
  private:
   // One connection: connect, handshake, tunnel. Returns how long the session ran (zero
@@ -637,6 +638,25 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   return ran;
 }
 
+// The server's addresses. A resolver that cannot answer now (no network yet, no name
+// server reachable) is a network failure like any other: retried with the reconnect
+// backoff until it answers or we are stopped. A definite "no such name" is fatal.
+std::vector<transport::Ipv4Endpoint> Client::resolve_server() {
+  auto delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
+  while (true) {
+    auto resolved = transport::resolve_ipv4({cfg_.server.host, cfg_.server.port});
+    if (resolved.ok()) return *resolved;
+    const std::string why =
+        "cannot resolve " + cfg_.server.to_string() + ": " + resolved.error().message;
+    if (!resolved.error().temporary || !cfg_.reconnect) throw Fatal{why};
+    spdlog::warn("{}; retrying in {} ms", why, delay.count());
+    pollfd p{stop_.fd(), POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(delay.count()));
+    if (stop_.stopped()) return {};
+    delay = std::min<std::chrono::milliseconds>(delay * 2, cfg_.reconnect_max_delay);
+  }
+}
+
 int Client::run() {
   // Signals end the loop from a dedicated thread (every other thread blocks them).
   sigset_t set;
@@ -668,10 +688,8 @@ int Client::run() {
   } joiner{done, sig_thread};
 
   try {
-    auto resolved = transport::resolve_ipv4({cfg_.server.host, cfg_.server.port});
-    if (!resolved.ok())
-      throw Fatal{"cannot resolve " + cfg_.server.to_string() + ": " + resolved.error()};
-    servers_ = *resolved;
+    servers_ = resolve_server();
+    if (stop_.stopped()) return 0;
     endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
     handshake::X25519Public key{};
     if (!cfg_.key.empty() && from_hex_into(cfg_.key, key) && !crypto::ct_is_zero(key)) {

@@ -67,7 +67,7 @@ bool parse_ipv4(std::string_view s, std::uint32_t& out) {
   return true;
 }
 
-Result<std::vector<Ipv4Endpoint>, std::string> resolve_ipv4(const HostPort& hp) {
+Result<std::vector<Ipv4Endpoint>, ResolveError> resolve_ipv4(const HostPort& hp) {
   std::uint32_t literal = 0;
   if (parse_ipv4(hp.host, literal)) return std::vector<Ipv4Endpoint>{{literal, hp.port}};
   addrinfo hints{};
@@ -75,7 +75,11 @@ Result<std::vector<Ipv4Endpoint>, std::string> resolve_ipv4(const HostPort& hp) 
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
   const int rc = getaddrinfo(hp.host.c_str(), nullptr, &hints, &res);
-  if (rc != 0) return fail(std::string(gai_strerror(rc)));
+  if (rc != 0) {
+    const bool temporary =
+        rc == EAI_AGAIN || rc == EAI_FAIL || rc == EAI_SYSTEM || rc == EAI_MEMORY;
+    return fail(ResolveError{gai_strerror(rc), temporary});
+  }
   std::vector<Ipv4Endpoint> out;
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
     if (ai->ai_family != AF_INET) continue;
@@ -87,7 +91,7 @@ Result<std::vector<Ipv4Endpoint>, std::string> resolve_ipv4(const HostPort& hp) 
     if (!dup) out.push_back(ep);
   }
   freeaddrinfo(res);
-  if (out.empty()) return fail("no IPv4 address for " + hp.host);
+  if (out.empty()) return fail(ResolveError{"no IPv4 address for " + hp.host, false});
   return out;
 }
 

@@ -38,8 +38,16 @@ struct Ipv4Endpoint {
 bool parse_ipv4(std::string_view s, std::uint32_t& out_host_order);
 std::string ipv4_to_string(std::uint32_t host_order);
 
+struct ResolveError {
+  std::string message;  ///< the resolver's message (gai_strerror) or "no IPv4 address …"
+  /// The resolver could not answer now (EAI_AGAIN, EAI_FAIL, EAI_SYSTEM, EAI_MEMORY: no
+  /// network, no reachable name server) — worth retrying; false for a definite answer
+  /// (no such name, no IPv4 address).
+  bool temporary = false;
+};
+
 /// Resolves `host` (a literal or a name, via getaddrinfo) to its IPv4 addresses, in the
-/// resolver's order, without duplicates. Error: the resolver's message.
-Result<std::vector<Ipv4Endpoint>, std::string> resolve_ipv4(const HostPort& hp);
+/// resolver's order, without duplicates.
+Result<std::vector<Ipv4Endpoint>, ResolveError> resolve_ipv4(const HostPort& hp);
 
 }  // namespace qeli::transport

@@ -31,8 +31,13 @@ TEST(Endpoint, Ipv4LiteralsAndLoopbackResolution) {
   ASSERT_EQ(r->size(), 1U);
   EXPECT_EQ((*r)[0].to_string(), "127.0.0.1:80");
   auto l = resolve_ipv4({"localhost", 80});
-  ASSERT_TRUE(l.ok()) << l.error();
+  ASSERT_TRUE(l.ok()) << l.error().message;
   EXPECT_EQ((*l)[0].addr >> 24, 127U);
+  // A definite answer (no such name under the reserved .invalid TLD, RFC 6761 §6.4) is
+  // not worth retrying; it is not resolved through any network either.
+  auto none = resolve_ipv4({"no-such-host.invalid", 80});
+  ASSERT_FALSE(none.ok());
+  EXPECT_FALSE(none.error().message.empty());
 }
 
 }  // namespace
