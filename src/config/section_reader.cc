@@ -68,7 +68,7 @@ bool SectionReader::get_bool(std::string_view key, bool def) {
   const IniEntry* e = single(key);
   if (e == nullptr) return def;
   if (const auto v = parse_bool(e->value)) return *v;
-  bad_value(*e, "true or false");
+  bad_value(*e, "true or false (also yes/no, on/off, 1/0)");
   return def;
 }
 
