@@ -21,6 +21,10 @@ struct Options {
 };
 
 int call_and_check(const Options& o, const nlohmann::json& req, Context& ctx, nlohmann::json& out) {
+  if (o.socket.empty()) {
+    ctx.err << "qeli: no control socket given (--socket '')\n";
+    return kExitUsage;
+  }
   auto r = control::call(o.socket, req);
   if (!r.ok()) {
     ctx.err << "qeli: " << r.error() << "\n";
@@ -96,7 +100,11 @@ int list_blocked(const Options& o, Context& ctx) {
 }
 
 int unblock(const Options& o, Context& ctx) {
-  if (o.all == !o.ip.empty()) {
+  if (o.all && !o.ip.empty()) {
+    ctx.err << "qeli unblock: give either an IP address or --all, not both\n";
+    return kExitUsage;
+  }
+  if (!o.all && o.ip.empty()) {
     ctx.err << "qeli unblock: give an IP address or --all\n";
     return kExitUsage;
   }
@@ -118,8 +126,11 @@ int switch_user(const Options& o, bool disable, Context& ctx) {
     ctx.out << "disabled '" << o.user << "' until `qeli enable-user " << o.user
             << "` or a server restart; kicked " << r.value("kicked", 0) << " session(s)\n";
   } else {
-    ctx.out << (r.value("was_disabled", false) ? "enabled '" : "was not disabled: '") << o.user
-            << "'\n";
+    if (r.value("was_disabled", false)) {
+      ctx.out << "enabled '" << o.user << "'\n";
+    } else {
+      ctx.out << "'" << o.user << "' was not disabled\n";
+    }
   }
   if (r.contains("warning")) ctx.err << "qeli: " << r.value("warning", "") << "\n";
   return kExitOk;

@@ -16,6 +16,7 @@
 #include "client/connect_plan.h"
 #include "client/device_id.h"
 #include "client/dns_choice.h"
+#include "client/farewell.h"
 #include "client/known_hosts.h"
 #include "client/state_paths.h"
 #include "crypto/ct.h"
@@ -406,6 +407,7 @@ Duration Client::connect_once_tcp() {
         sc.liveness_ms = sc.heartbeat.liveness_ms();
         sc.gso_receive = gso;
         sc.end_on_close_frame = close_notify;
+        sc.farewell = client_farewell(close_notify, stop_);
         if (close_notify)
           sc.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };
         const std::atomic<bool> send_gso{gso};
@@ -503,6 +505,7 @@ Duration Client::connect_once_udp() {
                           dc.heartbeat);
         dc.liveness_ms = dc.heartbeat.liveness_ms();
         dc.end_on_close_frame = close_notify;
+        dc.farewell = client_farewell(close_notify, stop_);
         dc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
         dc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
         const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;

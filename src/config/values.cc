@@ -130,7 +130,8 @@ std::optional<double> parse_double(std::string_view s) {
 }
 
 bool is_ipv6_literal(std::string_view s) {
-  if (s.size() > 64) return false;
+  // inet_pton stops at a NUL: what follows one must not be ignored.
+  if (s.size() > 64 || s.find('\0') != std::string_view::npos) return false;
   const std::string str(s);
   unsigned char buf[16];
   return inet_pton(AF_INET6, str.c_str(), buf) == 1;

@@ -1,5 +1,6 @@
 #include "server/control_handler.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -17,6 +18,14 @@ json refuse(std::string why) { return {{"ok", false}, {"error", std::move(why)}}
 const std::string* string_field(const json& req, const char* key) {
   auto it = req.find(key);
   return it != req.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+}
+
+// `s` for an error message: as is when short and printable, else JSON-quoted (so a NUL or
+// a terminal escape from the request never reaches the operator's terminal raw).
+std::string shown(const std::string& s) {
+  const bool plain = s.size() <= 64 &&
+                     std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+  return plain ? s : json(s.substr(0, 64)).dump();
 }
 
 std::size_t end_sessions(const ControlTargets& t, const std::string& user, wire::CloseReason why) {
@@ -106,28 +115,35 @@ json handle_control(const json& req, const ControlTargets& t, Instant now) {
   }
   if (*cmd == "unblock") {
     const std::string* ip = string_field(req, "ip");
+    if (ip == nullptr || ip->empty()) return refuse("unblock needs \"ip\" (an IPv4 address)");
     std::uint32_t addr = 0;
-    if (ip == nullptr || !transport::parse_ipv4(*ip, addr)) {
-      return refuse("unblock needs \"ip\" (an IPv4 address)");
-    }
+    // parse_ipv4 takes the whole string: "10.0.0.1\u0000…" is refused, not cut short.
+    if (!transport::parse_ipv4(*ip, addr)) return refuse(shown(*ip) + " is not an IPv4 address");
     if (!t.guard->unblock(addr)) return refuse(*ip + " is not blocked");
     return {{"ok", true}, {"ip", *ip}};
   }
   if (*cmd == "kick" || *cmd == "disable-user" || *cmd == "enable-user") {
     const std::string* user = string_field(req, "username");
     if (user == nullptr || user->empty()) return refuse(*cmd + " needs \"username\"");
-    if (*cmd == "kick")
-      return {{"ok", true}, {"kicked", end_sessions(t, *user, wire::CloseReason::kKicked)}};
-    const auto* cfg = t.users->snapshot()->find(*user);
+    const auto users = t.users->snapshot();  // keeps `cfg` alive across a reload
+    const auto* cfg = users->find(*user);
+    const std::string unknown = "no user '" + shown(*user) + "'";
+    if (*cmd == "kick") {
+      // A user removed from the config by a reload may still have a live session: kick it.
+      const std::size_t kicked = end_sessions(t, *user, wire::CloseReason::kKicked);
+      if (kicked == 0 && cfg == nullptr) return refuse(unknown);
+      return {{"ok", true}, {"kicked", kicked}};
+    }
     if (*cmd == "enable-user") {
       const bool was = t.users->enable(*user);
+      if (!was && cfg == nullptr) return refuse(unknown);
       json r = {{"ok", true}, {"was_disabled", was}};
       if (cfg != nullptr && !cfg->enabled) {
         r["warning"] = "'" + *user + "' is still disabled by its config (enabled = false)";
       }
       return r;
     }
-    if (cfg == nullptr) return refuse("no user '" + *user + "'");
+    if (cfg == nullptr) return refuse(unknown);
     const bool changed = t.users->disable(*user);
     return {{"ok", true},
             {"was_disabled", !changed},

@@ -20,6 +20,13 @@ std::uint32_t offered_extensions(Carrier carrier) {
 
 void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFrame& f,
                        std::uint32_t profile_mtu, std::string_view profile) {
+  if (f.type == wire::kCtrlSessionClose) {
+    // The client is going away (our extension, only from a client that took it): end the
+    // session now instead of at the liveness deadline; the reason it gives is ignored
+    // (only "stopping" exists in this direction) and nothing is sent back.
+    if (s.close_notify.load()) s.end(wire::CloseReason::kClientStopping);
+    return;
+  }
   if (f.type != wire::kCtrlCapabilities) {
     apply_client_control(s, f, profile_mtu, profile);
     return;
@@ -37,13 +44,16 @@ std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s) {
     if (!s.close_notify.load()) return {};
     if (end != engine::SessionEnd::kStopped && end != engine::SessionEnd::kIdle) return {};
     const auto why = s.close_reason();
-    if (!why) return {};
+    // No reason recorded, or the client itself said goodbye: nothing to tell it.
+    if (!why || *why == wire::CloseReason::kClientStopping) return {};
     return wire::build_session_close(*why);
   };
 }
 
 std::string describe_end(const Session& s, engine::SessionEnd end) {
   const auto why = s.close_reason();
+  // The client's goodbye names the end even when its TCP FIN was seen first.
+  if (why == wire::CloseReason::kClientStopping) return wire::to_string(*why);
   if (why && (end == engine::SessionEnd::kStopped || end == engine::SessionEnd::kIdle)) {
     return wire::to_string(*why);
   }

@@ -9,8 +9,9 @@ namespace qeli::sys {
 
 HostResult<IpAddress> IpAddress::parse(std::string_view text) {
   // inet_pton wants a NUL-terminated string; anything longer than the longest IPv6
-  // text form (45 chars) is not an address.
-  if (text.empty() || text.size() > 45) {
+  // text form (45 chars) is not an address, nor is text with a NUL inside (inet_pton
+  // would stop there and ignore what follows).
+  if (text.empty() || text.size() > 45 || text.find('\0') != std::string_view::npos) {
     return host_fail(HostErrc::kInvalidArgument, "not an IP address: '" + std::string(text) + "'");
   }
   const std::string s(text);

@@ -58,7 +58,8 @@ std::string Ipv4Endpoint::to_string() const {
 
 bool parse_ipv4(std::string_view s, std::uint32_t& out) {
   char buf[INET_ADDRSTRLEN];
-  if (s.size() >= sizeof(buf)) return false;
+  // inet_pton stops at a NUL: "10.0.0.1\0junk" (e.g. a JSON "\u0000") must not pass.
+  if (s.size() >= sizeof(buf) || s.find('\0') != std::string_view::npos) return false;
   std::memcpy(buf, s.data(), s.size());
   buf[s.size()] = '\0';
   in_addr a{};

@@ -34,7 +34,8 @@ struct Ipv4Endpoint {
   friend bool operator==(const Ipv4Endpoint&, const Ipv4Endpoint&) = default;
 };
 
-/// Parses a dotted-quad IPv4 address (no names). Returns false on anything else.
+/// Parses a dotted-quad IPv4 address (no names). Returns false on anything else, including
+/// an embedded NUL or any byte after the address (the whole of `s` must be the address).
 bool parse_ipv4(std::string_view s, std::uint32_t& out_host_order);
 std::string ipv4_to_string(std::uint32_t host_order);
 

@@ -10,6 +10,7 @@ const char* to_string(CloseReason r) {
     case CloseReason::kDisabled: return "the user was disabled";
     case CloseReason::kIdle: return "idle timeout";
     case CloseReason::kEvicted: return "evicted by a newer device of the same user (max_sessions)";
+    case CloseReason::kClientStopping: return "the client is stopping";
   }
   return "an unknown reason";
 }

@@ -4,8 +4,9 @@
 //   frame = C1 9B ‖ 80 ‖ len ‖ reason(1) [‖ more bytes, ignored]
 //
 // The server sends it just before it ends a session on purpose, so the client does not
-// wait for its liveness deadline (≥ 30 s on UDP) to notice. A 0.7.16 client never offers
-// the bit and never sees the frame. The reason tells the client what to do next: kicked,
+// wait for its liveness deadline (≥ 30 s on UDP) to notice; the client sends it (reason 7)
+// when it stops, so the server frees the session and its address at once. A 0.7.16 client never
+// offers the bit and never sees the frame. The reason tells the client what to do next: kicked,
 // superseded, evicted, server stopping, idle → reconnect with the normal backoff;
 // disabled → stop with an error. An unknown reason byte is kept as is (a newer server)
 // and treated like "kicked".
@@ -26,6 +27,9 @@ enum class CloseReason : std::uint8_t {
   kDisabled = 4,    ///< the user was disabled (`qeli disable-user`): do not come back
   kIdle = 5,        ///< no IP packet either way for the profile's idle timeout
   kEvicted = 6,     ///< max_sessions: another device of the same user took the slot
+  /// Client → server: the client is stopping (SIGTERM/SIGINT); the server ends the session
+  /// at once and frees its address instead of waiting for its liveness deadline.
+  kClientStopping = 7,
 };
 
 /// "kicked by the operator", …; "unknown reason N" for a byte we do not know.

@@ -7,7 +7,10 @@
 #      logins are refused until `qeli enable-user alice`;
 #   3. a client without the extension (QELI_DISABLE_EXTENSIONS=1, as 0.7.16) is kicked
 #      without a word (it would find out at its liveness deadline);
-#   4. the server stopping is announced to the client that can hear it.
+#   4. a client stopped with SIGTERM says goodbye: its session is gone from list-clients
+#      within ~2 s (it used to stay until the server's liveness deadline, ~38 s); one
+#      without the extension stops silently and its session stays (0.7.16 behaviour);
+#   5. the server stopping is announced to the client that can hear it.
 # Also: a second client with the same dev in one namespace gets a clear error.
 # Along the way: the client's TUN has IPv6 off (no router solicitations reach the
 # server, so its `ipv6` drop counter stays 0), list-clients reports bytes both ways.
@@ -92,9 +95,29 @@ sleep 2
 grep -q "the server ended the session" "$E2E_DIR/bob.log" &&
   e2e_fail "a client without the extension was sent a close frame"
 
-# 4. The server stops: the client that can hear it is told.
+# 4. A client stopped with SIGTERM says goodbye; one without the extension does not.
+has_session() { ctl list-clients --json | jq -e --arg u "$1" 'any(.[]; .username == $u)' >/dev/null; }
+no_session() { ! has_session "$1"; }
+e2e_finish bob
+QELI_DISABLE_EXTENSIONS=1 e2e_start_client bob2 "$NS_C2" "$dir" "$link_b"
+e2e_wait_tunnel 15 "$NS_C2" >/dev/null || e2e_fail "bob got no tunnel address again"
+e2e_finish bob2
+sleep 3
+has_session bob || e2e_fail "a client without the extension ended its session on SIGTERM"
+ctl kick bob >/dev/null
+t0=$(date +%s%N)
+e2e_finish alice2
+e2e_wait_for 2 no_session alice ||
+  e2e_fail "alice's session is still listed 2 s after her client stopped"
+e2e_log "client goodbye: session gone in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+grep -q "'alice' .* disconnected: the client is stopping" "$E2E_DIR/server.log" ||
+  e2e_fail "the server log does not say the client is stopping"
+e2e_start_client alice3 "$NS_C" "$dir" "$link_a"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice cannot log in again"
+
+# 5. The server stops: the client that can hear it is told.
 e2e_finish server
 e2e_wait_for 3 grep -q "the server ended the session: the server is stopping" \
-  "$E2E_DIR/alice2.log" || e2e_fail "alice's client was not told the server stops"
-e2e_finish alice2 bob
+  "$E2E_DIR/alice3.log" || e2e_fail "alice's client was not told the server stops"
+e2e_finish alice3
 e2e_log "close notify ok"

@@ -80,6 +80,8 @@ TEST(values, scalars) {
   EXPECT_EQ(split_list(" a, b,,c ,"), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_TRUE(is_ipv6_literal("::1"));
   EXPECT_FALSE(is_ipv6_literal("1.2.3.4"));
+  EXPECT_FALSE(is_ipv6_literal(std::string_view("::1\0x", 5)));
+  EXPECT_FALSE(Ipv4Addr::parse(std::string_view("10.9.0.1\0", 9)));
 }
 
 }  // namespace

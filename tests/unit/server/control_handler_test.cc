@@ -54,6 +54,16 @@ TEST(ControlHandler, UnblockOneOrAll) {
   EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.9"}})["ok"].get<bool>());
   EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "not-an-ip"}})["ok"].get<bool>());
   EXPECT_FALSE(f.call({{"cmd", "unblock"}})["ok"].get<bool>());
+  json r = f.call({{"cmd", "unblock"}, {"ip", "999.1.1.1"}});
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"], "999.1.1.1 is not an IPv4 address");
+  // JSON "\u0000" after the address: refused (it used to pass and lift the lockout), and
+  // the NUL is shown quoted, never raw.
+  r = f.call(json::parse(R"({"cmd":"unblock","ip":"10.0.0.1\u0000"})"));
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"], R"("10.0.0.1\u0000" is not an IPv4 address)");
+  EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.1 x"}})["ok"].get<bool>());
+  EXPECT_TRUE(f.guard.locked_out(0x0a000001, f.now));
   EXPECT_TRUE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.1"}})["ok"].get<bool>());
   EXPECT_FALSE(f.guard.locked_out(0x0a000001, f.now));
   EXPECT_TRUE(f.guard.locked_out(0x0a000002, f.now));
@@ -82,6 +92,13 @@ TEST(ControlHandler, DisableAndEnableUser) {
   r = f.call({{"cmd", "enable-user"}, {"username", "off"}});
   ASSERT_TRUE(r["ok"].get<bool>());
   EXPECT_TRUE(r.contains("warning"));
+  // A known user who was not disabled: fine; an unknown one: refused like disable-user.
+  r = f.call({{"cmd", "enable-user"}, {"username", "alice"}});
+  ASSERT_TRUE(r["ok"].get<bool>());
+  EXPECT_FALSE(r["was_disabled"].get<bool>());
+  r = f.call({{"cmd", "enable-user"}, {"username", "nobody"}});
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"], "no user 'nobody'");
 }
 
 TEST(ControlHandler, MalformedRequestsAreRefusedWithAReason) {
@@ -94,9 +111,13 @@ TEST(ControlHandler, MalformedRequestsAreRefusedWithAReason) {
     EXPECT_FALSE(r["ok"].get<bool>()) << req.dump();
     EXPECT_TRUE(r["error"].is_string()) << req.dump();
   }
-  const json r = f.call({{"cmd", "kick"}, {"username", "alice"}});
+  // A known user without a live session: nothing to kick, not an error.
+  json r = f.call({{"cmd", "kick"}, {"username", "alice"}});
   EXPECT_TRUE(r["ok"].get<bool>());
   EXPECT_EQ(r["kicked"], 0);
+  r = f.call({{"cmd", "kick"}, {"username", "nobody"}});
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"], "no user 'nobody'");
 }
 
 }  // namespace

@@ -103,5 +103,33 @@ TEST(SessionEnd, LogNamesTheRealReason) {
   EXPECT_EQ(describe_end(*d, SessionEnd::kStopped), "the server is stopping");
 }
 
+TEST(SessionEnd, ClientGoodbyeEndsTheSessionWithoutAnAnswer) {
+  const Bytes bye = wire::build_session_close(wire::CloseReason::kClientStopping);
+  const auto frame = wire::parse_control_frame(bye).value();
+  // A client that did not take the extension: its frame is ignored.
+  auto old = make_session();
+  on_client_control(*old, caps::kCapabilityExchange | caps::kCloseNotify, frame, 1400, "test");
+  EXPECT_FALSE(old->stop.stopped());
+  EXPECT_FALSE(old->close_reason());
+
+  auto s = make_session();
+  answer_caps(*s, caps::kCapabilityExchange | caps::kCloseNotify,
+              caps::kCapabilityExchange | caps::kCloseNotify);
+  on_client_control(*s, caps::kCapabilityExchange | caps::kCloseNotify, frame, 1400, "test");
+  EXPECT_TRUE(s->stop.stopped());
+  EXPECT_EQ(s->close_reason(), wire::CloseReason::kClientStopping);
+  // No close frame goes back to a client that is leaving.
+  EXPECT_TRUE(farewell_for(*s)(SessionEnd::kStopped).empty());
+  EXPECT_EQ(describe_end(*s, SessionEnd::kStopped), "the client is stopping");
+  // On TCP its FIN may be seen first: the log still names the goodbye.
+  EXPECT_EQ(describe_end(*s, SessionEnd::kPeerClosed), "the client is stopping");
+  // A reason recorded before (the operator kicked it) is kept.
+  auto k = make_session();
+  k->close_notify = true;
+  k->end(wire::CloseReason::kKicked);
+  on_client_control(*k, caps::kCloseNotify, frame, 1400, "test");
+  EXPECT_EQ(k->close_reason(), wire::CloseReason::kKicked);
+}
+
 }  // namespace
 }  // namespace qeli::server

@@ -34,6 +34,10 @@ TEST(IpPrefix, RejectsMalformedInput) {
     ASSERT_FALSE(p.ok()) << bad;
     EXPECT_EQ(p.error().code, HostErrc::kInvalidArgument) << bad;
   }
+  // inet_pton would stop at the NUL and accept the address before it.
+  EXPECT_FALSE(IpAddress::parse(std::string_view("10.0.0.1\0x", 10)).ok());
+  EXPECT_FALSE(IpAddress::parse(std::string_view("::1\0", 4)).ok());
+  EXPECT_TRUE(IpAddress::parse(std::string_view("::1\0", 3)).ok());
 }
 
 TEST(IpPrefix, ContainsMatchesAnAddressBitByBitOracle) {

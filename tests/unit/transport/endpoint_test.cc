@@ -26,6 +26,12 @@ TEST(Endpoint, Ipv4LiteralsAndLoopbackResolution) {
   EXPECT_EQ(ipv4_to_string(a), "10.9.0.1");
   EXPECT_FALSE(parse_ipv4("10.9.0", a));
   EXPECT_FALSE(parse_ipv4("10.9.0.256", a));
+  // The whole view is the address: an embedded NUL (JSON "\u0000") or anything after the
+  // address is refused, even though inet_pton would stop at the NUL and accept the rest.
+  EXPECT_FALSE(parse_ipv4(std::string_view("10.200.0.2\0", 11), a));
+  EXPECT_FALSE(parse_ipv4(std::string_view("10.200.0.2\0junk", 15), a));
+  EXPECT_FALSE(parse_ipv4("10.200.0.2 ", a));
+  EXPECT_TRUE(parse_ipv4(std::string_view("10.200.0.2\0", 10), a));
   auto r = resolve_ipv4({"127.0.0.1", 80});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->size(), 1U);

@@ -13,11 +13,15 @@ TEST(session_close, bytes_are_as_documented) {
   EXPECT_EQ(to_hex(build_session_close(CloseReason::kDisabled)), "c19b800104");
   EXPECT_EQ(to_hex(build_session_close(CloseReason::kIdle)), "c19b800105");
   EXPECT_EQ(to_hex(build_session_close(CloseReason::kEvicted)), "c19b800106");
+  // Client → server.
+  EXPECT_EQ(to_hex(build_session_close(CloseReason::kClientStopping)), "c19b800107");
+  EXPECT_STREQ(to_string(CloseReason::kClientStopping), "the client is stopping");
 }
 
 TEST(session_close, round_trips_through_the_control_frame_parser) {
   for (auto r : {CloseReason::kKicked, CloseReason::kSuperseded, CloseReason::kShutdown,
-                 CloseReason::kDisabled, CloseReason::kIdle, CloseReason::kEvicted}) {
+                 CloseReason::kDisabled, CloseReason::kIdle, CloseReason::kEvicted,
+                 CloseReason::kClientStopping}) {
     const Bytes f = build_session_close(r);
     ASSERT_EQ(classify_plaintext(f), PlaintextKind::kControl);
     auto c = parse_control_frame(f);
