@@ -1,8 +1,9 @@
 // Micro-benchmarks of the TUN engine's per-packet work: batch push (the copy into a
 // slot), GSO split of 64 KiB TCP super-packets, GRO coalesce of MTU-sized segments, the
-// checksum, and IPv4 fragmentation for a client with a smaller MTU. Every benchmark counts heap allocations inside its timed loop through a
-// replaced global operator new (tests/support/counting_allocator.h) and fails (SkipWithError) if
-// there is any: steady state must not allocate (STYLE.md practice 7).
+// checksum, and IPv4 fragmentation for a client with a smaller MTU. Every benchmark
+// counts heap allocations inside its timed loop through a replaced global operator new
+// (tests/support/counting_allocator.h) and fails (SkipWithError) if there is any: steady
+// state must not allocate (STYLE.md practice 7).
 #include <benchmark/benchmark.h>
 
 #include <vector>
