@@ -19,7 +19,7 @@ using namespace qeli;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
   const std::size_t mtu = static_cast<std::size_t>((data[0] << 8) | data[1]);
-  const std::size_t slots = std::size_t{data[2] % 64} + 1;
+  const std::size_t slots = static_cast<std::size_t>(data[2] % 64) + 1;
   const ByteSpan packet(data + 3, size - 3);
   tunio::PacketBatch out(slots, 2048);
   const auto r = tunio::ipv4_fragment(packet, mtu, out);
