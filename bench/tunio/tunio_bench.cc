@@ -1,8 +1,9 @@
 // Micro-benchmarks of the TUN engine's per-packet work: batch push (the copy into a
-// slot), GSO split of 64 KiB TCP super-packets, GRO coalesce of MTU-sized segments, and
-// the checksum. Every benchmark counts heap allocations inside its timed loop through a
-// replaced global operator new (tests/support/counting_allocator.h) and fails (SkipWithError) if
-// there is any: steady state must not allocate (STYLE.md practice 7).
+// slot), GSO split of 64 KiB TCP super-packets, GRO coalesce of MTU-sized segments, the
+// checksum, and IPv4 fragmentation for a client with a smaller MTU. Every benchmark
+// counts heap allocations inside its timed loop through a replaced global operator new
+// (tests/support/counting_allocator.h) and fails (SkipWithError) if there is any: steady
+// state must not allocate (STYLE.md practice 7).
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -10,6 +11,7 @@
 #include "fakes/packet_builder.h"
 #include "support/alloc_window.h"
 #include "tunio/checksum.h"
+#include "tunio/ipv4_fragment.h"
 #include "tunio/offload_coalesce.h"
 #include "tunio/offload_split.h"
 #include "tunio/offload_validate.h"
@@ -120,10 +122,32 @@ void BM_Checksum(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * d.size()));
 }
 
+// One non-DF UDP packet of range(0) bytes split for a 1200-byte client MTU (the
+// server's downlink clamp), into a reused scratch batch.
+void BM_Ipv4Fragment(benchmark::State& state) {
+  const auto size = static_cast<std::size_t>(state.range(0));
+  const auto pkt = test::udp4(size - 28);
+  PacketBatch b(64, 1200);
+  std::size_t n = 0;
+  AllocWindow w;
+  for (auto _ : state) {
+    b.clear();
+    auto r = ipv4_fragment(pkt, 1200, b);
+    n = r.ok() ? *r : 0;
+    benchmark::DoNotOptimize(b.packet(0).data());
+  }
+  w.finish(state);
+  if (n == 0) state.SkipWithError("not fragmented");
+  state.counters["fragments"] = static_cast<double>(n);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * size));
+}
+
 BENCHMARK(BM_BatchPush)->RangeMultiplier(4)->Range(1, 1024);
 BENCHMARK(BM_GsoSplit)->RangeMultiplier(4)->Range(1, 1024);
 BENCHMARK(BM_GroCoalesce)->RangeMultiplier(4)->Range(1, 1024);
 BENCHMARK(BM_Checksum)->Arg(1500)->Arg(65535);
+BENCHMARK(BM_Ipv4Fragment)->Arg(1400)->Arg(9000)->Arg(16638);
 
 }  // namespace
 }  // namespace qeli::tunio

@@ -12,6 +12,7 @@ std::string describe_drops(const SessionCounters& c) {
       {"queue_full", c.drop_queue_full}, {"replay", c.drop_replay},
       {"tun_write", c.drop_tun_write},   {"bad_gso", c.drop_bad_gso},
       {"too_big", c.drop_too_big},       {"frag_needed", c.frag_needed_sent},
+      {"fragmented", c.frag_tx},
   };
   std::string out;
   for (const auto& d : drops) {

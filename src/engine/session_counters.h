@@ -28,12 +28,16 @@ struct SessionCounters {
   std::atomic<std::uint64_t> drop_tun_write{0};   ///< the kernel refused the packet
   /// GSO chunk out of order or with bad metadata; a super-packet that could not be split
   std::atomic<std::uint64_t> drop_bad_gso{0};
-  /// Server: a downlink packet above the client's reported MTU without DF (not sent)
+  /// Server: a downlink packet above the client's reported MTU that could not be
+  /// fragmented (malformed, a non-DF GSO super-packet) nor answered with an ICMP (not sent)
   std::atomic<std::uint64_t> drop_too_big{0};
   /// Server: downlink packets above the client's MTU with DF, answered with an ICMP
   /// "fragmentation needed" toward their origin (not a drop of ours to fix: the origin's
   /// path MTU discovery at work)
   std::atomic<std::uint64_t> frag_needed_sent{0};
+  /// Server: downlink packets above the client's MTU without DF, sent as IPv4 fragments
+  /// (one per packet split, not per fragment; the client's kernel reassembles them)
+  std::atomic<std::uint64_t> frag_tx{0};
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) {
     c.fetch_add(n, std::memory_order_relaxed);

@@ -415,6 +415,9 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
   tunio::PacketBatch batch(64, wire::kMaxSuperPacket);
   // ICMP "fragmentation needed" answers to downlink packets above a client's MTU.
   tunio::PacketBatch icmp(64, tunio::kIcmpFragNeededMaxSize);
+  // Scratch for the IPv4 fragments of a non-DF packet above a client's MTU (< tun.mtu):
+  // at least 512 payload bytes each (MTU floor 576 − a 60-byte header), so this many.
+  tunio::PacketBatch frags(profile_.tun.mtu / 512 + 2, profile_.tun.mtu);
   std::vector<Session*> woken;
   woken.reserve(64);
   while (!stop_.stopped()) {
@@ -444,7 +447,7 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
         Session* s = it->second.get();
         // The client's MTU is below ours (0.7.16 §3.5): only then is the packet judged.
         if (const auto lim = s->downlink_mtu.load(std::memory_order_relaxed); lim != 0) {
-          if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp)) continue;
+          if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp, frags)) continue;
         }
         s->inbox.push(pkt, batch.meta(i));
         if (std::find(woken.begin(), woken.end(), s) == woken.end()) woken.push_back(s);

@@ -5,7 +5,9 @@
 #include <mutex>
 
 #include "transport/endpoint.h"
+#include "tunio/ipv4_fragment.h"
 #include "tunio/mtu_clamp.h"
+#include "tunio/offload_split.h"
 
 namespace qeli::server {
 
@@ -29,16 +31,38 @@ void apply_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t
   if (clamp != 0 && before != clamp) {
     spdlog::info(
         "[{}] '{}' ({}) reports MTU {} (profile {}): larger downlink packets get ICMP "
-        "fragmentation-needed (DF) or are dropped",
+        "fragmentation-needed (DF) or are fragmented",
         profile, s.user, transport::ipv4_to_string(s.tunnel_ip), reported, profile_mtu);
   }
 }
 
-bool fits_peer_mtu(Session& s, ByteSpan pkt, const tunio::GsoMetadata& meta, std::uint32_t mtu,
-                   tunio::PacketBatch& icmp) {
+namespace {
+
+// DF clear: the client's kernel reassembles what we split (0.7.16 §3.5). GSO super-packets
+// without DF (UDP GSO from a socket that turned PMTU discovery off) are not segmented
+// first: rare enough to stay a counted drop rather than a second scratch batch.
+bool send_fragments(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& meta,
+                    std::uint32_t mtu, tunio::PacketBatch& frags) {
+  if (meta.type != tunio::GsoType::none) return false;
+  if (meta.needs_csum && !tunio::finish_partial_checksum(pkt, meta)) return false;
+  frags.clear();
+  if (!tunio::ipv4_fragment(pkt, mtu, frags).ok()) return false;
+  for (std::size_t i = 0; i < frags.size(); ++i) s.inbox.push(frags.packet(i));
+  frags.clear();
+  s.inbox.notify();
+  engine::SessionCounters::add(s.counters.frag_tx);
+  return true;
+}
+
+}  // namespace
+
+bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& meta,
+                   std::uint32_t mtu, tunio::PacketBatch& icmp, tunio::PacketBatch& frags) {
   switch (tunio::check_mtu(pkt, meta, mtu)) {
     case tunio::MtuVerdict::kFits: return true;
-    case tunio::MtuVerdict::kDrop: break;
+    case tunio::MtuVerdict::kDrop:
+      if (send_fragments(s, pkt, meta, mtu, frags)) return false;
+      break;
     case tunio::MtuVerdict::kFragNeeded: {
       if (icmp.full()) break;
       const MutableByteSpan slot = icmp.next_slot();

@@ -4,7 +4,8 @@
 //                       the profile's MTU, Session::downlink_mtu (the downlink clamp);
 //   type 2 client info → Session::client_version / client_platform (informational).
 // Other types are left to the caller (capabilities, TCP only) or ignored. And what the
-// TUN reader does with a downlink packet above that MTU (fits_peer_mtu).
+// TUN reader does with a downlink packet above that MTU (fits_peer_mtu): ICMP
+// "fragmentation needed" with DF, userspace IPv4 fragments without.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +26,19 @@ void apply_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t
                           std::string_view profile);
 
 /// The TUN reader's check for a session whose downlink_mtu is set (`mtu`, bytes): true
-/// if `pkt` (with `meta`) fits. Otherwise the packet must not be sent: with DF set an
-/// ICMP "fragmentation needed" toward its origin is appended to `icmp` (slots of
-/// tunio::kIcmpFragNeededMaxSize bytes; to be written into the TUN) and counted in
-/// frag_needed_sent; without DF, when no ICMP may be sent, or when `icmp` is full, it is
-/// counted in drop_too_big.
-bool fits_peer_mtu(Session& s, ByteSpan pkt, const tunio::GsoMetadata& meta, std::uint32_t mtu,
-                   tunio::PacketBatch& icmp);
+/// if `pkt` (with `meta`) fits and the caller sends it as usual. Otherwise it is handled
+/// here and must not be sent as it is:
+///   * DF set → an ICMP "fragmentation needed" toward its origin is appended to `icmp`
+///     (slots of tunio::kIcmpFragNeededMaxSize bytes; to be written into the TUN) and
+///     counted in frag_needed_sent;
+///   * DF clear, not a GSO super-packet → split into IPv4 fragments of ≤ `mtu` bytes
+///     (tunio/ipv4_fragment.h) through `frags` (scratch: slots of ≥ `mtu` bytes, left
+///     empty on return), pushed into s.inbox like any packet, the inbox notified, and
+///     counted in frag_tx. A partial (offloaded) L4 checksum is completed in `pkt` first:
+///     the fragments carry the datagram's bytes as they are;
+///   * otherwise (a non-DF super-packet, malformed, no ICMP allowed, `icmp` full, too
+///     many fragments) → counted in drop_too_big.
+bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& meta,
+                   std::uint32_t mtu, tunio::PacketBatch& icmp, tunio::PacketBatch& frags);
 
 }  // namespace qeli::server

@@ -24,6 +24,7 @@ inline constexpr std::size_t kIpv4IdOff = 4;
 inline constexpr std::size_t kIpv4FragOff = 6;  // flags(3 bits) + fragment offset(13)
 inline constexpr std::size_t kIpv4TtlOff = 8;
 inline constexpr std::size_t kIpv4ProtoOff = 9;
+inline constexpr std::uint16_t kIpv4DontFragment = 0x4000;
 inline constexpr std::uint16_t kIpv4MoreFragments = 0x2000;
 inline constexpr std::uint16_t kIpv4FragOffsetMask = 0x1fff;
 // IPv6 offsets

@@ -11,7 +11,6 @@ namespace qeli::tunio {
 namespace {
 
 constexpr std::uint8_t kIpProtoIcmp = 1;
-constexpr std::uint16_t kIpv4DontFragment = 0x4000;
 constexpr std::uint8_t kIcmpDestUnreachable = 3;
 constexpr std::uint8_t kIcmpFragNeeded = 4;
 constexpr std::size_t kIcmpHeader = 8;

@@ -6,8 +6,8 @@
 //   IPv4 packet larger than the MTU, DF set    → ICMP "fragmentation needed" (type 3
 //                                                code 4, RFC 792; next-hop MTU field of
 //                                                RFC 1191 §4) to the packet's source
-//   IPv4 packet larger than the MTU, DF clear  → dropped (counted by the caller); we do
-//                                                not fragment in userspace
+//   IPv4 packet larger than the MTU, DF clear  → kDrop: the caller fragments it
+//                                                (ipv4_fragment.h) or drops it
 //   super-packet (TSO/USO)                     → judged by ONE segment, hdr_len +
 //                                                gso_size: if a segment does not fit,
 //                                                the whole super-packet is oversized
@@ -24,7 +24,7 @@ namespace qeli::tunio {
 enum class MtuVerdict : std::uint8_t {
   kFits,        ///< send it
   kFragNeeded,  ///< oversized with DF set: answer with write_icmp_frag_needed()
-  kDrop,        ///< oversized without DF: drop and count
+  kDrop,        ///< oversized without DF: fragment (ipv4_fragment.h) or drop and count
 };
 
 /// Judges `packet` (an IPv4 packet, or a super-packet described by `meta`, as read from

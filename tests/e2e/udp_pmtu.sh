@@ -15,7 +15,9 @@
 # reassembled on either side: DF pings of 1200 bytes both ways, padded 1100-byte pings
 # (the padding must stay within the client's MTU), iperf3 TCP up and down. Last, a DF
 # ping of 1400 bytes from the server side toward the client must get "fragmentation
-# needed, mtu 1200" back: the server honours the reported MTU. Then the same with only
+# needed, mtu 1200" back: the server honours the reported MTU; without DF (a 1400-byte
+# ping, a 1300-byte UDP datagram) it arrives whole, fragmented by the server in userspace
+# and reassembled by the client's kernel. Then the same with only
 # the server's end narrow (a black hole: no EMSGSIZE, no ICMP — probes time out).
 #
 # QELI_E2E_PMTU_PROBE=false runs the same checks with probing off (the negative control:
@@ -79,15 +81,51 @@ tun_mtu=$(ip -n "$NS_C" -o link show dev vpn0 | grep -Eo 'mtu [0-9]+' | cut -d' 
 grep -q "reports MTU 1200 (profile 1400)" "$E2E_DIR/server.log" ||
   e2e_fail "the server log does not show the reported MTU"
 
-# 4. The server's clamp: a 1400-byte DF packet toward the client gets "frag needed".
+# 4. Without DF the server fragments in userspace (0.7.16 §3.5): a 1400-byte ping
+# server→client arrives as 1200-byte-or-smaller IPv4 fragments that the client's kernel
+# reassembles (and answers: the reply is fragmented by the client's own kernel). Before
+# the DF check of 5, whose ICMP teaches the server's kernel a path MTU of 1200 (it would
+# then fragment these itself); the server's kernel must create no fragment here.
+ip -n "$NS_S" route flush cache
+frags_s=$(ip netns exec "$NS_S" nstat -az IpFragCreates | awk '/^Ip/ {print $2}')
+reasm_before=$(ip netns exec "$NS_C" nstat -az IpReasmOKs | awk '/^Ip/ {print $2}')
+out_nodf=$(ip netns exec "$NS_S" ping -c 3 -i 0.3 -W 2 -M dont -s 1372 "$cip" 2>&1 || true)
+echo "$out_nodf" | grep -Eq '^1380 bytes from' ||
+  e2e_fail "a 1400-byte non-DF ping server→client did not arrive whole: $out_nodf"
+reasm_after=$(ip netns exec "$NS_C" nstat -az IpReasmOKs | awk '/^Ip/ {print $2}')
+[ "$reasm_after" -gt "$reasm_before" ] ||
+  e2e_fail "the client reassembled nothing ($reasm_before → $reasm_after)"
+# A 1300-byte UDP datagram (no DF: IP_PMTUDISC_DONT) server→client arrives whole.
+e2e_bg udprecv "$NS_C" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 5300))
+s.settimeout(10)
+data, _ = s.recvfrom(65535)
+open(sys.argv[1], "w").write(str(len(data)))
+' "$E2E_DIR/udp-received"
+e2e_wait_for 5 ip netns exec "$NS_C" sh -c "ss -lun | grep -q ':5300 '" || e2e_fail "udp receiver"
+ip netns exec "$NS_S" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, 10, 0)  # IP_MTU_DISCOVER = IP_PMTUDISC_DONT: no DF
+s.sendto(bytes(1272), (sys.argv[1], 5300))
+' "$cip"
+e2e_wait_for 5 test -s "$E2E_DIR/udp-received" || e2e_fail "the 1300-byte UDP datagram never arrived"
+[ "$(cat "$E2E_DIR/udp-received")" = 1272 ] ||
+  e2e_fail "the UDP datagram arrived with $(cat "$E2E_DIR/udp-received") bytes, not 1272"
+[ "$(ip netns exec "$NS_S" nstat -az IpFragCreates | awk '/^Ip/ {print $2}')" = "$frags_s" ] ||
+  e2e_fail "the server's kernel fragmented the non-DF packets itself"
+
+# 5. The server's clamp: a 1400-byte DF packet toward the client gets "frag needed".
 out=$(ip netns exec "$NS_S" ping -c 2 -i 0.3 -W 2 -M do -s 1372 "$cip" 2>&1 || true)
 echo "$out" | grep -Eq 'mtu ?= ?1200' ||
   e2e_fail "a 1400-byte DF ping server→client got no 'frag needed, mtu 1200': $out"
 
 e2e_finish client
-e2e_log "kernel-known path ok: client MTU $tun_mtu, TCP up $up Mbit/s, down $down Mbit/s, no IP fragments; $(echo "$out" | grep -Eo 'mtu ?= ?1200' | head -1)"
+e2e_log "kernel-known path ok: client MTU $tun_mtu, TCP up $up Mbit/s, down $down Mbit/s, no IP fragments; $(echo "$out" | grep -Eo 'mtu ?= ?1200' | head -1); non-DF 1400-byte ping and 1300-byte UDP fragmented and reassembled"
 
-# 5. A silent black hole: only the server's end stays narrow, so the client's kernel
+# 6. A silent black hole: only the server's end stays narrow, so the client's kernel
 # never learns the path MTU (a veth drops a larger frame without any ICMP). The probes
 # time out rung by rung (2 × 300 ms each) until 1200 gets through, within the 3 s budget.
 ip -n "$NS_C" link set "$VETH_C" mtu 1500
@@ -111,4 +149,6 @@ e2e_log "black-hole path ok: probed 1200 in $took ms"
 e2e_finish client-bh server
 grep -Eq "disconnected: .*frag_needed=[1-9]" "$E2E_DIR/server.log" ||
   e2e_fail "the server did not count its fragmentation-needed answers"
+grep -Eq "disconnected: .*fragmented=[1-9]" "$E2E_DIR/server.log" ||
+  e2e_fail "the server did not count the packets it fragmented"
 e2e_log "udp_pmtu ok"

@@ -1,7 +1,8 @@
 // server/session_control.h: the MTU report (control frame 1) sets the session's
 // peer_mtu and, only when lower than the profile's MTU, its downlink clamp; client info
 // (frame 2) is recorded; and fits_peer_mtu() turns oversized downlink packets into ICMP
-// "fragmentation needed" for their origin (DF) or counted drops.
+// "fragmentation needed" for their origin (DF) or IPv4 fragments pushed to the session
+// (no DF), checked by the independent reassembler of fakes/ipv4_reassembler.h.
 #include "server/session_control.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "base/endian.h"
+#include "fakes/ipv4_reassembler.h"
 #include "fakes/packet_builder.h"
 #include "tunio/mtu_clamp.h"
 #include "wire/control_frame.h"
@@ -70,14 +72,37 @@ test::PacketBytes downlink(std::size_t payload, bool df) {
   return test::build_packet(p);
 }
 
-TEST(SessionControl, OversizedDownlinkBecomesIcmpOrADrop) {
+tunio::GsoMetadata gso(tunio::GsoType type, std::uint16_t hdr_len, std::uint16_t gso_size) {
+  tunio::GsoMetadata m;
+  m.type = type;
+  m.hdr_len = hdr_len;
+  m.gso_size = gso_size;
+  return m;
+}
+
+// The packets queued for the session's send thread (each must be a plain packet).
+std::vector<test::PacketBytes> take_inbox(Session& s) {
+  tunio::PacketBatch sent = s.inbox.make_batch(8, 0);
+  EXPECT_TRUE(s.inbox.fill(sent));
+  std::vector<test::PacketBytes> got;
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_TRUE(sent.meta(i).is_plain());
+    got.emplace_back(sent.packet(i).begin(), sent.packet(i).end());
+  }
+  return got;
+}
+
+TEST(SessionControl, OversizedDownlinkBecomesIcmpFragmentsOrADrop) {
   auto s = make_session();
   tunio::PacketBatch icmp(2, tunio::kIcmpFragNeededMaxSize);
+  tunio::PacketBatch frags(8, 1400);
   const tunio::GsoMetadata plain;
-  EXPECT_TRUE(fits_peer_mtu(*s, downlink(1160, true), plain, 1200, icmp));
+  test::PacketBytes fits = downlink(1160, true);
+  EXPECT_TRUE(fits_peer_mtu(*s, fits, plain, 1200, icmp, frags));
   EXPECT_TRUE(icmp.empty());
 
-  EXPECT_FALSE(fits_peer_mtu(*s, downlink(1360, true), plain, 1200, icmp));
+  test::PacketBytes df = downlink(1360, true);
+  EXPECT_FALSE(fits_peer_mtu(*s, df, plain, 1200, icmp, frags));
   ASSERT_EQ(icmp.size(), 1u);
   const ByteSpan m = icmp.packet(0);
   EXPECT_EQ(m[9], 1);                                // ICMP
@@ -87,21 +112,53 @@ TEST(SessionControl, OversizedDownlinkBecomesIcmpOrADrop) {
   EXPECT_EQ(load_be16(m.data() + 26), 1200);
   EXPECT_EQ(s->counters.frag_needed_sent.load(), 1u);
 
-  EXPECT_FALSE(fits_peer_mtu(*s, downlink(1360, false), plain, 1200, icmp));
+  // No DF: fragments of <= 1200 bytes go to the session's inbox, which reassemble.
+  test::PacketBytes no_df = downlink(1360, false);
+  EXPECT_FALSE(fits_peer_mtu(*s, no_df, plain, 1200, icmp, frags));
   EXPECT_EQ(icmp.size(), 1u);
-  EXPECT_EQ(s->counters.drop_too_big.load(), 1u);
+  EXPECT_TRUE(frags.empty()) << "scratch only";
+  EXPECT_EQ(s->counters.frag_tx.load(), 1u);
+  EXPECT_EQ(s->counters.drop_too_big.load(), 0u);
+  std::vector<test::PacketBytes> got = take_inbox(*s);
+  ASSERT_EQ(got.size(), 2u);
+  const auto r = test::reassemble(got, 1200);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.packet(), no_df);
+
+  // No DF and a partial checksum (TUN offload): completed before splitting.
+  test::PacketSpec spec;
+  spec.proto = 17;
+  spec.src = {192, 0, 2, 7};
+  spec.dst = {10, 78, 0, 2};
+  spec.payload = 1500;
+  spec.partial_csum = true;
+  test::PacketBytes partial = test::build_packet(spec);
+  tunio::GsoMetadata csum;
+  csum.needs_csum = true;
+  csum.csum_start = 20;
+  csum.csum_offset = 6;
+  EXPECT_FALSE(fits_peer_mtu(*s, partial, csum, 1200, icmp, frags));
+  EXPECT_EQ(s->counters.frag_tx.load(), 2u);
+  got = take_inbox(*s);
+  const auto r2 = test::reassemble(got, 1200);
+  ASSERT_EQ(r2.error, "");
+  EXPECT_TRUE(test::ref_checksums_ok(r2.packet())) << "the UDP checksum was completed";
 
   // A TSO super-packet of 1400-byte segments for a 1200-byte client.
-  tunio::GsoMetadata tso;
-  tso.type = tunio::GsoType::tcp4;
-  tso.hdr_len = 40;
-  tso.gso_size = 1360;
-  EXPECT_FALSE(fits_peer_mtu(*s, downlink(20000, true), tso, 1200, icmp));
+  const tunio::GsoMetadata tso = gso(tunio::GsoType::tcp4, 40, 1360);
+  test::PacketBytes super = downlink(20000, true);
+  EXPECT_FALSE(fits_peer_mtu(*s, super, tso, 1200, icmp, frags));
   EXPECT_EQ(icmp.size(), 2u);
   // The ICMP batch is full: the next one is only a drop.
-  EXPECT_FALSE(fits_peer_mtu(*s, downlink(1360, true), plain, 1200, icmp));
+  EXPECT_FALSE(fits_peer_mtu(*s, df, plain, 1200, icmp, frags));
   EXPECT_EQ(s->counters.frag_needed_sent.load(), 2u);
+  EXPECT_EQ(s->counters.drop_too_big.load(), 1u);
+  // A USO super-packet without DF is not segmented first: a drop.
+  const tunio::GsoMetadata uso = gso(tunio::GsoType::udp4, 28, 1372);
+  test::PacketBytes uso_pkt = downlink(5000, false);
+  EXPECT_FALSE(fits_peer_mtu(*s, uso_pkt, uso, 1200, icmp, frags));
   EXPECT_EQ(s->counters.drop_too_big.load(), 2u);
+  EXPECT_EQ(s->counters.frag_tx.load(), 2u);
 }
 
 }  // namespace
