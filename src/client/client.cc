@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <functional>
@@ -285,6 +286,11 @@ void Client::engage_kill_switch() {
 
 Duration Client::connect_once() {
   attempt_ = Attempt{};
+  // Reconnect to the address that worked last before trying the others: a dead address
+  // listed first would otherwise cost its share of the timeout on every reconnect.
+  if (auto it = std::find(servers_.begin(), servers_.end(), server_); it != servers_.end()) {
+    std::rotate(servers_.begin(), it, it + 1);
+  }
   return cfg_.proto == config::Transport::kUdp ? connect_once_udp() : connect_once_tcp();
 }
 

@@ -19,7 +19,8 @@
 #   addresses  the server's name resolves (/etc/netns/$NS_C/hosts) to a silent address
 #          first, then the server: with `timeout = 8` the UDP client gives the first a
 #          share of 4 s, logs that it moves on, and connects through the second (checked:
-#          with the old client, which tried only the first address, this part fails).
+#          with the old client, which tried only the first address, this part fails);
+#          after a kick it reconnects to the address that worked, not the silent one.
 # Usage: udp_defences.sh QELI_BINARY HELLO_FLOOD_BINARY [loss|flood|addresses...]
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -153,6 +154,16 @@ run_addresses() {
   grep -Eq "no answer from $silent:$E2E_PORT within (3[0-9]{3}|4000) ms; trying the next address" \
     "$E2E_DIR/client-addr.log" || e2e_fail "addresses: the silent address was not tried first"
   e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "addresses: no ping through the tunnel"
+  # After a kick the client goes back to the address that worked, not the silent one.
+  "$QELI" kick alice --socket "$dir/control.sock" >/dev/null
+  local t=0
+  until [ "$(grep -c "connected to qeli-multi.test" "$E2E_DIR/client-addr.log")" -ge 2 ]; do
+    t=$((t + 1))
+    [ $t -le 30 ] || e2e_fail "addresses: not reconnected within 3 s of a kick"
+    sleep 0.1
+  done
+  [ "$(grep -c "no answer from $silent" "$E2E_DIR/client-addr.log")" -eq 1 ] ||
+    e2e_fail "addresses: the reconnect tried the silent address again"
   e2e_finish client-addr server-addr
   rm -rf "/etc/netns/$NS_C"
   e2e_log "addresses ok"
