@@ -46,6 +46,8 @@ namespace qeli::server {
 
 /// Why connections ended before or during authentication (counted; the wire shows nothing).
 struct ProfileCounters {
+  /// TCP connections accepted (a UDP profile has no accept: its first count is a
+  /// half-open handshake, then sessions_started).
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> handshake_failed{0};
   std::atomic<std::uint64_t> auth_failed{0};
