@@ -57,16 +57,6 @@ constexpr char kPlatform[] = "linux";
 /// address out).
 constexpr int kMaxRejections = 3;
 
-// Our protocol extensions (docs/PROTOCOL.md §6): all on unless QELI_DISABLE_EXTENSIONS=1;
-// GSO super-packets on stream carriers only.
-std::uint32_t client_extensions(bool stream) {
-  const char* no_ext = std::getenv("QELI_DISABLE_EXTENSIONS");
-  if (no_ext != nullptr && std::string_view(no_ext) == "1") return 0;
-  std::uint32_t caps = handshake::caps::kCapabilityExchange | handshake::caps::kCloseNotify;
-  if (stream) caps |= handshake::caps::kGsoSuperPackets;
-  return caps;
-}
-
 struct Fatal {
   std::string message;
 };
@@ -391,7 +381,8 @@ Duration Client::connect_once_tcp() {
   so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
   transport::apply_stream_options(sock.get(), so);
 
-  const handshake::ClientConfig hc = handshake_config(client_extensions(true));
+  const handshake::ClientConfig hc =
+      handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
   crypto::Rng& rng = crypto::system_rng();
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
@@ -450,7 +441,7 @@ Duration Client::connect_once_udp() {
   if (obfs_key) hs_obfs.emplace(*obfs_key);
 
   handshake::UdpClientConfig uc;
-  uc.inner = handshake_config(client_extensions(false));
+  uc.inner = handshake_config(handshake::our_extensions(handshake::Carrier::kDatagram));
   uc.inner.mode = handshake::Mode::kFakeTls;
   uc.quic = cfg_.quic;
   uc.obfs = hs_obfs ? &*hs_obfs : nullptr;

@@ -1,6 +1,17 @@
 #include "handshake/types.h"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace qeli::handshake {
+
+std::uint32_t our_extensions(Carrier carrier) {
+  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
+  if (v != nullptr && std::string_view(v) == "1") return 0;
+  std::uint32_t bits = caps::kCapabilityExchange | caps::kCloseNotify;
+  if (carrier == Carrier::kStream) bits |= caps::kGsoSuperPackets;
+  return bits;
+}
 
 const char* to_string(Failure f) {
   switch (f) {

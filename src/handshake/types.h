@@ -62,11 +62,19 @@ struct Outgoing {
 /// both. The bits name what both ends may use; no bit changes the handshake itself.
 namespace caps {
 inline constexpr std::uint32_t kCapabilityExchange = 1U << 0;  ///< this exchange itself
-inline constexpr std::uint32_t kGsoSuperPackets = 1U << 1;     ///< reserved: GSO records
+inline constexpr std::uint32_t kGsoSuperPackets = 1U << 1;     ///< super-packets whole (§10)
 inline constexpr std::uint32_t kRekey = 1U << 2;               ///< reserved: rekeying
-/// The server sends a session-close frame (wire/session_close.h) before it ends a session.
+/// Each end sends a session-close frame (wire/session_close.h) before it ends a session
+/// on purpose (docs/PROTOCOL.md §12).
 inline constexpr std::uint32_t kCloseNotify = 1U << 3;
 }  // namespace caps
+
+enum class Carrier : std::uint8_t { kStream, kDatagram };
+
+/// The extension bits this build offers (server, AUTH OK `x_caps`) and answers with
+/// (client): none when the environment says QELI_DISABLE_EXTENSIONS=1 (exact 0.7.16
+/// behaviour, for tests and measurements); GSO super-packets on stream carriers only.
+std::uint32_t our_extensions(Carrier carrier);
 
 using X25519Public = std::array<std::uint8_t, 32>;
 using DeviceId = std::array<std::uint8_t, wire::kDeviceIdSize>;

@@ -343,7 +343,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     hc.max_jitter = std::chrono::milliseconds(11);
   }
   hc.timeout = p.perf.handshake_timeout;
-  hc.extensions = offered_extensions(Carrier::kStream);
+  hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
   crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());

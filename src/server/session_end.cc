@@ -1,6 +1,5 @@
 #include "server/session_end.h"
 
-#include <cstdlib>
 #include <string_view>
 
 #include "handshake/types.h"
@@ -8,15 +7,6 @@
 #include "wire/session_close.h"
 
 namespace qeli::server {
-
-std::uint32_t offered_extensions(Carrier carrier) {
-  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
-  if (v != nullptr && std::string_view(v) == "1") return 0;
-  std::uint32_t caps = handshake::caps::kCapabilityExchange | handshake::caps::kCloseNotify;
-  // Super-packets are carried whole on stream carriers only (docs/PROTOCOL.md §10).
-  if (carrier == Carrier::kStream) caps |= handshake::caps::kGsoSuperPackets;
-  return caps;
-}
 
 void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFrame& f,
                        std::uint32_t profile_mtu, std::string_view profile) {

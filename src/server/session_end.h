@@ -16,13 +16,6 @@
 
 namespace qeli::server {
 
-enum class Carrier : std::uint8_t { kStream, kDatagram };
-
-/// The extension bits a profile offers in AUTH OK `x_caps`: none when the environment
-/// says QELI_DISABLE_EXTENSIONS=1 (exact 0.7.16 behaviour); GSO super-packets on stream
-/// carriers only.
-std::uint32_t offered_extensions(Carrier carrier);
-
 /// Handles a control frame from the client of `s`: its capabilities (which of the
 /// `offered` bits it takes: GSO, close notify); its session-close frame (only when it took
 /// close notify), which ends `s` now with CloseReason::kClientStopping and no frame back;

@@ -180,7 +180,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   hc.inner.bind_static = auth_.bind_static_to_session;
   hc.inner.require_client_key_proof = auth_.require_client_key_proof;
   hc.inner.timeout = p.perf.handshake_timeout;
-  hc.inner.extensions = offered_extensions(Carrier::kDatagram);
+  hc.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
   hc.obfs = w.obfs.get();
   const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
   const crypto::Key32* session_key = w.obfs ? &obfs_key : nullptr;

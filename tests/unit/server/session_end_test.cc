@@ -27,15 +27,15 @@ void answer_caps(Session& s, std::uint32_t offered, std::uint32_t client) {
 
 TEST(SessionEnd, OfferDependsOnTheCarrierAndTheEnvironment) {
   ::unsetenv("QELI_DISABLE_EXTENSIONS");
-  const auto stream = offered_extensions(Carrier::kStream);
-  const auto datagram = offered_extensions(Carrier::kDatagram);
+  const auto stream = handshake::our_extensions(handshake::Carrier::kStream);
+  const auto datagram = handshake::our_extensions(handshake::Carrier::kDatagram);
   EXPECT_NE(stream & caps::kCloseNotify, 0U);
   EXPECT_NE(stream & caps::kGsoSuperPackets, 0U);
   EXPECT_NE(datagram & caps::kCloseNotify, 0U);
   EXPECT_EQ(datagram & caps::kGsoSuperPackets, 0U) << "super-packets are stream-only";
   ::setenv("QELI_DISABLE_EXTENSIONS", "1", 1);
-  EXPECT_EQ(offered_extensions(Carrier::kStream), 0U);
-  EXPECT_EQ(offered_extensions(Carrier::kDatagram), 0U);
+  EXPECT_EQ(handshake::our_extensions(handshake::Carrier::kStream), 0U);
+  EXPECT_EQ(handshake::our_extensions(handshake::Carrier::kDatagram), 0U);
   ::unsetenv("QELI_DISABLE_EXTENSIONS");
 }
 
