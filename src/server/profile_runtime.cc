@@ -118,6 +118,13 @@ Status<std::string> ProfileRuntime::start() {
                  spec.wan.empty() ? "any interface" : spec.wan);
   }
 
+  // The DNS proxy listens on the tunnel address, so it comes after the TUN.
+  if (p.dns.enabled) {
+    auto dns = DnsService::start(dns_service_options(p));
+    if (!dns.ok()) return fail("profile " + p.name + ": " + dns.error());
+    dns_ = std::move(*dns);
+  }
+
   // 2. Sessions and the address pool.
   std::vector<std::pair<std::uint32_t, std::uint8_t>> excluded;
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
@@ -183,6 +190,7 @@ void ProfileRuntime::stop() {
   }
   // Also after a start() that failed half-way: undo what it created.
   listener_.reset();
+  dns_.reset();
   tun_.reset();  // closing every queue fd removes a non-persistent TUN
   if (nat_applied_) {
     if (auto nft = sys::NftContext::open(); nft.ok()) (void)sys::remove_nat(*nft, profile_.name);
