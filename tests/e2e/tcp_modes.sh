@@ -5,7 +5,8 @@
 # --link`, start the server, start the client from the printed qeli:// link, then
 #   * ping both ways through the tunnel;
 #   * iperf3 TCP up and down (E2E_SECONDS, default 5 s) — must carry data;
-#   * iperf3 UDP at 100 Mbit/s — loss must stay under 1 %;
+#   * iperf3 UDP at 10 Mbit/s — most datagrams arrive (a delivery check; loss figures
+#     are bench/lab's job);
 #   * an IPv6 packet from the client is dropped (0.7.16 carries IPv4 only) without harm;
 # and print one table row per mode. Usage: tcp_modes.sh QELI_BINARY [MODE...]
 set -euo pipefail
