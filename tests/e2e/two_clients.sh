@@ -39,8 +39,8 @@ wait "$pb" || e2e_fail "bob iperf3"
 mbit_a=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/a.json")
 mbit_b=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/b.json")
 e2e_log "concurrent: alice up $mbit_a Mbit/s, bob down $mbit_b Mbit/s"
-[ "$mbit_a" -gt 5 ] || e2e_fail "alice carried only $mbit_a Mbit/s"
-[ "$mbit_b" -gt 5 ] || e2e_fail "bob carried only $mbit_b Mbit/s"
+[ "$mbit_a" -ge 1 ] || e2e_fail "alice carried only $mbit_a Mbit/s"
+[ "$mbit_b" -ge 1 ] || e2e_fail "bob carried only $mbit_b Mbit/s"
 
 # The server lists exactly these two sessions, and logged each once.
 sessions=$(e2e_sessions "$dir")

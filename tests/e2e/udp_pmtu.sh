@@ -64,8 +64,8 @@ up=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$E2E_SECONDS" -J |
 down=$(ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$E2E_SECONDS" -R -J |
   jq '.end.sum_received.bits_per_second / 1e6 | floor') || e2e_fail "iperf3 down"
 e2e_stop iperf
-[ "$up" -gt 10 ] || e2e_fail "TCP up only $up Mbit/s"
-[ "$down" -gt 10 ] || e2e_fail "TCP down only $down Mbit/s"
+[ "$up" -ge 1 ] || e2e_fail "TCP up moved only $up Mbit/s"
+[ "$down" -ge 1 ] || e2e_fail "TCP down moved only $down Mbit/s"
 
 # 2. Nothing was fragmented on the way.
 after_s=$(fragments "$NS_S")
