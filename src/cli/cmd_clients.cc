@@ -4,9 +4,11 @@
 
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/commands.h"
+#include "control/api_json.h"
 #include "control/control_socket.h"
 
 namespace qeli::cli {
@@ -20,29 +22,35 @@ struct Options {
   bool json = false;
 };
 
-int call_and_check(const Options& o, const nlohmann::json& req, Context& ctx, nlohmann::json& out) {
+// Sends `req` and returns its typed reply, or prints why not and sets `rc`.
+template <class Req>
+std::optional<typename Req::Reply> ask(const Options& o, const Req& req, Context& ctx, int& rc) {
   if (o.socket.empty()) {
     ctx.err << "qeli: no control socket given (--socket '')\n";
-    return kExitUsage;
+    rc = kExitUsage;
+    return std::nullopt;
   }
-  auto r = control::call(o.socket, req);
+  control::SocketClient client(o.socket);
+  auto r = control::call(client, req);
   if (!r.ok()) {
-    ctx.err << "qeli: " << r.error() << "\n";
-    return kExitFailure;
+    if (r.error().code == control::ErrorCode::kUnavailable) {
+      ctx.err << "qeli: " << r.error().message << "\n";
+    } else {
+      ctx.err << "qeli: server refused: " << r.error().message << "\n";
+    }
+    rc = kExitFailure;
+    return std::nullopt;
   }
-  out = *r;
-  if (!out.value("ok", false)) {
-    ctx.err << "qeli: server refused: " << out.value("error", std::string("?")) << "\n";
-    return kExitFailure;
-  }
-  return kExitOk;
+  rc = kExitOk;
+  return std::move(*r);
 }
 
 int list_clients(const Options& o, Context& ctx) {
-  nlohmann::json r;
-  if (const int rc = call_and_check(o, {{"cmd", "list-clients"}}, ctx, r); rc != kExitOk) return rc;
+  int rc = 0;
+  auto r = ask(o, control::ListSessions{}, ctx, rc);
+  if (!r) return rc;
   if (o.json) {
-    ctx.out << r["clients"].dump(2) << "\n";
+    ctx.out << nlohmann::json(r->clients).dump(2) << "\n";
     return kExitOk;
   }
   ctx.out << std::left << std::setw(10) << "PROFILE" << std::setw(16) << "USER" << std::setw(16)
@@ -50,52 +58,58 @@ int list_clients(const Options& o, Context& ctx) {
           << "RX PKTS" << std::setw(14) << "RX BYTES" << std::setw(12) << "TX PKTS" << std::setw(14)
           << "TX BYTES"
           << "CLIENT\n";
-  for (const auto& c : r["clients"]) {
-    ctx.out << std::left << std::setw(10) << c.value("profile", "") << std::setw(16)
-            << c.value("username", "") << std::setw(16) << c.value("tunnel_ip", "") << std::setw(22)
-            << c.value("peer", "") << std::setw(10) << c.value("connected_secs", 0) << std::setw(12)
-            << c.value("rx_packets", 0ULL) << std::setw(14) << c.value("rx_bytes", 0ULL)
-            << std::setw(12) << c.value("tx_packets", 0ULL) << std::setw(14)
-            << c.value("tx_bytes", 0ULL) << c.value("client_version", "") << " "
-            << c.value("client_platform", "") << "\n";
+  for (const auto& c : r->clients) {
+    ctx.out << std::left << std::setw(10) << c.profile << std::setw(16) << c.username
+            << std::setw(16) << c.tunnel_ip << std::setw(22) << c.peer << std::setw(10)
+            << c.connected_secs << std::setw(12) << c.rx_packets << std::setw(14) << c.rx_bytes
+            << std::setw(12) << c.tx_packets << std::setw(14) << c.tx_bytes << c.client_version
+            << " " << c.client_platform << "\n";
   }
-  ctx.out << r["clients"].size() << " client(s)\n";
+  ctx.out << r->clients.size() << " client(s)\n";
   return kExitOk;
 }
 
 // One "profile counter value" line per non-zero counter (all of them with --json).
 int stats(const Options& o, Context& ctx) {
-  nlohmann::json r;
-  if (const int rc = call_and_check(o, {{"cmd", "stats"}}, ctx, r); rc != kExitOk) return rc;
+  int rc = 0;
+  auto r = ask(o, control::GetStats{}, ctx, rc);
+  if (!r) return rc;
   if (o.json) {
-    ctx.out << r["profiles"].dump(2) << "\n";
+    // One object per profile with every counter as a member (the 0.7-era shape).
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : r->profiles) {
+      nlohmann::json j = {{"profile", p.profile}};
+      for (const auto& c : p.counters) j[c.name] = c.value;
+      out.push_back(std::move(j));
+    }
+    ctx.out << out.dump(2) << "\n";
     return kExitOk;
   }
-  for (const auto& p : r["profiles"]) {
-    const std::string name = p.value("profile", "");
-    for (const auto& [key, value] : p.items()) {
-      if (key == "profile" || !value.is_number() || value.get<std::uint64_t>() == 0) continue;
-      ctx.out << std::left << std::setw(12) << name << std::setw(28) << key << value.dump() << "\n";
+  for (const auto& p : r->profiles) {
+    for (const auto& c : p.counters) {
+      if (c.value == 0) continue;
+      ctx.out << std::left << std::setw(12) << p.profile << std::setw(28) << c.name << c.value
+              << "\n";
     }
   }
   return kExitOk;
 }
 
 int list_blocked(const Options& o, Context& ctx) {
-  nlohmann::json r;
-  if (const int rc = call_and_check(o, {{"cmd", "list-blocked"}}, ctx, r); rc != kExitOk) return rc;
-  const nlohmann::json blocked = r.value("blocked", nlohmann::json::array());
+  int rc = 0;
+  auto r = ask(o, control::ListBlocked{}, ctx, rc);
+  if (!r) return rc;
   if (o.json) {
-    ctx.out << blocked.dump(2) << "\n";
+    ctx.out << nlohmann::json(r->blocked).dump(2) << "\n";
     return kExitOk;
   }
   ctx.out << std::left << std::setw(18) << "IP" << std::setw(14) << "SECONDS LEFT"
           << "FAILURES\n";
-  for (const auto& b : blocked) {
-    ctx.out << std::left << std::setw(18) << b.value("ip", "") << std::setw(14)
-            << b.value("seconds_left", 0LL) << b.value("failures", 0U) << "\n";
+  for (const auto& b : r->blocked) {
+    ctx.out << std::left << std::setw(18) << b.ip << std::setw(14) << b.seconds_left << b.failures
+            << "\n";
   }
-  ctx.out << blocked.size() << " blocked address(es)\n";
+  ctx.out << r->blocked.size() << " blocked address(es)\n";
   return kExitOk;
 }
 
@@ -108,31 +122,29 @@ int unblock(const Options& o, Context& ctx) {
     ctx.err << "qeli unblock: give an IP address or --all\n";
     return kExitUsage;
   }
-  nlohmann::json r;
-  const nlohmann::json req = o.all ? nlohmann::json{{"cmd", "unblock-all"}}
-                                   : nlohmann::json{{"cmd", "unblock"}, {"ip", o.ip}};
-  if (const int rc = call_and_check(o, req, ctx, r); rc != kExitOk) return rc;
+  int rc = 0;
+  const bool ok = o.all ? ask(o, control::UnblockAll{}, ctx, rc).has_value()
+                        : ask(o, control::Unblock{o.ip}, ctx, rc).has_value();
+  if (!ok) return rc;
   ctx.out << (o.all ? std::string("unblocked every address") : "unblocked " + o.ip) << "\n";
   return kExitOk;
 }
 
 // disable-user USER / enable-user USER.
 int switch_user(const Options& o, bool disable, Context& ctx) {
-  nlohmann::json r;
-  const nlohmann::json req = {{"cmd", disable ? "disable-user" : "enable-user"},
-                              {"username", o.user}};
-  if (const int rc = call_and_check(o, req, ctx, r); rc != kExitOk) return rc;
+  int rc = 0;
+  auto r = disable ? ask(o, control::DisableUser{o.user}, ctx, rc)
+                   : ask(o, control::EnableUser{o.user}, ctx, rc);
+  if (!r) return rc;
   if (disable) {
     ctx.out << "disabled '" << o.user << "' until `qeli enable-user " << o.user
-            << "` or a server restart; kicked " << r.value("kicked", 0) << " session(s)\n";
+            << "` or a server restart; kicked " << r->kicked << " session(s)\n";
+  } else if (r->was_disabled) {
+    ctx.out << "enabled '" << o.user << "'\n";
   } else {
-    if (r.value("was_disabled", false)) {
-      ctx.out << "enabled '" << o.user << "'\n";
-    } else {
-      ctx.out << "'" << o.user << "' was not disabled\n";
-    }
+    ctx.out << "'" << o.user << "' was not disabled\n";
   }
-  if (r.contains("warning")) ctx.err << "qeli: " << r.value("warning", "") << "\n";
+  if (!r->warning.empty()) ctx.err << "qeli: " << r->warning << "\n";
   return kExitOk;
 }
 
@@ -161,9 +173,8 @@ void register_clients(CLI::App& app, Context& ctx) {
   kick->add_option("user", opts->user, "User name")->required();
   kick->add_option("--socket", opts->socket, "Server control socket")->capture_default_str();
   kick->callback([opts, &ctx] {
-    nlohmann::json r;
-    ctx.exit_code = call_and_check(*opts, {{"cmd", "kick"}, {"username", opts->user}}, ctx, r);
-    if (ctx.exit_code == kExitOk) ctx.out << "kicked " << r.value("kicked", 0) << " session(s)\n";
+    auto r = ask(*opts, control::Kick{opts->user, std::nullopt}, ctx, ctx.exit_code);
+    if (r) ctx.out << "kicked " << r->kicked << " session(s)\n";
   });
 
   auto* disable = with_socket(

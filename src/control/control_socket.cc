@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+
+#include "control/api_json.h"
 
 namespace qeli::control {
 namespace {
-
-constexpr std::size_t kMaxRequest = 64 * 1024;
 
 bool fill_addr(const std::string& path, sockaddr_un& sa) {
   sa = {};
@@ -23,20 +24,31 @@ bool fill_addr(const std::string& path, sockaddr_un& sa) {
   return true;
 }
 
-// Reads up to a newline (or EOF) within the deadline; false on timeout/error/oversize.
+// Reads up to a newline (or EOF) within `timeout_ms` in total; false on timeout, error
+// or more than kMaxRequestBytes.
 bool read_line(int fd, std::string& out, int timeout_ms) {
-  char buf[4096];
-  while (out.find('\n') == std::string::npos) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  char buf[16384];
+  std::size_t scanned = 0;
+  for (;;) {
+    const auto nl = out.find('\n', scanned);
+    if (nl != std::string::npos) {
+      out.resize(nl);
+      return true;
+    }
+    scanned = out.size();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return false;
     pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, timeout_ms) <= 0) return false;
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) return false;
     const ssize_t n = ::read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return !out.empty();
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > kMaxRequest) return false;
+    if (out.size() > kMaxRequestBytes) return false;
   }
-  out.resize(out.find('\n'));
-  return true;
 }
 
 bool write_all(int fd, const std::string& s) {
@@ -50,20 +62,42 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return {};
+  return path.substr(0, slash);
+}
+
 }  // namespace
 
 ControlServer::~ControlServer() { stop(); }
 
-Status<std::string> ControlServer::start(const std::string& path, Handler handler) {
+void ControlServer::set_panel_uid(std::optional<std::uint32_t> uid) {
+  std::lock_guard lock(policy_mu_);
+  policy_.panel_uid = uid;
+}
+
+Status<std::string> ControlServer::start(const std::string& path, ControlService& service,
+                                         AccessPolicy policy) {
   path_ = path;
-  handler_ = std::move(handler);
+  service_ = &service;
+  policy_ = std::move(policy);
   sockaddr_un sa;
   if (!fill_addr(path, sa)) return fail("control socket path too long: " + path);
-  const auto slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) {
-    const std::string dir = path.substr(0, slash);
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+  const bool group = policy_.operator_gid.has_value() && ::geteuid() == 0;
+  if (const std::string dir = dir_of(path); !dir.empty()) {
+    const bool created = ::mkdir(dir.c_str(), group ? 0750 : 0700) == 0;
+    if (!created && errno != EEXIST) {
       return fail("cannot create " + dir + ": " + std::strerror(errno));
+    }
+    // The directory's group is set only on a directory that is ours: created now, or
+    // left by an earlier run (owned by us, mode 0700/0750). A shared directory such as
+    // /tmp (1777) or another daemon's is never re-moded.
+    struct stat st {};
+    const bool ours = created || (::stat(dir.c_str(), &st) == 0 && st.st_uid == ::geteuid() &&
+                                  ((st.st_mode & 07777) == 0700 || (st.st_mode & 07777) == 0750));
+    if (group && ours && ::chown(dir.c_str(), static_cast<uid_t>(-1), *policy_.operator_gid) == 0) {
+      ::chmod(dir.c_str(), 0750);
     }
   }
   ::unlink(path.c_str());  // a stale socket from a crashed run
@@ -72,11 +106,14 @@ Status<std::string> ControlServer::start(const std::string& path, Handler handle
   const mode_t old = ::umask(0177);  // the socket file is created 0600
   const int rc = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
   ::umask(old);
-  if (rc != 0 || ::listen(listen_fd_, 16) != 0) {
+  if (rc != 0 || ::listen(listen_fd_, 64) != 0) {
     const std::string err = std::strerror(errno);
     ::close(listen_fd_);
     listen_fd_ = -1;
     return fail("control socket " + path + ": " + err);
+  }
+  if (group && ::chown(path.c_str(), static_cast<uid_t>(-1), *policy_.operator_gid) == 0) {
+    ::chmod(path.c_str(), 0660);
   }
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
   thread_ = std::thread([this] { serve(); });
@@ -93,6 +130,27 @@ void ControlServer::stop() {
   ::unlink(path_.c_str());
 }
 
+nlohmann::json ControlServer::answer(const std::string& line, const PeerCred& peer) {
+  const auto j = nlohmann::json::parse(line, nullptr, false);
+  auto req = decode_request(j);
+  if (!req.ok()) return encode_error(req.error());
+  Caller caller{peer.uid, peer.gid, peer.pid, 0};
+  {
+    std::lock_guard lock(policy_mu_);
+    caller.permissions = permissions_for(peer, policy_);
+  }
+  if (!allows(caller.permissions, needs(*req))) {
+    return encode_error(
+        {ErrorCode::kForbidden, "uid " + std::to_string(peer.uid) + " may not use '" +
+                                    std::string(name_of(*req)) +
+                                    "' (root, the panel's account or, for reading and operating, "
+                                    "the '" +
+                                    kOperatorGroup + "' group)"});
+  }
+  auto r = service_->handle(*req, caller);
+  return r.ok() ? encode_reply(*r) : encode_error(r.error());
+}
+
 void ControlServer::serve() {
   for (;;) {
     pollfd p[2] = {{listen_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
@@ -101,19 +159,18 @@ void ControlServer::serve() {
     if (p[0].revents == 0) continue;
     const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (c < 0) continue;
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    nlohmann::json out;
     std::string line;
-    nlohmann::json answer;
-    if (!read_line(c, line, 2000)) {
-      answer = {{"ok", false}, {"error", "request too large, malformed or too slow"}};
+    if (::getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      out = encode_error({ErrorCode::kForbidden, "cannot read the caller's credentials"});
+    } else if (!read_line(c, line, 2000)) {
+      out = encode_error({ErrorCode::kBadRequest, "request too large, malformed or too slow"});
     } else {
-      const auto req = nlohmann::json::parse(line, nullptr, false);
-      if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
-        answer = {{"ok", false}, {"error", "expected a JSON object with a string \"cmd\""}};
-      } else {
-        answer = handler_(req);
-      }
+      out = answer(line, PeerCred{cred.uid, cred.gid, cred.pid});
     }
-    write_all(c, answer.dump() + "\n");
+    write_all(c, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     ::close(c);
   }
 }
@@ -130,12 +187,21 @@ Result<nlohmann::json, std::string> call(const std::string& path, const nlohmann
     return fail("cannot reach the server at " + path + ": " + err + " (is `qeli server` running?)");
   }
   std::string line;
-  const bool ok = write_all(fd, request.dump() + "\n") && read_line(fd, line, timeout_ms);
+  const bool ok =
+      write_all(fd,
+                request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") &&
+      read_line(fd, line, timeout_ms);
   ::close(fd);
   if (!ok) return fail("no answer from " + path);
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (!j.is_object()) return fail("malformed answer from " + path);
   return j;
+}
+
+Result<Response, ControlError> SocketClient::handle(const Request& request, const Caller&) {
+  auto j = call(path_, encode_request(request), timeout_ms_);
+  if (!j.ok()) return fail(ControlError{ErrorCode::kUnavailable, j.error()});
+  return decode_reply(request, *j);
 }
 
 }  // namespace qeli::control

@@ -46,8 +46,8 @@ Duration AuthGuard::tarpit(const std::string& user, Instant now) {
   return std::min<Duration>(kTarpitBase * (1U << over), kTarpitCap);
 }
 
-void AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instant now) {
-  if (!policy_.enabled) return;
+bool AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instant now) {
+  if (!policy_.enabled) return false;
   std::lock_guard lock(mu_);
   auto bump = [&](Record& r) {
     if (r.failures == 0 || now - r.window_start > policy_.window) {
@@ -56,13 +56,18 @@ void AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instan
     }
     ++r.failures;
   };
+  bool locked = false;
   if (ips_.size() < kMaxTracked || ips_.count(ip)) {
     Record& r = ips_[ip];
     bump(r);
-    if (r.failures >= policy_.max_attempts) r.locked_until = now + policy_.lockout;
+    if (r.failures >= policy_.max_attempts) {
+      locked = now >= r.locked_until;
+      r.locked_until = now + policy_.lockout;
+    }
   }
   const std::string key = user.substr(0, 64);
   if (users_.size() < kMaxTracked || users_.count(key)) bump(users_[key]);
+  return locked;
 }
 
 void AuthGuard::record_success(std::uint32_t ip, const std::string& user) {

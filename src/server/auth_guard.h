@@ -38,7 +38,8 @@ class AuthGuard {
   bool locked_out(std::uint32_t ip, Instant now);
   /// The tarpit delay to apply before checking `user`'s password (zero usually).
   Duration tarpit(const std::string& user, Instant now);
-  void record_failure(std::uint32_t ip, const std::string& user, Instant now);
+  /// Counts a failed login; true if this failure locked `ip` out (just now).
+  bool record_failure(std::uint32_t ip, const std::string& user, Instant now);
   void record_success(std::uint32_t ip, const std::string& user);
 
   /// Verifies `password` against `phc` (or a dummy hash when `phc` is empty, returning

@@ -4,20 +4,25 @@
 #include <mutex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "control/peer_access.h"
 #include "transport/endpoint.h"
 #include "wire/session_close.h"
+
+#ifndef QELI_VERSION
+#define QELI_VERSION "0.0.0"
+#endif
 
 namespace qeli::server {
 namespace {
 
-using json = nlohmann::json;
+using control::ControlError;
+using control::ErrorCode;
+using Reply = Result<control::Response, ControlError>;
 
-json refuse(std::string why) { return {{"ok", false}, {"error", std::move(why)}}; }
-
-// The string field `key`, or nullptr when it is missing or not a string.
-const std::string* string_field(const json& req, const char* key) {
-  auto it = req.find(key);
-  return it != req.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+Unexpected<ControlError> refuse(ErrorCode c, std::string why) {
+  return fail(ControlError{c, std::move(why)});
 }
 
 // `s` for an error message: as is when short and printable, else JSON-quoted (so a NUL or
@@ -25,137 +30,286 @@ const std::string* string_field(const json& req, const char* key) {
 std::string shown(const std::string& s) {
   const bool plain = s.size() <= 64 &&
                      std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
-  return plain ? s : json(s.substr(0, 64)).dump();
+  return plain ? s : nlohmann::json(s.substr(0, 64)).dump();
 }
 
-std::size_t end_sessions(const ControlTargets& t, const std::string& user, wire::CloseReason why) {
+std::size_t end_sessions(const ControlTargets& t, const std::string& user, wire::CloseReason why,
+                         std::optional<std::uint64_t> only = std::nullopt) {
   std::size_t n = 0;
-  for (const auto& p : *t.profiles) n += p->sessions().kick(user, why);
+  for (const auto& p : *t.profiles) {
+    if (!only) {
+      n += p->sessions().kick(user, why);
+      continue;
+    }
+    for (const auto& s : p->sessions().list()) {
+      if (s->user == user && s->id == *only) {
+        s->end(why);
+        ++n;
+      }
+    }
+  }
   return n;
 }
 
-json list_clients(const ControlTargets& t, Instant now) {
-  json clients = json::array();
-  for (const auto& p : *t.profiles) {
-    for (const auto& s : p->sessions().list()) {
-      std::string version, platform;
-      {
-        std::lock_guard lock(s->info_mu);
-        version = s->client_version;
-        platform = s->client_platform;
-      }
-      const auto& c = s->counters;
-      clients.push_back(
-          {{"profile", p->name()},
-           {"username", s->user},
-           {"device", s->device_key},
-           {"tunnel_ip", transport::ipv4_to_string(s->tunnel_ip)},
-           {"peer", s->peer.to_string()},
-           {"connected_secs",
-            std::chrono::duration_cast<std::chrono::seconds>(now - s->started).count()},
-           {"rx_packets", c.rx_packets.load()},
-           {"rx_bytes", c.rx_bytes.load()},
-           {"tx_packets", c.tx_packets.load()},
-           {"tx_bytes", c.tx_bytes.load()},
-           {"drop_bad_source", c.drop_bad_source.load()},
-           {"drop_policy", c.drop_policy.load()},
-           {"drop_ipv6", c.drop_ipv6.load()},
-           {"drop_not_ipv4", c.drop_not_ipv4.load()},
-           {"gso", s->gso.load()},
-           {"close_notify", s->close_notify.load()},
-           {"client_version", version},
-           {"client_platform", platform}});
-    }
+control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Instant now) {
+  control::SessionInfo i;
+  {
+    std::lock_guard lock(const_cast<Session&>(s).info_mu);
+    i.client_version = s.client_version;
+    i.client_platform = s.client_platform;
   }
-  return {{"ok", true}, {"clients", clients}};
+  const auto& c = s.counters;
+  i.id = s.id;
+  i.profile = p.name();
+  i.username = s.user;
+  i.device = s.device_key;
+  i.tunnel_ip = transport::ipv4_to_string(s.tunnel_ip);
+  i.peer = s.peer.to_string();
+  i.connected_secs = std::chrono::duration_cast<std::chrono::seconds>(now - s.started).count();
+  i.rx_packets = c.rx_packets.load();
+  i.rx_bytes = c.rx_bytes.load();
+  i.tx_packets = c.tx_packets.load();
+  i.tx_bytes = c.tx_bytes.load();
+  i.drop_bad_source = c.drop_bad_source.load();
+  i.drop_policy = c.drop_policy.load();
+  i.drop_ipv6 = c.drop_ipv6.load();
+  i.drop_not_ipv4 = c.drop_not_ipv4.load();
+  i.drop_queue_full = c.drop_queue_full.load();
+  i.drop_replay = c.drop_replay.load();
+  i.drop_tun_write = c.drop_tun_write.load();
+  i.drop_bad_gso = c.drop_bad_gso.load();
+  i.drop_too_big = c.drop_too_big.load();
+  i.gso = s.gso.load();
+  i.close_notify = s.close_notify.load();
+  return i;
 }
 
-json list_blocked(const ControlTargets& t, Instant now) {
-  json blocked = json::array();
+control::SessionList list_sessions(const ControlTargets& t, Instant now) {
+  control::SessionList out;
+  for (const auto& p : *t.profiles) {
+    for (const auto& s : p->sessions().list()) out.clients.push_back(session_info(*p, *s, now));
+  }
+  return out;
+}
+
+control::BlockedList list_blocked(const ControlTargets& t, Instant now) {
+  control::BlockedList out;
   for (const auto& b : t.guard->blocked(now)) {
-    const auto secs = std::chrono::ceil<std::chrono::seconds>(b.left).count();
-    blocked.push_back({{"ip", transport::ipv4_to_string(b.ip)},
-                       {"seconds_left", secs},
-                       {"failures", b.failures}});
+    out.blocked.push_back({transport::ipv4_to_string(b.ip),
+                           std::chrono::ceil<std::chrono::seconds>(b.left).count(), b.failures});
   }
-  return {{"ok", true}, {"blocked", blocked}, {"blocked_ips", blocked.size()}};
+  out.blocked_ips = out.blocked.size();
+  return out;
 }
 
-// Why connections ended before authentication, per profile (the wire shows nothing).
-json stats(const ControlTargets& t) {
-  json out = json::array();
+control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
+  control::StatsSnapshot out;
+  out.version = QELI_VERSION;
+  out.uptime_secs = std::chrono::duration_cast<std::chrono::seconds>(now - t.started).count();
+  const auto users = t.users->snapshot();
+  out.users = users->users.size();
+  for (const auto& u : users->users) {
+    if (!u.enabled || t.users->disabled(u.name)) ++out.users_disabled;
+  }
+  out.blocked_ips = t.guard->locked_count(now);
   for (const auto& p : *t.profiles) {
-    const ProfileCounters& c = p->counters();
-    json row = {{"profile", p->name()},
-                {"accepted", c.accepted.load()},
-                {"handshake_failed", c.handshake_failed.load()},
-                {"auth_failed", c.auth_failed.load()},
-                {"locked_out", c.locked_out.load()},
-                {"over_capacity", c.over_capacity.load()},
-                {"sessions_started", c.sessions_started.load()},
-                {"tun_no_route", c.tun_no_route.load()},
-                {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
-                {"new_session_rate_limited", c.new_session_rate_limited.load()},
-                {"preauth_crypto_shed", c.preauth_crypto_shed.load()}};
+    control::ProfileStats ps;
+    ps.profile = p->name();
+    ps.transport = std::string(config::to_string(p->profile().transport));
+    ps.mode = std::string(config::to_string(p->profile().link_mode()));
+    ps.port = p->bound_port() != 0 ? p->bound_port() : p->profile().bind_port;
+    ps.sessions = p->sessions().size();
+    ps.counters = counter_values(p->counters());
     if (const DnsService* dns = p->dns()) {
       for (std::size_t i = 0; i < dns::kCounterCount; ++i) {
-        row[dns::counter_table()[i].name] = dns->counters().get(static_cast<dns::Counter>(i));
+        ps.counters.push_back({std::string(dns::counter_table()[i].name),
+                               dns->counters().get(static_cast<dns::Counter>(i))});
       }
     }
-    out.push_back(std::move(row));
+    out.profiles.push_back(std::move(ps));
   }
-  return {{"ok", true}, {"profiles", out}};
+  return out;
+}
+
+std::vector<std::string> cidrs(const std::vector<config::Ipv4Cidr>& v) {
+  std::vector<std::string> out;
+  for (const auto& c : v) out.push_back(c.to_string());
+  return out;
+}
+
+control::UserList list_users(const ControlTargets& t) {
+  control::UserList out;
+  const auto snap = t.users->snapshot();
+  std::unordered_map<std::string, std::uint64_t> live;
+  for (const auto& p : *t.profiles) {
+    for (const auto& s : p->sessions().list()) ++live[s->user];
+  }
+  for (const auto& u : snap->users) {
+    control::UserInfo i;
+    i.name = u.name;
+    i.source_file = u.source_file;
+    i.enabled = u.enabled;
+    i.disabled_live = t.users->disabled(u.name);
+    i.group = u.group;
+    if (u.static_ip) i.static_ip = u.static_ip->to_string();
+    i.max_sessions = u.max_sessions;
+    i.profiles = u.profiles;
+    for (const auto& r : u.routes) i.routes.push_back(r.to_string());
+    i.allowed_networks = cidrs(u.allowed_networks);
+    i.client_subnets = cidrs(u.client_subnets);
+    i.bandwidth_limit_mbps = u.bandwidth_limit_mbps;
+    i.data_limit_gb = u.data_limit_gb;
+    i.expire_at = u.expire_at;
+    for (const auto& [k, v] : u.metadata) i.metadata.emplace_back(k, v);
+    if (auto it = live.find(u.name); it != live.end()) i.sessions = it->second;
+    out.users.push_back(std::move(i));
+  }
+  for (const auto& g : snap->groups) {
+    out.groups.push_back(
+        {g.name, g.bandwidth_limit_mbps, g.max_sessions, cidrs(g.allowed_networks)});
+  }
+  return out;
+}
+
+void note(const ControlTargets& t, std::string type, std::string user, std::string reason = {}) {
+  if (t.events == nullptr) return;
+  control::Event e;
+  e.type = std::move(type);
+  e.username = std::move(user);
+  e.reason = std::move(reason);
+  t.events->push(std::move(e));
+}
+
+// kick / disable-user / enable-user.
+Reply switch_user(const ControlTargets& t, const std::string& cmd, const std::string& user,
+                  std::optional<std::uint64_t> session_id) {
+  if (user.empty()) return refuse(ErrorCode::kBadRequest, cmd + " needs \"username\"");
+  const auto users = t.users->snapshot();  // keeps `cfg` alive across a reload
+  const auto* cfg = users->find(user);
+  const std::string unknown = "no user '" + shown(user) + "'";
+  if (cmd == "kick") {
+    // A user removed from the config by a reload may still have a live session: kick it.
+    const std::size_t kicked = end_sessions(t, user, wire::CloseReason::kKicked, session_id);
+    if (kicked == 0 && session_id) return refuse(ErrorCode::kNotFound, "no such session");
+    if (kicked == 0 && cfg == nullptr) return refuse(ErrorCode::kNotFound, unknown);
+    if (kicked > 0) note(t, "session.kicked", user);
+    return control::Response{control::KickResult{kicked}};
+  }
+  if (cmd == "enable-user") {
+    const bool was = t.users->enable(user);
+    if (!was && cfg == nullptr) return refuse(ErrorCode::kNotFound, unknown);
+    control::UserSwitchResult r{was, 0, {}};
+    if (cfg != nullptr && !cfg->enabled) {
+      r.warning = "'" + user + "' is still disabled by its config (enabled = false)";
+    }
+    if (was) note(t, "user.enabled", user);
+    return control::Response{r};
+  }
+  if (cfg == nullptr) return refuse(ErrorCode::kNotFound, unknown);
+  const bool changed = t.users->disable(user);
+  const std::size_t kicked = end_sessions(t, user, wire::CloseReason::kDisabled);
+  if (changed) note(t, "user.disabled", user);
+  return control::Response{control::UserSwitchResult{!changed, kicked, {}}};
+}
+
+Reply unblock(const ControlTargets& t, const std::string& ip) {
+  if (ip.empty()) return refuse(ErrorCode::kBadRequest, "unblock needs \"ip\" (an IPv4 address)");
+  std::uint32_t addr = 0;
+  // parse_ipv4 takes the whole string: "10.0.0.1\u0000…" is refused, not cut short.
+  if (!transport::parse_ipv4(ip, addr)) {
+    return refuse(ErrorCode::kBadRequest, shown(ip) + " is not an IPv4 address");
+  }
+  if (!t.guard->unblock(addr)) return refuse(ErrorCode::kNotFound, ip + " is not blocked");
+  return control::Response{control::UnblockResult{ip}};
+}
+
+Reply no_config() {
+  return refuse(ErrorCode::kUnavailable, "this server was started without a config store");
+}
+
+template <class T>
+Reply wrap(Result<T, ControlError> r) {
+  if (!r.ok()) return fail(r.error());
+  return control::Response{std::move(*r)};
 }
 
 }  // namespace
 
-json handle_control(const json& req, const ControlTargets& t, Instant now) {
-  const std::string* cmd = req.is_object() ? string_field(req, "cmd") : nullptr;
-  if (cmd == nullptr) return refuse("the request needs a string \"cmd\"");
-  if (*cmd == "list-clients") return list_clients(t, now);
-  if (*cmd == "list-blocked") return list_blocked(t, now);
-  if (*cmd == "stats") return stats(t);
-  if (*cmd == "unblock-all") {
-    t.guard->unblock_all();
-    return {{"ok", true}};
-  }
-  if (*cmd == "unblock") {
-    const std::string* ip = string_field(req, "ip");
-    if (ip == nullptr || ip->empty()) return refuse("unblock needs \"ip\" (an IPv4 address)");
-    std::uint32_t addr = 0;
-    // parse_ipv4 takes the whole string: "10.0.0.1\u0000…" is refused, not cut short.
-    if (!transport::parse_ipv4(*ip, addr)) return refuse(shown(*ip) + " is not an IPv4 address");
-    if (!t.guard->unblock(addr)) return refuse(*ip + " is not blocked");
-    return {{"ok", true}, {"ip", *ip}};
-  }
-  if (*cmd == "kick" || *cmd == "disable-user" || *cmd == "enable-user") {
-    const std::string* user = string_field(req, "username");
-    if (user == nullptr || user->empty()) return refuse(*cmd + " needs \"username\"");
-    const auto users = t.users->snapshot();  // keeps `cfg` alive across a reload
-    const auto* cfg = users->find(*user);
-    const std::string unknown = "no user '" + shown(*user) + "'";
-    if (*cmd == "kick") {
-      // A user removed from the config by a reload may still have a live session: kick it.
-      const std::size_t kicked = end_sessions(t, *user, wire::CloseReason::kKicked);
-      if (kicked == 0 && cfg == nullptr) return refuse(unknown);
-      return {{"ok", true}, {"kicked", kicked}};
-    }
-    if (*cmd == "enable-user") {
-      const bool was = t.users->enable(*user);
-      if (!was && cfg == nullptr) return refuse(unknown);
-      json r = {{"ok", true}, {"was_disabled", was}};
-      if (cfg != nullptr && !cfg->enabled) {
-        r["warning"] = "'" + *user + "' is still disabled by its config (enabled = false)";
-      }
-      return r;
-    }
-    if (cfg == nullptr) return refuse(unknown);
-    const bool changed = t.users->disable(*user);
-    return {{"ok", true},
-            {"was_disabled", !changed},
-            {"kicked", end_sessions(t, *user, wire::CloseReason::kDisabled)}};
-  }
-  return refuse("unknown command '" + *cmd + "'");
+std::vector<control::CounterValue> counter_values(const ProfileCounters& c) {
+  return {{"accepted", c.accepted.load()},
+          {"handshake_failed", c.handshake_failed.load()},
+          {"auth_failed", c.auth_failed.load()},
+          {"locked_out", c.locked_out.load()},
+          {"over_capacity", c.over_capacity.load()},
+          {"sessions_started", c.sessions_started.load()},
+          {"tun_no_route", c.tun_no_route.load()},
+          {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
+          {"new_session_rate_limited", c.new_session_rate_limited.load()},
+          {"preauth_crypto_shed", c.preauth_crypto_shed.load()}};
+}
+
+Reply ControlHandler::handle(const control::Request& request, const control::Caller& caller) {
+  const Instant now = now_();
+  const ControlTargets& t = t_;
+  return std::visit(
+      [&](const auto& r) -> Reply {
+        using R = std::decay_t<decltype(r)>;
+        using namespace control;
+        if constexpr (std::is_same_v<R, ListSessions>) {
+          return Response{list_sessions(t, now)};
+        } else if constexpr (std::is_same_v<R, Kick>) {
+          return switch_user(t, "kick", r.username, r.session_id);
+        } else if constexpr (std::is_same_v<R, DisableUser>) {
+          return switch_user(t, "disable-user", r.username, std::nullopt);
+        } else if constexpr (std::is_same_v<R, EnableUser>) {
+          return switch_user(t, "enable-user", r.username, std::nullopt);
+        } else if constexpr (std::is_same_v<R, ListBlocked>) {
+          return Response{list_blocked(t, now)};
+        } else if constexpr (std::is_same_v<R, Unblock>) {
+          return unblock(t, r.ip);
+        } else if constexpr (std::is_same_v<R, UnblockAll>) {
+          t.guard->unblock_all();
+          return Response{UnblockResult{}};
+        } else if constexpr (std::is_same_v<R, GetStats>) {
+          return Response{stats(t, now)};
+        } else if constexpr (std::is_same_v<R, GetEvents>) {
+          if (t.events == nullptr) return Response{EventList{}};
+          return Response{t.events->since(r.after, r.limit)};
+        } else if constexpr (std::is_same_v<R, ListUsers>) {
+          return Response{list_users(t)};
+        } else if constexpr (std::is_same_v<R, GetConfig>) {
+          if (t.config == nullptr) return no_config();
+          return wrap(t.config->read());
+        } else if constexpr (std::is_same_v<R, ValidateConfig>) {
+          if (t.config == nullptr) return no_config();
+          return Response{t.config->validate(r.text)};
+        } else if constexpr (std::is_same_v<R, SaveConfig>) {
+          if (t.config == nullptr || !t.reload) return no_config();
+          auto saved = t.config->save(r);
+          if (!saved.ok()) return fail(saved.error());
+          if (!saved->history_id.empty()) {
+            note(t, "config.changed", "",
+                 r.actor.empty() ? "uid " + std::to_string(caller.uid) : r.actor);
+            saved->reloaded = t.reload().ok;
+          }
+          return Response{std::move(*saved)};
+        } else if constexpr (std::is_same_v<R, ListConfigHistory>) {
+          if (t.config == nullptr) return no_config();
+          return Response{t.config->history()};
+        } else if constexpr (std::is_same_v<R, GetConfigVersion>) {
+          if (t.config == nullptr) return no_config();
+          return wrap(t.config->version(r.id));
+        } else if constexpr (std::is_same_v<R, Reload>) {
+          if (!t.reload) return no_config();
+          return Response{t.reload()};
+        } else if constexpr (std::is_same_v<R, Whoami>) {
+          return Response{
+              CallerInfo{caller.uid, caller.gid, caller.pid, permission_names(caller.permissions)}};
+        } else {
+          static_assert(sizeof(R) == 0, "every request needs a case");
+        }
+      },
+      request);
 }
 
 }  // namespace qeli::server

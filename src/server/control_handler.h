@@ -1,28 +1,31 @@
-// The server's side of the control socket (control/control_socket.h; qeli 0.7.16 §6.1):
-// one JSON request in, one JSON answer out. Commands, with the reference's names:
+// The server's side of the control API (control/api.h): ControlHandler answers every
+// request from the live server state. The socket (control/control_socket.h) has already
+// checked that the caller may make the request. Commands, with the reference's names
+// where 0.7.16 had them:
 //
-//   list-clients                         live sessions (bytes and packets each way, …)
-//   kick          username               end the user's sessions (clients may reconnect)
-//   disable-user  username               kick + refuse new logins until enable-user
-//                                        (in memory: survives a reload, not a restart)
-//   enable-user   username
-//   list-blocked                         source addresses locked out by brute_force.*
-//   unblock       ip                     lift one lockout
-//   unblock-all                          lift every lockout
-//   stats                                per-profile counters: why connections ended
-//                                        before authentication (rate limits, …)
+//   list-clients                live sessions with per-session counters and drop reasons
+//   kick username [session_id]  end the user's sessions, or one of them
+//   disable-user / enable-user  kick + refuse new logins until enable-user (in memory)
+//   list-blocked / unblock ip / unblock-all
+//   stats                       per-profile counters (qeli_* metrics come from here)
+//   events after limit          the recent-event ring (server/event_log.h)
+//   list-users                  users and groups as the server has them loaded
+//   config-get / config-validate / config-save / config-history / config-version / reload
+//   whoami                      the caller's uid and permissions
 //
-// Every answer has "ok"; a refused request has "error" naming what is wrong. Thread-safe
-// as far as its parts are (sessions, users and the guard lock themselves).
+// Thread-safe as far as its parts are (sessions, users, guard, events and the config
+// store lock themselves).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "base/clock.h"
+#include "control/api.h"
 #include "server/auth_guard.h"
+#include "server/config_store.h"
+#include "server/event_log.h"
 #include "server/profile_runtime.h"
 #include "server/user_directory.h"
 
@@ -32,8 +35,28 @@ struct ControlTargets {
   const std::vector<std::unique_ptr<ProfileRuntime>>* profiles = nullptr;
   UserDirectory* users = nullptr;
   AuthGuard* guard = nullptr;
+  EventLog* events = nullptr;     ///< null: `events` answers an empty list
+  ConfigStore* config = nullptr;  ///< null: config-* are kUnavailable
+  /// Re-reads the config as SIGHUP does (null: `reload` is kUnavailable).
+  std::function<control::ValidationResult()> reload = nullptr;
+  Instant started{};
 };
 
-nlohmann::json handle_control(const nlohmann::json& request, const ControlTargets& t, Instant now);
+class ControlHandler : public control::ControlService {
+ public:
+  explicit ControlHandler(
+      ControlTargets t,
+      std::function<Instant()> now = [] { return std::chrono::steady_clock::now(); })
+      : t_(std::move(t)), now_(std::move(now)) {}
+  Result<control::Response, control::ControlError> handle(const control::Request& request,
+                                                          const control::Caller& caller) override;
+
+ private:
+  ControlTargets t_;
+  std::function<Instant()> now_;
+};
+
+/// The named counters of a profile (the `stats` reply and qeli_* metrics).
+std::vector<control::CounterValue> counter_values(const ProfileCounters& c);
 
 }  // namespace qeli::server

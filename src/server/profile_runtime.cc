@@ -247,7 +247,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   const auto now = Clock::now();
   const auto& req = ctx.req;
   if (auth_.require_client_key_proof && !req.key_proof_ok) {
-    guard_.record_failure(ctx.peer.addr, "", now);  // counts against the source IP only
+    note_failure(ctx.peer.addr, "", now);  // counts against the source IP only
     ctx.reason = "client key proof missing or invalid";
     return false;
   }
@@ -264,7 +264,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   const bool password_ok =
       guard_.verify_password(ctx.user != nullptr ? ctx.user->password_hash : "", req.password);
   auto reject = [&](std::string why) {
-    guard_.record_failure(ctx.peer.addr, req.user, Clock::now());
+    note_failure(ctx.peer.addr, req.user, Clock::now());
     ctx.reason = std::move(why);
     return false;
   };
@@ -395,6 +395,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   auto session = ctx.session;
   spdlog::info("[{}] {} connected as '{}' → {}", p.name, ctx.peer.to_string(), session->user,
                transport::ipv4_to_string(session->tunnel_ip));
+  note_connected(*session);
 
   auto hs_session = hs.take_session();
   engine::StreamSessionConfig sc;
@@ -417,10 +418,12 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
       session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
       session->counters, rng);
   sessions_->remove(session);
+  const std::string why = describe_end(*session, end);
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
-               session->user, transport::ipv4_to_string(session->tunnel_ip),
-               describe_end(*session, end), session->counters.rx_packets.load(),
-               session->counters.tx_packets.load(), engine::describe_drops(session->counters));
+               session->user, transport::ipv4_to_string(session->tunnel_ip), why,
+               session->counters.rx_packets.load(), session->counters.tx_packets.load(),
+               engine::describe_drops(session->counters));
+  note_ended(*session, why);
 }
 
 void ProfileRuntime::tun_reader(std::size_t queue) {

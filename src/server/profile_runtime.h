@@ -37,6 +37,7 @@
 #include "engine/stop_signal.h"
 #include "server/auth_guard.h"
 #include "server/dns_service.h"
+#include "server/event_log.h"
 #include "server/new_session_limiter.h"
 #include "server/session_table.h"
 #include "server/user_directory.h"
@@ -90,6 +91,9 @@ class ProfileRuntime {
   const crypto::X25519Public& public_key() const { return identity_.public_key; }
   /// The profile's DNS proxy (dns.enabled), or nullptr.
   const DnsService* dns() const { return dns_.get(); }
+  /// Where session and lockout events go (server/event_log.h); null = nowhere. Set
+  /// before start().
+  void set_events(EventLog* events) { events_ = events; }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
@@ -99,6 +103,10 @@ class ProfileRuntime {
   void tun_reader(std::size_t queue);
   bool admit_client(struct AuthContext& ctx);
   void reap_finished_connections();
+  /// Event helpers (session_events.cc): connected, ended (with why), a lockout.
+  void note_connected(const Session& s);
+  void note_ended(const Session& s, const std::string& why);
+  void note_failure(std::uint32_t ip, const std::string& user, Instant now);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
   // UDP (udp_runtime.cc)
@@ -112,6 +120,7 @@ class ProfileRuntime {
   UserDirectory& users_;
   AuthGuard& guard_;
   ProfileCounters counters_;
+  EventLog* events_ = nullptr;
   // Lockout closes are logged at most once per 10 s (a locked-out source
   // may reconnect thousands of times a second); locked_out counts them all.
   std::atomic<std::int64_t> last_lockout_log_ms_{0};

@@ -5,17 +5,19 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
-
-#include <nlohmann/json.hpp>
-
+#include <mutex>
 #include <vector>
+
 #include "control/control_socket.h"
+#include "control/peer_access.h"
 #include "transport/endpoint.h"
 
 #include "config/identity_store.h"
 #include "config/server_config.h"
 #include "server/auth_guard.h"
+#include "server/config_store.h"
 #include "server/control_handler.h"
+#include "server/event_log.h"
 #include "server/profile_runtime.h"
 #include "server/user_directory.h"
 
@@ -58,6 +60,9 @@ int run_server(const ServerOptions& options) {
     return 1;
   }
   const config::ServerConfig& cfg = load.config;
+  const Instant started = std::chrono::steady_clock::now();
+  EventLog events;
+  ConfigStore config_store(options.config_path);
   UserDirectory users(users_of(cfg));
   AuthGuard guard(policy_of(cfg.auth.brute_force));
   config::IdentityStore identities(options.identity_dir);
@@ -74,6 +79,7 @@ int run_server(const ServerOptions& options) {
     crypto::X25519KeyPair kp{std::move(id->private_key), id->public_key};
     spdlog::info("profile {}: identity {}", p.name, to_hex(kp.public_key));
     auto rt = std::make_unique<ProfileRuntime>(p, cfg.auth, std::move(kp), users, guard);
+    rt->set_events(&events);
     if (auto st = rt->start(); !st.ok()) {
       spdlog::error("{}", st.error());
       for (auto& r : profiles) r->stop();
@@ -85,12 +91,39 @@ int run_server(const ServerOptions& options) {
     spdlog::error("{}: no enabled profile", options.config_path);
     return 1;
   }
+  // SIGHUP and the control API's reload / config-save: re-read the config; on any
+  // error finding keep the running one, else replace the users (sessions stay).
+  std::mutex reload_mu;
+  auto reload = [&]() -> control::ValidationResult {
+    std::lock_guard lock(reload_mu);
+    auto again = config::load_server_config(options.config_path);
+    print_findings(again.findings);
+    control::ValidationResult r{again.ok(), to_api_findings(again.findings)};
+    if (!again.ok()) {
+      spdlog::error("reload refused: {} has errors; keeping the running configuration",
+                    options.config_path);
+      return r;
+    }
+    users.replace(users_of(again.config));
+    spdlog::info("reloaded users from {} ({} users); profile changes need a restart",
+                 options.config_path, again.config.users.size());
+    control::Event e;
+    e.type = "users.changed";
+    e.reason = "reload";
+    events.push(std::move(e));
+    return r;
+  };
+  ControlHandler handler(ControlTargets{.profiles = &profiles,
+                                        .users = &users,
+                                        .guard = &guard,
+                                        .events = &events,
+                                        .config = &config_store,
+                                        .reload = reload,
+                                        .started = started});
   control::ControlServer control;
   if (!options.control_socket.empty()) {
-    auto st = control.start(options.control_socket, [&](const nlohmann::json& req) {
-      return handle_control(req, ControlTargets{&profiles, &users, &guard},
-                            std::chrono::steady_clock::now());
-    });
+    auto st =
+        control.start(options.control_socket, handler, control::host_access_policy(std::nullopt));
     if (!st.ok()) spdlog::warn("control socket disabled: {}", st.error());
   }
 
@@ -98,16 +131,7 @@ int run_server(const ServerOptions& options) {
     int sig = 0;
     if (sigwait(&set, &sig) != 0) continue;
     if (sig == SIGHUP) {
-      auto again = config::load_server_config(options.config_path);
-      print_findings(again.findings);
-      if (!again.ok()) {
-        spdlog::error("reload refused: {} has errors; keeping the running configuration",
-                      options.config_path);
-        continue;
-      }
-      users.replace(users_of(again.config));
-      spdlog::info("reloaded users from {} ({} users); profile changes need a restart",
-                   options.config_path, again.config.users.size());
+      reload();
       continue;
     }
     spdlog::info("signal {}: stopping", sig);

@@ -234,6 +234,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     counters_.sessions_started++;
     spdlog::info("[{}] {} connected as '{}' → {} (udp{})", p.name, addr.to_string(), s.user,
                  transport::ipv4_to_string(s.tunnel_ip), udp.envelope.quic ? ", QUIC shape" : "");
+    note_connected(s);
     w.peers[addr] = std::move(peer);
   };
 
@@ -390,10 +391,11 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     if (pr.sender.joinable()) pr.sender.join();
     sessions_->remove(pr.session);
     const auto& c = pr.session->counters;
+    const std::string why = describe_end(*pr.session, pr.end.get());
     spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
-                 pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip),
-                 describe_end(*pr.session, pr.end.get()), c.rx_packets.load(), c.tx_packets.load(),
-                 engine::describe_drops(c));
+                 pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip), why,
+                 c.rx_packets.load(), c.tx_packets.load(), engine::describe_drops(c));
+    note_ended(*pr.session, why);
     return w.peers.erase(it);
   };
 

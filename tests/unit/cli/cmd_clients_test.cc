@@ -28,9 +28,7 @@ class ClientsCommandTest : public ::testing::Test {
 
   void SetUp() override {
     socket_ = tmp_.file("control.sock");
-    auto st = server_.start(socket_, [this](const nlohmann::json& req) {
-      return server::handle_control(req, {&profiles_, &users_, &guard_}, now_);
-    });
+    auto st = server_.start(socket_, handler_, control::host_access_policy(std::nullopt));
     ASSERT_TRUE(st.ok()) << st.error();
   }
 
@@ -60,6 +58,9 @@ class ClientsCommandTest : public ::testing::Test {
   server::UserDirectory users_;
   server::AuthGuard guard_;
   const Instant now_{std::chrono::seconds(1000)};
+  server::ControlHandler handler_{
+      server::ControlTargets{.profiles = &profiles_, .users = &users_, .guard = &guard_},
+      [this] { return now_; }};
   control::ControlServer server_;  // last: stops serving before the parts it uses go
 };
 

