@@ -17,7 +17,10 @@
 #include "server/auth_guard.h"
 #include "server/control_handler.h"
 #include "server/profile_runtime.h"
+#include "server/startup_privileges.h"
 #include "server/user_directory.h"
+#include "sys/log_output.h"
+#include "sys/service_notify.h"
 
 namespace qeli::server {
 namespace {
@@ -51,6 +54,9 @@ int run_server(const ServerOptions& options) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // Journal-aware from the first line (config errors included); [logging] once it is read.
+  (void)sys::configure_logging({});
+  sys::ServiceNotifier notifier;
   auto load = config::load_server_config(options.config_path);
   print_findings(load.findings);
   if (!load.ok()) {
@@ -58,6 +64,10 @@ int run_server(const ServerOptions& options) {
     return 1;
   }
   const config::ServerConfig& cfg = load.config;
+  if (auto st = sys::configure_logging(cfg.logging.options()); !st.ok()) {
+    spdlog::error("{}: [logging] file: {}", options.config_path, st.error());
+    return 1;
+  }
   UserDirectory users(users_of(cfg));
   AuthGuard guard(policy_of(cfg.auth.brute_force));
   config::IdentityStore identities(options.identity_dir);
@@ -93,26 +103,56 @@ int run_server(const ServerOptions& options) {
     });
     if (!st.ok()) spdlog::warn("control socket disabled: {}", st.error());
   }
+  if (!options.run_as.empty()) {
+    if (auto st = drop_startup_privileges(options, cfg); !st.ok()) {
+      spdlog::error("{}", st.error());
+      control.stop();
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
+  }
+  const std::string serving = std::to_string(profiles.size()) + " profile(s) serving";
+  notifier.ready(serving);
 
+  const auto tick = notifier.watchdog_period();
   for (;;) {
     int sig = 0;
-    if (sigwait(&set, &sig) != 0) continue;
+    if (tick) {
+      const timespec ts{static_cast<time_t>(tick->count() / 1000),
+                        static_cast<long>(tick->count() % 1000) * 1'000'000L};
+      sig = sigtimedwait(&set, nullptr, &ts);
+      notifier.watchdog();
+      if (sig < 0) continue;
+    } else if (sigwait(&set, &sig) != 0) {
+      continue;
+    }
     if (sig == SIGHUP) {
+      notifier.reloading();
       auto again = config::load_server_config(options.config_path);
       print_findings(again.findings);
       if (!again.ok()) {
+        // The log file is reopened even so: logrotate's SIGHUP must not depend on the
+        // config being valid at that moment.
+        if (auto st = sys::reopen_log_file(); !st.ok()) spdlog::warn("{}", st.error());
         spdlog::error("reload refused: {} has errors; keeping the running configuration",
                       options.config_path);
+        notifier.ready(serving);
         continue;
+      }
+      if (auto st = sys::configure_logging(again.config.logging.options()); !st.ok()) {
+        if (auto re = sys::reopen_log_file(); !re.ok()) spdlog::warn("{}", re.error());
+        spdlog::warn("[logging] file: {}; keeping the previous log output", st.error());
       }
       users.replace(users_of(again.config));
       spdlog::info("reloaded users from {} ({} users); profile changes need a restart",
                    options.config_path, again.config.users.size());
+      notifier.ready(serving);
       continue;
     }
     spdlog::info("signal {}: stopping", sig);
     break;
   }
+  notifier.stopping();
   control.stop();
   for (auto& r : profiles) r->stop();
   return 0;
