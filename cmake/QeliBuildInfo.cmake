@@ -1,8 +1,8 @@
-# Writes ${OUT} (build_info.cc) from src/base/build_info.cc.in. Run in script mode at
-# every build (the qeli_build_info target), so the git revision follows commits without
-# a re-configure; configure_file() leaves the file untouched when nothing changed, so an
+# Writes ${OUT} (git_revision.cc) from src/cli/git_revision.cc.in. Run in script mode at
+# every build (the qeli_git_revision target), so the revision follows commits without a
+# re-configure; configure_file() leaves the file untouched when nothing changed, so an
 # unchanged revision rebuilds nothing.
-#   cmake -DSRC=... -DOUT=... -DPROJECT_VERSION=... -DQELI_BUILD_TYPE=... ... -P QeliBuildInfo.cmake
+#   cmake -DSRC=<source dir> -DOUT=<file> [-DQELI_REVISION=<given>] -P QeliBuildInfo.cmake
 if(NOT QELI_REVISION)
   execute_process(COMMAND git -C "${SRC}" describe --always --dirty --tags
                   OUTPUT_VARIABLE QELI_REVISION OUTPUT_STRIP_TRAILING_WHITESPACE
@@ -11,5 +11,4 @@ if(NOT QELI_REVISION)
     set(QELI_REVISION "unknown")
   endif()
 endif()
-string(REPLACE "\"" "\\\"" QELI_CXX_FLAGS "${QELI_CXX_FLAGS}")
-configure_file("${SRC}/src/base/build_info.cc.in" "${OUT}" @ONLY)
+configure_file("${SRC}/src/cli/git_revision.cc.in" "${OUT}" @ONLY)

@@ -1,7 +1,7 @@
 // What this binary is: `qeli --version` / `qeli version`, the client's self-report, logs.
-// Filled in by the build (cmake/QeliBuildInfo.cmake): the version from project(), the
-// git revision at build time (or QELI_GIT_REVISION, for builds from a tarball such as
-// the Debian package), and the flags the objects were compiled with.
+// Filled in when CMake configures (src/base/CMakeLists.txt): the version from project()
+// and the flags the objects were compiled with. The git revision changes with every
+// commit, so it lives apart (cli/git_revision.h) and relinks only the qeli command.
 #pragma once
 
 #include <string_view>

@@ -8,6 +8,7 @@
 
 #include "base/build_info.h"
 #include "cli/commands.h"
+#include "cli/git_revision.h"
 #include "handshake/types.h"
 
 namespace qeli::cli {
