@@ -48,6 +48,7 @@
 #include "base/build_info.h"
 #include "client/client_status.h"
 #include "client/status_service.h"
+#include "sys/log_fields.h"
 #include "sys/log_output.h"
 #include "sys/service_notify.h"
 
@@ -727,6 +728,8 @@ int Client::run() {
     servers_ = resolve_server();
     if (stop_.stopped()) return 0;
     endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
+    const sys::LogFields fields{
+        {"QELI_SERVER", endpoint_name_}, {"QELI_USER", cfg_.user}, {"QELI_DEV", cfg_.dev}};
     handshake::X25519Public key{};
     if (!cfg_.key.empty() && from_hex_into(cfg_.key, key) && !crypto::ct_is_zero(key)) {
       pinned_ = key;

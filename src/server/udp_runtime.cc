@@ -40,6 +40,7 @@
 #include "server/session_end.h"
 #include "server/session_policy.h"
 #include "server/token_bucket.h"
+#include "sys/log_fields.h"
 #include "transport/udp_socket.h"
 #include "wire/udp_obfs.h"
 
@@ -232,6 +233,10 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       w.wake.notify();
     });
     counters_.sessions_started++;
+    const sys::LogFields fields{{"QELI_PROFILE", p.name},
+                                {"QELI_USER", s.user},
+                                {"QELI_TUNNEL_IP", transport::ipv4_to_string(s.tunnel_ip)},
+                                {"QELI_PEER", addr.to_string()}};
     spdlog::info("[{}] {} connected as '{}' → {} (udp{})", p.name, addr.to_string(), s.user,
                  transport::ipv4_to_string(s.tunnel_ip), udp.envelope.quic ? ", QUIC shape" : "");
     w.peers[addr] = std::move(peer);
@@ -390,6 +395,10 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     if (pr.sender.joinable()) pr.sender.join();
     sessions_->remove(pr.session);
     const auto& c = pr.session->counters;
+    const sys::LogFields fields{
+        {"QELI_PROFILE", p.name},
+        {"QELI_USER", pr.session->user},
+        {"QELI_TUNNEL_IP", transport::ipv4_to_string(pr.session->tunnel_ip)}};
     spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                  pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip),
                  describe_end(*pr.session, pr.end.get()), c.rx_packets.load(), c.tx_packets.load(),
