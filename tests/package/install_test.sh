@@ -8,7 +8,8 @@
 #      said READY=1); the process runs as qeli with CAP_NET_ADMIN only (/proc/PID/status);
 #   3. `qeli add-client` provisions a user, `systemctl reload qeli-server` loads it, a
 #      client in a network namespace inside the container connects and pings through the
-#      tunnel; `qeli status` there shows it connected;
+#      tunnel; `qeli status` there shows it connected; its journal lines carry
+#      PRIORITY, QELI_* fields and no timestamp of their own;
 #   4. `systemctl reload` again: the same process, the session kept (no disconnect);
 #   5. `systemd-analyze security` of both units (printed; docs/OPERATIONS.md has it);
 #   6. upgrade to a rebuilt package (a newer version): the running server is stopped and
@@ -180,7 +181,15 @@ done
 [ -n "$ok" ] || fail "no traffic through the tunnel"
 c ip netns exec cl qeli status | sed 's/^/  /'
 c ip netns exec cl qeli status --json | grep -q '"state":"connected"' || fail "qeli status: not connected"
-log "client connected through the tunnel; qeli status sees it"
+# The client runs under systemd without a [logging] file: its lines reach journald
+# natively, with priority and structured fields, and no timestamp of their own.
+msg=$(c journalctl --no-pager -o cat QELI_DEV=vpn0 SYSLOG_IDENTIFIER=qeli | grep "connected to" | head -1)
+[ -n "$msg" ] || fail "no client line with QELI_DEV=vpn0 in the journal"
+case $msg in \[*) fail "journal line carries its own timestamp/level: $msg" ;; esac
+c journalctl --no-pager -o verbose QELI_DEV=vpn0 | grep -q "QELI_SERVER=10.99.0.1:4433" ||
+  fail "no QELI_SERVER field"
+c journalctl --no-pager -o verbose QELI_DEV=vpn0 | grep -q "PRIORITY=6" || fail "no PRIORITY field"
+log "client connected through the tunnel; qeli status sees it; journal fields present"
 
 # --- 4. reload keeps the session ----------------------------------------------------------
 c systemctl reload qeli-server || fail "second reload"
