@@ -52,7 +52,7 @@ echo "package: $deb"
 
 if [ "$lintian" = 1 ]; then
   # Errors fail the build; warnings and the rest are kept for the docs.
-  lintian --no-tag-display-limit --display-level ">=info" "$deb" >"$out/lintian.txt" 2>&1 || true
+  lintian --tag-display-limit 0 --display-level ">=info" "$deb" >"$out/lintian.txt" 2>&1 || true
   sed 's/^/  lintian: /' "$out/lintian.txt"
   if grep -q '^E: ' "$out/lintian.txt"; then
     echo "package: lintian reported errors" >&2

@@ -29,7 +29,7 @@ namespace qeli::sys {
 struct PrivilegeDrop {
   std::string user;              ///< the account to become (e.g. "qeli"); must exist
   std::vector<int> keep;         ///< CAP_* values kept in the permitted/effective sets
-  std::vector<std::string> own;  ///< paths chown'ed to the user first (missing ones skipped)
+  std::vector<std::string> own;  ///< paths chown'ed to the user first, in order (missing skipped)
 };
 
 struct DroppedTo {

@@ -39,6 +39,7 @@ fail() {
   log "FAIL: $*"
   if [ -n "$nspawn_pid" ]; then
     c journalctl --no-pager -n 60 -u qeli-server -u qeli-test-client 2>/dev/null | sed 's/^/  journal: /' || true
+    c tail -n 30 /var/log/qeli/server.log 2>/dev/null | sed 's/^/  server.log: /' || true
   fi
   exit 1
 }
@@ -60,7 +61,16 @@ done
 
 # --- a fresh Debian 12 root ------------------------------------------------------------
 # Everything the package depends on is in the root already (the container has no network).
-deps=$(dpkg-deb -f "$deb1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | grep -v '^$' | sort -u)
+# debootstrap takes real package names: a virtual one (libspdlog1.10-fmt9) becomes the
+# package that provides it.
+deps=""
+for d in $(dpkg-deb -f "$deb1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | grep -v '^$'); do
+  if [ -n "$(apt-cache madison "$d" 2>/dev/null)" ]; then
+    deps="$deps $d"
+  else
+    deps="$deps $(apt-cache showpkg "$d" | sed -n '/^Reverse Provides:/{n;p;q}' | awk '{print $1}')"
+  fi
+done
 include=$(printf '%s\n' systemd systemd-sysv dbus iproute2 nftables iputils-ping procps $deps |
   sort -u | paste -sd, -)
 key=$(printf '%s' "$include" | sha256sum | cut -c1-12)
@@ -70,7 +80,14 @@ if [ ! -f "$tarball" ]; then
   mkdir -p "$cache"
   debootstrap --variant=minbase --include="$include" bookworm "$work/boot" \
     http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
-    { tail -20 "$work/debootstrap.log"; skip "debootstrap failed (no mirror reachable?)"; }
+    {
+      tail -20 "$work/debootstrap.log"
+      if grep -Eq "Failed getting release file|Temporary failure resolving|Could not resolve|Connection (refused|timed out)" \
+        "$work/debootstrap.log"; then
+        skip "debootstrap cannot reach Debian's mirror from this machine"
+      fi
+      fail "debootstrap failed"
+    }
   rm -rf "$work/boot/var/cache/apt/archives/"*.deb
   tar -C "$work/boot" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
   rm -rf "$work/boot"
@@ -93,7 +110,12 @@ for _ in $(seq 100); do
 done
 [ -n "$leader" ] || { cat "$work/console.log"; fail "the container did not boot"; }
 c() { nsenter -t "$leader" -a -r -w env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
-state=$(timeout 60 nsenter -t "$leader" -a -r -w /bin/systemctl is-system-running --wait 2>/dev/null || true)
+# systemctl needs systemd's private socket, which appears a moment after PID 1 starts.
+state=""
+for _ in $(seq 120); do
+  state=$(timeout 60 nsenter -t "$leader" -a -r -w /bin/systemctl is-system-running --wait 2>&1 || true)
+  case $state in *"Failed to connect"*) sleep 0.5 ;; *) break ;; esac
+done
 case $state in running|degraded) ;; *) cat "$work/console.log" | tail -20; fail "boot: $state" ;; esac
 log "container up ($state), systemd $(c systemctl --version | head -1 | awk '{print $2}')"
 
@@ -111,7 +133,7 @@ expect_stat /etc/qeli/identity "root:root 700"
 expect_stat /etc/qeli/users.conf "root:qeli 640"
 expect_stat /var/lib/qeli "root:root 755"
 expect_stat /var/lib/qeli/server "qeli:qeli 750"
-expect_stat /var/log/qeli "qeli:adm 2750"
+expect_stat /var/log/qeli "root:adm 2750"
 c test -f /lib/systemd/system/qeli-server.service || fail "no server unit"
 c test -f /lib/systemd/system/qeli-client@.service || fail "no client unit"
 c test -f /usr/share/man/man8/qeli.8.gz || fail "no qeli(8)"
