@@ -17,15 +17,15 @@ Status<std::string> drop_startup_privileges(const ServerOptions& options,
   plan.user = options.run_as;
   plan.keep = {CAP_NET_ADMIN};
   // What the server still writes as that user: its control socket (removed at stop;
-  // the panel, running as the same user, connects to it) and its log file (reopened
-  // after logrotate).
+  // the panel, running as the same user, connects to it) and, through the group, its
+  // log file (reopened after logrotate; root opens it at the next start).
   // The socket before its directory: once the 0700 directory is qeli's, a root without
   // CAP_DAC_OVERRIDE (the unit's bounding set) can no longer reach into it.
   if (!options.control_socket.empty()) {
     plan.own.push_back(options.control_socket);
     plan.own.push_back(std::filesystem::path(options.control_socket).parent_path().string());
   }
-  if (!cfg.logging.file.empty()) plan.own.push_back(cfg.logging.file);
+  if (!cfg.logging.file.empty()) plan.share.push_back(cfg.logging.file);
   auto dropped = sys::drop_privileges(plan);
   if (!dropped.ok())
     return fail("cannot drop privileges to '" + plan.user + "': " + dropped.error());

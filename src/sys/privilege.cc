@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,6 +82,18 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan) {
     if (p.empty()) continue;
     if (::chown(p.c_str(), acct->uid, acct->gid) != 0 && errno != ENOENT) {
       return fail(errno_text("chown " + p + " to " + plan.user));
+    }
+  }
+  for (const auto& p : plan.share) {
+    if (p.empty()) continue;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      if (errno == ENOENT) continue;
+      return fail(errno_text("stat " + p));
+    }
+    if (::chown(p.c_str(), static_cast<uid_t>(-1), acct->gid) != 0 ||
+        ::chmod(p.c_str(), (st.st_mode & 07777) | S_IRGRP | S_IWGRP) != 0) {
+      return fail(errno_text("give " + p + " to group of " + plan.user));
     }
   }
   // Cut the bounding set while CAP_SETPCAP is still ours (systemd may have cut it

@@ -4,8 +4,10 @@
 // (ports < 1024), netlink and nftables handles, the identity keys, the log file — and
 // then calls drop_privileges() once, before it serves anyone:
 //
-//   1. the paths it will still write (control socket and its directory, the log file)
-//      are given to the service user, so it can remove and reopen them;
+//   1. the paths it will still write are given to the service user: `own` (control
+//      socket and its directory) to the user, `share` (the log file) to the user's group
+//      with group read/write — root keeps owning it, because the next start (root
+//      without CAP_DAC_OVERRIDE under systemd) must open it again;
 //   2. supplementary groups → the user's group only; gid and uid → the user's (all
 //      three ids: real, effective, saved; setresuid, so there is no way back);
 //   3. capabilities → exactly `keep` in the permitted and effective sets (by default
@@ -30,6 +32,8 @@ struct PrivilegeDrop {
   std::string user;              ///< the account to become (e.g. "qeli"); must exist
   std::vector<int> keep;         ///< CAP_* values kept in the permitted/effective sets
   std::vector<std::string> own;  ///< paths chown'ed to the user first, in order (missing skipped)
+  std::vector<std::string>
+      share;  ///< files chgrp'ed to the user's group, mode g+rw (missing skipped)
 };
 
 struct DroppedTo {

@@ -58,9 +58,13 @@ e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping after the drop"
 [ "$(e2e_sessions "$dir")" = "alice $TUN_NET.2" ] || e2e_fail "list-clients after the drop"
 [ "$(stat -c %u "$dir/control.sock")" = "$nobody_uid" ] || e2e_fail "control socket not the service user's"
 
-# logrotate: rename, create the new file for the service user, SIGHUP.
+# The log file stays root's, the service user's group may write it (the next start, as
+# root without CAP_DAC_OVERRIDE under systemd, must open it again).
+[ "$(stat -c '%u %g %a' "$dir/server.log")" = "0 $(id -g nobody) 660" ] ||
+  e2e_fail "log file after the drop: $(stat -c '%u %g %a' "$dir/server.log")"
+# logrotate (create 0660 root <group>): rename, create the new file, SIGHUP.
 mv "$dir/server.log" "$dir/server.log.1"
-install -m 0640 -o nobody /dev/null "$dir/server.log"
+install -m 0660 -o root -g "$(id -g nobody)" /dev/null "$dir/server.log"
 # A reload as nobody: a user added now must be able to log in.
 link_bob=$(e2e_add_user "$dir" bob bob-pass)
 kill -HUP "$pid"
