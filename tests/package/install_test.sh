@@ -8,7 +8,8 @@
 #      said READY=1); the process runs as qeli with CAP_NET_ADMIN only (/proc/PID/status);
 #   3. `qeli add-client` provisions a user, `systemctl reload qeli-server` loads it, a
 #      client in a network namespace inside the container connects and pings through the
-#      tunnel; `qeli status` there shows it connected; its journal lines carry
+#      tunnel (qeli-client@office.service, moved into the namespace by a drop-in);
+#      `qeli status` there shows it connected; its journal lines carry
 #      PRIORITY, QELI_* fields and no timestamp of their own;
 #   4. `systemctl reload` again: the same process, the session kept (no disconnect);
 #   5. `systemd-analyze security` of both units (printed; docs/OPERATIONS.md has it);
@@ -38,7 +39,7 @@ skip() { log "SKIP: $*"; exit 77; }
 fail() {
   log "FAIL: $*"
   if [ -n "$nspawn_pid" ]; then
-    c journalctl --no-pager -n 60 -u qeli-server -u qeli-test-client 2>/dev/null | sed 's/^/  journal: /' || true
+    c journalctl --no-pager -n 60 -u qeli-server -u qeli-client@office 2>/dev/null | sed 's/^/  journal: /' || true
     c tail -n 30 /var/log/qeli/server.log 2>/dev/null | sed 's/^/  server.log: /' || true
   fi
   exit 1
@@ -194,7 +195,25 @@ c systemctl reload qeli-server || fail "reload after add-client"
 for _ in $(seq 50); do c grep -q "reloaded users" /var/log/qeli/server.log && break; sleep 0.2; done
 c grep -q "reloaded users from /etc/qeli/server.conf (1 users)" /var/log/qeli/server.log ||
   fail "the reload did not load alice"
-c systemd-run -q --unit=qeli-test-client ip netns exec cl qeli client "$link" || fail "start the client"
+# The client as the package runs it: qeli-client@office.service with its sandbox, moved
+# into the namespace `cl` by a drop-in (systemd joins it before anything else).
+key=$(c qeli show-identity -c /etc/qeli/server.conf | grep -Eo '[0-9a-f]{64}' | head -1)
+c sh -c "cat >/etc/qeli/clients/office.conf" <<CONF
+[qeli]
+server = 10.99.0.1:4433
+user = alice
+pass = alice-pass
+key = $key
+mode = fake-tls
+dev = vpn0
+CONF
+c chmod 0600 /etc/qeli/clients/office.conf
+c mkdir -p /etc/systemd/system/qeli-client@office.service.d
+c sh -c 'printf "[Service]\nNetworkNamespacePath=/run/netns/cl\n" >/etc/systemd/system/qeli-client@office.service.d/netns.conf'
+c systemctl daemon-reload
+timeout 60 nsenter -t "$leader" -a -r -w /bin/systemctl start qeli-client@office ||
+  fail "systemctl start qeli-client@office"
+c systemctl show -p StatusText --value qeli-client@office | sed 's/^/  client STATUS=/' 
 ok=""
 for _ in $(seq 75); do
   if c ip netns exec cl ping -c 1 -W 1 10.88.0.1 >/dev/null 2>&1; then ok=1; break; fi
@@ -246,7 +265,7 @@ done
 log "upgrade: server restarted (pid $pid → $pid2), config/users/key unchanged, client back"
 
 # --- 7. purge -----------------------------------------------------------------------------
-c systemctl stop qeli-test-client
+c systemctl stop qeli-client@office
 c sh -c 'echo keep >/etc/qeli-not-ours.conf; mkdir -p /var/lib/other; echo keep >/var/lib/other/x'
 c dpkg -P qeli >"$work/dpkg3.log" 2>&1 || { cat "$work/dpkg3.log"; fail "dpkg -P"; }
 for p in /etc/qeli /var/lib/qeli /var/log/qeli /usr/bin/qeli /lib/systemd/system/qeli-server.service \
