@@ -19,9 +19,17 @@ import sys
 DATE = "2026-12-01"
 
 
+ROFF_GLYPHS = {"—": "\\(em", "–": "\\(en", "≤": "\\(<=", "≥": "\\(>=", "→": "\\(->",
+               "←": "\\(<-", "×": "\\(mu", "±": "\\(+-", "≈": "\\(~~", "…": "...", "’": "'",
+               "“": "\\(lq", "”": "\\(rq", "•": "\\(bu", "µ": "\\(mc"}
+
+
 def roff_escape(text):
     text = text.replace("\\", "\\e")
     text = text.replace("-", "\\-")
+    # Plain ASCII out: named glyphs, else \[uXXXX] (groff without preconv reads bytes).
+    text = "".join(ROFF_GLYPHS.get(ch, ch if ord(ch) < 128 else "\\[u%04X]" % ord(ch))
+                   for ch in text)
     # A line starting with . or ' would be a request.
     return re.sub(r"^([.'])", r"\\&\1", text, flags=re.M)
 
