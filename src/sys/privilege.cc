@@ -125,6 +125,11 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan) {
   // The uid change already made the process non-dumpable; say so explicitly, since the
   // process holds the identity keys in memory.
   (void)::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+#if defined(__SANITIZE_ADDRESS__)
+  // LeakSanitizer stops the world by ptrace-attaching from a helper process, which a
+  // non-dumpable process forbids: sanitizer builds (tests only) stay dumpable.
+  (void)::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+#endif
   // Verify from the kernel's side: no way back to root.
   uid_t r = 0, e = 0, s = 0;
   if (::getresuid(&r, &e, &s) != 0 || r != acct->uid || e != acct->uid || s != acct->uid) {
