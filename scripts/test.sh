@@ -3,9 +3,11 @@
 #
 #   scripts/test.sh            bootstrap → format check → release build (warnings are
 #                              errors) → every ctest test → the same suite under
-#                              AddressSanitizer + UBSan → bounded fuzz runs (clang)
+#                              AddressSanitizer + UBSan → bounded fuzz runs (clang) →
+#                              the Debian package (dpkg-buildpackage + lintian) and its
+#                              install test in a booted Debian 12 root (systemd-nspawn)
 #
-# Env: QELI_TEST_SKIP_ASAN=1 / QELI_TEST_SKIP_FUZZ=1 skip those stages (local use only;
+# Env: QELI_TEST_SKIP_ASAN=1 / QELI_TEST_SKIP_FUZZ=1 / QELI_TEST_SKIP_PACKAGE=1 skip those stages (local use only;
 #      CI runs everything). QELI_CONFORMANCE_DIR points the conformance tests elsewhere.
 #      CTEST_PARALLEL_LEVEL defaults to the number of cores.
 set -euo pipefail
@@ -45,6 +47,25 @@ if [ "${QELI_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/CMakeLists.txt ]; then
   cmake --build --preset fuzz
   stage "fuzz runs (bounded)"
   bash scripts/fuzz.sh --seconds "${QELI_FUZZ_SECONDS:-20}"
+fi
+
+if [ "${QELI_TEST_SKIP_PACKAGE:-0}" != 1 ]; then
+  stage "debian package (dpkg-buildpackage, lintian)"
+  bash scripts/package.sh
+  ver=$(dpkg-parsechangelog -S Version)
+  arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+  cp "build/deb/qeli_${ver}_${arch}.deb" build/deb/install-v1.deb
+  # The "upgrade": the same tree rebuilt as a newer version (incremental: seconds).
+  bash scripts/package.sh --version "${ver}+upgradetest" --no-lintian
+  stage "package install test (Debian 12 root, systemd-nspawn)"
+  rc=0
+  bash tests/package/install_test.sh build/deb/install-v1.deb \
+    "build/deb/qeli_${ver}+upgradetest_${arch}.deb" || rc=$?
+  if [ "$rc" = 77 ]; then
+    echo "package install test skipped (reason above)"
+  elif [ "$rc" != 0 ]; then
+    exit "$rc"
+  fi
 fi
 
 stage "all tests passed"

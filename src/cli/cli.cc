@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/commands.h"
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,12 @@ int run_cli(const std::vector<std::string>& args, Context& ctx) {
   app.require_subcommand(1);
   app.fallthrough(false);
   register_commands(app, ctx);
+  // `qeli --version` answers like `qeli version` (CLI11's own version flag would print
+  // one fixed string and throw before the subcommand requirement is checked).
+  if (!args.empty() && (args[0] == "--version" || args[0] == "-V")) {
+    print_version(ctx.out);
+    return kExitOk;
+  }
   // CLI11 wants argv in reverse order when given a vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

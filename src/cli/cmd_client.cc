@@ -2,13 +2,16 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/commands.h"
 #include "client/client.h"
 #include "client/state_paths.h"
+#include "client/status_service.h"
 #include "config/client_config.h"
 #include "config/link.h"
+#include "sys/log_output.h"
 
 namespace qeli::cli {
 namespace {
@@ -20,9 +23,12 @@ struct Options {
   std::string device_id_file;
   bool cleanup = false;
   std::string state_dir;
+  std::optional<std::string> status_socket;  // unset = client/status_service.h's default
 };
 
 int run(const Options& o, Context& ctx) {
+  // Journal-aware from the first line; [logging] once the config is read.
+  (void)sys::configure_logging({});
   config::ClientLoad load;
   if (!o.link.empty()) {
     auto link = config::parse_link(o.link);
@@ -39,6 +45,10 @@ int run(const Options& o, Context& ctx) {
     ctx.err << "qeli client: refusing to start with the errors above\n";
     return kExitFailure;
   }
+  if (auto st = sys::configure_logging(load.config.logging.options()); !st.ok()) {
+    ctx.err << "qeli client: [logging] file: " << st.error() << "\n";
+    return kExitFailure;
+  }
   client::ClientOptions co;
   co.config = load.config;
   co.known_hosts_path = o.known_hosts;
@@ -53,6 +63,8 @@ int run(const Options& o, Context& ctx) {
   co.journal_path = state.journal;
   co.resolv_backup_path = state.resolv_backup;
   if (o.cleanup) return client::cleanup_host(co);
+  co.status_socket =
+      o.status_socket ? *o.status_socket : client::current_status_socket_path(load.config.dev);
   return client::run_client(co);
 }
 
@@ -74,6 +86,9 @@ void register_client(CLI::App& app, Context& ctx) {
                   "Directory for known_hosts, device-id, the host journal and the resolv.conf "
                   "backup (default /var/lib/qeli; the last two are named per TUN and per "
                   "network namespace)");
+  cmd->add_option("--status-socket", opts->status_socket,
+                  "Socket for `qeli status` (default /run/qeli/client-<dev>[@netns].sock; "
+                  "'' = none)");
   cmd->add_flag("--cleanup", opts->cleanup,
                 "Undo what a killed client left on the host (routes, DNS, kill switch) and exit");
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });

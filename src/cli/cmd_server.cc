@@ -18,6 +18,9 @@ void register_server(CLI::App& app, Context& ctx) {
   cmd->add_option("--socket", opts->control_socket,
                   "Local control socket for list-clients/kick (empty = none)")
       ->capture_default_str();
+  cmd->add_option("--user", opts->run_as,
+                  "After start-up, become this user with only CAP_NET_ADMIN (the systemd unit "
+                  "uses qeli)");
   cmd->callback([opts, &ctx] { ctx.exit_code = server::run_server(*opts); });
 }
 

@@ -1,16 +1,52 @@
-// qeli version
+// qeli version [--json]  and  qeli --version: what this binary is.
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
+#include "base/build_info.h"
 #include "cli/commands.h"
+#include "cli/git_revision.h"
+#include "handshake/types.h"
 
 namespace qeli::cli {
+namespace {
+
+// The extensions this build can negotiate with another qeli (docs/PROTOCOL.md §10, §12);
+// a 0.7.16 peer sees none of them.
+constexpr const char* kExtensions = "gso-super-packets, session-close";
+
+}  // namespace
+
+void print_version(std::ostream& out) {
+  out << "qeli " << build::version() << " (" << build::git_revision() << ")\n"
+      << "protocol: qeli 0.7.16 wire format; extensions: " << kExtensions << "\n"
+      << "build: " << build::build_type() << ", " << build::compiler() << ", " << build::features()
+      << "\n"
+      << "flags: " << build::cxx_flags() << "\n";
+}
 
 void register_version(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("version", "Print the qeli version");
-  cmd->callback([&ctx] {
-    ctx.out << "qeli " << QELI_VERSION << " (protocol: qeli 0.7.16)\n";
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("version", "Print the version, git revision, protocol and build");
+  cmd->add_flag("--json", *json, "One JSON object");
+  cmd->callback([&ctx, json] {
+    if (*json) {
+      ctx.out << nlohmann::json{{"version", build::version()},
+                                {"git_revision", build::git_revision()},
+                                {"protocol", "qeli 0.7.16"},
+                                {"extensions", kExtensions},
+                                {"build_type", build::build_type()},
+                                {"compiler", build::compiler()},
+                                {"features", build::features()},
+                                {"cxx_flags", build::cxx_flags()}}
+                     .dump()
+              << "\n";
+    } else {
+      print_version(ctx.out);
+    }
     ctx.exit_code = kExitOk;
   });
 }

@@ -13,6 +13,7 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_server(app, ctx);
   register_client(app, ctx);
   register_clients(app, ctx);
+  register_status(app, ctx);
 }
 
 }  // namespace qeli::cli

@@ -3,11 +3,15 @@
 // call it from register_commands() in commands.cc.
 #pragma once
 
+#include <iosfwd>
+
 #include "cli/cli.h"
 
 namespace qeli::cli {
 
 void register_version(CLI::App& app, Context& ctx);
+/// What `qeli version` and `qeli --version` print (cmd_version.cc).
+void print_version(std::ostream& out);
 void register_check_config(CLI::App& app, Context& ctx);
 void register_show_identity(CLI::App& app, Context& ctx);
 void register_rotate_identity(CLI::App& app, Context& ctx);
@@ -15,5 +19,6 @@ void register_add_client(CLI::App& app, Context& ctx);
 void register_server(CLI::App& app, Context& ctx);
 void register_client(CLI::App& app, Context& ctx);
 void register_clients(CLI::App& app, Context& ctx);
+void register_status(CLI::App& app, Context& ctx);
 
 }  // namespace qeli::cli

@@ -46,12 +46,18 @@
 #include "wire/session_close.h"
 #include "wire/udp_obfs.h"
 
+#include "base/build_info.h"
+#include "client/client_status.h"
+#include "client/status_service.h"
+#include "sys/log_fields.h"
+#include "sys/log_output.h"
+#include "sys/service_notify.h"
+
 namespace qeli::client {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr char kVersion[] = "0.1.0";
 constexpr char kPlatform[] = "linux";
 /// Consecutive credential rejections after which the client stops instead of retrying
 /// (below the server's default brute_force.max_attempts of 5, so it never locks its own
@@ -165,7 +171,13 @@ sys::Route dev_route(const std::string& cidr, const std::string& dev, std::uint3
 
 class Client {
  public:
-  explicit Client(const ClientOptions& o) : opt_(o), cfg_(o.config) {}
+  explicit Client(const ClientOptions& o)
+      : opt_(o),
+        cfg_(o.config),
+        status_(o.config.server.to_string(), o.config.user,
+                std::string(config::to_string(o.config.proto)),
+                std::string(config::to_string(o.config.mode))),
+        status_service_(status_, notifier_) {}
 
   int run();
   std::vector<transport::Ipv4Endpoint> resolve_server();
@@ -199,6 +211,10 @@ class Client {
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
   engine::StopSignal stop_;
+  // `qeli status` and systemd (client/status_service.h).
+  sys::ServiceNotifier notifier_;
+  ClientStatus status_;
+  StatusService status_service_;
   // What the current connect_once() learned (reset at its start).
   struct Attempt {
     bool rejected = false;                    ///< the server refused the credentials
@@ -277,6 +293,7 @@ void Client::engage_kill_switch() {
 
 Duration Client::connect_once() {
   attempt_ = Attempt{};
+  status_.set_state(ClientState::kConnecting);
   // Reconnect to the address that worked last before trying the others: a dead address
   // listed first would otherwise cost its share of the timeout on every reconnect.
   if (auto it = std::find(servers_.begin(), servers_.end(), server_); it != servers_.end()) {
@@ -412,7 +429,7 @@ Duration Client::connect_once_tcp() {
         const std::atomic<bool> send_gso{gso};
         sc.send_gso = &send_gso;
         sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
-        sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
+        sc.initial_frames.push_back(wire::build_client_info(build::version(), kPlatform));
         engine::TunQueueSource source(tun, 0, counters);
         return engine::run_stream_session(
             stream, std::move(session.send), std::move(session.recv), session.leftover, source,
@@ -506,7 +523,7 @@ Duration Client::connect_once_udp() {
         dc.end_on_close_frame = close_notify;
         dc.farewell = client_farewell(close_notify, stop_);
         dc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
-        dc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
+        dc.initial_frames.push_back(wire::build_client_info(build::version(), kPlatform));
         const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
         engine::WireDatagramEnvelope send_env(udp.envelope, key, udp.next_packet_number, rng);
         engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
@@ -624,6 +641,18 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
                gso ? ", GSO super-packets" : "");
 
   engine::SessionCounters counters;
+  TunnelInfo info;
+  info.server_address =
+      transport::ipv4_to_string(server_.addr) + ":" + std::to_string(server_.port);
+  info.dev = dev;
+  info.client_cidr = cidr;
+  info.server_tunnel_ip = ok.server_ip;
+  info.mtu = mtu;
+  info.full_tunnel = cfg_.gateway;
+  info.extensions = gso ? "gso" : "";
+  status_.connected(info, &counters);
+  notifier_.status("connected to " + endpoint_name_ + " as " + cfg_.user + ": " + cidr + " on " +
+                   dev);
   const auto started = Clock::now();
   const auto end = data(*tun, mtu, counters);
   const auto ran = Clock::now() - started;
@@ -635,6 +664,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
                std::chrono::duration_cast<std::chrono::seconds>(ran).count(),
                counters.tx_packets.load(), counters.rx_packets.load(),
                engine::describe_drops(counters));
+  status_.disconnected(why);
   link_dns.reset();
   routes.clear();
   return ran;
@@ -665,6 +695,7 @@ int Client::run() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
   std::atomic<bool> done{false};
@@ -673,7 +704,13 @@ int Client::run() {
     while (!done.load()) {
       timespec ts{0, 200'000'000};
       sig = sigtimedwait(&set, nullptr, &ts);
+      if (sig == SIGHUP) {  // logrotate: open the log file again
+        if (auto st = sys::reopen_log_file(); !st.ok()) spdlog::warn("{}", st.error());
+        continue;
+      }
       if (sig > 0) {
+        status_.set_state(ClientState::kStopping);
+        notifier_.stopping();
         spdlog::info("signal {}: stopping", sig);
         stop_.stop();
         return;
@@ -693,6 +730,8 @@ int Client::run() {
     servers_ = resolve_server();
     if (stop_.stopped()) return 0;
     endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
+    const sys::LogFields fields{
+        {"QELI_SERVER", endpoint_name_}, {"QELI_USER", cfg_.user}, {"QELI_DEV", cfg_.dev}};
     handshake::X25519Public key{};
     if (!cfg_.key.empty() && from_hex_into(cfg_.key, key) && !crypto::ct_is_zero(key)) {
       pinned_ = key;
@@ -709,6 +748,10 @@ int Client::run() {
     open_host_state();
     // Before the first connect, and kept across reconnects: nothing leaks while down.
     if (cfg_.kill_switch) engage_kill_switch();
+    status_service_.start(opt_.status_socket);
+    // Ready = the client runs its connect loop; the connection itself is STATUS= (a
+    // server that is down at boot must not fail the unit: the client keeps trying).
+    notifier_.ready("connecting to " + endpoint_name_);
     auto delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
     std::int64_t failures = 0;
     int rejections = 0;  // consecutive; a network failure neither counts nor resets
@@ -740,6 +783,10 @@ int Client::run() {
           crypto::system_rng().uniform(0, static_cast<std::uint64_t>(base.count() / 2));
       const auto wait = base * 3 / 4 + std::chrono::milliseconds(jitter);
       spdlog::info("reconnecting in {} ms", wait.count());
+      status_.set_state(ClientState::kWaiting,
+                        "reconnecting in " + std::to_string(wait.count()) + " ms");
+      notifier_.status("reconnecting to " + endpoint_name_ + " in " + std::to_string(wait.count()) +
+                       " ms");
       pollfd p{stop_.fd(), POLLIN, 0};
       ::poll(&p, 1, static_cast<int>(wait.count()));
       delay = std::min<std::chrono::milliseconds>(delay * 2, cfg_.reconnect_max_delay);

@@ -11,7 +11,9 @@
 // (sys::HostChanges), so a run killed with SIGKILL is undone by the next start or by
 // `qeli client --cleanup`. With `kill_switch = true` the nftables table is engaged before
 // the first connect and stays across reconnects until a clean stop.
-// A SERVER KEY MISMATCH is fatal (never retried).
+// A SERVER KEY MISMATCH is fatal (never retried). SIGHUP reopens the log file. Under
+// systemd (Type=notify) READY=1 is sent once the connect loop runs (the kill switch, if
+// any, engaged), and STATUS= follows the connection state.
 #pragma once
 
 #include <string>
@@ -27,6 +29,7 @@ struct ClientOptions {
   std::string journal_path;        ///< empty = current_state_paths("", dev).journal
   std::string resolv_conf_path;    ///< empty = /etc/resolv.conf
   std::string resolv_backup_path;  ///< empty = current_state_paths("", dev).resolv_backup
+  std::string status_socket;       ///< `qeli status` socket (client/status_service.h); empty = none
 };
 
 /// Runs until a signal or a fatal error. Exit code: 0 stopped by a signal, 1 fatal error

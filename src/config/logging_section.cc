@@ -1,5 +1,9 @@
 #include "config/logging_section.h"
 
+#include <sys/stat.h>
+
+#include <filesystem>
+
 namespace qeli::config {
 
 LoggingConfig read_logging_section(SectionReader& r) {
@@ -11,6 +15,22 @@ LoggingConfig read_logging_section(SectionReader& r) {
                         {"debug", LogLevel::kDebug},
                         {"trace", LogLevel::kTrace}});
   l.file = r.get_string("file", "");
+  if (!l.file.empty()) {
+    // A relative path is taken from the config file's directory (as auth.users_file),
+    // never from the working directory, which is `/` under systemd.
+    std::filesystem::path p(l.file);
+    if (p.is_relative()) p = std::filesystem::path(r.file()).parent_path() / p;
+    l.file = p.lexically_normal().string();
+    // Start-up opens (and creates) the file; what can be checked without creating it is
+    // checked here, so check-config refuses what start-up would.
+    struct stat st {};
+    const std::string dir = p.parent_path().string();
+    if (::stat(l.file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      r.error("file", "`" + l.file + "` is a directory (give the log file's path)");
+    } else if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      r.error("file", "the directory of `" + l.file + "` does not exist");
+    }
+  }
   l.time_format = r.get_enum("time_format", TimeFormat::kDatetime,
                              {{"datetime", TimeFormat::kDatetime},
                               {"rfc3339", TimeFormat::kRfc3339},

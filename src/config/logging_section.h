@@ -6,7 +6,9 @@
 
 namespace qeli::config {
 
-/// Reads `level` (error|warn|info|debug|trace, default info), `file` (empty = stderr),
+/// Reads `level` (error|warn|info|debug|trace, default info), `file` (empty = stderr;
+/// relative = from the config file's directory, which start-up and check-config require to
+/// exist),
 /// `time_format` (datetime|rfc3339|time|epoch|none, default datetime) and `format`
 /// (accepted with a warning: 0.7.16 ignores it too). Bad values become findings of `r`.
 LoggingConfig read_logging_section(SectionReader& r);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/log_options.h"
 #include "config/finding.h"
 #include "config/ini_reader.h"
 #include "config/limits.h"
@@ -61,14 +62,16 @@ struct WebConfig {
   BruteForceConfig brute_force;
 };
 
-enum class LogLevel { kError, kWarn, kInfo, kDebug, kTrace };
-enum class TimeFormat { kDatetime, kRfc3339, kTime, kEpoch, kNone };
+using LogLevel = qeli::LogLevel;      // base/log_options.h
+using TimeFormat = qeli::TimeFormat;  // base/log_options.h
 
 struct LoggingConfig {
   LogLevel level = LogLevel::kInfo;
-  std::string file;  // empty: stderr / journald
+  std::string file;  // empty: stderr / journald; else absolute (relative: to the config's dir)
   TimeFormat time_format = TimeFormat::kDatetime;
   std::string format;  // accepted for compatibility; 0.7.16 ignores it too
+
+  LogOptions options() const { return {level, file, time_format}; }
 };
 
 enum class DeviceType { kTun, kTap };

@@ -23,6 +23,7 @@
 #include "server/session_end.h"
 #include "server/session_policy.h"
 #include "sys/link_netlink.h"
+#include "sys/log_fields.h"
 #include "sys/nft_nat.h"
 #include "sys/sysctl.h"
 #include "transport/tcp.h"
@@ -393,6 +394,11 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   leave_preauth();
   counters_.sessions_started++;
   auto session = ctx.session;
+  // journalctl QELI_USER=alice: every line of this session's thread (sys/log_fields.h).
+  const sys::LogFields fields{{"QELI_PROFILE", p.name},
+                              {"QELI_USER", session->user},
+                              {"QELI_TUNNEL_IP", transport::ipv4_to_string(session->tunnel_ip)},
+                              {"QELI_PEER", ctx.peer.to_string()}};
   spdlog::info("[{}] {} connected as '{}' → {}", p.name, ctx.peer.to_string(), session->user,
                transport::ipv4_to_string(session->tunnel_ip));
   note_connected(*session);

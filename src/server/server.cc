@@ -19,7 +19,10 @@
 #include "server/control_handler.h"
 #include "server/event_log.h"
 #include "server/profile_runtime.h"
+#include "server/startup_privileges.h"
 #include "server/user_directory.h"
+#include "sys/log_output.h"
+#include "sys/service_notify.h"
 
 namespace qeli::server {
 namespace {
@@ -53,6 +56,9 @@ int run_server(const ServerOptions& options) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // Journal-aware from the first line (config errors included); [logging] once it is read.
+  (void)sys::configure_logging({});
+  sys::ServiceNotifier notifier;
   auto load = config::load_server_config(options.config_path);
   print_findings(load.findings);
   if (!load.ok()) {
@@ -60,6 +66,10 @@ int run_server(const ServerOptions& options) {
     return 1;
   }
   const config::ServerConfig& cfg = load.config;
+  if (auto st = sys::configure_logging(cfg.logging.options()); !st.ok()) {
+    spdlog::error("{}: [logging] file: {}", options.config_path, st.error());
+    return 1;
+  }
   const Instant started = std::chrono::steady_clock::now();
   EventLog events;
   ConfigStore config_store(options.config_path);
@@ -100,9 +110,16 @@ int run_server(const ServerOptions& options) {
     print_findings(again.findings);
     control::ValidationResult r{again.ok(), to_api_findings(again.findings)};
     if (!again.ok()) {
+      // The log file is reopened even so: logrotate's SIGHUP must not depend on the
+      // config being valid at that moment.
+      if (auto st = sys::reopen_log_file(); !st.ok()) spdlog::warn("{}", st.error());
       spdlog::error("reload refused: {} has errors; keeping the running configuration",
                     options.config_path);
       return r;
+    }
+    if (auto st = sys::configure_logging(again.config.logging.options()); !st.ok()) {
+      if (auto re = sys::reopen_log_file(); !re.ok()) spdlog::warn("{}", re.error());
+      spdlog::warn("[logging] file: {}; keeping the previous log output", st.error());
     }
     users.replace(users_of(again.config));
     spdlog::info("reloaded users from {} ({} users); profile changes need a restart",
@@ -126,17 +143,39 @@ int run_server(const ServerOptions& options) {
         control.start(options.control_socket, handler, control::host_access_policy(std::nullopt));
     if (!st.ok()) spdlog::warn("control socket disabled: {}", st.error());
   }
+  if (!options.run_as.empty()) {
+    if (auto st = drop_startup_privileges(options, cfg); !st.ok()) {
+      spdlog::error("{}", st.error());
+      control.stop();
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
+  }
+  const std::string serving = std::to_string(profiles.size()) + " profile(s) serving";
+  notifier.ready(serving);
 
+  const auto tick = notifier.watchdog_period();
   for (;;) {
     int sig = 0;
-    if (sigwait(&set, &sig) != 0) continue;
+    if (tick) {
+      const timespec ts{static_cast<time_t>(tick->count() / 1000),
+                        static_cast<long>(tick->count() % 1000) * 1'000'000L};
+      sig = sigtimedwait(&set, nullptr, &ts);
+      notifier.watchdog();
+      if (sig < 0) continue;
+    } else if (sigwait(&set, &sig) != 0) {
+      continue;
+    }
     if (sig == SIGHUP) {
+      notifier.reloading();
       reload();
+      notifier.ready(serving);
       continue;
     }
     spdlog::info("signal {}: stopping", sig);
     break;
   }
+  notifier.stopping();
   control.stop();
   for (auto& r : profiles) r->stop();
   return 0;

@@ -3,7 +3,10 @@
 // identity key, starts every enabled profile, and then waits for signals:
 //   SIGINT / SIGTERM  stop every profile cleanly (sessions, threads, TUNs) and return;
 //   SIGHUP            re-read the config; on any error finding keep the running one;
-//                     otherwise replace the users (live sessions are not dropped).
+//                     otherwise replace the users (live sessions are not dropped) and
+//                     apply [logging] (the log file is reopened: logrotate).
+// Under systemd (Type=notify) it reports READY=1 once every profile serves, RELOADING=1
+// around a reload, and pings the watchdog from this loop.
 #pragma once
 
 #include <string>
@@ -15,6 +18,9 @@ struct ServerOptions {
   std::string identity_dir = "/etc/qeli/identity";
   /// The local control socket (`qeli list-clients`, `qeli kick`); empty = none.
   std::string control_socket = "/var/run/qeli/control.sock";
+  /// After start-up (TUNs, sockets, keys, log file open), become this user keeping only
+  /// CAP_NET_ADMIN (sys/privilege.h); empty = stay as started. The systemd unit sets it.
+  std::string run_as;
 };
 
 /// Runs until SIGINT/SIGTERM. Returns the process exit code (0 clean stop, 1 failure).

@@ -40,6 +40,7 @@
 #include "server/session_end.h"
 #include "server/session_policy.h"
 #include "server/token_bucket.h"
+#include "sys/log_fields.h"
 #include "transport/udp_socket.h"
 #include "wire/udp_obfs.h"
 
@@ -232,6 +233,10 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       w.wake.notify();
     });
     counters_.sessions_started++;
+    const sys::LogFields fields{{"QELI_PROFILE", p.name},
+                                {"QELI_USER", s.user},
+                                {"QELI_TUNNEL_IP", transport::ipv4_to_string(s.tunnel_ip)},
+                                {"QELI_PEER", addr.to_string()}};
     spdlog::info("[{}] {} connected as '{}' → {} (udp{})", p.name, addr.to_string(), s.user,
                  transport::ipv4_to_string(s.tunnel_ip), udp.envelope.quic ? ", QUIC shape" : "");
     note_connected(s);
@@ -392,6 +397,10 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     sessions_->remove(pr.session);
     const auto& c = pr.session->counters;
     const std::string why = describe_end(*pr.session, pr.end.get());
+    const sys::LogFields fields{
+        {"QELI_PROFILE", p.name},
+        {"QELI_USER", pr.session->user},
+        {"QELI_TUNNEL_IP", transport::ipv4_to_string(pr.session->tunnel_ip)}};
     spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                  pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip), why,
                  c.rx_packets.load(), c.tx_packets.load(), engine::describe_drops(c));

@@ -126,7 +126,14 @@ HostStatus write_file_atomic(const std::string& path, const std::string& content
   const std::string tmp = temp_name(path);
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return io_fail("create", tmp, errno);
+  if (fd < 0) {
+    const int e = errno;
+    // A read-only directory around a file that is itself writable: systemd's
+    // ProtectSystem=strict with ReadWritePaths=/etc/resolv.conf (qeli-client@.service)
+    // bind-mounts just that file. In place is then the only way, as for EBUSY below.
+    if (e == EROFS && ::access(path.c_str(), W_OK) == 0) return write_in_place(path, content);
+    return io_fail("create", tmp, e);
+  }
   auto abandon = [&](const char* what, int e) {
     ::close(fd);
     ::unlink(tmp.c_str());

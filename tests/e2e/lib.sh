@@ -56,13 +56,14 @@ e2e_start_server() {
 }
 
 # e2e_start_client NAME NS DIR ARGS... — `qeli client ARGS...` in NS with its own
-# known_hosts, device id and host-change journal under DIR/NAME.* (clients in different
-# namespaces must not share the journal of /var/lib/qeli).
+# known_hosts, device id, host-change journal and status socket under DIR/NAME.* (clients
+# in different namespaces must not share the journal of /var/lib/qeli, nor use /run/qeli).
 e2e_start_client() {
   local name=$1 ns=$2 dir=$3
   shift 3
   e2e_bg "$name" "$ns" "$QELI" client "$@" --known-hosts "$dir/$name.known_hosts" \
-    --device-id-file "$dir/$name.device-id" --state-dir "$dir/$name.state"
+    --device-id-file "$dir/$name.device-id" --state-dir "$dir/$name.state" \
+    --status-socket "$dir/$name.status.sock"
 }
 
 # e2e_sessions DIR — the server's live sessions as "user tunnel_ip" lines, sorted (from

@@ -87,6 +87,25 @@ TEST(cli, version) {
   EXPECT_TRUE(r.out.starts_with("qeli " QELI_TEST_VERSION)) << r.out;
 }
 
+TEST(cli, version_flag_and_build_details) {
+  for (const char* flag : {"--version", "-V"}) {
+    const auto r = run({flag});
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_TRUE(r.out.starts_with("qeli " QELI_TEST_VERSION " (")) << r.out;
+    EXPECT_NE(r.out.find("protocol: qeli 0.7.16"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("build: "), std::string::npos) << r.out;
+  }
+  const auto j = run({"version", "--json"});
+  EXPECT_EQ(j.rc, 0);
+  EXPECT_NE(j.out.find("\"git_revision\""), std::string::npos) << j.out;
+}
+
+TEST(cli, status_without_clients_says_so) {
+  const auto r = run({"status", "--socket", "/nonexistent/qeli-status.sock"});
+  EXPECT_EQ(r.rc, kExitFailure);
+  EXPECT_NE(r.out.find("not running"), std::string::npos) << r.out;
+}
+
 TEST(cli, help_on_every_command) {
   for (const char* cmd :
        {"version", "check-config", "show-identity", "rotate-identity", "add-client"}) {

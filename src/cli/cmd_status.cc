@@ -1,0 +1,140 @@
+// qeli status [--dev DEV | --socket PATH] [--json] — the running clients on this host:
+// state, server, tunnel addresses, traffic and rates, since when (client/status_service.h).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "client/status_service.h"
+#include "control/control_socket.h"
+
+namespace qeli::cli {
+namespace {
+
+struct Options {
+  std::string dev;
+  std::string socket;
+  bool json = false;
+};
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return buf;
+}
+
+std::string human_duration(std::int64_t s) {
+  if (s < 0) s = 0;
+  std::string out;
+  if (s >= 86400) out += std::to_string(s / 86400) + "d ";
+  if (s >= 3600) out += std::to_string(s / 3600 % 24) + "h ";
+  if (s >= 60) out += std::to_string(s / 60 % 60) + "m ";
+  return out + std::to_string(s % 60) + "s";
+}
+
+std::string local_time(std::int64_t unix) {
+  const std::time_t t = unix;
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+void print_human(const std::string& name, const nlohmann::json& j, std::ostream& out) {
+  const std::int64_t now = j.value("now", std::int64_t{0});
+  out << name << ": " << j.value("state", "?");
+  if (j.contains("detail")) out << " (" << j["detail"].get<std::string>() << ")";
+  out << "\n  server:   " << j.value("server", "?");
+  if (j.contains("server_address")) out << " (" << j["server_address"].get<std::string>() << ")";
+  out << ", " << j.value("proto", "?") << " " << j.value("mode", "?") << ", user "
+      << j.value("user", "?") << "\n";
+  if (j.contains("tunnel_address")) {
+    out << "  tunnel:   " << j["tunnel_address"].get<std::string>() << " on " << j.value("dev", "?")
+        << ", server " << j.value("server_tunnel_address", "?") << ", mtu " << j.value("mtu", 0)
+        << (j.value("full_tunnel", false) ? ", full tunnel" : ", split tunnel") << "\n";
+    const std::int64_t since = j.value("connected_since", now);
+    out << "  since:    " << local_time(since) << " (" << human_duration(now - since) << ")\n";
+    out << "  traffic:  rx " << human_bytes(j.value("rx_bytes", 0.0)) << " ("
+        << human_bytes(j.value("rx_bytes_per_sec", 0.0)) << "/s), tx "
+        << human_bytes(j.value("tx_bytes", 0.0)) << " ("
+        << human_bytes(j.value("tx_bytes_per_sec", 0.0)) << "/s)\n";
+  } else {
+    const std::int64_t since = j.value("state_since", now);
+    out << "  since:    " << local_time(since) << " (" << human_duration(now - since) << ")\n";
+  }
+  out << "  sessions: " << j.value("sessions", 0);
+  if (j.contains("last_session_end"))
+    out << " (last ended: " << j["last_session_end"].get<std::string>() << ")";
+  out << "\n";
+}
+
+int run(const Options& o, Context& ctx) {
+  std::vector<std::string> sockets;
+  if (!o.socket.empty()) {
+    sockets.push_back(o.socket);
+  } else if (!o.dev.empty()) {
+    sockets.push_back(client::current_status_socket_path(o.dev));
+  } else {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(client::kStatusDir, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("client-", 0) == 0 && n.size() > 12 && n.substr(n.size() - 5) == ".sock") {
+        sockets.push_back(e.path().string());
+      }
+    }
+    std::sort(sockets.begin(), sockets.end());
+  }
+  if (sockets.empty()) {
+    ctx.err << "qeli status: no qeli client is running (no client-*.sock in " << client::kStatusDir
+            << ")\n";
+    return kExitFailure;
+  }
+  nlohmann::json all = nlohmann::json::array();
+  int answered = 0;
+  for (const auto& path : sockets) {
+    std::string name = std::filesystem::path(path).stem().string();
+    auto r = control::call(path, {{"cmd", "status"}}, 3000);
+    if (!r.ok()) {
+      if (o.json) {
+        all.push_back({{"socket", path}, {"state", "not running"}, {"error", r.error()}});
+      } else {
+        ctx.out << name << ": not running (" << r.error() << ")\n";
+      }
+      continue;
+    }
+    ++answered;
+    (*r)["socket"] = path;
+    if (o.json) {
+      all.push_back(*r);
+    } else {
+      print_human(name, *r, ctx.out);
+    }
+  }
+  if (o.json) ctx.out << all.dump() << "\n";
+  return answered > 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void register_status(CLI::App& app, Context& ctx) {
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("status", "Show the qeli clients running on this host");
+  cmd->add_option("--dev", opts->dev, "Only the client with this dev (in this network namespace)");
+  cmd->add_option("--socket", opts->socket, "Ask this status socket");
+  cmd->add_flag("--json", opts->json, "A JSON array, one object per client");
+  cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
+}
+
+}  // namespace qeli::cli

@@ -1,0 +1,51 @@
+// Least privilege for the server after start-up (docs/OPERATIONS.md "Privileges").
+//
+// The server opens everything that needs root first — TUN queues, listening sockets
+// (ports < 1024), netlink and nftables handles, the identity keys, the log file — and
+// then calls drop_privileges() once, before it serves anyone:
+//
+//   1. the paths it will still write are given to the service user: `own` (control
+//      socket and its directory) to the user, `share` (the log file) to the user's group
+//      with group read/write — root keeps owning it, because the next start (root
+//      without CAP_DAC_OVERRIDE under systemd) must open it again;
+//   2. supplementary groups → the user's group only; gid and uid → the user's (all
+//      three ids: real, effective, saved; setresuid, so there is no way back);
+//   3. capabilities → exactly `keep` in the permitted and effective sets (by default
+//      CAP_NET_ADMIN: the NAT table removed at stop, and netlink changes on reload);
+//      none inheritable, none ambient; the bounding set cut to `keep` when the process
+//      may (CAP_SETPCAP), so not even an exec could regain more;
+//   4. PR_SET_NO_NEW_PRIVS, and the process stays non-dumpable (no core with keys).
+//
+// Every step is checked: an error leaves the process as it was before that step, and
+// the caller must refuse to go on (never run half-dropped). Linux only; libcap.
+#pragma once
+
+#include <sys/types.h>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace qeli::sys {
+
+struct PrivilegeDrop {
+  std::string user;              ///< the account to become (e.g. "qeli"); must exist
+  std::vector<int> keep;         ///< CAP_* values kept in the permitted/effective sets
+  std::vector<std::string> own;  ///< paths chown'ed to the user first, in order (missing skipped)
+  std::vector<std::string>
+      share;  ///< files chgrp'ed to the user's group, mode g+rw (missing skipped)
+};
+
+struct DroppedTo {
+  uid_t uid;
+  gid_t gid;
+  std::string caps;  ///< the kept capabilities as text ("cap_net_admin=ep")
+};
+
+/// Error: a message naming the step and errno (unknown user, setresuid refused, …).
+Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan);
+
+/// The capability names of `caps`, e.g. "cap_net_admin" (for logs and docs).
+std::string capability_names(const std::vector<int>& caps);
+
+}  // namespace qeli::sys

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# e2e: `qeli server --user nobody` drops its privileges after start-up, checked from
+# outside in /proc/PID/status — every uid is nobody's, the capability sets hold only
+# CAP_NET_ADMIN (bit 12; nothing inheritable or ambient, the bounding set cut too),
+# no_new_privs is set — and everything the server still does works after the drop:
+#   * a client connects and passes traffic;
+#   * SIGHUP reloads (a user added afterwards logs in; alice's live session stays);
+#   * SIGHUP reopens the [logging] file after a logrotate-style rename + create;
+#   * the control socket still answers (and belongs to the service user);
+#   * SIGTERM removes the NAT table (CAP_NET_ADMIN) and the TUN, exit 0.
+# Usage: privilege_drop.sh QELI_BINARY
+set -euo pipefail
+QELI=$(readlink -f "$1")
+source "$(dirname "$0")/netns.sh"
+source "$(dirname "$0")/lib.sh"
+e2e_setup
+
+dir="$E2E_DIR/srv"
+e2e_server_conf "$dir" fake-tls "routing.nat.enabled = true
+routing.nat.interface = $VETH_S"
+# The log file of [logging], and files the service user must read on reload.
+sed -i "s|^level = info|level = info\nfile = $dir/server.log|" "$dir/server.conf"
+link=$(e2e_add_user "$dir" alice alice-pass)
+chmod 0755 "$E2E_DIR" "$dir"
+chmod 0644 "$dir/server.conf" "$dir/users.conf"
+nobody_uid=$(id -u nobody)
+
+e2e_bg server "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
+  --socket "$dir/control.sock" --user nobody
+e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:$E2E_PORT '" ||
+  e2e_fail "the server did not listen"
+# `ip netns exec` execs qeli in place: the PID e2e_bg recorded is the server's.
+pid=$E2E_PID_server
+[ "$(cat /proc/$pid/comm)" = qeli ] || e2e_fail "pid $pid is not qeli"
+e2e_wait_for 10 grep -q "running as user nobody" "$dir/server.log" ||
+  e2e_fail "no drop logged in the [logging] file: $(cat "$dir/server.log")"
+
+status=/proc/$pid/status
+uids=$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$status")
+[ "$uids" = "$nobody_uid $nobody_uid $nobody_uid $nobody_uid" ] || e2e_fail "Uid: $uids"
+gids=$(awk '/^Gid:/ {print $2, $3, $4, $5}' "$status")
+[ "$gids" = "$(id -g nobody) $(id -g nobody) $(id -g nobody) $(id -g nobody)" ] || e2e_fail "Gid: $gids"
+for set in CapEff CapPrm CapBnd; do
+  v=$(awk -v k="$set:" '$1 == k {print $2}' "$status")
+  [ "$v" = 0000000000001000 ] || e2e_fail "$set = $v (want CAP_NET_ADMIN only: 0000000000001000)"
+done
+for set in CapInh CapAmb; do
+  v=$(awk -v k="$set:" '$1 == k {print $2}' "$status")
+  [ "$v" = 0000000000000000 ] || e2e_fail "$set = $v (want none)"
+done
+[ "$(awk '/^NoNewPrivs:/ {print $2}' "$status")" = 1 ] || e2e_fail "no_new_privs not set"
+e2e_log "server pid $pid: uid $nobody_uid, CapEff/CapPrm/CapBnd = cap_net_admin, no_new_privs"
+
+# Traffic and the control socket after the drop.
+e2e_start_client alice "$NS_C" "$dir" "$link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "no tunnel after the drop"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping after the drop"
+[ "$(e2e_sessions "$dir")" = "alice $TUN_NET.2" ] || e2e_fail "list-clients after the drop"
+[ "$(stat -c %u "$dir/control.sock")" = "$nobody_uid" ] || e2e_fail "control socket not the service user's"
+
+# The log file stays root's, the service user's group may write it (the next start, as
+# root without CAP_DAC_OVERRIDE under systemd, must open it again).
+[ "$(stat -c '%u %g %a' "$dir/server.log")" = "0 $(id -g nobody) 660" ] ||
+  e2e_fail "log file after the drop: $(stat -c '%u %g %a' "$dir/server.log")"
+# logrotate (create 0660 root <group>): rename, create the new file, SIGHUP.
+mv "$dir/server.log" "$dir/server.log.1"
+install -m 0660 -o root -g "$(id -g nobody)" /dev/null "$dir/server.log"
+# A reload as nobody: a user added now must be able to log in.
+link_bob=$(e2e_add_user "$dir" bob bob-pass)
+kill -HUP "$pid"
+e2e_wait_for 10 grep -q "reloaded users from .* (2 users)" "$dir/server.log" ||
+  e2e_fail "no reload line in the reopened log file"
+grep -q "reloaded users" "$dir/server.log.1" && e2e_fail "the reload was logged to the rotated file"
+e2e_add_client_ns 2
+e2e_start_client bob "${NS_C}2" "$dir" "$link_bob"
+e2e_wait_tunnel 15 "${NS_C}2" >/dev/null || e2e_fail "bob (added before the reload) did not connect"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "alice's session did not survive the reload"
+grep -q "'alice' .* disconnected" "$dir/server.log" && e2e_fail "alice was disconnected by the reload"
+
+ip netns exec "$NS_S" nft list tables | grep -q qeli_nat_e2e || e2e_fail "no NAT table while running"
+e2e_finish alice bob server
+ip netns exec "$NS_S" nft list tables | grep -q qeli_nat_e2e && e2e_fail "NAT table left after stop"
+ip -n "$NS_S" link show qes0 >/dev/null 2>&1 && e2e_fail "TUN left after stop"
+[ -e "$dir/control.sock" ] && e2e_fail "control socket left after stop"
+e2e_log "privilege drop ok"
