@@ -82,7 +82,7 @@ void ClientHandshake::process() {
     if (!r) return fail_with(r.error());
     if (!r->has_value()) return;
     const RecordView v = **r;
-    FlightRecord fr{v.type, v.record.size(), {}};
+    FlightRecord fr{v.type, v.record.size(), v.body().size(), {}};
     flight_.records.push_back(fr);
     Status<TlsError> s = step_ == Step::kServerHello ? on_plaintext(v) : on_encrypted(v);
     if (!s) return fail_with(s.error());
@@ -164,6 +164,7 @@ Status<TlsError> ClientHandshake::on_encrypted(RecordView v) {
     return fail(TlsError::kPeerAlert);
   }
   if (o->type != ContentType::kHandshake) return fail(TlsError::kUnexpectedMessage);
+  flight_.records.back().content_size = o->content.size();
   if (auto s = hs_.add(o->content); !s) return s;
   for (;;) {
     auto m = hs_.next();

@@ -40,6 +40,7 @@ namespace qeli::tls {
 struct FlightRecord {
   ContentType outer;  ///< on the wire (handshake, change_cipher_spec, application_data)
   std::size_t wire_size;
+  std::size_t content_size = 0;         ///< plaintext content (decrypted, padding and type removed)
   std::vector<HandshakeType> messages;  ///< handshake messages that END in this record
 };
 
