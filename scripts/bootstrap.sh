@@ -25,7 +25,8 @@ APT_PACKAGES=(
   libsqlite3-dev libcpp-httplib-dev liburing-dev libgtest-dev libgmock-dev libbenchmark-dev
   libbrotli-dev zlib1g-dev
   # test and lab tools
-  argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3 nginx-light
+  argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3
+  bind9-dnsutils nginx-light
 )
 
 # npm fetches PQClean; machines that ship their own Node.js keep it (Debian's npm

@@ -22,7 +22,7 @@
 #include "client/state_paths.h"
 #include "crypto/ct.h"
 #include "engine/datagram_session.h"
-#include "engine/handshake_driver.h"
+#include "engine/flight_driver.h"
 #include "engine/mtu_probe_driver.h"
 #include "engine/stream_session.h"
 #include "engine/udp_handshake_driver.h"
@@ -39,6 +39,7 @@
 #include "sys/sysctl.h"
 #include "transport/endpoint.h"
 #include "transport/tcp.h"
+#include "transport/tcp_stream.h"
 #include "transport/udp_socket.h"
 #include "tunio/linux_tun.h"
 #include "wire/control_frame.h"
@@ -380,13 +381,14 @@ Duration Client::connect_once_tcp() {
   so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
   so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
   transport::apply_stream_options(sock.get(), so);
+  transport::TcpStream stream(std::move(sock));
 
   const handshake::ClientConfig hc =
       handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
   crypto::Rng& rng = crypto::system_rng();
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
-  const auto failure = engine::drive_client_handshake(hs, sock.get(), stop_);
+  const auto failure = engine::drive_client_handshake(hs, stream, stop_);
   if (!handshake_succeeded(failure)) return Duration::zero();
   auto session = hs.take_session();
   remember_server_key(session);
@@ -413,7 +415,7 @@ Duration Client::connect_once_tcp() {
         sc.initial_frames.push_back(wire::build_client_info(kVersion, kPlatform));
         engine::TunQueueSource source(tun, 0, counters);
         return engine::run_stream_session(
-            sock.get(), std::move(session.send), std::move(session.recv), session.leftover, source,
+            stream, std::move(session.send), std::move(session.recv), session.leftover, source,
             engine::TunWriter{&tun, 0, nullptr}, sc, stop_, counters, rng);
       });
 }

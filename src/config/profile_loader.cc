@@ -1,5 +1,8 @@
 #include "config/profile_loader.h"
 
+#include "dns/limits.h"
+#include "dns/name.h"
+
 namespace qeli::config {
 namespace {
 
@@ -110,12 +113,21 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
   d.listen = r.get_ipv4("dns.listen", p.tun.address);
   d.port = r.get_u<std::uint16_t>("dns.port", d.port, 1, 65535);
   d.upstream = r.get_list("dns.upstream", d.upstream);
+  std::size_t usable = 0;
   for (const auto& u : d.upstream) {
-    if (!Ipv4Addr::parse(u)) {
+    if (Ipv4Addr::parse(u)) {
+      ++usable;
+    } else {
       r.warning("dns.upstream", "`" + u +
                                     "` is not an IPv4 address; the DNS proxy only "
                                     "forwards to IPv4 upstreams and will skip it");
     }
+  }
+  if (d.enabled && usable == 0) {
+    r.error("dns.upstream", "dns.enabled needs at least one IPv4 upstream resolver");
+  } else if (usable > dns::kMaxUpstreams) {
+    r.error("dns.upstream", "at most " + std::to_string(dns::kMaxUpstreams) +
+                                " upstream resolvers (" + std::to_string(usable) + " given)");
   }
   if (const IniEntry* e = r.single("dns.upstream_protocol")) {
     const std::string v = ascii_lower(e->value);
@@ -130,6 +142,13 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
   d.cache_size = r.get_u<std::uint32_t>("dns.cache_size", d.cache_size, 0, 10000000);
   d.timeout = r.get_secs("dns.timeout_secs", d.timeout, seconds{1}, seconds{60});
   d.blocklist = r.get_list("dns.blocklist", {});
+  for (const auto& b : d.blocklist) {
+    if (!dns::parse_domain(b)) {
+      r.error("dns.blocklist", "`" + b +
+                                   "` is not a domain name (letters, digits, '-', '_' in "
+                                   "dot-separated labels; `*.example.com` = example.com)");
+    }
+  }
   for (const auto& s : r.get_list("dns.push_servers", {})) {
     if (const auto a = Ipv4Addr::parse(s)) {
       d.push_servers.push_back(*a);

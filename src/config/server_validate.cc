@@ -83,9 +83,11 @@ void validate_server_config(const ServerConfig& cfg, Findings& f) {
     for (const auto& l : p.listen) {
       binds.push_back({p.transport, l.host, l.port, sec + " listen", sec, "listen", p.line});
     }
-    if (p.dns.enabled) {
-      binds.push_back({Transport::kUdp, p.dns.listen.to_string(), p.dns.port, sec + " dns", sec,
-                       "dns.port", p.line});
+    if (p.dns.enabled) {  // the proxy answers over UDP and TCP (RFC 7766)
+      for (Transport t : {Transport::kUdp, Transport::kTcp}) {
+        binds.push_back(
+            {t, p.dns.listen.to_string(), p.dns.port, sec + " dns", sec, "dns.port", p.line});
+      }
     }
     if (p.dhcp.enabled) {
       binds.push_back({Transport::kUdp, p.dhcp.listen.host, p.dhcp.listen.port, sec + " dhcp", sec,

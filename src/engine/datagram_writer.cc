@@ -30,7 +30,7 @@ DatagramWriter::DatagramWriter(wire::PacketCodec codec, PaddingPolicy padding, s
 bool DatagramWriter::seal_slot(tunio::PacketBatch& b, std::size_t i, const transport::UdpAddr& peer,
                                DatagramQueue& queue, bool& exhausted) {
   const std::size_t env_head = env_.headroom();
-  const std::size_t head = env_head + RecordWriter::kHeadroom;
+  const std::size_t head = env_head + wire::kMaxSealHeadroom;
   const std::size_t data_len = b.packet(i).size();
   if (b.room_before(i) < head || b.room_after(i) < wire::seal_tailroom(0) + env_.tailroom()) {
     unsealable_.fetch_add(1, std::memory_order_relaxed);

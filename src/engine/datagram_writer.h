@@ -67,7 +67,7 @@ class DatagramWriter {
   /// part of a PacketBatch's max_packet: build batches with max_packet >= the largest
   /// packet + tailroom(), headroom = headroom().
   static std::size_t headroom(const DatagramEnvelope& env) {
-    return env.headroom() + RecordWriter::kHeadroom;
+    return env.headroom() + wire::kMaxSealHeadroom;
   }
   static std::size_t tailroom(const PaddingPolicy& p, const DatagramEnvelope& env) {
     return wire::seal_tailroom(p.max()) + env.tailroom();

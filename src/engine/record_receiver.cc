@@ -1,9 +1,5 @@
 #include "engine/record_receiver.h"
 
-#include <sys/socket.h>
-
-#include <cerrno>
-
 #include "engine/gso_convert.h"
 #include "tunio/offload_validate.h"
 
@@ -36,23 +32,21 @@ RecordReceiver::RecordReceiver(wire::PacketCodec codec, ByteSpan leftover,
   }
 }
 
-ReceiveStatus RecordReceiver::receive(int fd, tunio::PacketBatch& tun_batch) {
+ReceiveStatus RecordReceiver::receive(transport::Stream& stream, tunio::PacketBatch& tun_batch) {
   const ReceiveStatus pending = drain(tun_batch);
   if (pending != ReceiveStatus::kOk) return pending;
   auto space = reader_.write_space();
   if (space.empty())
     return reader_.error() != wire::DeframeError::kNone ? ReceiveStatus::kDeframe
                                                         : ReceiveStatus::kOk;
-  ssize_t n;
-  do {
-    n = ::recv(fd, space.data(), space.size(), MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
-  if (n == 0) return ReceiveStatus::kClosed;
-  if (n < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return ReceiveStatus::kWouldBlock;
-    return errno == ECONNRESET ? ReceiveStatus::kClosed : ReceiveStatus::kError;
+  const transport::ReadResult r = stream.read(space);
+  switch (r.status) {
+    case transport::StreamStatus::kOk: break;
+    case transport::StreamStatus::kWouldBlock: return ReceiveStatus::kWouldBlock;
+    case transport::StreamStatus::kClosed: return ReceiveStatus::kClosed;
+    case transport::StreamStatus::kError: return ReceiveStatus::kError;
   }
-  reader_.commit(static_cast<std::size_t>(n));
+  reader_.commit(r.bytes);
   return drain(tun_batch);
 }
 

@@ -1,7 +1,7 @@
 // RecordReceiver: the receiving half of a stream carrier's data phase.
 //
-//   1. receive() reads what the socket has straight into the RecordReader's buffer
-//      (no intermediate copy);
+//   1. receive() reads what the stream has (transport/stream.h: for a bare TCP stream, one
+//      recv()) straight into the RecordReader's buffer (no intermediate copy);
 //   2. every whole record is opened in place (AEAD, then the replay window);
 //   3. the plaintext is classified: an empty one is a heartbeat, `C1 9B …` a control
 //      frame (handed to the caller's callback), an IPv4 packet is copied into the
@@ -20,6 +20,7 @@
 #include "base/bytes.h"
 #include "base/clock.h"
 #include "engine/session_counters.h"
+#include "transport/stream.h"
 #include "tunio/packet_batch.h"
 #include "wire/control_frame.h"
 #include "wire/gso_chunk.h"
@@ -29,11 +30,11 @@
 namespace qeli::engine {
 
 enum class ReceiveStatus {
-  kOk,          ///< read something (or nothing was pending); call again when readable
-  kWouldBlock,  ///< nothing to read
+  kOk,          ///< read something (or nothing was pending); call again before polling
+  kWouldBlock,  ///< nothing to read: wait for POLLIN on the stream's fd
   kBatchFull,   ///< stopped because the TUN batch is full: flush it and call drain()
   kClosed,      ///< peer closed the stream
-  kError,       ///< socket error
+  kError,       ///< stream error
   kBadRecord,   ///< a record failed to authenticate or parse (see last_open_error())
   kDeframe,     ///< over-long or malformed record header (see reader().error())
 };
@@ -47,8 +48,8 @@ class RecordReceiver {
   RecordReceiver(wire::PacketCodec codec, ByteSpan leftover, SessionCounters& counters,
                  ControlHandler on_control);
 
-  /// Reads once from `fd` (non-blocking) and drains the records into `tun_batch`.
-  ReceiveStatus receive(int fd, tunio::PacketBatch& tun_batch);
+  /// Reads once from `stream` (non-blocking) and drains the records into `tun_batch`.
+  ReceiveStatus receive(transport::Stream& stream, tunio::PacketBatch& tun_batch);
   /// Opens records already buffered, appending IP packets to `tun_batch`.
   ReceiveStatus drain(tunio::PacketBatch& tun_batch);
 

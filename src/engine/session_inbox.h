@@ -18,8 +18,8 @@ class SessionInbox final : public PacketSource {
   struct Geometry {
     std::size_t capacity = 64;   ///< packets
     std::size_t max_packet = 0;  ///< bytes (the tunnel MTU ceiling)
-    std::size_t headroom = 0;    ///< RecordWriter::kHeadroom
-    std::size_t tailroom = 0;    ///< RecordWriter::tailroom(padding)
+    std::size_t headroom = 0;    ///< the writer's (RecordWriter::headroom, DatagramWriter's)
+    std::size_t tailroom = 0;    ///< the writer's tailroom for the profile's padding
   };
   SessionInbox(Geometry g, SessionCounters& counters);
 
@@ -34,7 +34,8 @@ class SessionInbox final : public PacketSource {
 
   /// A batch with the inbox's geometry (the arguments are ignored: the inbox's own
   /// geometry wins, since fill() swaps whole batches).
-  tunio::PacketBatch make_batch(std::size_t packets, std::size_t tailroom) const override;
+  tunio::PacketBatch make_batch(std::size_t packets, std::size_t headroom,
+                                std::size_t tailroom) const override;
 
  private:
   Geometry g_;

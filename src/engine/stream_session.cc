@@ -8,7 +8,6 @@
 
 #include "engine/record_receiver.h"
 #include "engine/record_writer.h"
-#include "transport/tcp.h"
 #include "wire/gso_chunk.h"
 
 namespace qeli::engine {
@@ -18,18 +17,18 @@ using Clock = std::chrono::steady_clock;
 
 // Returns true when it ended on the stop signal between records (a farewell record may
 // follow), false when a write failed or stopped half-way.
-bool send_loop(int sock, RecordWriter& writer, PacketSource& source, const StreamSessionConfig& cfg,
+bool send_loop(RecordWriter& writer, PacketSource& source, const StreamSessionConfig& cfg,
                const StopSignal& stop, EndReason& end, crypto::Rng& rng,
                SessionCounters& counters) {
   for (const auto& frame : cfg.initial_frames) {
-    const auto st = writer.write_one(sock, frame, 0, stop);
+    const auto st = writer.write_one(frame, 0, stop);
     if (st != WriteStatus::kOk) {
       end.set(from_write(st));
       return false;
     }
   }
   tunio::PacketBatch batch =
-      source.make_batch(cfg.batch_packets, RecordWriter::tailroom(cfg.padding));
+      source.make_batch(cfg.batch_packets, writer.headroom(), writer.tailroom(cfg.padding));
   const auto& hb = cfg.heartbeat;
   auto next_heartbeat = [&] {
     return writer.last_write() + std::chrono::milliseconds(hb.interval_ms) +
@@ -54,7 +53,7 @@ bool send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
       if (!batch.empty()) {
         writer.set_peer_gso(cfg.send_gso != nullptr &&
                             cfg.send_gso->load(std::memory_order_relaxed));
-        const auto st = writer.seal_and_write(sock, batch, stop);
+        const auto st = writer.seal_and_write(batch, stop);
         if (st != WriteStatus::kOk) {
           end.set(from_write(st));
           return false;
@@ -65,7 +64,7 @@ bool send_loop(int sock, RecordWriter& writer, PacketSource& source, const Strea
     if (hb.enabled && Clock::now() >= hb_due) {
       // An empty record with 16..48 random padding bytes (0.7.16 heartbeat).
       const std::size_t pad = rng.uniform(hb.data_size_bytes, hb.data_size_bytes + 32);
-      const auto st = writer.write_one(sock, {}, pad, stop);
+      const auto st = writer.write_one({}, pad, stop);
       if (st != WriteStatus::kOk) {
         end.set(from_write(st));
         return false;
@@ -143,9 +142,10 @@ bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
   return true;
 }
 
-tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t tailroom) const {
+tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t headroom,
+                                            std::size_t tailroom) const {
   // Slots hold a whole super-packet (64 KiB); pages are touched only as they are used.
-  return tunio::PacketBatch(packets, wire::kMaxSuperPacket, RecordWriter::kHeadroom, tailroom);
+  return tunio::PacketBatch(packets, wire::kMaxSuperPacket, headroom, tailroom);
 }
 
 bool TunQueueSource::fill(tunio::PacketBatch& batch) {
@@ -166,25 +166,24 @@ bool TunQueueSource::fill(tunio::PacketBatch& batch) {
   return true;
 }
 
-SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,
-                              ByteSpan leftover, PacketSource& source, TunWriter tun,
-                              const StreamSessionConfig& config, const StopSignal& stop,
-                              SessionCounters& counters, crypto::Rng& rng) {
-  transport::set_nonblocking(sock, true);
+SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
+                              wire::PacketCodec recv, ByteSpan leftover, PacketSource& source,
+                              TunWriter tun, const StreamSessionConfig& config,
+                              const StopSignal& stop, SessionCounters& counters, crypto::Rng& rng) {
   StopSignal local;  // ends the other half when one half ends
   EndReason end;
-  RecordWriter writer(std::move(send), config.padding, config.mtu, rng, counters);
+  RecordWriter writer(stream, std::move(send), config.padding, config.mtu, rng, counters);
 
   // A stop from outside must reach the send thread too.
   // The send loop watches `local`; the receive loop forwards the outer stop into it.
   std::thread sender([&] {
-    const bool at_boundary = send_loop(sock, writer, source, config, local, end, rng, counters);
+    const bool at_boundary = send_loop(writer, source, config, local, end, rng, counters);
     local.stop();
     if (at_boundary && config.farewell) {
       // The receive loop recorded why before it stopped us. `local` is already stopped,
       // so the write never waits for room.
       const Bytes frame = config.farewell(end.get());
-      if (!frame.empty()) (void)writer.write_one(sock, frame, 0, local);
+      if (!frame.empty()) (void)writer.write_one(frame, 0, local);
     }
   });
 
@@ -202,7 +201,7 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
   std::uint64_t idle_packets = 0;
   Instant idle_since = Clock::now();
   while (!local.stopped()) {
-    pollfd p[3] = {{sock, POLLIN, 0}, {stop.fd(), POLLIN, 0}, {local.fd(), POLLIN, 0}};
+    pollfd p[3] = {{stream.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}, {local.fd(), POLLIN, 0}};
     const int rc = ::poll(p, 3, 1000);
     if (rc < 0 && errno != EINTR) {
       end.set(SessionEnd::kSocketError);
@@ -216,7 +215,7 @@ SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCode
     if (p[0].revents != 0) {
       ReceiveStatus st;
       do {
-        st = receiver.receive(sock, tun_batch);
+        st = receiver.receive(stream, tun_batch);
         // Apply the inbound filter to what arrived since the last check, and count the
         // bytes that pass (rx_packets is counted by flush_tun, after coalescing).
         std::size_t keep = tun_batch.size();

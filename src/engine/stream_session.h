@@ -1,9 +1,9 @@
 // A stream carrier's data phase for one connection, after the handshake.
 //
 //   send thread:    PacketSource (TUN reads on the client, the session inbox on the
-//                   server) → RecordWriter (seal in place, sendmsg) → socket;
+//                   server) → RecordWriter (seal in place) → transport::Stream;
 //                   heartbeats when nothing was sent for the interval
-//   calling thread: socket → RecordReceiver (open in place, replay window) → inbound
+//   calling thread: Stream → RecordReceiver (open in place, replay window) → inbound
 //                   filter → TUN write batch (GRO coalesce) → TUN queue
 //
 // Encryption and decryption of one session run on different cores. Either side ending
@@ -22,6 +22,7 @@
 #include "engine/record_writer.h"
 #include "engine/session_counters.h"
 #include "engine/stop_signal.h"
+#include "transport/stream.h"
 #include "tunio/linux_tun.h"
 #include "wire/control_frame.h"
 #include "wire/packet_codec.h"
@@ -35,12 +36,13 @@ class PacketSource {
   virtual ~PacketSource() = default;
   /// An fd that is readable (POLLIN) when fill() may have packets.
   virtual int fd() const = 0;
-  /// Appends packets to `batch` (which has RecordWriter headroom/tailroom). Returns false
+  /// Appends packets to `batch` (which has the writer's headroom/tailroom). Returns false
   /// on a fatal error of the source (e.g. the TUN went away).
   virtual bool fill(tunio::PacketBatch& batch) = 0;
   /// The batch the send thread fills and seals: `packets` slots of up to the largest
-  /// tunnel packet, with the RecordWriter's headroom and `tailroom`.
-  virtual tunio::PacketBatch make_batch(std::size_t packets, std::size_t tailroom) const;
+  /// tunnel packet, with the writer's `headroom` and `tailroom`.
+  virtual tunio::PacketBatch make_batch(std::size_t packets, std::size_t headroom,
+                                        std::size_t tailroom) const;
 };
 
 /// A TUN queue as a PacketSource (client side): reads IPv4 packets — MTU-sized ones when
@@ -140,9 +142,11 @@ struct StreamSessionConfig {
   std::function<Bytes(SessionEnd)> farewell;
 };
 
-SessionEnd run_stream_session(int sock, wire::PacketCodec send, wire::PacketCodec recv,
-                              ByteSpan leftover, PacketSource& source, TunWriter tun,
-                              const StreamSessionConfig& config, const StopSignal& stop,
-                              SessionCounters& counters, crypto::Rng& rng);
+/// Runs the data phase over `stream` (the top of the connection's stream stack, which
+/// must outlive the call).
+SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
+                              wire::PacketCodec recv, ByteSpan leftover, PacketSource& source,
+                              TunWriter tun, const StreamSessionConfig& config,
+                              const StopSignal& stop, SessionCounters& counters, crypto::Rng& rng);
 
 }  // namespace qeli::engine

@@ -86,17 +86,23 @@ json stats(const ControlTargets& t) {
   json out = json::array();
   for (const auto& p : *t.profiles) {
     const ProfileCounters& c = p->counters();
-    out.push_back({{"profile", p->name()},
-                   {"accepted", c.accepted.load()},
-                   {"handshake_failed", c.handshake_failed.load()},
-                   {"auth_failed", c.auth_failed.load()},
-                   {"locked_out", c.locked_out.load()},
-                   {"over_capacity", c.over_capacity.load()},
-                   {"sessions_started", c.sessions_started.load()},
-                   {"tun_no_route", c.tun_no_route.load()},
-                   {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
-                   {"new_session_rate_limited", c.new_session_rate_limited.load()},
-                   {"preauth_crypto_shed", c.preauth_crypto_shed.load()}});
+    json row = {{"profile", p->name()},
+                {"accepted", c.accepted.load()},
+                {"handshake_failed", c.handshake_failed.load()},
+                {"auth_failed", c.auth_failed.load()},
+                {"locked_out", c.locked_out.load()},
+                {"over_capacity", c.over_capacity.load()},
+                {"sessions_started", c.sessions_started.load()},
+                {"tun_no_route", c.tun_no_route.load()},
+                {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
+                {"new_session_rate_limited", c.new_session_rate_limited.load()},
+                {"preauth_crypto_shed", c.preauth_crypto_shed.load()}};
+    if (const DnsService* dns = p->dns()) {
+      for (std::size_t i = 0; i < dns::kCounterCount; ++i) {
+        row[dns::counter_table()[i].name] = dns->counters().get(static_cast<dns::Counter>(i));
+      }
+    }
+    out.push_back(std::move(row));
   }
   return {{"ok", true}, {"profiles", out}};
 }

@@ -14,7 +14,7 @@
 
 #include "base/endian.h"
 #include "engine/datagram_writer.h"
-#include "engine/handshake_driver.h"
+#include "engine/flight_driver.h"
 #include "engine/record_writer.h"
 #include "engine/stream_session.h"
 #include "server/auth_context.h"
@@ -26,6 +26,7 @@
 #include "sys/nft_nat.h"
 #include "sys/sysctl.h"
 #include "transport/tcp.h"
+#include "transport/tcp_stream.h"
 #include "tunio/mtu_clamp.h"
 #include "tunio/offload_split.h"
 #include "wire/gso_chunk.h"
@@ -117,13 +118,22 @@ Status<std::string> ProfileRuntime::start() {
                  spec.wan.empty() ? "any interface" : spec.wan);
   }
 
+  // The DNS proxy listens on the tunnel address, so it comes after the TUN.
+  if (p.dns.enabled) {
+    auto dns = DnsService::start(dns_service_options(p));
+    if (!dns.ok()) return fail("profile " + p.name + ": " + dns.error());
+    dns_ = std::move(*dns);
+  }
+
   // 2. Sessions and the address pool.
   std::vector<std::pair<std::uint32_t, std::uint8_t>> excluded;
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
   IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
   engine::PaddingPolicy pad = padding_of(p.obf.padding);
-  engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, engine::RecordWriter::kHeadroom,
-                                   engine::RecordWriter::tailroom(pad)};
+  // A bare TCP stream adds nothing to the records (transport::TcpStream).
+  engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket,
+                                   engine::RecordWriter::headroom(transport::Overhead{}),
+                                   engine::RecordWriter::tailroom(pad, transport::Overhead{})};
   if (udp) {
     // Room for the largest datagram envelope (obfs seal + QUIC short header), whichever
     // the client picks: the inbox's batches are sealed in place by a DatagramWriter.
@@ -180,6 +190,7 @@ void ProfileRuntime::stop() {
   }
   // Also after a start() that failed half-way: undo what it created.
   listener_.reset();
+  dns_.reset();
   tun_.reset();  // closing every queue fd removes a non-persistent TUN
   if (nat_applied_) {
     if (auto nft = sys::NftContext::open(); nft.ok()) (void)sys::remove_nat(*nft, profile_.name);
@@ -348,8 +359,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
 
+  transport::TcpStream stream(std::move(fd));
   const auto failure = engine::drive_server_handshake(
-      hs, fd.get(), stop_, [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
+      hs, stream, stop_, [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
         if (auto* auth = std::get_if<handshake::AuthRequest>(&ev)) {
           ctx.req = std::move(*auth);
           if (!admit_client(ctx)) {
@@ -401,7 +413,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.farewell = farewell_for(*sp);
   const std::size_t q = session->id % tun_->queue_count();
   const auto end = engine::run_stream_session(
-      fd.get(), std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
+      stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
       session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
       session->counters, rng);
   sessions_->remove(session);

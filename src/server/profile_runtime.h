@@ -36,6 +36,7 @@
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
 #include "server/auth_guard.h"
+#include "server/dns_service.h"
 #include "server/new_session_limiter.h"
 #include "server/session_table.h"
 #include "server/user_directory.h"
@@ -87,6 +88,8 @@ class ProfileRuntime {
   SessionTable& sessions() { return *sessions_; }
   const ProfileCounters& counters() const { return counters_; }
   const crypto::X25519Public& public_key() const { return identity_.public_key; }
+  /// The profile's DNS proxy (dns.enabled), or nullptr.
+  const DnsService* dns() const { return dns_.get(); }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
@@ -114,6 +117,7 @@ class ProfileRuntime {
   std::atomic<std::int64_t> last_lockout_log_ms_{0};
 
   std::unique_ptr<tunio::LinuxTun> tun_;
+  std::unique_ptr<DnsService> dns_;  ///< after the TUN (it listens on its address)
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
   std::unique_ptr<SessionTable> sessions_;
   transport::UniqueFd listener_;

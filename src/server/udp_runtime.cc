@@ -224,7 +224,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.dc.farewell = farewell_for(s);
     pr.timers.emplace(pr.dc);
     pr.sender = std::thread([this, &w, &pr, &rng, &sock] {
-      tunio::PacketBatch batch = pr.session->inbox.make_batch(0, 0);
+      tunio::PacketBatch batch = pr.session->inbox.make_batch(0, 0, 0);
       pr.end.set(engine::run_datagram_sender(sock, &w.send_mu, pr.addr, *pr.writer,
                                              pr.session->inbox, batch, pr.dc, pr.session->stop,
                                              pr.session->counters, rng));

@@ -51,6 +51,9 @@ constexpr std::size_t header_size(Framing f) {
 constexpr std::size_t seal_headroom(Framing f) {
   return header_size(f) + kNonceSize + kCounterSize;
 }
+/// The larger seal headroom of the two framings: batches that may be sealed in either
+/// reserve this much.
+inline constexpr std::size_t kMaxSealHeadroom = seal_headroom(Framing::kTls);
 /// Bytes after the data when sealing in place: padding ‖ padding_len ‖ tag.
 constexpr std::size_t seal_tailroom(std::size_t padding) {
   return padding + kPadLenSize + kTagSize;

@@ -2,8 +2,8 @@
 // zero-allocation test and the pipeline benchmark. A fixed batch (MTU-sized IPv4 TCP
 // packets and, with the GSO extension, TCP super-packets) is copied into a PacketBatch
 // as a TUN read would, sealed in place and written by RecordWriter to one end of a
-// non-blocking AF_UNIX stream pair, then read, deframed, opened and rebuilt by
-// RecordReceiver from the other end — all on the calling thread.
+// non-blocking AF_UNIX stream pair (a transport::TcpStream each), then read, deframed,
+// opened and rebuilt by RecordReceiver from the other end — all on the calling thread.
 //
 // Header-only so tests and benchmarks share it; needs qeli::engine and qeli::transport.
 #pragma once
@@ -18,8 +18,7 @@
 #include "engine/record_receiver.h"
 #include "engine/record_writer.h"
 #include "fakes/packet_builder.h"
-#include "transport/tcp.h"
-#include "transport/unique_fd.h"
+#include "fakes/socket_stream_pair.h"
 
 namespace qeli::test {
 
@@ -31,22 +30,18 @@ class RecordLoop {
   RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
              engine::PaddingPolicy padding = {})
       : rng_(7),
-        writer_(wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), padding, mtu, rng_,
-                sent_),
+        pair_(socket_stream_pair()),
+        writer_(pair_.a, wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), padding, mtu,
+                rng_, sent_),
         receiver_(wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), {}, got_, nullptr),
-        out_(mtu_packets + super_packets, wire::kMaxSuperPacket, engine::RecordWriter::kHeadroom,
-             engine::RecordWriter::tailroom(padding)),
+        out_(mtu_packets + super_packets, wire::kMaxSuperPacket, writer_.headroom(),
+             writer_.tailroom(padding)),
         in_(mtu_packets + super_packets, wire::kMaxSuperPacket) {
     receiver_.accept_gso(super_packets > 0);
     writer_.set_peer_gso(super_packets > 0);
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
-      a_.reset(sv[0]);
-      b_.reset(sv[1]);
-      transport::set_nonblocking(a_.get(), true);
-      transport::set_nonblocking(b_.get(), true);
+    if (ready()) {
       const int buf = 4 << 20;
-      (void)::setsockopt(a_.get(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
+      (void)::setsockopt(pair_.a.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
     }
     const auto mss = mtu - 52;  // IPv4 + TCP with timestamps
     for (std::size_t i = 0; i < mtu_packets; ++i) packets_.push_back({tcp4(1, mtu - 40), {}});
@@ -62,7 +57,7 @@ class RecordLoop {
     for (const auto& p : packets_) batch_bytes_ += p.bytes.size();
   }
 
-  bool ready() const { return a_.get() >= 0; }
+  bool ready() const { return pair_.a.fd() >= 0 && pair_.b.fd() >= 0; }
   /// Inner IP bytes carried per iteration.
   std::size_t batch_bytes() const { return batch_bytes_; }
 
@@ -73,9 +68,9 @@ class RecordLoop {
     for (const auto& p : packets_) {
       if (!out_.push(p.bytes, p.meta)) return false;
     }
-    if (writer_.seal_and_write(a_.get(), out_, stop_) != engine::WriteStatus::kOk) return false;
+    if (writer_.seal_and_write(out_, stop_) != engine::WriteStatus::kOk) return false;
     for (int spins = 0; in_.size() < packets_.size(); ++spins) {
-      const auto st = receiver_.receive(b_.get(), in_);
+      const auto st = receiver_.receive(pair_.b, in_);
       if (st == engine::ReceiveStatus::kBatchFull) break;  // exactly the batch arrived
       if (st != engine::ReceiveStatus::kOk && st != engine::ReceiveStatus::kWouldBlock)
         return false;
@@ -96,18 +91,19 @@ class RecordLoop {
 
  private:
   static constexpr std::array<std::uint8_t, 4> kSeed = {1, 2, 3, 4};
+
   struct Packet {
     PacketBytes bytes;
     tunio::GsoMetadata meta;
   };
   crypto::Key32 key_;
   crypto::DeterministicRng rng_;
+  SocketStreamPair pair_;
   engine::SessionCounters sent_, got_;
   engine::RecordWriter writer_;
   engine::RecordReceiver receiver_;
   engine::StopSignal stop_;
   tunio::PacketBatch out_, in_;
-  transport::UniqueFd a_, b_;
   std::vector<Packet> packets_;
   std::size_t batch_bytes_ = 0;
 };

@@ -196,6 +196,15 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"bind.transport = udp\nobf.heartbeat.enabled = false", nullptr},
       {"dns.upstream_protocol = tls", "dns.upstream_protocol"},
       {"dns.upstream = 2606:4700::1111", "dns.upstream", Severity::kWarning},
+      {"dns.enabled = true\ndns.upstream = 2606:4700::1111", "dns.upstream"},
+      {"dns.enabled = true\ndns.upstream = 1.1.1.1, 2606:4700::1111", "dns.upstream",
+       Severity::kWarning},
+      {"dns.upstream = 1.0.0.1,1.0.0.2,1.0.0.3,1.0.0.4,1.0.0.5,1.0.0.6,1.0.0.7,1.0.0.8,"
+       "1.0.0.9,1.0.0.10,1.0.0.11,1.0.0.12,1.0.0.13,1.0.0.14,1.0.0.15,1.0.0.16,1.0.0.17",
+       "dns.upstream"},
+      {"dns.blocklist = ads.example.com, *.tracker.example", nullptr},
+      {"dns.blocklist = ads.example.com, bad domain", "dns.blocklist"},
+      {"dns.blocklist = .", "dns.blocklist"},
       {"perf.tun.read_buffer_size = 1000", "perf.tun.read_buffer_size"},
       {"perf.tun.read_buffer_size = 1048577", "perf.tun.read_buffer_size"},
       {"tun.device_type = tap\nperf.tun.read_buffer_size = 1400", "perf.tun.read_buffer_size"},
@@ -264,6 +273,10 @@ TEST_F(ServerConfigTest, section_rules) {
       {"[profile:a]\nbind.port = 8080\n[web]\nenabled = true\nbind = 0.0.0.0\n", "web", "port"},
       {"[profile:a]\ndns.enabled = true\n[profile:b]\nbind.port = 53\nbind.transport = udp\n"
        "tun.name = v1\npool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n",
+       "profile:b", "bind.port"},
+      // The proxy listens on TCP too: a TCP profile on its port collides.
+      {"[profile:a]\ndns.enabled = true\ndns.listen = 10.9.0.1\n[profile:b]\nbind.port = 53\n"
+       "bind.address = 10.9.0.1\ntun.name = v1\npool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n",
        "profile:b", "bind.port"},
       {"[profile.main]\n", "profile.main", ""},
       {"[qeli]\nserver = x:1\n", "qeli", ""},

@@ -2,8 +2,6 @@
 // and writes it to one end of a socket pair; RecordReceiver reads the other end, opens the
 // records and rebuilds the packets — plain IPv4 packets, and (extension) a TCP
 // super-packet carried whole as GSO chunks and re-validated on arrival.
-#include <sys/socket.h>
-
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -11,8 +9,8 @@
 #include "base/endian.h"
 #include "engine/record_receiver.h"
 #include "engine/record_writer.h"
-#include "transport/tcp.h"
-#include "transport/unique_fd.h"
+#include "fakes/socket_stream_pair.h"
+#include "fakes/xor_stream.h"
 
 namespace qeli::engine {
 namespace {
@@ -30,18 +28,6 @@ Bytes ipv4_tcp(std::size_t payload, std::uint8_t fill) {
   return p;
 }
 
-struct Pair {
-  Pair() {
-    int sv[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    a.reset(sv[0]);
-    b.reset(sv[1]);
-    transport::set_nonblocking(a.get(), true);
-    transport::set_nonblocking(b.get(), true);
-  }
-  transport::UniqueFd a, b;
-};
-
 TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   const crypto::Key32 key;
   const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};
@@ -50,15 +36,14 @@ TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   crypto::DeterministicRng rng(5);
   SessionCounters sent, got;
   PaddingPolicy pad{true, 16, 64, true, 1.0};
-  RecordWriter writer(std::move(tx), pad, 1400, rng, sent);
+  auto sp = test::socket_stream_pair();
+  RecordWriter writer(sp.a, std::move(tx), pad, 1400, rng, sent);
   RecordReceiver receiver(std::move(rx), {}, got, nullptr);
   receiver.accept_gso(true);
   writer.set_peer_gso(true);
   StopSignal stop;
-  Pair sp;
 
-  tunio::PacketBatch out(8, wire::kMaxSuperPacket, RecordWriter::kHeadroom,
-                         RecordWriter::tailroom(pad));
+  tunio::PacketBatch out(8, wire::kMaxSuperPacket, writer.headroom(), writer.tailroom(pad));
   const Bytes small = ipv4_tcp(100, 0x11);
   const Bytes super = ipv4_tcp(40000, 0x22);
   tunio::GsoMetadata meta;
@@ -75,12 +60,12 @@ TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   tunio::PacketBatch in(8, wire::kMaxSuperPacket);
   std::thread reader([&] {
     while (in.size() < 3) {
-      const auto st = receiver.receive(sp.b.get(), in);
+      const auto st = receiver.receive(sp.b, in);
       ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
       if (st == ReceiveStatus::kWouldBlock) std::this_thread::yield();
     }
   });
-  ASSERT_EQ(writer.seal_and_write(sp.a.get(), out, stop), WriteStatus::kOk);
+  ASSERT_EQ(writer.seal_and_write(out, stop), WriteStatus::kOk);
   reader.join();
 
   ASSERT_EQ(in.size(), 3U);
@@ -99,22 +84,21 @@ TEST(RecordPath, SuperPacketIsDroppedWhenTheReceiverDidNotOfferTheExtension) {
   const std::array<std::uint8_t, 4> seed = {9, 9, 9, 9};
   crypto::DeterministicRng rng(6);
   SessionCounters sent, got;
-  RecordWriter writer(wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, 1400, rng,
+  auto sp = test::socket_stream_pair();
+  RecordWriter writer(sp.a, wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, 1400, rng,
                       sent);
   int controls = 0;
   RecordReceiver receiver(wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, got,
                           [&](const wire::ControlFrame&) { ++controls; });
   writer.set_peer_gso(true);  // a sender that wrongly believes the peer negotiated it
   StopSignal stop;
-  Pair sp;
-  tunio::PacketBatch out(2, wire::kMaxSuperPacket, RecordWriter::kHeadroom,
-                         RecordWriter::tailroom({}));
+  tunio::PacketBatch out(2, wire::kMaxSuperPacket, writer.headroom(), writer.tailroom({}));
   tunio::GsoMetadata meta{tunio::GsoType::tcp4, true, 40, 1360, 20, 16};
   ASSERT_TRUE(out.push(ipv4_tcp(20000, 3), meta));
-  ASSERT_EQ(writer.seal_and_write(sp.a.get(), out, stop), WriteStatus::kOk);
+  ASSERT_EQ(writer.seal_and_write(out, stop), WriteStatus::kOk);
   tunio::PacketBatch in(4, wire::kMaxSuperPacket);
   for (int i = 0; i < 100 && controls < 2; ++i) {
-    (void)receiver.receive(sp.b.get(), in);
+    (void)receiver.receive(sp.b, in);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_EQ(in.size(), 0U) << "no IP packet may come out of chunks nobody negotiated";
@@ -127,25 +111,24 @@ TEST(RecordPath, SuperPacketIsSplitForAPeerWithoutTheExtension) {
   crypto::DeterministicRng rng(8);
   SessionCounters sent, got;
   PaddingPolicy pad{true, 16, 64, true, 1.0};
-  RecordWriter writer(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 1400, rng,
-                      sent);  // peer_gso defaults to false: a 0.7.16 peer
+  auto sp = test::socket_stream_pair();
+  RecordWriter writer(sp.a, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 1400,
+                      rng, sent);  // peer_gso defaults to false: a 0.7.16 peer
   RecordReceiver receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), {}, got,
                           nullptr);
   StopSignal stop;
-  Pair sp;
-  tunio::PacketBatch out(4, wire::kMaxSuperPacket, RecordWriter::kHeadroom,
-                         RecordWriter::tailroom(pad));
+  tunio::PacketBatch out(4, wire::kMaxSuperPacket, writer.headroom(), writer.tailroom(pad));
   const Bytes small = ipv4_tcp(100, 0x11);
   Bytes super = ipv4_tcp(13600, 0x22);  // 10 segments of 1360 bytes
   tunio::GsoMetadata meta{tunio::GsoType::tcp4, true, 40, 1360, 20, 16};
   ASSERT_TRUE(out.push(small));
   ASSERT_TRUE(out.push(super, meta));
   ASSERT_TRUE(out.push(small));
-  ASSERT_EQ(writer.seal_and_write(sp.a.get(), out, stop), WriteStatus::kOk);
+  ASSERT_EQ(writer.seal_and_write(out, stop), WriteStatus::kOk);
 
   tunio::PacketBatch in(32, 1400);
   for (int i = 0; i < 200 && in.size() < 12; ++i) {
-    const auto st = receiver.receive(sp.b.get(), in);
+    const auto st = receiver.receive(sp.b, in);
     ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
     if (st == ReceiveStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -162,6 +145,48 @@ TEST(RecordPath, SuperPacketIsSplitForAPeerWithoutTheExtension) {
   EXPECT_TRUE(std::equal(payload.begin(), payload.end(), super.begin() + 40, super.end()));
   EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(11).begin(), in.packet(11).end()));
   EXPECT_EQ(sent.tx_packets.load(), 12U);
+  EXPECT_EQ(got.drop_bad_gso.load(), 0U);
+}
+
+TEST(RecordPath, RecordsFitTheCarriersChunkLimitOverALayer) {
+  // The test-only XOR layer takes at most 4096 bytes per chunk: GSO chunks shrink to fit,
+  // MTU-sized packets pass, a packet that no record of this carrier can hold is counted.
+  const crypto::Key32 key;
+  const std::array<std::uint8_t, 4> seed = {4, 3, 2, 1};
+  crypto::DeterministicRng rng(9);
+  SessionCounters sent, got;
+  PaddingPolicy pad{true, 16, 64, true, 1.0};
+  auto sp = test::socket_stream_pair();
+  test::XorStream tx(std::make_unique<transport::TcpStream>(std::move(sp.a)), {});
+  test::XorStream rx(std::make_unique<transport::TcpStream>(std::move(sp.b)), {});
+  RecordWriter writer(tx, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 16000, rng,
+                      sent);
+  RecordReceiver receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), {}, got,
+                          nullptr);
+  receiver.accept_gso(true);
+  writer.set_peer_gso(true);
+  EXPECT_EQ(writer.headroom(), wire::kMaxSealHeadroom + test::kXorHead);
+  StopSignal stop;
+  tunio::PacketBatch out(8, wire::kMaxSuperPacket, writer.headroom(), writer.tailroom(pad));
+  const Bytes small = ipv4_tcp(1360, 0x11);
+  const Bytes too_big = ipv4_tcp(5000, 0x33);  // > 4096 − 43 bytes of record data
+  const Bytes super = ipv4_tcp(40000, 0x22);
+  tunio::GsoMetadata meta{tunio::GsoType::tcp4, true, 40, 1360, 20, 16};
+  ASSERT_TRUE(out.push(small));
+  ASSERT_TRUE(out.push(too_big));
+  ASSERT_TRUE(out.push(super, meta));
+  ASSERT_EQ(writer.seal_and_write(out, stop), WriteStatus::kOk);
+
+  tunio::PacketBatch in(8, wire::kMaxSuperPacket);
+  for (int i = 0; i < 500 && in.size() < 2; ++i) {
+    const auto st = receiver.receive(rx, in);
+    ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
+    if (st == ReceiveStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(in.size(), 2U);
+  EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(0).begin(), in.packet(0).end()));
+  EXPECT_TRUE(std::equal(super.begin(), super.end(), in.packet(1).begin(), in.packet(1).end()));
+  EXPECT_EQ(sent.drop_too_big.load(), 1U);
   EXPECT_EQ(got.drop_bad_gso.load(), 0U);
 }
 

@@ -14,6 +14,7 @@
 
 #include "engine/datagram_session.h"
 #include "engine/stream_session.h"
+#include "fakes/socket_stream_pair.h"
 #include "fakes/udp_loopback.h"
 #include "transport/tcp.h"
 #include "transport/unique_fd.h"
@@ -63,9 +64,8 @@ struct StreamRun {
 // Runs a "server" and a "client" stream session over a socket pair, stops the server
 // and reports how both ended.
 void run_stream(bool client_accepts_close, StreamRun& out) {
-  int sv[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  transport::UniqueFd a(sv[0]), b(sv[1]);
+  auto sp = test::socket_stream_pair();
+  ASSERT_GE(sp.a.fd(), 0);
   crypto::DeterministicRng rng_a{1}, rng_b{2};
   SessionCounters ca, cb;
   SilentSource src_a, src_b;
@@ -81,12 +81,12 @@ void run_stream(bool client_accepts_close, StreamRun& out) {
 
   std::atomic<bool> client_done{false};
   std::thread client([&] {
-    out.client_end = run_stream_session(b.get(), codec(2), codec(1), {}, src_b, TunWriter{},
+    out.client_end = run_stream_session(sp.b, codec(2), codec(1), {}, src_b, TunWriter{},
                                         client_cfg, stop_b, cb, rng_b);
     client_done = true;
   });
   std::thread server([&] {
-    out.server_end = run_stream_session(a.get(), codec(1), codec(2), {}, src_a, TunWriter{},
+    out.server_end = run_stream_session(sp.a, codec(1), codec(2), {}, src_a, TunWriter{},
                                         server_cfg, stop_a, ca, rng_a);
   });
   std::this_thread::sleep_for(50ms);

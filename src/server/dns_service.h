@@ -1,0 +1,76 @@
+// DnsService: the DNS proxy of one profile (`dns.enabled`, docs/CONFIG.md §5.2) — the thin
+// I/O runner around the sans-I/O dns::Resolver (src/dns/resolver.h).
+//
+//   one thread, one epoll set:
+//     UDP socket  dns.listen:dns.port   one datagram = one query; answered from the same
+//                                       socket to the sender
+//     TCP socket  dns.listen:dns.port   RFC 7766: pipelined, length-prefixed queries,
+//                                       answers in completion order; ≤ kMaxTcpClients
+//                                       connections, ≤ kMaxPipelinedPerConnection queries
+//                                       in flight each, closed after kTcpIdleTimeout idle
+//     attempts    one socket per upstream attempt (a fresh source port, connected to the
+//                 upstream, so only its answers arrive), UDP or TCP; closed when the
+//                 resolver says so
+//   Only sources inside the profile's pool (the tunnel's clients) and loopback are
+//   answered: the tunnel address is reachable from other interfaces too, and an open
+//   resolver would serve amplification attacks. Others are dropped and counted.
+//
+// Thread-safety: start()/stop() from one thread; counters() from any.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "config/server_config.h"
+#include "dns/counters.h"
+#include "dns/resolver.h"
+
+namespace qeli::server {
+
+struct DnsServiceOptions {
+  std::string profile;          ///< for logs
+  std::uint32_t listen_ip = 0;  ///< host order
+  std::uint16_t port = 53;      ///< 0 = any (tests)
+  /// Networks (address, prefix length; host order) whose hosts may ask.
+  std::vector<std::pair<std::uint32_t, std::uint8_t>> allowed_sources;
+  dns::ResolverConfig resolver;
+};
+
+/// The options for `p`'s proxy: dns.listen / dns.port, the IPv4 entries of dns.upstream
+/// (the loader warned about the others), the blocklist, and pool.cidr + 127.0.0.0/8 as
+/// the allowed sources. Precondition: the profile passed the loader's validation.
+DnsServiceOptions dns_service_options(const config::ProfileConfig& p);
+
+class DnsService {
+ public:
+  /// Binds UDP and TCP on listen_ip:port and starts the thread. Error: a message naming
+  /// the address and the failing call (EADDRINUSE: another DNS server has the port).
+  static Result<std::unique_ptr<DnsService>, std::string> start(DnsServiceOptions o);
+  ~DnsService();
+  DnsService(const DnsService&) = delete;
+  DnsService& operator=(const DnsService&) = delete;
+
+  /// Ends the thread and closes every socket (queries in flight get no answer).
+  void stop();
+  const dns::Counters& counters() const { return counters_; }
+  /// The port actually bound (UDP and TCP share it).
+  std::uint16_t port() const { return port_; }
+
+ private:
+  struct Loop;
+  explicit DnsService(DnsServiceOptions o);
+
+  DnsServiceOptions opt_;
+  dns::Counters counters_;
+  std::uint16_t port_ = 0;
+  std::unique_ptr<Loop> loop_;
+  std::thread thread_;
+};
+
+}  // namespace qeli::server

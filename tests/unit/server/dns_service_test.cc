@@ -1,0 +1,279 @@
+// The DNS proxy's I/O runner with real sockets on loopback (no root needed): a fake
+// upstream answers A queries (and truncates `big.` names over UDP), the proxy runs as it
+// does in a profile. What the netns e2e (tests/e2e/dns_proxy.sh) checks through a tunnel,
+// this checks for the runner alone: UDP and pipelined TCP clients, the cache, the TCP
+// fallback, failover from a refusing upstream, the source ACL.
+#include "server/dns_service.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "dns/message.h"
+#include "dns/name.h"
+#include "dns/tcp_framer.h"
+#include "transport/unique_fd.h"
+#include "unit/dns/dns_builder.h"
+
+namespace qeli::server {
+namespace {
+
+using namespace dns::test;
+using transport::UniqueFd;
+
+constexpr std::uint32_t kLoopback = 0x7F000001;
+
+sockaddr_in loopback(std::uint16_t port) {
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(kLoopback);
+  sa.sin_port = htons(port);
+  return sa;
+}
+std::uint16_t port_of(int fd) {
+  sockaddr_in sa{};
+  socklen_t len = sizeof sa;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  return ntohs(sa.sin_port);
+}
+
+// The answer the fake upstream gives: one A record, or for `big.*` a 3000-byte TXT
+// (over UDP only the header with TC set).
+Bytes upstream_answer(ByteSpan query, bool udp) {
+  auto q = dns::parse_query(query);
+  if (!q) return {};
+  Msg m;
+  m.id = q->header.id;
+  m.flags = 0x8180;
+  m.qname = dns::to_text(q->question.name);
+  m.qname.pop_back();  // the trailing dot
+  m.qtype = q->question.qtype;
+  if (m.qname.rfind("big.", 0) == 0) {
+    if (udp) {
+      m.flags |= 0x0200;
+    } else {
+      m.answer = {txt_record(300, 3000)};
+    }
+  } else {
+    m.answer = {a_record(300, 9)};
+  }
+  return m.build();
+}
+
+// UDP + TCP on 127.0.0.1:<port>, answering until destroyed.
+class FakeUpstream {
+ public:
+  FakeUpstream()
+      : udp_(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)),
+        tcp_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in sa = loopback(0);
+    EXPECT_EQ(::bind(udp_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    sa = loopback(port_of(udp_.get()));
+    const int one = 1;
+    ::setsockopt(tcp_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    EXPECT_EQ(::bind(tcp_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    ::listen(tcp_.get(), 8);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~FakeUpstream() {
+    stop_ = true;
+    thread_.join();
+  }
+  std::uint16_t port() const { return port_of(udp_.get()); }
+  int udp_queries() const { return udp_queries_; }
+  int tcp_queries() const { return tcp_queries_; }
+
+ private:
+  void run() {
+    Bytes buf(65535);
+    while (!stop_) {
+      pollfd p[2] = {{udp_.get(), POLLIN, 0}, {tcp_.get(), POLLIN, 0}};
+      if (::poll(p, 2, 50) <= 0) continue;
+      if (p[0].revents != 0) {
+        sockaddr_in from{};
+        socklen_t len = sizeof from;
+        const ssize_t n = ::recvfrom(udp_.get(), buf.data(), buf.size(), 0,
+                                     reinterpret_cast<sockaddr*>(&from), &len);
+        ++udp_queries_;
+        const Bytes a = upstream_answer(ByteSpan(buf.data(), static_cast<std::size_t>(n)), true);
+        ::sendto(udp_.get(), a.data(), a.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
+      }
+      if (p[1].revents != 0) {
+        UniqueFd c(::accept(tcp_.get(), nullptr, nullptr));
+        dns::TcpDeframer in;
+        while (true) {
+          const ssize_t n = ::read(c.get(), buf.data(), 4096);
+          if (n <= 0) break;
+          in.feed(ByteSpan(buf.data(), static_cast<std::size_t>(n)));
+          if (auto m = in.next()) {
+            ++tcp_queries_;
+            const Bytes a = dns::tcp_frame(upstream_answer(*m, false));
+            (void)::write(c.get(), a.data(), a.size());
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  UniqueFd udp_, tcp_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> udp_queries_{0}, tcp_queries_{0};
+  std::thread thread_;
+};
+
+DnsServiceOptions options(std::vector<std::uint16_t> upstream_ports) {
+  DnsServiceOptions o;
+  o.profile = "test";
+  o.listen_ip = kLoopback;
+  o.port = 0;
+  o.allowed_sources = {{0x7F000000U, 8}};
+  for (auto p : upstream_ports) o.resolver.upstreams.push_back({kLoopback, p});
+  o.resolver.timeout = std::chrono::seconds{3};
+  o.resolver.blocklist.add(*dns::parse_domain("blocked.test"));
+  return o;
+}
+
+// One UDP query to the proxy; the answer or empty after 3 s.
+Bytes ask_udp(std::uint16_t port, const Bytes& q) {
+  UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const sockaddr_in to = loopback(port);
+  ::sendto(s.get(), q.data(), q.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  pollfd p{s.get(), POLLIN, 0};
+  if (::poll(&p, 1, 3000) != 1) return {};
+  Bytes buf(65535);
+  const ssize_t n = ::recv(s.get(), buf.data(), buf.size(), 0);
+  buf.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return buf;
+}
+
+// Several queries pipelined on one TCP connection; the answers in arrival order.
+std::vector<Bytes> ask_tcp(std::uint16_t port, const std::vector<Bytes>& qs) {
+  UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const sockaddr_in to = loopback(port);
+  if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) return {};
+  Bytes all;
+  for (const auto& q : qs) {
+    const Bytes f = dns::tcp_frame(q);
+    all.insert(all.end(), f.begin(), f.end());
+  }
+  (void)::write(s.get(), all.data(), all.size());
+  dns::TcpDeframer in;
+  std::vector<Bytes> out;
+  Bytes buf(65535);
+  while (out.size() < qs.size()) {
+    pollfd p{s.get(), POLLIN, 0};
+    if (::poll(&p, 1, 3000) != 1) break;
+    const ssize_t n =
+        ::read(s.get(), buf.data(), in.space() < buf.size() ? in.space() : buf.size());
+    if (n <= 0) break;
+    in.feed(ByteSpan(buf.data(), static_cast<std::size_t>(n)));
+    while (auto m = in.next()) out.push_back(*m);
+  }
+  return out;
+}
+
+TEST(DnsService, UdpAnswerThenCacheHit) {
+  FakeUpstream up;
+  auto svc = DnsService::start(options({up.port()}));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  const Bytes a1 = ask_udp((*svc)->port(), query("www.test", 1, 0x0101).build());
+  ASSERT_FALSE(a1.empty());
+  EXPECT_EQ(id_of(a1), 0x0101);
+  EXPECT_EQ(a1.back(), 9);  // 192.0.2.9
+  const Bytes a2 = ask_udp((*svc)->port(), query("WWW.test", 1, 0x0202).build());
+  ASSERT_FALSE(a2.empty());
+  EXPECT_EQ(id_of(a2), 0x0202);
+  EXPECT_EQ(up.udp_queries(), 1);
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kCacheHits), 1U);
+}
+
+TEST(DnsService, PipelinedTcpQueriesAreAllAnswered) {
+  FakeUpstream up;
+  auto svc = DnsService::start(options({up.port()}));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  std::vector<Bytes> qs;
+  for (std::uint16_t i = 0; i < 40; ++i) {  // more than a connection may have in flight
+    qs.push_back(
+        query("n" + std::to_string(i) + ".test", 1, static_cast<std::uint16_t>(100 + i)).build());
+  }
+  qs.push_back(query("ads.blocked.test", 1, 999).build());
+  const auto answers = ask_tcp((*svc)->port(), qs);
+  ASSERT_EQ(answers.size(), qs.size());
+  std::set<std::uint16_t> ids;
+  for (const auto& a : answers) ids.insert(id_of(a));
+  EXPECT_EQ(ids.size(), qs.size());
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kQueriesTcp), qs.size());
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kBlocked), 1U);
+}
+
+TEST(DnsService, TruncatedUpstreamAnswerIsFetchedOverTcp) {
+  FakeUpstream up;
+  auto svc = DnsService::start(options({up.port()}));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  // Over UDP the client gets TC (3000 bytes do not fit 512), over TCP the whole answer.
+  const Bytes udp = ask_udp((*svc)->port(), query("big.test", 16, 7).build());
+  ASSERT_GE(udp.size(), 12U);
+  EXPECT_NE(flags_of(udp) & 0x0200, 0);
+  const auto tcp = ask_tcp((*svc)->port(), {query("big.test", 16, 8).build()});
+  ASSERT_EQ(tcp.size(), 1U);
+  EXPECT_GT(tcp[0].size(), 3000U);
+  EXPECT_EQ(up.tcp_queries(), 1);  // the TCP fallback; the client's retry hit the cache
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kTcpFallbacks), 1U);
+}
+
+TEST(DnsService, RefusingFirstUpstreamFailsOverAtOnce) {
+  FakeUpstream up;
+  // A port nobody listens on: ICMP port unreachable, ECONNREFUSED on the attempt.
+  UniqueFd hole(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_in sa = loopback(0);
+  ::bind(hole.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  const std::uint16_t dead = port_of(hole.get());
+  hole.reset();
+  auto svc = DnsService::start(options({dead, up.port()}));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  const auto t0 = std::chrono::steady_clock::now();
+  const Bytes a = ask_udp((*svc)->port(), query("x.test").build());
+  ASSERT_FALSE(a.empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds{900});
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kUpstreamErrors), 1U);
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kFailovers), 1U);
+}
+
+TEST(DnsService, SourcesOutsideTheAllowedNetworksGetNothing) {
+  FakeUpstream up;
+  DnsServiceOptions o = options({up.port()});
+  o.allowed_sources = {{0x0A090000U, 24}};
+  auto svc = DnsService::start(std::move(o));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const Bytes q = query("x.test").build();
+  const sockaddr_in to = loopback((*svc)->port());
+  ::sendto(s.get(), q.data(), q.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  pollfd p{s.get(), POLLIN, 0};
+  EXPECT_EQ(::poll(&p, 1, 300), 0);
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kRefusedSource), 1U);
+  EXPECT_EQ(up.udp_queries(), 0);
+}
+
+TEST(DnsService, APortInUseIsAClearError) {
+  FakeUpstream up;
+  auto first = DnsService::start(options({up.port()}));
+  ASSERT_TRUE(first.ok());
+  DnsServiceOptions o = options({up.port()});
+  o.port = (*first)->port();
+  auto second = DnsService::start(std::move(o));
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().find("cannot bind udp 127.0.0.1:"), std::string::npos) << second.error();
+}
+
+}  // namespace
+}  // namespace qeli::server
