@@ -117,6 +117,7 @@ Result<Inbound, TlsError> RecordReceiver::next() {
       return fail(TlsError::kUnexpectedMessage);
     }
     const std::size_t wire = v.record.size();
+    last_size_ = wire;
     auto o = prot_.open(v.record);
     if (!o) return fail(o.error());
     switch (o->type) {

@@ -118,6 +118,8 @@ class RecordReceiver {
 
   /// The description of the fatal alert the peer sent (after kPeerAlert).
   std::optional<AlertDescription> peer_alert() const { return peer_alert_; }
+  /// Wire size (header included) of the last record next() opened.
+  std::size_t last_record_size() const { return last_size_; }
   std::uint64_t key_updates_received() const { return updates_; }
   std::uint64_t tickets_received() const { return tickets_; }
   /// The first 16 non-data records (for the prober); later ones are counted only.
@@ -133,6 +135,7 @@ class RecordReceiver {
   RecordBuffer buf_;
   HandshakeReader hs_;
   std::size_t empty_run_ = 0;
+  std::size_t last_size_ = 0;
   std::uint64_t updates_ = 0;
   std::uint64_t tickets_ = 0;
   std::optional<AlertDescription> peer_alert_;

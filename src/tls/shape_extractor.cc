@@ -8,6 +8,7 @@ namespace qeli::tls {
 
 Result<TargetShape, TlsError> extract_shape(const ServerFlight& flight,
                                             const std::vector<ControlRecord>& post,
+                                            std::vector<std::size_t> unprompted,
                                             std::string source) {
   TargetShape s;
   s.probed = true;
@@ -70,6 +71,7 @@ Result<TargetShape, TlsError> extract_shape(const ServerFlight& flight,
     tr.padding = r.wire_size >= overhead + content ? r.wire_size - overhead - content : 0;
     s.ticket_records.push_back(std::move(tr));
   }
+  s.unprompted_records = std::move(unprompted);
   return s;
 }
 

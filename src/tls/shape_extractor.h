@@ -15,8 +15,10 @@ namespace qeli::tls {
 
 /// kDecode if the flight is incomplete or inconsistent (a message we cannot re-parse, a
 /// record that does not account for its bytes).
+/// `unprompted` = wire sizes of the application-data records that followed the tickets.
 Result<TargetShape, TlsError> extract_shape(const ServerFlight& flight,
                                             const std::vector<ControlRecord>& post_handshake,
+                                            std::vector<std::size_t> unprompted,
                                             std::string source);
 
 }  // namespace qeli::tls

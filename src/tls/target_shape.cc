@@ -70,8 +70,14 @@ std::string describe(const TargetShape& s) {
   for (std::size_t i = 0; i < s.ticket_records.size(); ++i) {
     out += i ? "," : "";
     for (std::size_t k = 0; k < s.ticket_records[i].tickets.size(); ++k) {
-      out += (k ? "+" : "") + std::to_string(s.ticket_records[i].tickets[k].ticket_size);
+      const TicketShape& t = s.ticket_records[i].tickets[k];
+      out +=
+          (k ? "+" : "") + std::to_string(t.ticket_size) + "/" + std::to_string(t.lifetime) + "s";
     }
+  }
+  out += "] unprompted=[";
+  for (std::size_t i = 0; i < s.unprompted_records.size(); ++i) {
+    out += (i ? "," : "") + std::to_string(s.unprompted_records[i]);
   }
   out += "] source=" + s.source;
   return out;
@@ -180,9 +186,10 @@ TargetShape fallback_shape(std::string_view sni, std::string_view why, crypto::R
     TicketShape t;
     t.lifetime = 300;  // nginx's ssl_session_timeout default (5 min)
     t.nonce = {0, 0, 0, 0, 0, 0, 0, i};
-    t.ticket_size = 192;
+    t.ticket_size = 224;  // measured: nginx 1.22 / OpenSSL 3.0 (tests/unit/tls/nginx_target_test)
     s.ticket_records.push_back({{t}, 0});
   }
+  s.unprompted_records = {62};  // nginx's HTTP/2 SETTINGS + WINDOW_UPDATE
   return s;
 }
 

@@ -66,6 +66,11 @@ struct TargetShape {
 
   // After the client Finished.
   std::vector<TicketRecordShape> ticket_records;
+  /// Application-data records the target sends unprompted right after its tickets (an h2
+  /// server's SETTINGS frame: nginx sends 62 bytes), wire sizes. The terminator answers
+  /// our Chromium-hello clients with padding-only records of these sizes (RFC 8446 §5.4:
+  /// empty application data, zero padding), which our client skips.
+  std::vector<std::size_t> unprompted_records;
 
   // Where it came from (logs, `qeli stats`).
   bool probed = false;

@@ -361,6 +361,17 @@ void Terminator::send_tickets() {
     rec.resize(*n);
     append(out_, rec);
   }
+  // The target's unprompted data records, as padding-only records of the same sizes, to
+  // clients that skip them (ours; a 0.7.16 realtls client would read an empty record as
+  // the end of the stream).
+  if (family_ != HelloFamily::kChromium156) return;
+  for (std::size_t size : config_.shape->unprompted_records) {
+    const std::size_t overhead = kRecordHeaderSize + 1 + kAeadTagSize;
+    if (size < overhead || size > kMaxRecordSize) continue;
+    Bytes rec(size);
+    auto n = sender_->seal(rec, 0, ContentType::kApplicationData, size - overhead);
+    if (n) append(out_, ByteSpan(rec).first(*n));
+  }
 }
 
 ServerEstablished Terminator::into_established() {

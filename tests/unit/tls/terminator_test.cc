@@ -182,7 +182,8 @@ TEST(Terminator, FlightFollowsTheShapesRecordsAndTheClientSeesTheShapesBytes) {
 
     // Wire: ServerHello, CCS, the flight records, then the tickets.
     const auto recs = records_of(wire);
-    ASSERT_EQ(recs.size(), 2 + shape->flight_records.size() + shape->ticket_records.size());
+    ASSERT_EQ(recs.size(), 2 + shape->flight_records.size() + shape->ticket_records.size() +
+                               shape->unprompted_records.size());
     EXPECT_EQ(recs[0].first, 22);
     EXPECT_EQ(recs[1], (std::pair<int, std::size_t>{20, 6}));
     std::size_t prev = 0;
@@ -200,7 +201,7 @@ TEST(Terminator, FlightFollowsTheShapesRecordsAndTheClientSeesTheShapesBytes) {
     RecordReceiver rx(ce.suite, ce.server_traffic.clone(), nullptr);
     ASSERT_TRUE(rx.buffer().append(ce.leftover).ok());
     ASSERT_TRUE(rx.next().ok());
-    auto got = extract_shape(f, rx.control_records(), "test");
+    auto got = extract_shape(f, rx.control_records(), {}, "test");
     ASSERT_TRUE(got.ok());
     EXPECT_EQ(got->flight_records.size(), shape->flight_records.size());
     for (std::size_t i = 0; i < shape->flight_records.size(); ++i) {
