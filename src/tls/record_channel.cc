@@ -19,12 +19,18 @@ RecordSender::RecordSender(CipherSuite suite, Secret traffic_secret,
       peer_is_ours_(peer_is_ours) {}
 
 bool RecordSender::key_update_due() const {
+  if (forced_) return true;
   if (signal_ && signal_->peer_requested.load(std::memory_order_acquire)) return true;
   return peer_is_ours_ && prot_.remaining() <= kUpdateMargin;
 }
 
 Result<std::size_t, TlsError> RecordSender::seal_key_update(MutableByteSpan record) {
-  return seal_key_update(record, KeyUpdateRequest::kNotRequested);
+  // Asking the peer back only when we started it (answering a request must not ask
+  // again, or two updaters would ping-pong: §4.6.3).
+  const bool ask = forced_ && ask_peer_;
+  forced_ = false;
+  return seal_key_update(record,
+                         ask ? KeyUpdateRequest::kRequested : KeyUpdateRequest::kNotRequested);
 }
 
 Result<std::size_t, TlsError> RecordSender::seal_key_update(MutableByteSpan record,

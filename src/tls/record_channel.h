@@ -52,9 +52,19 @@ class RecordSender {
                bool peer_is_ours);
 
   CipherSuite suite() const { return suite_; }
+  /// Whether we may update on our own before the key limit (only a peer of ours
+  /// handles KeyUpdate that it did not ask for; a 0.7.16 peer does not handle any).
+  void set_peer_is_ours(bool ours) { peer_is_ours_ = ours; }
+
+  /// Makes the next seal_key_update(record) go out even if not due, asking the peer to
+  /// update too when `ask_peer` (an owner's periodic rekey between two of ours).
+  void force_key_update(bool ask_peer) {
+    forced_ = true;
+    ask_peer_ = ask_peer;
+  }
 
   /// True when a KeyUpdate must go out before the next data record: the peer asked for
-  /// one, or (peer_is_ours) the key is within 2^16 records of its limit.
+  /// one, we forced one, or (peer_is_ours) the key is within 2^16 records of its limit.
   bool key_update_due() const;
   /// Seals the due KeyUpdate into `record` (≥ kKeyUpdateRecordSize bytes) under the
   /// current key, then switches to the next key. Returns the record size.
@@ -81,6 +91,8 @@ class RecordSender {
   RecordProtection prot_;
   std::shared_ptr<KeyUpdateSignal> signal_;
   bool peer_is_ours_;
+  bool forced_ = false;
+  bool ask_peer_ = false;
   std::uint64_t total_ = 0;
   std::uint64_t updates_ = 0;
 };
