@@ -4,6 +4,9 @@
 find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+# RFC 8879 certificate compression for the reality-tls terminator and client (src/tls).
+pkg_check_modules(BROTLI REQUIRED IMPORTED_TARGET libbrotlienc libbrotlidec)
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(spdlog REQUIRED)

@@ -23,12 +23,12 @@ APT_PACKAGES=(
   libssl-dev libsodium-dev libasio-dev libinih-dev libcli11-dev libspdlog-dev libfmt-dev
   nlohmann-json3-dev libnl-3-dev libnl-route-3-dev libnftables-dev libsystemd-dev libqrencode-dev
   libsqlite3-dev libcpp-httplib-dev liburing-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcap-dev
+  libcap-dev libbrotli-dev zlib1g-dev
   # the Debian package and its install test (scripts/package.sh, tests/package/)
   debhelper lintian fakeroot debootstrap systemd-container
   # test and lab tools
   argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3
-  bind9-dnsutils
+  bind9-dnsutils nginx-light
 )
 
 # npm fetches PQClean; machines that ship their own Node.js keep it (Debian's npm

@@ -1,10 +1,13 @@
-// HKDF-SHA256 (RFC 5869) and the TLS 1.3 key-schedule helpers (RFC 8446 §7.1).
+// HKDF (RFC 5869) and the TLS 1.3 key-schedule helpers (RFC 8446 §7.1): the SHA-256
+// forms that qeli's own schedule uses, and forms over a negotiated DigestAlgorithm for
+// TLS 1.3 (SHA-384 suites). One implementation; the SHA-256 forms call the generic ones.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "crypto/digest.h"
 #include "crypto/secret_bytes.h"
 #include "crypto/sha256.h"
 
@@ -33,5 +36,19 @@ bool hkdf_expand_label(std::span<const std::uint8_t> secret, std::string_view la
 /// `transcript_hash` is the SHA-256 of the messages (callers hash them).
 Key32 derive_secret(std::span<const std::uint8_t> secret, std::string_view label,
                     std::span<const std::uint8_t, 32> transcript_hash);
+
+/// HKDF-Extract under `alg` into `prk`, which must hold digest_size(alg) bytes (a wrong
+/// size aborts: a bug). An empty salt means digest_size(alg) zero bytes.
+void hkdf_extract(DigestAlgorithm alg, std::span<const std::uint8_t> salt,
+                  std::span<const std::uint8_t> ikm, std::span<std::uint8_t> prk);
+
+/// HKDF-Expand under `alg` into `out` (1..255·digest_size bytes); false outside that range.
+bool hkdf_expand(DigestAlgorithm alg, std::span<const std::uint8_t> prk,
+                 std::span<const std::uint8_t> info, std::span<std::uint8_t> out);
+
+/// HKDF-Expand-Label under `alg`; same limits as the SHA-256 form.
+bool hkdf_expand_label(DigestAlgorithm alg, std::span<const std::uint8_t> secret,
+                       std::string_view label, std::span<const std::uint8_t> context,
+                       std::span<std::uint8_t> out);
 
 }  // namespace qeli::crypto

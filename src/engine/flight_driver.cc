@@ -52,7 +52,10 @@ bool drive(Machine& m, transport::Stream& s, const StopSignal& stop, ByteSpan pr
            AfterBytes after_bytes) {
   std::uint8_t buf[16384];
   if (!prefix.empty()) m.on_bytes(prefix, Clock::now());
-  bool may_have_more = false;  // the last read filled bytes: read again before polling
+  // Read before the first poll: a layer built by a set-up may already hold bytes of this
+  // flight that poll() cannot see (a TLS client sends its first record right behind its
+  // Finished, so the terminator's set-up read it with the Finished).
+  bool may_have_more = true;  // the last read filled bytes: read again before polling
   for (;;) {
     after_bytes();
     if (!flush(m.take_output(), s, stop)) {

@@ -54,6 +54,10 @@ class ByteReader {
     std::uint16_t n = 0;
     return u16(n) && bytes(n, out);
   }
+  bool vec24(ByteSpan& out) {
+    std::uint32_t n = 0;
+    return u24(n) && bytes(n, out);
+  }
   bool skip(std::size_t n) {
     ByteSpan ignored;
     return bytes(n, ignored);
@@ -94,7 +98,7 @@ class ByteWriter {
   void bytes(ByteSpan b) { append(out_, b); }
   void zeros(std::size_t n) { out_.insert(out_.end(), n, 0); }
 
-  /// Reserves a `width`-byte (2 or 3) length field; fill it with close_length().
+  /// Reserves a `width`-byte (1, 2 or 3) length field; fill it with close_length().
   std::size_t open_length(int width) {
     const std::size_t at = out_.size();
     out_.insert(out_.end(), static_cast<std::size_t>(width), 0);
@@ -104,7 +108,10 @@ class ByteWriter {
   /// fit is our bug (we only build bounded messages) and aborts.
   void close_length(std::size_t at, int width) {
     const std::size_t n = out_.size() - at - static_cast<std::size_t>(width);
-    if (width == 2) {
+    if (width == 1) {
+      if (n > 0xFF) std::abort();
+      out_[at] = static_cast<std::uint8_t>(n);
+    } else if (width == 2) {
       if (n > 0xFFFF) std::abort();
       store_be16(out_.data() + at, static_cast<std::uint16_t>(n));
     } else {

@@ -20,11 +20,6 @@ constexpr std::uint16_t kExtSupportedVersions = 0x002B;
 constexpr std::uint16_t kExtPskModes = 0x002D;
 constexpr std::uint16_t kExtKeyShare = 0x0033;
 
-std::uint16_t grease(crypto::Rng& rng) {
-  const auto nib = static_cast<std::uint16_t>(rng.uniform(0, 15));
-  return static_cast<std::uint16_t>((nib << 12) | 0x0A00 | (nib << 4) | 0x0A);
-}
-
 bool is_ip_literal(std::string_view h) {
   if (h.find(':') != std::string_view::npos) return true;  // IPv6 (or [v6])
   if (h.empty()) return false;
@@ -35,31 +30,22 @@ bool is_ip_literal(std::string_view h) {
 }
 
 void ext_sni(ByteWriter& w, const Sni& sni) {
-  w.u16(kExtServerName);
-  const std::size_t ext = w.open_length(2);
-  if (sni.kind == Sni::Kind::kEmptyList) {
-    w.u16(0);
-  } else if (sni.kind == Sni::Kind::kHost) {
-    const std::size_t list = w.open_length(2);
-    w.u8(0);  // host_name
-    const std::size_t name = w.open_length(2);
-    w.bytes(as_bytes(sni.host));
-    w.close_length(name, 2);
-    w.close_length(list, 2);
+  if (sni.kind == Sni::Kind::kHost) {
+    write_server_name(w, sni.host);
+  } else if (sni.kind == Sni::Kind::kEmptyList) {
+    write_extension(w, kExtServerName, {0x00, 0x00});
+  } else {
+    write_extension(w, kExtServerName, ByteSpan{});
   }
-  w.close_length(ext, 2);
 }
 
-void ext_empty(ByteWriter& w, std::uint16_t type) {
-  w.u16(type);
-  w.u16(0);
-}
+void ext_empty(ByteWriter& w, std::uint16_t type) { write_extension(w, type, ByteSpan{}); }
 
 void ext_groups(ByteWriter& w, crypto::Rng& rng) {
   w.u16(kExtSupportedGroups);
   w.u16(10);
   w.u16(8);
-  w.u16(grease(rng));
+  w.u16(random_grease(rng));
   w.u16(kGroupX25519MlKem768);
   w.u16(kGroupX25519);
   w.u16(kGroupSecp256r1);
@@ -78,12 +64,6 @@ void ext_key_share(ByteWriter& w, const ClientHelloParams& p) {
   w.bytes(p.x25519);
   w.close_length(list, 2);
   w.close_length(ext, 2);
-}
-
-void ext_fixed(ByteWriter& w, std::uint16_t type, std::initializer_list<std::uint8_t> body) {
-  w.u16(type);
-  w.u16(static_cast<std::uint16_t>(body.size()));
-  for (std::uint8_t b : body) w.u8(b);
 }
 
 }  // namespace
@@ -118,10 +98,10 @@ Sni choose_sni(std::optional<std::string_view> configured, std::string_view conn
 }
 
 Bytes build_client_hello(const ClientHelloParams& p, crypto::Rng& rng) {
-  const std::uint16_t grease_first = grease(rng);
-  std::uint16_t grease_last = grease(rng);
-  while (grease_last == grease_first) grease_last = grease(rng);
-  const std::uint16_t grease_cipher = grease(rng);
+  const std::uint16_t grease_first = random_grease(rng);
+  std::uint16_t grease_last = random_grease(rng);
+  while (grease_last == grease_first) grease_last = random_grease(rng);
+  const std::uint16_t grease_cipher = random_grease(rng);
 
   // Each shuffled extension is built separately, then ordered by a Fisher-Yates shuffle
   // driven by `rng` (per connection, like Chrome ≥ 110).
@@ -136,20 +116,16 @@ Bytes build_client_hello(const ClientHelloParams& p, crypto::Rng& rng) {
   add([&](ByteWriter& w) { ext_empty(w, kExtExtendedMasterSecret); });
   add([&](ByteWriter& w) { ext_groups(w, rng); });
   add([&](ByteWriter& w) { ext_key_share(w, p); });
-  add([&](ByteWriter& w) { ext_fixed(w, kExtPskModes, {0x01, 0x01}); });
-  add([&](ByteWriter& w) { ext_fixed(w, kExtSupportedVersions, {0x02, 0x03, 0x04}); });
+  add([&](ByteWriter& w) { write_extension(w, kExtPskModes, {0x01, 0x01}); });
+  add([&](ByteWriter& w) { write_extension(w, kExtSupportedVersions, {0x02, 0x03, 0x04}); });
   add([&](ByteWriter& w) {
-    ext_fixed(w, kExtSignatureAlgorithms,
-              {0x00, 0x0C, 0x04, 0x03, 0x05, 0x03, 0x06, 0x03, 0x08, 0x04, 0x04, 0x01, 0x05, 0x01});
+    write_extension(
+        w, kExtSignatureAlgorithms,
+        {0x00, 0x0C, 0x04, 0x03, 0x05, 0x03, 0x06, 0x03, 0x08, 0x04, 0x04, 0x01, 0x05, 0x01});
   });
-  add([&](ByteWriter& w) { ext_fixed(w, kExtCompressCertificate, {0x02, 0x00, 0x02}); });
-  add([&](ByteWriter& w) {
-    ext_fixed(w, kExtAlpn,
-              {0x00, 0x0C, 0x02, 'h', '2', 0x08, 'h', 't', 't', 'p', '/', '1', '.', '1'});
-  });
-  for (std::size_t i = exts.size() - 1; i > 0; --i) {
-    std::swap(exts[i], exts[rng.uniform(0, i)]);
-  }
+  add([&](ByteWriter& w) { write_extension(w, kExtCompressCertificate, {0x02, 0x00, 0x02}); });
+  add([&](ByteWriter& w) { write_protocol_list(w, kExtAlpn, {"h2", "http/1.1"}); });
+  shuffle_blocks(exts, rng);
 
   Bytes out;
   out.reserve(kClientHelloFixedBytes + 1600 + p.pad_to_min);

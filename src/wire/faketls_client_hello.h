@@ -20,6 +20,7 @@
 #include "base/bytes.h"
 #include "base/result.h"
 #include "crypto/random.h"
+#include "wire/hello_parts.h"
 #include "wire/limits.h"
 
 namespace qeli::wire {
@@ -84,10 +85,5 @@ struct ClientHello {
 
 /// Parses one whole record; every length is checked before use.
 Result<ClientHello, HelloError> parse_client_hello(ByteSpan record);
-
-/// True for the RFC 8701 GREASE values 0x?A?A.
-constexpr bool is_grease(std::uint16_t v) {
-  return (v & 0x0F0F) == 0x0A0A && (v >> 12) == ((v >> 4) & 0x0F);
-}
 
 }  // namespace qeli::wire
