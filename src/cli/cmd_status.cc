@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "client/status_service.h"
+#include "control/api_json.h"
 #include "control/control_socket.h"
 
 namespace qeli::cli {
@@ -105,21 +106,23 @@ int run(const Options& o, Context& ctx) {
   int answered = 0;
   for (const auto& path : sockets) {
     std::string name = std::filesystem::path(path).stem().string();
-    auto r = control::call(path, {{"cmd", "status"}}, 3000);
+    control::SocketClient client(path, 3000);
+    auto r = control::call(client, control::GetClientStatus{});
     if (!r.ok()) {
       if (o.json) {
-        all.push_back({{"socket", path}, {"state", "not running"}, {"error", r.error()}});
+        all.push_back({{"socket", path}, {"state", "not running"}, {"error", r.error().message}});
       } else {
-        ctx.out << name << ": not running (" << r.error() << ")\n";
+        ctx.out << name << ": not running (" << r.error().message << ")\n";
       }
       continue;
     }
     ++answered;
-    (*r)["socket"] = path;
+    nlohmann::json j = *r;
+    j["socket"] = path;
     if (o.json) {
-      all.push_back(*r);
+      all.push_back(std::move(j));
     } else {
-      print_human(name, *r, ctx.out);
+      print_human(name, j, ctx.out);
     }
   }
   if (o.json) ctx.out << all.dump() << "\n";

@@ -1,5 +1,7 @@
 #include "client/client_status.h"
 
+#include "control/api_json.h"
+
 #include <utility>
 
 namespace qeli::client {
@@ -63,46 +65,52 @@ void ClientStatus::sample(Steady::time_point now) {
   while (samples_.size() > 2 && now - samples_[1].at >= kRateWindow) samples_.pop_front();
 }
 
-nlohmann::json ClientStatus::to_json(Steady::time_point now, WallClock::time_point wall) const {
+control::ClientStatusReport ClientStatus::report(Steady::time_point now,
+                                                 WallClock::time_point wall) const {
   std::lock_guard<std::mutex> lock(mu_);
-  nlohmann::json j{{"state", to_string(state_)},
-                   {"state_since", unix_secs(state_since_)},
-                   {"server", server_},
-                   {"user", user_},
-                   {"proto", proto_},
-                   {"mode", mode_},
-                   {"started", unix_secs(started_)},
-                   {"sessions", sessions_},
-                   {"now", unix_secs(wall)}};
-  if (!detail_.empty()) j["detail"] = detail_;
-  if (!last_end_.empty()) j["last_session_end"] = last_end_;
+  control::ClientStatusReport r;
+  r.state = to_string(state_);
+  r.detail = detail_;
+  r.state_since = unix_secs(state_since_);
+  r.server = server_;
+  r.user = user_;
+  r.proto = proto_;
+  r.mode = mode_;
+  r.started = unix_secs(started_);
+  r.sessions = sessions_;
+  r.now = unix_secs(wall);
+  r.last_session_end = last_end_;
   if (counters_ != nullptr) {
-    const std::uint64_t rx = counters_->rx_bytes.load(), tx = counters_->tx_bytes.load();
-    j["server_address"] = tunnel_.server_address;
-    j["dev"] = tunnel_.dev;
-    j["tunnel_address"] = tunnel_.client_cidr;
-    j["server_tunnel_address"] = tunnel_.server_tunnel_ip;
-    j["mtu"] = tunnel_.mtu;
-    j["full_tunnel"] = tunnel_.full_tunnel;
-    j["extensions"] = tunnel_.extensions;
-    j["connected_since"] = unix_secs(connected_since_);
-    j["rx_bytes"] = rx;
-    j["tx_bytes"] = tx;
-    j["rx_packets"] = counters_->rx_packets.load();
-    j["tx_packets"] = counters_->tx_packets.load();
+    control::ClientTunnelStatus t;
+    t.rx_bytes = counters_->rx_bytes.load();
+    t.tx_bytes = counters_->tx_bytes.load();
+    t.server_address = tunnel_.server_address;
+    t.dev = tunnel_.dev;
+    t.tunnel_address = tunnel_.client_cidr;
+    t.server_tunnel_address = tunnel_.server_tunnel_ip;
+    t.mtu = tunnel_.mtu;
+    t.full_tunnel = tunnel_.full_tunnel;
+    t.extensions = tunnel_.extensions;
+    t.connected_since = unix_secs(connected_since_);
+    t.rx_packets = counters_->rx_packets.load();
+    t.tx_packets = counters_->tx_packets.load();
     // Bytes per second over the last ~10 s (from the oldest sample kept to now).
-    double rx_rate = 0, tx_rate = 0;
     if (!samples_.empty()) {
       const double secs = std::chrono::duration<double>(now - samples_.front().at).count();
       if (secs > 0.2) {
-        rx_rate = static_cast<double>(rx - samples_.front().rx_bytes) / secs;
-        tx_rate = static_cast<double>(tx - samples_.front().tx_bytes) / secs;
+        t.rx_bytes_per_sec = static_cast<std::uint64_t>(
+            static_cast<double>(t.rx_bytes - samples_.front().rx_bytes) / secs);
+        t.tx_bytes_per_sec = static_cast<std::uint64_t>(
+            static_cast<double>(t.tx_bytes - samples_.front().tx_bytes) / secs);
       }
     }
-    j["rx_bytes_per_sec"] = static_cast<std::uint64_t>(rx_rate);
-    j["tx_bytes_per_sec"] = static_cast<std::uint64_t>(tx_rate);
+    r.tunnel = std::move(t);
   }
-  return j;
+  return r;
+}
+
+nlohmann::json ClientStatus::to_json(Steady::time_point now, WallClock::time_point wall) const {
+  return report(now, wall);
 }
 
 }  // namespace qeli::client

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/api.h"
 #include "engine/session_counters.h"
 
 namespace qeli::client {
@@ -46,7 +47,9 @@ class ClientStatus {
 
   /// Records a counter sample for the rates (call about once a second).
   void sample(Steady::time_point now);
-  /// The whole status as JSON (schema in docs/OPERATIONS.md).
+  /// The whole status (what the status socket answers; docs/OPERATIONS.md).
+  control::ClientStatusReport report(Steady::time_point now, WallClock::time_point wall) const;
+  /// report() in its wire form (schema in docs/OPERATIONS.md).
   nlohmann::json to_json(Steady::time_point now, WallClock::time_point wall) const;
 
  private:

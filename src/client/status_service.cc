@@ -25,16 +25,7 @@ StatusService::~StatusService() { stop(); }
 
 void StatusService::start(const std::string& path) {
   if (!path.empty()) {
-    auto st = server_.start(path, [this](const nlohmann::json& req) {
-      if (req.value("cmd", "") != "status") {
-        return nlohmann::json{{"ok", false},
-                              {"error", "unknown command (this is a client: status)"}};
-      }
-      nlohmann::json j =
-          status_.to_json(std::chrono::steady_clock::now(), std::chrono::system_clock::now());
-      j["ok"] = true;
-      return j;
-    });
+    auto st = server_.start(path, *this, control::host_access_policy(std::nullopt));
     if (!st.ok()) spdlog::warn("status socket {} disabled: {}", path, st.error());
   }
   const auto period = notifier_.watchdog_period();
@@ -54,6 +45,16 @@ void StatusService::start(const std::string& path) {
       }
     }
   });
+}
+
+Result<control::Response, control::ControlError> StatusService::handle(
+    const control::Request& request, const control::Caller&) {
+  if (!std::holds_alternative<control::GetClientStatus>(request)) {
+    return fail(control::ControlError{control::ErrorCode::kUnknownCommand,
+                                      "unknown command (this is a client: status)"});
+  }
+  return control::Response{
+      status_.report(std::chrono::steady_clock::now(), std::chrono::system_clock::now())};
 }
 
 void StatusService::stop() {

@@ -1,8 +1,8 @@
 // The client's local status socket (`qeli status`): a control::ControlServer at
 // /run/qeli/client-<dev><ns>.sock (the same per-namespace suffix as the host journal,
-// client/state_paths.h; 0600 in a 0700 directory) answering {"cmd":"status"} with
-// ClientStatus::to_json(), plus a once-a-second ticker that samples the counters for
-// the rates and pings the systemd watchdog.
+// client/state_paths.h; 0600 in a 0700 directory) answering control::GetClientStatus
+// ({"cmd":"status"}) with ClientStatus::report(), plus a once-a-second ticker that samples the
+// counters for the rates and pings the systemd watchdog.
 #pragma once
 
 #include <atomic>
@@ -22,7 +22,7 @@ std::string status_socket_path(const std::string& dev, const std::string& netns_
 /// status_socket_path() for the calling thread's namespace.
 std::string current_status_socket_path(const std::string& dev);
 
-class StatusService {
+class StatusService : private control::ControlService {
  public:
   StatusService(ClientStatus& status, sys::ServiceNotifier& notifier);
   ~StatusService();
@@ -35,6 +35,9 @@ class StatusService {
   void stop();
 
  private:
+  /// Answers GetClientStatus; every other request is a kUnknownCommand.
+  Result<control::Response, control::ControlError> handle(const control::Request& request,
+                                                          const control::Caller& caller) override;
   ClientStatus& status_;
   sys::ServiceNotifier& notifier_;
   control::ControlServer server_;

@@ -205,6 +205,32 @@ struct CallerInfo {
   std::vector<std::string> permissions;  ///< "read", "operate", "manage"
 };
 
+/// A running client's tunnel (ClientStatusReport::tunnel), while it is connected.
+struct ClientTunnelStatus {
+  std::string server_address;  ///< "203.0.113.7:443", the address in use
+  std::string dev;
+  std::string tunnel_address;  ///< "10.9.0.2/24"
+  std::string server_tunnel_address;
+  std::uint64_t mtu = 0;
+  bool full_tunnel = false;
+  std::string extensions;            ///< "gso, session-close"
+  std::int64_t connected_since = 0;  ///< unix seconds
+  std::uint64_t rx_bytes = 0, tx_bytes = 0, rx_packets = 0, tx_packets = 0;
+  std::uint64_t rx_bytes_per_sec = 0, tx_bytes_per_sec = 0;  ///< over the last ~10 s
+};
+/// What `qeli status` shows for one client (a client's status socket answers it; the
+/// wire form is flat: the tunnel's members sit beside the others, and absent optional
+/// members are left out; docs/OPERATIONS.md "Client status").
+struct ClientStatusReport {
+  std::string state;  ///< starting | connecting | connected | waiting | stopping
+  std::string detail;
+  std::int64_t state_since = 0, started = 0, now = 0;  ///< unix seconds
+  std::string server, user, proto, mode;
+  std::uint64_t sessions = 0;
+  std::string last_session_end;
+  std::optional<ClientTunnelStatus> tunnel;
+};
+
 // ---- requests ------------------------------------------------------------------------
 
 struct ListSessions {
@@ -312,12 +338,21 @@ struct Whoami {
   using Reply = CallerInfo;
 };
 
-using Request = std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock,
-                             UnblockAll, GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig,
-                             SaveConfig, ListConfigHistory, GetConfigVersion, Reload, Whoami>;
-using Response = std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList,
-                              UnblockResult, StatsSnapshot, EventList, UserList, ConfigText,
-                              ValidationResult, ConfigSaved, ConfigHistory, CallerInfo>;
+/// A client's status socket only (a server answers kUnknownCommand).
+struct GetClientStatus {
+  static constexpr std::string_view kName = "status";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = ClientStatusReport;
+};
+
+using Request =
+    std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock, UnblockAll,
+                 GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig, SaveConfig,
+                 ListConfigHistory, GetConfigVersion, Reload, Whoami, GetClientStatus>;
+using Response =
+    std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList, UnblockResult,
+                 StatsSnapshot, EventList, UserList, ConfigText, ValidationResult, ConfigSaved,
+                 ConfigHistory, CallerInfo, ClientStatusReport>;
 
 std::string_view name_of(const Request& r);
 Permission needs(const Request& r);

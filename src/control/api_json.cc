@@ -130,6 +130,37 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 8> kCodes{{
 
 }  // namespace
 
+void to_json(json& j, const ClientStatusReport& r) {
+  j = json{{"state", r.state},     {"state_since", r.state_since},
+           {"server", r.server},   {"user", r.user},
+           {"proto", r.proto},     {"mode", r.mode},
+           {"started", r.started}, {"sessions", r.sessions},
+           {"now", r.now}};
+  if (!r.detail.empty()) j["detail"] = r.detail;
+  if (!r.last_session_end.empty()) j["last_session_end"] = r.last_session_end;
+  if (r.tunnel) {
+    const json tunnel = *r.tunnel;
+    for (const auto& [k, v] : tunnel.items()) j[k] = v;
+  }
+}
+
+void from_json(const json& j, ClientStatusReport& r) {
+  const ClientStatusReport d;
+  r.state = j.value("state", d.state);
+  r.detail = j.value("detail", d.detail);
+  r.state_since = j.value("state_since", d.state_since);
+  r.started = j.value("started", d.started);
+  r.now = j.value("now", d.now);
+  r.server = j.value("server", d.server);
+  r.user = j.value("user", d.user);
+  r.proto = j.value("proto", d.proto);
+  r.mode = j.value("mode", d.mode);
+  r.sessions = j.value("sessions", d.sessions);
+  r.last_session_end = j.value("last_session_end", d.last_session_end);
+  r.tunnel.reset();
+  if (j.contains("tunnel_address")) r.tunnel = j.get<ClientTunnelStatus>();
+}
+
 std::string_view to_string(ErrorCode c) {
   for (const auto& [code, name] : kCodes) {
     if (code == c) return name;

@@ -71,6 +71,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GroupInfo, name, bandwidth_limit
                                                 allowed_networks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserList, users, groups)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CallerInfo, uid, gid, pid, permissions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClientTunnelStatus, server_address, dev,
+                                                tunnel_address, server_tunnel_address, mtu,
+                                                full_tunnel, extensions, connected_since, rx_bytes,
+                                                tx_bytes, rx_packets, tx_packets, rx_bytes_per_sec,
+                                                tx_bytes_per_sec)
+/// Flat (see ClientStatusReport): empty `detail`/`last_session_end` and a missing tunnel
+/// are left out.
+void to_json(nlohmann::json& j, const ClientStatusReport& r);
+void from_json(const nlohmann::json& j, ClientStatusReport& r);
 
 nlohmann::json encode_request(const Request& r);
 /// {"cmd": ..., fields} → Request; kUnknownCommand / kBadRequest otherwise.

@@ -305,6 +305,9 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
         } else if constexpr (std::is_same_v<R, Whoami>) {
           return Response{
               CallerInfo{caller.uid, caller.gid, caller.pid, permission_names(caller.permissions)}};
+        } else if constexpr (std::is_same_v<R, GetClientStatus>) {
+          return refuse(ErrorCode::kUnknownCommand,
+                        "'status' is a client's command (this is a server: try list-clients)");
         } else {
           static_assert(sizeof(R) == 0, "every request needs a case");
         }

@@ -27,7 +27,8 @@ TEST(ControlApiJson, EveryRequestRoundTrips) {
                                     ListConfigHistory{},
                                     GetConfigVersion{"id"},
                                     Reload{},
-                                    Whoami{}};
+                                    Whoami{},
+                                    GetClientStatus{}};
   ASSERT_EQ(all.size(), std::variant_size_v<Request>);
   for (const auto& r : all) {
     const json j = encode_request(r);
@@ -37,6 +38,36 @@ TEST(ControlApiJson, EveryRequestRoundTrips) {
     EXPECT_EQ(back->index(), r.index());
     EXPECT_EQ(encode_request(*back), j);
   }
+}
+
+// The client status reply is flat on the wire (the tunnel's members beside the others),
+// leaves out what is empty, and reads back the same.
+TEST(ControlApiJson, ClientStatusIsFlatAndRoundTrips) {
+  ClientStatusReport waiting;
+  waiting.state = "waiting";
+  waiting.server = "vpn.example:443";
+  waiting.sessions = 2;
+  json j = waiting;
+  EXPECT_FALSE(j.contains("detail"));
+  EXPECT_FALSE(j.contains("tunnel_address"));
+  EXPECT_FALSE(j.contains("tunnel"));
+  EXPECT_EQ(j.get<ClientStatusReport>().tunnel, std::nullopt);
+
+  ClientStatusReport up = waiting;
+  up.state = "connected";
+  up.detail = "gso";
+  up.tunnel = ClientTunnelStatus{};
+  up.tunnel->tunnel_address = "10.9.0.2/24";
+  up.tunnel->rx_bytes = 1234;
+  j = up;
+  EXPECT_EQ(j["tunnel_address"], "10.9.0.2/24");
+  EXPECT_EQ(j["rx_bytes"], 1234);
+  EXPECT_EQ(j["detail"], "gso");
+  const auto back = j.get<ClientStatusReport>();
+  ASSERT_TRUE(back.tunnel.has_value());
+  EXPECT_EQ(back.tunnel->rx_bytes, 1234U);
+  EXPECT_EQ(back.state, "connected");
+  EXPECT_EQ(json(back), j);
 }
 
 TEST(ControlApiJson, MalformedRequestsNameTheMember) {
