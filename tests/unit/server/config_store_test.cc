@@ -78,8 +78,12 @@ TEST(ConfigStore, RefusesHooksAndPaths) {
   EXPECT_FALSE(v.ok);
   v = store.validate(t + "[logging]\nfile = /var/log/qeli/../../etc/x\n");
   EXPECT_FALSE(v.ok);
+  // An allowed place is not refused as a path (the [logging] check may still say that
+  // /var/log/qeli does not exist on this machine: that is check-config's business).
   v = store.validate(t + "[logging]\nfile = /var/log/qeli/server.log\n");
-  EXPECT_TRUE(v.ok) << (v.findings.empty() ? "" : v.findings[0].text);
+  for (const auto& x : v.findings) {
+    EXPECT_EQ(x.message.find("hooks and file paths"), std::string::npos) << x.text;
+  }
   v = store.validate("[auth]\nusers_file = /etc/shadow\n" + t.substr(t.find("[profile")));
   EXPECT_FALSE(v.ok);
 }
