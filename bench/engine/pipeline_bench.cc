@@ -16,8 +16,8 @@ namespace {
 // range(0) = MTU packets per batch, range(1) = 64 KiB super-packets per batch,
 // range(2) = padding on (1) or off (0).
 void BM_TcpDataPath(benchmark::State& state) {
-  engine::PaddingPolicy pad;
-  if (state.range(2) != 0) pad = engine::PaddingPolicy{true, 16, 256, true, 1.0};
+  tunnel::PaddingPolicy pad;
+  if (state.range(2) != 0) pad = tunnel::PaddingPolicy{true, 16, 256, true, 1.0};
   RecordLoop loop(static_cast<std::size_t>(state.range(0)),
                   static_cast<std::size_t>(state.range(1)), 1400, pad);
   if (!loop.ready() || !loop.run_once() || !loop.run_once()) {

@@ -1,9 +1,9 @@
 // The UDP data path end to end on one core, over loopback: a TUN batch is sealed one
-// record per datagram (DatagramWriter), sent with sendmmsg — with UDP_SEGMENT or
-// without — received with recvmmsg (UDP GRO or not), opened in place and coalesced back
-// into GSO packets for the TUN (DatagramReceiver). Inputs: 64 MTU-sized packets of one
-// TCP flow per batch, or one 64 KiB TCP super-packet (48 segments) as a TUN with TSO
-// reads it. Reports inner Gbit/s and packets/s, and fails a run that allocates in its
+// record per datagram (tunnel::Sender), sent with sendmmsg (DatagramFramer) — with
+// UDP_SEGMENT or without — received with recvmmsg (UDP GRO or not), opened in place
+// (tunnel::Receiver) and coalesced back into GSO packets for the TUN (DatagramFramer). Inputs: 64
+// MTU-sized packets of one TCP flow per batch, or one 64 KiB TCP super-packet (48 segments) as a
+// TUN with TSO reads it. Reports inner Gbit/s and packets/s, and fails a run that allocates in its
 // timed loop (bench/support/alloc_window.h).
 //
 //   build/release/bench/engine/udp_path_bench --benchmark_min_time=2
@@ -11,8 +11,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "engine/datagram_receiver.h"
-#include "engine/datagram_writer.h"
+#include "fakes/datagram_ends.h"
 #include "fakes/packet_builder.h"
 #include "fakes/udp_loopback.h"
 #include "support/alloc_window.h"
@@ -41,13 +40,13 @@ void BM_UdpPath(benchmark::State& state) {
   const crypto::Key32 key;
   const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};
   crypto::DeterministicRng rng(1);
-  SessionCounters sent, got;
-  const PaddingPolicy padding{true, 32, 512, true, 1.0};  // 0.7.16 defaults
-  DatagramWriter writer(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), padding, kMtu,
-                        rng, sent);
-  DatagramReceiver receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), got);
-  tunio::PacketBatch out(64, 65535, DatagramWriter::headroom(no_envelope()),
-                         DatagramWriter::tailroom(padding, no_envelope()));
+  tunnel::SessionCounters sent, got;
+  const tunnel::PaddingPolicy padding{true, 32, 512, true, 1.0};  // 0.7.16 defaults
+  test::DatagramTx writer(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), padding, kMtu,
+                          rng, sent);
+  test::DatagramRx receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), got);
+  tunio::PacketBatch out(64, 65535, test::DatagramTx::headroom(no_envelope()),
+                         test::DatagramTx::tailroom(padding, no_envelope()));
   tunio::PacketBatch in = DatagramSource::make_batch(128);
   StopSignal stop;
 

@@ -4,7 +4,6 @@
 #include <signal.h>
 
 #include <spdlog/spdlog.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -21,10 +20,11 @@
 #include "client/known_hosts.h"
 #include "client/state_paths.h"
 #include "crypto/ct.h"
-#include "engine/datagram_session.h"
+#include "engine/datagram_framer.h"
 #include "engine/flight_driver.h"
 #include "engine/mtu_probe_driver.h"
-#include "engine/stream_session.h"
+#include "engine/session_loop.h"
+#include "engine/stream_framer.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
 #include "handshake/client_handshake.h"
@@ -42,6 +42,9 @@
 #include "transport/tcp_stream.h"
 #include "transport/udp_socket.h"
 #include "tunio/linux_tun.h"
+#include "tunio/tun_device.h"
+#include "tunnel/pushed_params.h"
+#include "tunnel/session.h"
 #include "wire/control_frame.h"
 #include "wire/session_close.h"
 #include "wire/udp_obfs.h"
@@ -68,45 +71,21 @@ struct Fatal {
   std::string message;
 };
 
-// The data-plane knobs: local fallbacks, overridden by what the server pushed.
-void apply_obfuscation(const std::string& json_text, const config::ClientFallbacks& fb,
-                       engine::PaddingPolicy& pad, engine::HeartbeatPolicy& hb) {
-  pad.enabled = fb.padding;
-  pad.min_bytes = fb.padding_min;
-  pad.max_bytes = fb.padding_max;
-  hb.enabled = fb.heartbeat;
-  hb.interval_ms = static_cast<std::uint32_t>(fb.heartbeat_interval.count());
-  hb.data_size_bytes = fb.heartbeat_size;
-  hb.jitter_ms = static_cast<std::uint32_t>(fb.heartbeat_jitter.count());
-  const auto j = nlohmann::json::parse(json_text, nullptr, false);
-  if (!j.is_object()) return;
-  auto num = [](const nlohmann::json& o, const char* k, auto& out) {
-    if (o.contains(k) && o[k].is_number()) out = o[k].get<std::decay_t<decltype(out)>>();
-  };
-  auto flag = [](const nlohmann::json& o, const char* k, bool& out) {
-    if (o.contains(k) && o[k].is_boolean()) out = o[k].get<bool>();
-  };
-  if (j.contains("padding") && j["padding"].is_object()) {
-    const auto& p = j["padding"];
-    flag(p, "enabled", pad.enabled);
-    num(p, "min_bytes", pad.min_bytes);
-    num(p, "max_bytes", pad.max_bytes);
-    flag(p, "randomize", pad.randomize);
-    num(p, "probability", pad.probability);
-  }
-  if (j.contains("heartbeat") && j["heartbeat"].is_object()) {
-    const auto& h = j["heartbeat"];
-    flag(h, "enabled", hb.enabled);
-    num(h, "interval_ms", hb.interval_ms);
-    num(h, "data_size_bytes", hb.data_size_bytes);
-    num(h, "jitter_ms", hb.jitter_ms);
-  }
-  // Sanity: never trust pushed values into nonsense.
-  pad.max_bytes = std::min<std::size_t>(pad.max_bytes, 4096);
-  if (pad.min_bytes > pad.max_bytes) pad.min_bytes = pad.max_bytes;
-  if (hb.interval_ms < 1000) hb.interval_ms = 1000;
-  if (hb.jitter_ms >= hb.interval_ms) hb.jitter_ms = 0;
-  hb.data_size_bytes = std::min<std::uint32_t>(hb.data_size_bytes, 1024);
+// The data-plane knobs a client has before the server pushes its own (config `[qeli]`
+// fallbacks): what tunnel::parse_pushed_params starts from.
+tunnel::PushedParams fallback_params(const config::ClientFallbacks& fb) {
+  tunnel::PushedParams p;
+  p.padding.enabled = fb.padding;
+  p.padding.min_bytes = fb.padding_min;
+  p.padding.max_bytes = fb.padding_max;
+  p.heartbeat.enabled = fb.heartbeat;
+  p.heartbeat.interval = fb.heartbeat_interval;
+  p.heartbeat.data_size_bytes = fb.heartbeat_size;
+  p.heartbeat.jitter = fb.heartbeat_jitter;
+  p.shaping = {fb.shaping,          fb.shaping_gap_mean, fb.shaping_gap_min,
+               fb.shaping_gap_max,  fb.shaping_budget,   fb.shaping_min_size,
+               fb.shaping_max_size, fb.shaping_stealth,  fb.shaping_stealth_mbps};
+  return p;
 }
 
 // What one session changed on the host (routes, DNS), each change journaled before it is
@@ -198,8 +177,12 @@ class Client {
   void remember_server_key(const handshake::ClientSession& session);
   // Brings the TUN, routes and DNS up for `ok`, runs `data` (the carrier's data phase)
   // until the session ends, and undoes them. Returns how long the data phase ran.
-  using DataPhase = std::function<engine::SessionEnd(tunio::LinuxTun&, std::size_t mtu,
-                                                     engine::SessionCounters&)>;
+  using DataPhase = std::function<tunnel::SessionEnd(tunio::TunDevice&, std::size_t mtu,
+                                                     tunnel::SessionCounters&)>;
+  // What both carriers' sessions share: the pushed (or fallback) padding and heartbeat,
+  // the MTU, the MTU report and client info sent first, our close extension.
+  tunnel::SessionParams session_params(const handshake::AuthOk& ok, std::size_t mtu,
+                                       bool close_notify);
   Duration run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
                       bool gso, const DataPhase& data);
   // The tunnel MTU without probing: `mtu` from the config or link, else the pushed one,
@@ -415,25 +398,17 @@ Duration Client::connect_once_tcp() {
   return run_tunnel(
       *session.auth_ok, configured_mtu(*session.auth_ok),
       gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
-      [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
-        engine::StreamSessionConfig sc;
-        sc.mtu = mtu;
-        apply_obfuscation(session.auth_ok->obfuscation_json, cfg_.fallbacks, sc.padding,
-                          sc.heartbeat);
-        sc.liveness_ms = sc.heartbeat.liveness_ms();
-        sc.gso_receive = gso;
-        sc.end_on_close_frame = close_notify;
-        sc.farewell = client_farewell(close_notify, stop_);
-        if (close_notify)
-          sc.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };
-        const std::atomic<bool> send_gso{gso};
-        sc.send_gso = &send_gso;
-        sc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
-        sc.initial_frames.push_back(wire::build_client_info(build::version(), kPlatform));
-        engine::TunQueueSource source(tun, 0, counters);
-        return engine::run_stream_session(
-            stream, std::move(session.send), std::move(session.recv), session.leftover, source,
-            engine::TunWriter{&tun, 0, nullptr}, sc, stop_, counters, rng);
+      [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
+        tunnel::SessionParams sc = session_params(*session.auth_ok, mtu, close_notify);
+        sc.receive.gso_receive = gso;
+        engine::StreamFramer framer(stream, session.recv.framing(), session.leftover);
+        tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv),
+                           framer.room(), rng, counters, nullptr, Clock::now());
+        ts.peer().gso = gso;
+        ts.peer().close_notify = close_notify;
+        engine::TunQueueSource source(tun, counters);
+        return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop_,
+                                   clock);
       });
 }
 
@@ -512,34 +487,36 @@ Duration Client::connect_once_udp() {
         std::chrono::duration_cast<std::chrono::milliseconds>(r.took).count(), tunnel_mtu);
     tunnel_mtu = r.mtu;
   }
-  return run_tunnel(
-      ok, tunnel_mtu, tunio::ReadMode::split, false,
-      [&](tunio::LinuxTun& tun, std::size_t mtu, engine::SessionCounters& counters) {
-        engine::DatagramSessionConfig dc;
-        engine::PaddingPolicy padding;
-        apply_obfuscation(udp.session.auth_ok->obfuscation_json, cfg_.fallbacks, padding,
-                          dc.heartbeat);
-        dc.liveness_ms = dc.heartbeat.liveness_ms();
-        dc.end_on_close_frame = close_notify;
-        dc.farewell = client_farewell(close_notify, stop_);
-        dc.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
-        dc.initial_frames.push_back(wire::build_client_info(build::version(), kPlatform));
-        const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
-        engine::WireDatagramEnvelope send_env(udp.envelope, key, udp.next_packet_number, rng);
-        engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
-        engine::DatagramWriter writer(std::move(udp.session.send), padding, mtu, rng, counters,
-                                      send_env);
-        engine::DatagramReceiver receiver(
-            std::move(udp.session.recv), counters, recv_env,
-            close_notify ? engine::DatagramReceiver::ControlHandler(
-                               [this](const wire::ControlFrame& f) { on_server_control(f); })
-                         : nullptr);
-        engine::TunQueueSource source(tun, 0, counters);
-        auto batch = engine::make_send_batch(dc.batch_packets, mtu, padding, send_env);
-        return engine::run_datagram_session(*sock, peer, writer, receiver, source, batch,
-                                            engine::TunWriter{&tun, 0, nullptr}, dc, stop_,
-                                            counters, rng);
-      });
+  return run_tunnel(ok, tunnel_mtu, tunio::ReadMode::split, false,
+                    [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
+                      const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
+                      engine::WireDatagramEnvelope send_env(udp.envelope, key,
+                                                            udp.next_packet_number, rng);
+                      engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
+                      engine::DatagramFramer framer(*sock, peer, send_env, recv_env);
+                      tunnel::Session ts(session_params(ok, mtu, close_notify),
+                                         std::move(udp.session.send), std::move(udp.session.recv),
+                                         framer.room(), rng, counters, nullptr, Clock::now());
+                      ts.peer().close_notify = close_notify;
+                      engine::TunQueueSource source(tun, counters);
+                      return engine::run_session(ts, framer, source,
+                                                 engine::TunWriter{&tun, nullptr}, stop_, clock);
+                    });
+}
+
+tunnel::SessionParams Client::session_params(const handshake::AuthOk& ok, std::size_t mtu,
+                                             bool close_notify) {
+  tunnel::SessionParams sc;
+  sc.apply(tunnel::parse_pushed_params(ok.obfuscation_json, fallback_params(cfg_.fallbacks)));
+  sc.send.mtu = mtu;
+  sc.send.farewell = client_farewell(close_notify, stop_);
+  sc.send.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
+  sc.send.initial_frames.push_back(wire::build_client_info(build::version(), kPlatform));
+  sc.receive.end_on_close_frame = close_notify;
+  if (close_notify) {
+    sc.receive.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };
+  }
+  return sc;
 }
 
 void Client::on_server_control(const wire::ControlFrame& f) {
@@ -640,7 +617,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
                cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
                gso ? ", GSO super-packets" : "");
 
-  engine::SessionCounters counters;
+  tunnel::SessionCounters counters;
   TunnelInfo info;
   info.server_address =
       transport::ipv4_to_string(server_.addr) + ":" + std::to_string(server_.port);
@@ -654,16 +631,17 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   notifier_.status("connected to " + endpoint_name_ + " as " + cfg_.user + ": " + cidr + " on " +
                    dev);
   const auto started = Clock::now();
-  const auto end = data(*tun, mtu, counters);
+  tunio::TunQueue queue(*tun, 0);
+  const auto end = data(queue, mtu, counters);
   const auto ran = Clock::now() - started;
   const std::string why =
-      end == engine::SessionEnd::kClosedByPeer && attempt_.closed
+      end == tunnel::SessionEnd::kClosedByPeer && attempt_.closed
           ? std::string("the server ended the session: ") + wire::to_string(*attempt_.closed)
-          : std::string(engine::to_string(end));
+          : std::string(tunnel::to_string(end));
   spdlog::info("session ended: {} after {} s (tx {} pkts, rx {} pkts, drops: {})", why,
                std::chrono::duration_cast<std::chrono::seconds>(ran).count(),
-               counters.tx_packets.load(), counters.rx_packets.load(),
-               engine::describe_drops(counters));
+               counters.get(tunnel::SessionCounter::kTxPackets),
+               counters.get(tunnel::SessionCounter::kRxPackets), tunnel::describe_drops(counters));
   status_.disconnected(why);
   link_dns.reset();
   routes.clear();

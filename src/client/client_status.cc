@@ -40,7 +40,7 @@ void ClientStatus::set_state(ClientState s, std::string detail) {
   detail_ = std::move(detail);
 }
 
-void ClientStatus::connected(TunnelInfo info, const engine::SessionCounters* counters) {
+void ClientStatus::connected(TunnelInfo info, const tunnel::SessionCounters* counters) {
   std::lock_guard<std::mutex> lock(mu_);
   tunnel_ = std::move(info);
   counters_ = counters;
@@ -61,7 +61,8 @@ void ClientStatus::disconnected(const std::string& why) {
 void ClientStatus::sample(Steady::time_point now) {
   std::lock_guard<std::mutex> lock(mu_);
   if (counters_ == nullptr) return;
-  samples_.push_back({now, counters_->rx_bytes.load(), counters_->tx_bytes.load()});
+  samples_.push_back({now, counters_->get(tunnel::SessionCounter::kRxBytes),
+                      counters_->get(tunnel::SessionCounter::kTxBytes)});
   while (samples_.size() > 2 && now - samples_[1].at >= kRateWindow) samples_.pop_front();
 }
 
@@ -82,8 +83,8 @@ control::ClientStatusReport ClientStatus::report(Steady::time_point now,
   r.last_session_end = last_end_;
   if (counters_ != nullptr) {
     control::ClientTunnelStatus t;
-    t.rx_bytes = counters_->rx_bytes.load();
-    t.tx_bytes = counters_->tx_bytes.load();
+    t.rx_bytes = counters_->get(tunnel::SessionCounter::kRxBytes);
+    t.tx_bytes = counters_->get(tunnel::SessionCounter::kTxBytes);
     t.server_address = tunnel_.server_address;
     t.dev = tunnel_.dev;
     t.tunnel_address = tunnel_.client_cidr;
@@ -92,8 +93,8 @@ control::ClientStatusReport ClientStatus::report(Steady::time_point now,
     t.full_tunnel = tunnel_.full_tunnel;
     t.extensions = tunnel_.extensions;
     t.connected_since = unix_secs(connected_since_);
-    t.rx_packets = counters_->rx_packets.load();
-    t.tx_packets = counters_->tx_packets.load();
+    t.rx_packets = counters_->get(tunnel::SessionCounter::kRxPackets);
+    t.tx_packets = counters_->get(tunnel::SessionCounter::kTxPackets);
     // Bytes per second over the last ~10 s (from the oldest sample kept to now).
     if (!samples_.empty()) {
       const double secs = std::chrono::duration<double>(now - samples_.front().at).count();

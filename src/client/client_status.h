@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "control/api.h"
-#include "engine/session_counters.h"
+#include "tunnel/session_counters.h"
 
 namespace qeli::client {
 
@@ -41,7 +41,7 @@ class ClientStatus {
 
   void set_state(ClientState s, std::string detail = {});
   /// The tunnel is up; `counters` stay valid until disconnected().
-  void connected(TunnelInfo info, const engine::SessionCounters* counters);
+  void connected(TunnelInfo info, const tunnel::SessionCounters* counters);
   /// The session ended with `why`; its totals are kept as the last session's.
   void disconnected(const std::string& why);
 
@@ -64,7 +64,7 @@ class ClientStatus {
   WallClock::time_point state_since_ = WallClock::now();
   WallClock::time_point started_ = WallClock::now();
   TunnelInfo tunnel_;
-  const engine::SessionCounters* counters_ = nullptr;
+  const tunnel::SessionCounters* counters_ = nullptr;
   WallClock::time_point connected_since_{};
   std::uint64_t sessions_ = 0;
   std::string last_end_;

@@ -9,7 +9,7 @@
 
 #include "base/bytes.h"
 #include "engine/stop_signal.h"
-#include "engine/stream_session.h"
+#include "tunnel/session_end.h"
 
 namespace qeli::client {
 
@@ -19,7 +19,7 @@ namespace qeli::client {
 /// extension (`close_notify`); an empty Bytes otherwise (no extension, or a session the
 /// server or the network ended while the client keeps running). `stop` must outlive the
 /// returned function.
-std::function<Bytes(engine::SessionEnd)> client_farewell(bool close_notify,
+std::function<Bytes(tunnel::SessionEnd)> client_farewell(bool close_notify,
                                                          const engine::StopSignal& stop);
 
 }  // namespace qeli::client

@@ -4,7 +4,7 @@
 
 namespace qeli::engine {
 
-SessionInbox::SessionInbox(Geometry g, SessionCounters& counters)
+SessionInbox::SessionInbox(Geometry g, tunnel::SessionCounters& counters)
     : g_(g), counters_(counters), pending_(g.capacity, g.max_packet, g.headroom, g.tailroom) {}
 
 tunio::PacketBatch SessionInbox::make_batch(std::size_t, std::size_t, std::size_t) const {
@@ -14,7 +14,7 @@ tunio::PacketBatch SessionInbox::make_batch(std::size_t, std::size_t, std::size_
 bool SessionInbox::push(ByteSpan packet, const tunio::GsoMetadata& meta) {
   std::lock_guard lock(mu_);
   if (!pending_.push(packet, meta)) {
-    SessionCounters::add(counters_.drop_queue_full);
+    counters_.add(tunnel::SessionCounter::kDropQueueFull);
     return false;
   }
   return true;

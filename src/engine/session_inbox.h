@@ -6,10 +6,10 @@
 
 #include <mutex>
 
-#include "engine/session_counters.h"
+#include "engine/packet_source.h"
 #include "engine/stop_signal.h"
-#include "engine/stream_session.h"
 #include "tunio/packet_batch.h"
+#include "tunnel/session_counters.h"
 
 namespace qeli::engine {
 
@@ -18,10 +18,10 @@ class SessionInbox final : public PacketSource {
   struct Geometry {
     std::size_t capacity = 64;   ///< packets
     std::size_t max_packet = 0;  ///< bytes (the tunnel MTU ceiling)
-    std::size_t headroom = 0;    ///< the writer's (RecordWriter::headroom, DatagramWriter's)
+    std::size_t headroom = 0;    ///< the writer's (tunnel::CarrierRoom::headroom)
     std::size_t tailroom = 0;    ///< the writer's tailroom for the profile's padding
   };
-  SessionInbox(Geometry g, SessionCounters& counters);
+  SessionInbox(Geometry g, tunnel::SessionCounters& counters);
 
   /// Producer side (thread-safe). Returns false (and counts a drop) when full or when
   /// the packet is larger than max_packet. Call notify() once after a burst of pushes.
@@ -39,7 +39,7 @@ class SessionInbox final : public PacketSource {
 
  private:
   Geometry g_;
-  SessionCounters& counters_;
+  tunnel::SessionCounters& counters_;
   std::mutex mu_;
   tunio::PacketBatch pending_;
   Notifier ready_;

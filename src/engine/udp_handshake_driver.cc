@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <chrono>
 
-#include "engine/stream_session.h"
+#include "engine/session_loop.h"
 #include "transport/udp_gso.h"
 
 namespace qeli::engine {

@@ -1,34 +1,12 @@
 #include "server/auth_ok_builder.h"
 
-#include <nlohmann/json.hpp>
-
+#include "server/session_policy.h"
 #include "transport/endpoint.h"
 
 namespace qeli::server {
 
 std::string obfuscation_json(const config::ObfConfig& obf) {
-  nlohmann::json j;
-  j["padding"] = {{"enabled", obf.padding.enabled},
-                  {"min_bytes", obf.padding.min_bytes},
-                  {"max_bytes", obf.padding.max_bytes},
-                  {"randomize", obf.padding.randomize},
-                  {"probability", obf.padding.probability}};
-  j["heartbeat"] = {{"enabled", obf.heartbeat.enabled},
-                    {"interval_ms", obf.heartbeat.interval.count()},
-                    {"data_size_bytes", obf.heartbeat.data_size_bytes},
-                    {"jitter_ms", obf.heartbeat.jitter.count()}};
-  j["traffic_normalization"] = {{"enabled", obf.normalization.enabled},
-                                {"round_sizes", obf.normalization.round_sizes}};
-  j["traffic_shaping"] = {{"enabled", obf.shaping.enabled},
-                          {"idle_gap_mean_ms", obf.shaping.idle_gap_mean.count()},
-                          {"idle_gap_min_ms", obf.shaping.idle_gap_min.count()},
-                          {"idle_gap_max_ms", obf.shaping.idle_gap_max.count()},
-                          {"budget_bytes_per_sec", obf.shaping.budget_bytes_per_sec},
-                          {"min_size", obf.shaping.min_size},
-                          {"max_size", obf.shaping.max_size},
-                          {"stealth", obf.shaping.stealth},
-                          {"stealth_rate_mbps", obf.shaping.stealth_rate_mbps}};
-  return j.dump();
+  return tunnel::to_json(pushed_params(obf));
 }
 
 handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::UserConfig* user,

@@ -66,21 +66,21 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   i.tunnel_ip = transport::ipv4_to_string(s.tunnel_ip);
   i.peer = s.peer.to_string();
   i.connected_secs = std::chrono::duration_cast<std::chrono::seconds>(now - s.started).count();
-  i.rx_packets = c.rx_packets.load();
-  i.rx_bytes = c.rx_bytes.load();
-  i.tx_packets = c.tx_packets.load();
-  i.tx_bytes = c.tx_bytes.load();
-  i.drop_bad_source = c.drop_bad_source.load();
-  i.drop_policy = c.drop_policy.load();
-  i.drop_ipv6 = c.drop_ipv6.load();
-  i.drop_not_ipv4 = c.drop_not_ipv4.load();
-  i.drop_queue_full = c.drop_queue_full.load();
-  i.drop_replay = c.drop_replay.load();
-  i.drop_tun_write = c.drop_tun_write.load();
-  i.drop_bad_gso = c.drop_bad_gso.load();
-  i.drop_too_big = c.drop_too_big.load();
-  i.gso = s.gso.load();
-  i.close_notify = s.close_notify.load();
+  i.rx_packets = c.get(tunnel::SessionCounter::kRxPackets);
+  i.rx_bytes = c.get(tunnel::SessionCounter::kRxBytes);
+  i.tx_packets = c.get(tunnel::SessionCounter::kTxPackets);
+  i.tx_bytes = c.get(tunnel::SessionCounter::kTxBytes);
+  i.drop_bad_source = c.get(tunnel::SessionCounter::kDropBadSource);
+  i.drop_policy = c.get(tunnel::SessionCounter::kDropPolicy);
+  i.drop_ipv6 = c.get(tunnel::SessionCounter::kDropIpv6);
+  i.drop_not_ipv4 = c.get(tunnel::SessionCounter::kDropNotIpv4);
+  i.drop_queue_full = c.get(tunnel::SessionCounter::kDropQueueFull);
+  i.drop_replay = c.get(tunnel::SessionCounter::kDropReplay);
+  i.drop_tun_write = c.get(tunnel::SessionCounter::kDropTunWrite);
+  i.drop_bad_gso = c.get(tunnel::SessionCounter::kDropBadGso);
+  i.drop_too_big = c.get(tunnel::SessionCounter::kDropTooBig);
+  i.gso = s.peer_state.gso.load();
+  i.close_notify = s.peer_state.close_notify.load();
   return i;
 }
 

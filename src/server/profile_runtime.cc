@@ -13,10 +13,9 @@
 #include <string_view>
 
 #include "base/endian.h"
-#include "engine/datagram_writer.h"
 #include "engine/flight_driver.h"
-#include "engine/record_writer.h"
-#include "engine/stream_session.h"
+#include "engine/session_loop.h"
+#include "engine/stream_framer.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
 #include "server/session_control.h"
@@ -30,6 +29,7 @@
 #include "transport/tcp_stream.h"
 #include "tunio/mtu_clamp.h"
 #include "tunio/offload_split.h"
+#include "tunio/tun_device.h"
 #include "wire/gso_chunk.h"
 #include "wire/limits.h"
 
@@ -130,17 +130,11 @@ Status<std::string> ProfileRuntime::start() {
   std::vector<std::pair<std::uint32_t, std::uint8_t>> excluded;
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
   IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
-  engine::PaddingPolicy pad = padding_of(p.obf.padding);
-  // A bare TCP stream adds nothing to the records (transport::TcpStream).
-  engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket,
-                                   engine::RecordWriter::headroom(transport::Overhead{}),
-                                   engine::RecordWriter::tailroom(pad, transport::Overhead{})};
-  if (udp) {
-    // Room for the largest datagram envelope (obfs seal + QUIC short header), whichever
-    // the client picks: the inbox's batches are sealed in place by a DatagramWriter.
-    g.headroom += wire::kObfsSealSize + wire::kQuicShortHeaderSize;
-    g.tailroom = engine::DatagramWriter::tailroom(pad, engine::no_envelope());
-  }
+  // Inbox batches are sealed in place by the session's sender: they carry the room of
+  // the profile's carrier.
+  const tunnel::CarrierRoom room = carrier_room(p);
+  const tunnel::PaddingPolicy pad = pushed_params(p.obf).padding;
+  engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, room.headroom(), room.tailroom(pad)};
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
 
   // 3. Listener.
@@ -404,31 +398,35 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   note_connected(*session);
 
   auto hs_session = hs.take_session();
-  engine::StreamSessionConfig sc;
-  sc.mtu = p.tun.mtu;
-  sc.padding = padding_of(p.obf.padding);
-  sc.heartbeat = heartbeat_of(p.obf.heartbeat);
-  sc.liveness_ms = sc.heartbeat.liveness_ms();
-  sc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
   Session* sp = session.get();
-  sc.inbound_filter = inbound_filter(sp, p, ctx);
-  sc.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
-  sc.send_gso = &sp->gso;
-  sc.on_control = [sp, offered = hc.extensions, &p](const wire::ControlFrame& f) {
-    on_client_control(*sp, offered, f, p.tun.mtu, p.name);
+  tunnel::SessionParams sc;
+  sc.apply(pushed_params(p.obf));
+  sc.send.mtu = p.tun.mtu;
+  sc.send.farewell = farewell_for(*sp);
+  sc.receive.idle_timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(p.perf.idle_timeout);
+  sc.receive.inbound_filter = inbound_filter(sp, p, ctx);
+  sc.receive.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
+  sc.receive.offered_caps = hc.extensions;
+  sc.receive.on_control = [sp, &p](const wire::ControlFrame& f) {
+    on_client_control(*sp, f, p.tun.mtu, p.name);
   };
-  sc.farewell = farewell_for(*sp);
+  engine::StreamFramer framer(stream, hs_session.recv.framing(), hs_session.leftover);
+  tunnel::Session ts(std::move(sc), std::move(hs_session.send), std::move(hs_session.recv),
+                     framer.room(), rng, session->counters, &sp->peer_state, Clock::now());
   const std::size_t q = session->id % tun_->queue_count();
-  const auto end = engine::run_stream_session(
-      stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
-      session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
-      session->counters, rng);
+  tunio::TunQueue dev(*tun_, q);
+  const SteadyClock clock;
+  const auto end =
+      engine::run_session(ts, framer, session->inbox,
+                          engine::TunWriter{&dev, tun_write_mu_[q].get()}, session->stop, clock);
   sessions_->remove(session);
   const std::string why = describe_end(*session, end);
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                session->user, transport::ipv4_to_string(session->tunnel_ip), why,
-               session->counters.rx_packets.load(), session->counters.tx_packets.load(),
-               engine::describe_drops(session->counters));
+               session->counters.get(tunnel::SessionCounter::kRxPackets),
+               session->counters.get(tunnel::SessionCounter::kTxPackets),
+               tunnel::describe_drops(session->counters));
   note_ended(*session, why);
 }
 

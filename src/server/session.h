@@ -11,10 +11,11 @@
 #include <string>
 
 #include "base/clock.h"
-#include "engine/session_counters.h"
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
 #include "transport/endpoint.h"
+#include "tunnel/peer_state.h"
+#include "tunnel/session_counters.h"
 #include "wire/session_close.h"
 
 namespace qeli::server {
@@ -41,24 +42,19 @@ struct Session {
   std::mutex info_mu;
   std::string client_version;
   std::string client_platform;
-  engine::SessionCounters counters;
+  tunnel::SessionCounters counters;
   engine::SessionInbox inbox;
   engine::StopSignal stop;
   /// Set when a newer session took this one's device key or address: the old session
   /// must not release the address it no longer owns.
   std::atomic<bool> superseded{false};
-  /// The client answered our capability offer with caps::kGsoSuperPackets: super-packets
-  /// go to it whole; otherwise the TUN reader splits them first.
-  std::atomic<bool> gso{false};
-  /// The tunnel MTU the client reported (control frame 1, clamped to 576..16638; 0 =
-  /// none yet). Written by the session's receive side, read by anyone.
-  std::atomic<std::uint32_t> peer_mtu{0};
-  /// min(profile MTU, peer_mtu) when that is below the profile MTU, else 0: the TUN
+  /// What the session's receive side learned from the client's control frames: the
+  /// extensions it took from our offer (GSO super-packets whole, close notify) and the
+  /// tunnel MTU it reported. Read by its sender and the control socket.
+  tunnel::PeerState peer_state;
+  /// min(profile MTU, peer_state.mtu) when that is below the profile MTU, else 0: the TUN
   /// reader's one per-packet check (tunio/mtu_clamp.h does the rest only when set).
   std::atomic<std::uint32_t> downlink_mtu{0};
-  /// The client answered our capability offer with caps::kCloseNotify: it is told why
-  /// before the server ends the session (wire/session_close.h).
-  std::atomic<bool> close_notify{false};
 
   /// Ends the session on purpose: records why (the first reason wins) and stops it.
   void end(wire::CloseReason why) {

@@ -26,7 +26,6 @@ void apply_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t
   if (!mtu.ok()) return;
   const std::uint32_t reported = *mtu;
   const std::uint32_t clamp = reported < profile_mtu ? reported : 0;
-  s.peer_mtu.store(reported, std::memory_order_relaxed);
   const auto before = s.downlink_mtu.exchange(clamp, std::memory_order_relaxed);
   if (clamp != 0 && before != clamp) {
     spdlog::info(
@@ -50,7 +49,7 @@ bool send_fragments(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& m
   for (std::size_t i = 0; i < frags.size(); ++i) s.inbox.push(frags.packet(i));
   frags.clear();
   s.inbox.notify();
-  engine::SessionCounters::add(s.counters.frag_tx);
+  s.counters.add(tunnel::SessionCounter::kFragTx);
   return true;
 }
 
@@ -70,11 +69,11 @@ bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& me
           tunio::write_icmp_frag_needed(pkt, static_cast<std::uint16_t>(mtu), slot);
       if (n == 0) break;  // no ICMP about this one (RFC 1122): just drop it
       icmp.commit(n);
-      engine::SessionCounters::add(s.counters.frag_needed_sent);
+      s.counters.add(tunnel::SessionCounter::kFragNeededSent);
       return false;
     }
   }
-  engine::SessionCounters::add(s.counters.drop_too_big);
+  s.counters.add(tunnel::SessionCounter::kDropTooBig);
   return false;
 }
 

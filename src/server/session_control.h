@@ -1,9 +1,10 @@
 // What a session does with the client's control frames (reference qeli-0.7.16.md §3.5),
 // shared by the TCP and UDP carriers:
-//   type 1 MTU report → Session::peer_mtu (clamped to 576..16638) and, when it is below
-//                       the profile's MTU, Session::downlink_mtu (the downlink clamp);
+//   type 1 MTU report → (tunnel::Receiver already stored it in Session::peer_state.mtu,
+//                       clamped to 576..16638) when it is below the profile's MTU,
+//                       Session::downlink_mtu (the downlink clamp), logged once;
 //   type 2 client info → Session::client_version / client_platform (informational).
-// Other types are left to the caller (capabilities, TCP only) or ignored. And what the
+// Other types are left to the caller or ignored (capabilities: tunnel::Receiver). And what the
 // TUN reader does with a downlink packet above that MTU (fits_peer_mtu): ICMP
 // "fragmentation needed" with DF, userspace IPv4 fragments without.
 #pragma once

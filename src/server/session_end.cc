@@ -8,31 +8,24 @@
 
 namespace qeli::server {
 
-void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFrame& f,
-                       std::uint32_t profile_mtu, std::string_view profile) {
+void on_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t profile_mtu,
+                       std::string_view profile) {
   if (f.type == wire::kCtrlSessionClose) {
     // The client is going away (our extension, only from a client that took it): end the
     // session now instead of at the liveness deadline; the reason it gives is ignored
     // (only "stopping" exists in this direction) and nothing is sent back.
-    if (s.close_notify.load()) s.end(wire::CloseReason::kClientStopping);
+    if (s.peer_state.close_notify.load()) s.end(wire::CloseReason::kClientStopping);
     return;
   }
-  if (f.type != wire::kCtrlCapabilities) {
-    apply_client_control(s, f, profile_mtu, profile);
-    return;
-  }
-  if (auto caps = wire::parse_capabilities(f); caps.ok()) {
-    const std::uint32_t both = *caps & offered;
-    s.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
-    s.close_notify = (both & handshake::caps::kCloseNotify) != 0;
-  }
+  // Capabilities were taken into s.peer_state by the session's tunnel::Receiver.
+  if (f.type != wire::kCtrlCapabilities) apply_client_control(s, f, profile_mtu, profile);
 }
 
-std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s) {
-  return [&s](engine::SessionEnd end) -> Bytes {
-    if (end == engine::SessionEnd::kIdle) s.end(wire::CloseReason::kIdle);
-    if (!s.close_notify.load()) return {};
-    if (end != engine::SessionEnd::kStopped && end != engine::SessionEnd::kIdle) return {};
+std::function<Bytes(tunnel::SessionEnd)> farewell_for(Session& s) {
+  return [&s](tunnel::SessionEnd end) -> Bytes {
+    if (end == tunnel::SessionEnd::kIdle) s.end(wire::CloseReason::kIdle);
+    if (!s.peer_state.close_notify.load()) return {};
+    if (end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kIdle) return {};
     const auto why = s.close_reason();
     // No reason recorded, or the client itself said goodbye: nothing to tell it.
     if (!why || *why == wire::CloseReason::kClientStopping) return {};
@@ -40,14 +33,14 @@ std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s) {
   };
 }
 
-std::string describe_end(const Session& s, engine::SessionEnd end) {
+std::string describe_end(const Session& s, tunnel::SessionEnd end) {
   const auto why = s.close_reason();
   // The client's goodbye names the end even when its TCP FIN was seen first.
   if (why == wire::CloseReason::kClientStopping) return wire::to_string(*why);
-  if (why && (end == engine::SessionEnd::kStopped || end == engine::SessionEnd::kIdle)) {
+  if (why && (end == tunnel::SessionEnd::kStopped || end == tunnel::SessionEnd::kIdle)) {
     return wire::to_string(*why);
   }
-  return engine::to_string(end);
+  return tunnel::to_string(end);
 }
 
 }  // namespace qeli::server

@@ -10,31 +10,31 @@
 #include <string_view>
 
 #include "base/bytes.h"
-#include "engine/stream_session.h"
 #include "server/session.h"
+#include "tunnel/session_end.h"
 #include "wire/control_frame.h"
 
 namespace qeli::server {
 
-/// Handles a control frame from the client of `s`: its capabilities (which of the
-/// `offered` bits it takes: GSO, close notify); its session-close frame (only when it took
-/// close notify), which ends `s` now with CloseReason::kClientStopping and no frame back;
-/// other types go to apply_client_control
+/// Handles a control frame from the client of `s` (after the session's tunnel::Receiver
+/// took capabilities and the MTU into s.peer_state): its session-close frame (only when
+/// it took close notify), which ends `s` now with CloseReason::kClientStopping and no
+/// frame back; other types go to apply_client_control
 /// (MTU report against `profile_mtu` bytes, client info; server/session_control.h).
 /// Malformed frames and unknown types are ignored.
-void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFrame& f,
-                       std::uint32_t profile_mtu, std::string_view profile);
+void on_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t profile_mtu,
+                       std::string_view profile);
 
-/// The farewell hook for the session's sender (engine configs' `farewell`): the close
+/// The farewell hook for the session's sender (tunnel::SenderParams::farewell): the close
 /// frame for why the server is ending the session — the reason recorded by Session::end,
 /// or kIdle when the data phase hit the idle timeout (also recorded then) — and nothing
 /// for a client without the extension, a client that said goodbye itself
 /// (kClientStopping), or a session the peer or the network ended.
-std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s);
+std::function<Bytes(tunnel::SessionEnd)> farewell_for(Session& s);
 
 /// The reason for the disconnect log line: the close reason when the server ended the
 /// session on purpose (kicked, superseded, stopping, disabled, idle) or the client said
 /// it is stopping (whatever the engine saw first), else the engine's.
-std::string describe_end(const Session& s, engine::SessionEnd end);
+std::string describe_end(const Session& s, tunnel::SessionEnd end);
 
 }  // namespace qeli::server

@@ -24,8 +24,8 @@ void ProfileRuntime::note_ended(const Session& s, const std::string& why) {
   e.device = s.device_key;
   e.ip = s.peer.to_string();
   e.reason = why;
-  e.rx_bytes = s.counters.rx_bytes.load();
-  e.tx_bytes = s.counters.tx_bytes.load();
+  e.rx_bytes = s.counters.get(tunnel::SessionCounter::kRxBytes);
+  e.tx_bytes = s.counters.get(tunnel::SessionCounter::kTxBytes);
   events_->push(std::move(e));
 }
 

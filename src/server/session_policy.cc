@@ -4,26 +4,37 @@
 
 #include "base/endian.h"
 #include "server/destination_acl.h"
+#include "wire/limits.h"
 
 namespace qeli::server {
 
-engine::PaddingPolicy padding_of(const config::PaddingConfig& p) {
-  engine::PaddingPolicy out;
-  out.enabled = p.enabled;
-  out.min_bytes = p.min_bytes;
-  out.max_bytes = p.max_bytes;
-  out.randomize = p.randomize;
-  out.probability = p.probability;
+tunnel::PushedParams pushed_params(const config::ObfConfig& obf) {
+  tunnel::PushedParams out;
+  out.padding.enabled = obf.padding.enabled;
+  out.padding.min_bytes = obf.padding.min_bytes;
+  out.padding.max_bytes = obf.padding.max_bytes;
+  out.padding.randomize = obf.padding.randomize;
+  out.padding.probability = obf.padding.probability;
+  out.heartbeat.enabled = obf.heartbeat.enabled;
+  out.heartbeat.interval = obf.heartbeat.interval;
+  out.heartbeat.data_size_bytes = obf.heartbeat.data_size_bytes;
+  out.heartbeat.jitter = obf.heartbeat.jitter;
+  out.normalization.enabled = obf.normalization.enabled;
+  out.normalization.round_sizes = obf.normalization.round_sizes;
+  const config::ShapingConfig& sh = obf.shaping;
+  out.shaping = {
+      sh.enabled,  sh.idle_gap_mean, sh.idle_gap_min, sh.idle_gap_max,     sh.budget_bytes_per_sec,
+      sh.min_size, sh.max_size,      sh.stealth,      sh.stealth_rate_mbps};
   return out;
 }
 
-engine::HeartbeatPolicy heartbeat_of(const config::HeartbeatConfig& h) {
-  engine::HeartbeatPolicy out;
-  out.enabled = h.enabled;
-  out.interval_ms = static_cast<std::uint32_t>(h.interval.count());
-  out.data_size_bytes = h.data_size_bytes;
-  out.jitter_ms = static_cast<std::uint32_t>(h.jitter.count());
-  return out;
+tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p) {
+  tunnel::CarrierRoom r;  // a bare TCP stream (transport::TcpStream) adds nothing
+  if (p.transport == config::Transport::kUdp) {
+    r.head = wire::kObfsSealSize + wire::kQuicShortHeaderSize;
+    r.stream = false;
+  }
+  return r;
 }
 
 std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileConfig& p,
@@ -44,15 +55,15 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
     bool src_ok = src == sp->tunnel_ip;
     for (const auto& n : subnets) src_ok = src_ok || n.contains({src});
     if (!src_ok) {
-      engine::SessionCounters::add(sp->counters.drop_bad_source);
+      sp->counters.add(tunnel::SessionCounter::kDropBadSource);
       return false;
     }
     if (!c2c && (dst & pool_mask) == pool_net && dst != server_ip) {
-      engine::SessionCounters::add(sp->counters.drop_policy);
+      sp->counters.add(tunnel::SessionCounter::kDropPolicy);
       return false;
     }
     if (!acl.allows(dst)) {
-      engine::SessionCounters::add(sp->counters.drop_policy);
+      sp->counters.add(tunnel::SessionCounter::kDropPolicy);
       return false;
     }
     return true;

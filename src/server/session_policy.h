@@ -10,14 +10,21 @@
 
 #include "base/bytes.h"
 #include "config/server_config.h"
-#include "engine/padding_policy.h"
 #include "server/auth_context.h"
 #include "server/session.h"
+#include "tunnel/carrier_room.h"
+#include "tunnel/pushed_params.h"
 
 namespace qeli::server {
 
-engine::PaddingPolicy padding_of(const config::PaddingConfig& p);
-engine::HeartbeatPolicy heartbeat_of(const config::HeartbeatConfig& h);
+/// What a profile's `obf.*` means for its sessions and what AUTH OK pushes to clients
+/// (padding, heartbeat, normalization, shaping): the one converter from the INI form.
+tunnel::PushedParams pushed_params(const config::ObfConfig& obf);
+
+/// The room the profile's carrier needs around each record (what its sessions' inbox
+/// batches reserve): nothing on a bare TCP stream; on UDP the largest envelope a client
+/// may pick (the obfs seal around a QUIC short header; the shape is detected per client).
+tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p);
 
 /// The filter for `session` (which must outlive it): true = deliver, false = drop
 /// (counted in the session's drop_bad_source / drop_policy). `ctx.user` may be null; the

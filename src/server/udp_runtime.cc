@@ -26,9 +26,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "engine/datagram_receiver.h"
-#include "engine/datagram_session.h"
-#include "engine/datagram_writer.h"
+#include "engine/datagram_framer.h"
+#include "engine/session_loop.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
 #include "handshake/mtu_probe_responder.h"
@@ -42,6 +41,7 @@
 #include "server/token_bucket.h"
 #include "sys/log_fields.h"
 #include "transport/udp_socket.h"
+#include "tunio/tun_device.h"
 #include "wire/udp_obfs.h"
 
 namespace qeli::server {
@@ -82,14 +82,12 @@ struct UdpPeer {
   transport::UdpAddr addr;
   wire::UdpEnvelope hs_env;  ///< the handshake's envelope (worker's obfs): probe acks
   std::unique_ptr<engine::WireDatagramEnvelope> recv_env, send_env;
-  std::unique_ptr<engine::DatagramReceiver> receiver;
-  std::unique_ptr<engine::DatagramWriter> writer;
+  /// The sender's framer (the worker receives for all its sessions itself).
+  std::unique_ptr<engine::DatagramFramer> framer;
+  /// Its receiver() is the worker thread's, its sender() the sender thread's.
+  std::unique_ptr<tunnel::Session> tunnel;
   handshake::UdpAuthOkResender resender;
   handshake::MtuProbeResponder probes;
-  std::function<bool(ByteSpan)> filter;
-  engine::DatagramSessionConfig dc;
-  std::optional<engine::SessionTimers> timers;
-  engine::EndReason end;
   Instant started;
   std::thread sender;
 };
@@ -118,7 +116,7 @@ struct UdpWorker {
   engine::Notifier wake;  ///< an AUTH verdict arrived or a sender ended
   std::mutex verdict_mu;
   std::vector<AuthVerdict> verdicts;
-  engine::SessionCounters tun_counters;  ///< TUN write drops of this worker's queue
+  tunnel::SessionCounters tun_counters;  ///< TUN write drops of this worker's queue
   /// Pre-auth key agreements this worker may still run (worker thread only).
   TokenBucket preauth_crypto{preauth_crypto_burst(),
                              std::chrono::seconds(1) / kPreauthCryptoPerSecond};
@@ -185,7 +183,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   hc.obfs = w.obfs.get();
   const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
   const crypto::Key32* session_key = w.obfs ? &obfs_key : nullptr;
-  const engine::PaddingPolicy pad = padding_of(p.obf.padding);
+  const tunnel::PushedParams pushed = pushed_params(p.obf);
   const Duration half_open_ttl = p.perf.handshake_timeout + std::chrono::seconds(1);
 
   auto send_to = [&](const std::vector<Bytes>& d, const transport::UdpAddr& to) {
@@ -208,27 +206,28 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.send_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key,
                                                                  udp.next_packet_number, rng);
     pr.recv_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key, 0, rng);
-    pr.receiver = std::make_unique<engine::DatagramReceiver>(
-        std::move(udp.session.recv), s.counters, *pr.recv_env,
-        [sp = &s, offered = hc.inner.extensions, &p](const wire::ControlFrame& f) {
-          on_client_control(*sp, offered, f, p.tun.mtu, p.name);
-        },
-        kWorkerBatch);
-    pr.writer = std::make_unique<engine::DatagramWriter>(std::move(udp.session.send), pad,
-                                                         p.tun.mtu, rng, s.counters, *pr.send_env);
     pr.resender = std::move(udp.resender);
-    pr.filter = inbound_filter(&s, p, ctx);
-    pr.dc.heartbeat = heartbeat_of(p.obf.heartbeat);
-    pr.dc.liveness_ms = pr.dc.heartbeat.liveness_ms();
-    pr.dc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
-    pr.dc.peer_mtu = &s.downlink_mtu;
-    pr.dc.farewell = farewell_for(s);
-    pr.timers.emplace(pr.dc);
-    pr.sender = std::thread([this, &w, &pr, &rng, &sock] {
-      tunio::PacketBatch batch = pr.session->inbox.make_batch(0, 0, 0);
-      pr.end.set(engine::run_datagram_sender(sock, &w.send_mu, pr.addr, *pr.writer,
-                                             pr.session->inbox, batch, pr.dc, pr.session->stop,
-                                             pr.session->counters, rng));
+    tunnel::SessionParams sc;
+    sc.apply(pushed);
+    sc.send.mtu = p.tun.mtu;
+    sc.send.farewell = farewell_for(s);
+    sc.receive.idle_timeout =
+        std::chrono::duration_cast<std::chrono::milliseconds>(p.perf.idle_timeout);
+    sc.receive.inbound_filter = inbound_filter(&s, p, ctx);
+    sc.receive.offered_caps = hc.inner.extensions;
+    sc.receive.on_control = [sp = &s, &p](const wire::ControlFrame& f) {
+      on_client_control(*sp, f, p.tun.mtu, p.name);
+    };
+    pr.framer = std::make_unique<engine::DatagramFramer>(sock, pr.addr, *pr.send_env, *pr.recv_env,
+                                                         &w.send_mu, kWorkerBatch);
+    pr.tunnel = std::make_unique<tunnel::Session>(std::move(sc), std::move(udp.session.send),
+                                                  std::move(udp.session.recv), pr.framer->room(),
+                                                  rng, s.counters, &s.peer_state, pr.started);
+    pr.sender = std::thread([this, &w, &pr] {
+      const SteadyClock clock;
+      const auto e =
+          engine::run_sender(*pr.tunnel, *pr.framer, pr.session->inbox, pr.session->stop, clock);
+      if (e != tunnel::SessionEnd::kStopped) pr.tunnel->end().set(e);
       pr.session->stop.stop();
       w.wake.notify();
     });
@@ -396,14 +395,15 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     if (pr.sender.joinable()) pr.sender.join();
     sessions_->remove(pr.session);
     const auto& c = pr.session->counters;
-    const std::string why = describe_end(*pr.session, pr.end.get());
+    const std::string why = describe_end(*pr.session, pr.tunnel->end().get());
     const sys::LogFields fields{
         {"QELI_PROFILE", p.name},
         {"QELI_USER", pr.session->user},
         {"QELI_TUNNEL_IP", transport::ipv4_to_string(pr.session->tunnel_ip)}};
     spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                  pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip), why,
-                 c.rx_packets.load(), c.tx_packets.load(), engine::describe_drops(c));
+                 c.get(tunnel::SessionCounter::kRxPackets),
+                 c.get(tunnel::SessionCounter::kTxPackets), tunnel::describe_drops(c));
     note_ended(*pr.session, why);
     return w.peers.erase(it);
   };
@@ -423,10 +423,10 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     }
     for (auto it = w.peers.begin(); it != w.peers.end();) {
       UdpPeer& pr = *it->second;
-      const auto t = pr.timers->check(pr.session->counters, pr.receiver->last_authenticated(), now);
-      if (t != engine::SessionEnd::kStopped) pr.end.set(t);
-      if (t == engine::SessionEnd::kIdle) pr.session->end(wire::CloseReason::kIdle);
-      if (t != engine::SessionEnd::kStopped || pr.session->stop.stopped()) {
+      const auto t = pr.tunnel->receiver().on_timer(now);
+      if (t != tunnel::SessionEnd::kStopped) pr.tunnel->end().set(t);
+      if (t == tunnel::SessionEnd::kIdle) pr.session->end(wire::CloseReason::kIdle);
+      if (t != tunnel::SessionEnd::kStopped || pr.session->stop.stopped()) {
         it = end_peer(it);
       } else {
         ++it;
@@ -440,7 +440,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   tunio::GroOptions gro;
   gro.udp = true;
   tunio::GroTable gro_table(kWorkerBatch);
-  engine::TunWriter tun{tun_.get(), w.queue, tun_write_mu_[w.queue].get()};
+  tunio::TunQueue dev(*tun_, w.queue);
+  engine::TunWriter tun{&dev, tun_write_mu_[w.queue].get()};
   Instant last_sweep = Clock::now();
   while (!stop_.stopped()) {
     pollfd pf[3] = {{sock.fd(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}, {w.wake.fd(), POLLIN, 0}};
@@ -470,17 +471,18 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         }
         UdpPeer& pr = *it->second;
         if (auth_resend(pr, batch.packet(i), now)) continue;
-        const auto outcome = pr.receiver->open(batch, i);
+        // The inbound filter runs inside the session's Receiver.
+        const auto outcome =
+            engine::DatagramFramer::open(pr.tunnel->receiver(), *pr.recv_env, batch, i, now);
         if (outcome == engine::DatagramOutcome::kPacket) {
-          keep[i] = pr.filter(batch.packet(i));
+          keep[i] = true;
         } else if (outcome == engine::DatagramOutcome::kProbe) {
           answer_probe(pr, batch.packet(i), now);
         }
       }
       engine::finish_batch(batch, keep, gro, gro_table);
       if (!batch.empty()) {
-        engine::flush_tun(tun, batch, stop_, w.tun_counters,
-                          engine::TunBatchKind::kOpenedDatagrams);
+        engine::flush_tun(tun, batch, stop_, w.tun_counters);
       }
     }
     const Instant now = Clock::now();

@@ -158,6 +158,33 @@ Result<int, Error<TunError>> open_queue(TunKernel& k, const std::string& name, s
 
 }  // namespace
 
+Result<LinuxTun, Error<TunError>> LinuxTun::adopt(int fd, const TunConfig& config,
+                                                  TunKernel& kernel) {
+  if (fd < 0) return fail(err(TunError::bad_config, "no fd to adopt"));
+  if (config.mtu < 68 || config.mtu > 65535) {
+    kernel.close(fd);
+    return fail(err(TunError::bad_config, "mtu must be 68..65535"));
+  }
+  if (config.max_batch == 0 || config.max_batch > 65536) {
+    kernel.close(fd);
+    return fail(err(TunError::bad_config, "max_batch must be 1..65536"));
+  }
+  // The event loops poll; a blocking fd would stall them (a fake kernel's fd may not be
+  // a real one: then this fails harmlessly).
+  if (const int fl = ::fcntl(fd, F_GETFL); fl >= 0) (void)::fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  TunConfig c = config;
+  c.queues = 1;
+  c.offload = false;
+  c.read_buffer_bytes = std::max(c.read_buffer_bytes, kMinReadBuffer);
+  LinuxTun tun(kernel, c);
+  tun.caps_.vnet_hdr = false;
+  tun.caps_.queues = 1;
+  tun.name_ = c.name.empty() ? std::string("adopted") : c.name;
+  tun.queues_.push_back(std::make_unique<Queue>(c));
+  tun.queues_.back()->fd = fd;
+  return tun;
+}
+
 Result<LinuxTun, Error<TunError>> LinuxTun::open(const TunConfig& config, TunKernel& kernel) {
   if (config.name.empty() || config.name.size() >= IFNAMSIZ) {
     return fail(err(TunError::bad_config, "name must be 1..15 bytes"));

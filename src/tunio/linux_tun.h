@@ -134,6 +134,13 @@ class LinuxTun {
   /// Opens the device (see the header comment). `kernel` must outlive the LinuxTun.
   static Result<LinuxTun, Error<TunError>> open(const TunConfig& config,
                                                 TunKernel& kernel = linux_tun_kernel());
+  /// Takes over an fd of a TUN device someone else created (what a phone's VPN service
+  /// hands over, or a TUN opened by a privileged helper): one queue, no virtio_net_hdr
+  /// (such fds are plain TUNs), so super-packets are split in software on write and
+  /// reads are MTU-sized. The fd is made non-blocking and closed by the LinuxTun.
+  /// config.name only names it in logs; queues/offload are ignored.
+  static Result<LinuxTun, Error<TunError>> adopt(int fd, const TunConfig& config,
+                                                 TunKernel& kernel = linux_tun_kernel());
   LinuxTun(LinuxTun&&) noexcept;
   LinuxTun& operator=(LinuxTun&&) noexcept;
   ~LinuxTun();

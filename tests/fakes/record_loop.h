@@ -1,9 +1,10 @@
 // RecordLoop: one direction of the TCP data plane without a TUN or a network, for the
 // zero-allocation test and the pipeline benchmark. A fixed batch (MTU-sized IPv4 TCP
 // packets and, with the GSO extension, TCP super-packets) is copied into a PacketBatch
-// as a TUN read would, sealed in place and written by RecordWriter to one end of a
-// non-blocking AF_UNIX stream pair (a transport::TcpStream each), then read, deframed,
-// opened and rebuilt by RecordReceiver from the other end — all on the calling thread.
+// as a TUN read would, sealed in place by a tunnel::Sender and written by a
+// StreamFramer to one end of a non-blocking AF_UNIX stream pair (a transport::TcpStream
+// each), then read and deframed by the other end's StreamFramer and opened and rebuilt by
+// a tunnel::Receiver — all on the calling thread.
 //
 // Header-only so tests and benchmarks share it; needs qeli::engine and qeli::transport.
 #pragma once
@@ -15,10 +16,11 @@
 #include <cstddef>
 #include <vector>
 
-#include "engine/record_receiver.h"
-#include "engine/record_writer.h"
+#include "engine/stream_framer.h"
 #include "fakes/packet_builder.h"
 #include "fakes/socket_stream_pair.h"
+#include "tunnel/receiver.h"
+#include "tunnel/sender.h"
 
 namespace qeli::test {
 
@@ -28,17 +30,21 @@ class RecordLoop {
   /// super-packets (segment size mtu − 52) per batch, Tls framing, optional padding.
   /// The batch must fit the socket buffer (≈ 200 KiB unless SO_SNDBUFFORCE works).
   RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
-             engine::PaddingPolicy padding = {})
+             tunnel::PaddingPolicy padding = {})
       : rng_(7),
         pair_(socket_stream_pair()),
-        writer_(pair_.a, wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), padding, mtu,
-                rng_, sent_),
-        receiver_(wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), {}, got_, nullptr),
-        out_(mtu_packets + super_packets, wire::kMaxSuperPacket, writer_.headroom(),
-             writer_.tailroom(padding)),
+        room_(engine::stream_room(pair_.a.overhead())),
+        tx_(sender_params(mtu, padding), wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed),
+            room_, rng_, sent_, tx_peer_, Instant{}),
+        rx_(receiver_params(super_packets > 0),
+            wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), got_, rx_peer_, Instant{}),
+        writer_(pair_.a, wire::Framing::kTls, {}),
+        reader_(pair_.b, wire::Framing::kTls, {}),
+        out_(mtu_packets + super_packets, wire::kMaxSuperPacket, room_.headroom(),
+             room_.tailroom(padding)),
         in_(mtu_packets + super_packets, wire::kMaxSuperPacket) {
-    receiver_.accept_gso(super_packets > 0);
-    writer_.set_peer_gso(super_packets > 0);
+    tx_peer_.gso = super_packets > 0;
+    tx_.refresh();
     if (ready()) {
       const int buf = 4 << 20;
       (void)::setsockopt(pair_.a.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
@@ -68,12 +74,22 @@ class RecordLoop {
     for (const auto& p : packets_) {
       if (!out_.push(p.bytes, p.meta)) return false;
     }
-    if (writer_.seal_and_write(out_, stop_) != engine::WriteStatus::kOk) return false;
+    out_.set_cursor(0);
+    tx_.sealer().restart();
+    for (;;) {
+      queue_.clear();
+      tx_.recycle();
+      const auto st = tx_.seal(out_, queue_);
+      if (st == tunnel::SealStatus::kCounterExhausted) return false;
+      if (!queue_.empty() && writer_.write(queue_, stop_) != engine::WriteStatus::kOk) return false;
+      if (st == tunnel::SealStatus::kDone) break;
+    }
+    tx_.recycle();
+    using Status = engine::ReceiveResult::Status;
     for (int spins = 0; in_.size() < packets_.size(); ++spins) {
-      const auto st = receiver_.receive(pair_.b, in_);
-      if (st == engine::ReceiveStatus::kBatchFull) break;  // exactly the batch arrived
-      if (st != engine::ReceiveStatus::kOk && st != engine::ReceiveStatus::kWouldBlock)
-        return false;
+      const auto r = reader_.receive(rx_, in_, Instant{});
+      if (r.status == Status::kFlush) break;  // exactly the batch arrived
+      if (r.status == Status::kEnd) return false;
       if (spins > 100000) return false;
     }
     return in_.size() == packets_.size();
@@ -87,10 +103,24 @@ class RecordLoop {
     const auto r = in_.packet(i);
     return std::equal(r.begin(), r.end(), packets_[i].bytes.begin(), packets_[i].bytes.end());
   }
-  const engine::SessionCounters& receiver_counters() const { return got_; }
+  const tunnel::SessionCounters& receiver_counters() const { return got_; }
 
  private:
   static constexpr std::array<std::uint8_t, 4> kSeed = {1, 2, 3, 4};
+
+  static tunnel::SenderParams sender_params(std::size_t mtu, const tunnel::PaddingPolicy& p) {
+    tunnel::SenderParams sp;
+    sp.mtu = mtu;
+    sp.padding = p;
+    sp.heartbeat.enabled = false;
+    sp.scratch_packets = 128;
+    return sp;
+  }
+  static tunnel::ReceiverParams receiver_params(bool gso) {
+    tunnel::ReceiverParams rp;
+    rp.gso_receive = gso;
+    return rp;
+  }
 
   struct Packet {
     PacketBytes bytes;
@@ -99,9 +129,13 @@ class RecordLoop {
   crypto::Key32 key_;
   crypto::DeterministicRng rng_;
   SocketStreamPair pair_;
-  engine::SessionCounters sent_, got_;
-  engine::RecordWriter writer_;
-  engine::RecordReceiver receiver_;
+  tunnel::CarrierRoom room_;
+  tunnel::SessionCounters sent_, got_;
+  tunnel::PeerState tx_peer_, rx_peer_;
+  tunnel::Sender tx_;
+  tunnel::Receiver rx_;
+  engine::StreamFramer writer_, reader_;
+  tunnel::RecordQueue queue_;
   engine::StopSignal stop_;
   tunio::PacketBatch out_, in_;
   std::vector<Packet> packets_;

@@ -21,7 +21,7 @@ TEST(client_status, states_and_tunnel) {
   s.set_state(ClientState::kConnecting);
   EXPECT_EQ(s.to_json(t0, std::chrono::system_clock::now())["state"], "connecting");
 
-  engine::SessionCounters c;
+  tunnel::SessionCounters c;
   TunnelInfo info;
   info.server_address = "203.0.113.7:443";
   info.dev = "vpn0";
@@ -31,8 +31,8 @@ TEST(client_status, states_and_tunnel) {
   s.connected(info, &c);
   // Rates: 1000 B/s down, 500 B/s up over the samples kept.
   s.sample(t0);
-  c.rx_bytes = 4000;
-  c.tx_bytes = 2000;
+  c.add(tunnel::SessionCounter::kRxBytes, 4000);
+  c.add(tunnel::SessionCounter::kTxBytes, 2000);
   s.sample(t0 + seconds(2));
   j = s.to_json(t0 + seconds(4), std::chrono::system_clock::now());
   EXPECT_EQ(j["state"], "connected");
@@ -56,15 +56,14 @@ TEST(client_status, states_and_tunnel) {
 
 TEST(client_status, rate_window_is_about_ten_seconds) {
   ClientStatus s("h:1", "u", "udp", "fake-tls");
-  engine::SessionCounters c;
+  tunnel::SessionCounters c;
   s.connected(TunnelInfo{}, &c);
   const auto t0 = std::chrono::steady_clock::now();
   // 100 B/s for 30 s, then 10000 B/s for 10 s: the rate shows the recent traffic.
-  std::uint64_t rx = 0;
   for (int i = 0; i <= 40; ++i) {
     s.sample(t0 + seconds(i));
-    rx += i < 30 ? 100 : 10000;
-    c.rx_bytes = rx;
+    const std::uint64_t step = i < 30 ? 100 : 10000;
+    c.add(tunnel::SessionCounter::kRxBytes, step);
   }
   const auto j = s.to_json(t0 + seconds(40), std::chrono::system_clock::now());
   EXPECT_GT(j["rx_bytes_per_sec"].get<std::uint64_t>(), 8000U);

@@ -7,7 +7,7 @@
 namespace qeli::client {
 namespace {
 
-using engine::SessionEnd;
+using tunnel::SessionEnd;
 
 TEST(ClientFarewell, OnlyOnTheClientsOwnStopWithTheExtension) {
   engine::StopSignal stop;

@@ -1,7 +1,8 @@
-// The UDP data path of one direction over real loopback UDP sockets: DatagramWriter
-// seals a TUN batch (plain packets and super-packets) one record per datagram and sends
-// it with sendmmsg / UDP_SEGMENT; DatagramReceiver receives (UDP GRO), opens in place,
-// checks the replay window and coalesces the packets back for the TUN. Every drop reason
+// The UDP data path of one direction over real loopback UDP sockets: a tunnel::Sender
+// seals a TUN batch (plain packets and super-packets) one record per datagram and a
+// DatagramFramer sends it with sendmmsg / UDP_SEGMENT; the other end's framer receives
+// (UDP GRO), a tunnel::Receiver opens in place and checks the replay window, and the
+// framer coalesces the packets back for the TUN. Every drop reason
 // is provoked once.
 #include <poll.h>
 
@@ -14,8 +15,7 @@
 
 #include "base/endian.h"
 #include "crypto/aead.h"
-#include "engine/datagram_receiver.h"
-#include "engine/datagram_writer.h"
+#include "fakes/datagram_ends.h"
 #include "fakes/packet_builder.h"
 #include "fakes/udp_loopback.h"
 #include "tunio/offload_split.h"
@@ -25,6 +25,10 @@ namespace qeli::engine {
 namespace {
 
 using test::PacketBytes;
+using tunnel::PaddingPolicy;
+using tunnel::RecordDrop;
+using tunnel::SessionCounters;
+using DatagramWriter = test::DatagramTx;
 
 constexpr std::size_t kMtu = 1420;
 constexpr std::size_t kMss = 1368;  // MTU 1420, IPv4, TCP with 12 bytes of options
@@ -129,8 +133,8 @@ struct Path {
   SessionCounters sent, got;
   transport::UdpSocket a, b;
   transport::UdpAddr a_addr, b_addr;
-  DatagramWriter writer;
-  DatagramReceiver receiver;
+  test::DatagramTx writer;
+  test::DatagramRx receiver;
   tunio::PacketBatch in;
   StopSignal stop;
   tunio::PacketBatch segs{64, 65535};
@@ -148,8 +152,8 @@ TEST_P(DatagramPath, OnePacket) {
   const auto got = p.receive(1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], pkt);
-  EXPECT_EQ(p.sent.tx_packets.load(), 1u);
-  EXPECT_EQ(p.got.rx_packets.load(), 1u);
+  EXPECT_EQ(p.sent.get(tunnel::SessionCounter::kTxPackets), 1u);
+  EXPECT_EQ(p.got.get(tunnel::SessionCounter::kRxPackets), 1u);
   EXPECT_EQ(p.receiver.drops().total(), 0u);
 }
 
@@ -206,8 +210,8 @@ TEST_P(DatagramPath, SuperPacketIsSplitSealedAndCoalescedBack) {
   ASSERT_TRUE(out.push(super, *meta));
   ASSERT_TRUE(out.push(small2));
   ASSERT_EQ(p.writer.send(p.a, p.b_addr, out, p.stop), WriteStatus::kOk);
-  EXPECT_EQ(p.sent.drop_bad_gso.load(), 0u);
-  EXPECT_EQ(p.sent.tx_packets.load(), 50u);
+  EXPECT_EQ(p.sent.get(tunnel::SessionCounter::kDropBadGso), 0u);
+  EXPECT_EQ(p.sent.get(tunnel::SessionCounter::kTxPackets), 50u);
   const auto got = p.receive(50);
   ASSERT_EQ(got.size(), 50u);
   EXPECT_EQ(got.front(), small);
@@ -242,17 +246,18 @@ TEST(DatagramPath, SealAcrossASmallQueueKeepsOrder) {
   auto out = p.make_out(2);
   ASSERT_TRUE(out.push(super, *meta));
   ASSERT_TRUE(out.push(test::udp4(10)));
-  DatagramQueue q(7);
+  tunnel::RecordQueue q(7);
   std::vector<std::uint64_t> per_round;
   out.set_cursor(0);
   for (;;) {
     q.clear();
     p.writer.recycle();
-    const SealStatus st = p.writer.seal(out, p.b_addr, q);
-    ASSERT_NE(st, SealStatus::kCounterExhausted);
+    const tunnel::SealStatus st = p.writer.seal(out, q);
+    ASSERT_NE(st, tunnel::SealStatus::kCounterExhausted);
     per_round.push_back(q.size());
-    ASSERT_EQ(p.a.send(q.items()).sent, q.size());
-    if (st == SealStatus::kDone) break;
+    const auto items = p.writer.wrap(q, p.b_addr);
+    ASSERT_EQ(p.a.send(items).sent, q.size());
+    if (st == tunnel::SealStatus::kDone) break;
   }
   EXPECT_EQ(per_round, (std::vector<std::uint64_t>{7, 7, 7}));
   const auto got = p.receive(21);
@@ -287,16 +292,17 @@ TEST(DatagramPath, ReplayWindowUnderLossReorderAndDuplication) {
     s.sport = static_cast<std::uint16_t>(i + 1);  // each its own flow: no coalescing
     ASSERT_TRUE(out.push(test::build_packet(s)));
   }
-  DatagramQueue q(kN);
+  tunnel::RecordQueue q(kN);
   out.set_cursor(0);
-  ASSERT_EQ(p.writer.seal(out, p.b_addr, q), SealStatus::kDone);
+  ASSERT_EQ(p.writer.seal(out, q), tunnel::SealStatus::kDone);
   ASSERT_EQ(q.size(), kN);
+  const std::vector<transport::OutDatagram> items = p.writer.wrap(q, p.b_addr);
   // Order: records 2048..2099 first, then 100..2047 reversed in blocks, every 7th
   // lost; 10 duplicates; finally record 0, now 2099 - 0 > 2047 behind: too old.
   std::vector<transport::OutDatagram> order;
   std::map<std::uint16_t, int> expected;  // sport -> copies that must arrive
   auto add = [&](std::size_t i) {
-    order.push_back(q.items()[i]);
+    order.push_back(items[i]);
     expected[static_cast<std::uint16_t>(i + 1)] = 1;
   };
   for (std::size_t i = 2048; i < kN; ++i) add(i);
@@ -305,8 +311,8 @@ TEST(DatagramPath, ReplayWindowUnderLossReorderAndDuplication) {
       if (i % 7 != 0) add(i);
     }
   }
-  for (std::size_t i = 2050; i < 2060; ++i) order.push_back(q.items()[i]);  // duplicates
-  order.push_back(q.items()[0]);                                            // too old
+  for (std::size_t i = 2050; i < 2060; ++i) order.push_back(items[i]);  // duplicates
+  order.push_back(items[0]);                                            // too old
   std::vector<PacketBytes> got;
   for (std::size_t off = 0; off < order.size(); off += 64) {
     const auto chunk = std::span(order).subspan(off, std::min<std::size_t>(64, order.size() - off));
@@ -315,15 +321,15 @@ TEST(DatagramPath, ReplayWindowUnderLossReorderAndDuplication) {
     while (p.receive_once(got)) {
     }
   }
-  for (int i = 0; i < 20 && p.receiver.drops().get(DatagramDrop::kReplay) < 11; ++i) {
+  for (int i = 0; i < 20 && p.receiver.drops().get(RecordDrop::kReplay) < 11; ++i) {
     const auto more = p.receive(1);
     got.insert(got.end(), more.begin(), more.end());
   }
   std::map<std::uint16_t, int> seen;
   for (const auto& g : got) ++seen[test::rd16(g.data() + 20)];
   EXPECT_EQ(seen, expected);
-  EXPECT_EQ(p.receiver.drops().get(DatagramDrop::kReplay), 11u);
-  EXPECT_EQ(p.got.drop_replay.load(), 11u);
+  EXPECT_EQ(p.receiver.drops().get(RecordDrop::kReplay), 11u);
+  EXPECT_EQ(p.got.get(tunnel::SessionCounter::kDropReplay), 11u);
 }
 
 // Sends raw bytes from `from` to the path's receiver.
@@ -394,18 +400,17 @@ TEST(DatagramPath, EveryDropReasonIsCounted) {
     }
     EXPECT_TRUE(more.empty());
   }
-  for (DatagramDrop d :
-       {DatagramDrop::kShort, DatagramDrop::kBadHeader, DatagramDrop::kLengthMismatch,
-        DatagramDrop::kTooSmall, DatagramDrop::kTooLarge, DatagramDrop::kAuthFailed,
-        DatagramDrop::kBadPadding, DatagramDrop::kReplay, DatagramDrop::kNotIpv4,
-        DatagramDrop::kUnknownSource}) {
-    EXPECT_EQ(p.receiver.drops().get(d), 1u) << to_string(d);
+  for (RecordDrop d : {RecordDrop::kShort, RecordDrop::kBadHeader, RecordDrop::kLengthMismatch,
+                       RecordDrop::kTooSmall, RecordDrop::kTooLarge, RecordDrop::kAuthFailed,
+                       RecordDrop::kBadPadding, RecordDrop::kReplay, RecordDrop::kNotIpv4,
+                       RecordDrop::kUnknownSource}) {
+    EXPECT_EQ(p.receiver.drops().get(d), 1u) << tunnel::to_string(d);
   }
-  EXPECT_EQ(p.receiver.drops().get(DatagramDrop::kEnvelope), 0u);
+  EXPECT_EQ(p.receiver.drops().get(RecordDrop::kEnvelope), 0u);
 
   // kEnvelope: a receiver that expects an envelope gets a bare record.
   SessionCounters c;
-  DatagramReceiver wrapped(wire::PacketCodec(wire::Framing::kTls, p.key.span(), p.seed), c, env);
+  test::DatagramRx wrapped(wire::PacketCodec(wire::Framing::kTls, p.key.span(), p.seed), c, env);
   send_raw(p.a, p.b_addr, seal(v4));
   tunio::PacketBatch in = DatagramSource::make_batch(8);
   for (int i = 0; i < 100 && wrapped.drops().total() == 0; ++i) {
@@ -416,7 +421,7 @@ TEST(DatagramPath, EveryDropReasonIsCounted) {
       ::poll(&pf, 1, 100);
     }
   }
-  EXPECT_EQ(wrapped.drops().get(DatagramDrop::kEnvelope), 1u);
+  EXPECT_EQ(wrapped.drops().get(RecordDrop::kEnvelope), 1u);
 }
 
 TEST(DatagramPath, AnUnsealablePacketIsCountedAndTheRestStillGoes) {
@@ -427,7 +432,7 @@ TEST(DatagramPath, AnUnsealablePacketIsCountedAndTheRestStillGoes) {
   ASSERT_TRUE(out.push(test::udp4(17000)));  // above the 16638-byte record maximum
   ASSERT_TRUE(out.push(ok2));
   ASSERT_EQ(p.writer.send(p.a, p.b_addr, out, p.stop), WriteStatus::kOk);
-  EXPECT_EQ(p.writer.unsealable(), 1u);
+  EXPECT_EQ(p.sent.get(tunnel::SessionCounter::kDropTooBig), 1u);
   EXPECT_EQ(p.receive(2), (std::vector<PacketBytes>{ok1, ok2}));
 }
 
@@ -441,8 +446,8 @@ TEST(DatagramPath, ControlFramesAndHeartbeatsFreeTheirSlots) {
   ASSERT_EQ(p.writer.send(p.a, p.b_addr, out, p.stop), WriteStatus::kOk);
   const auto got = p.receive(1);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(p.got.heartbeats_rx.load(), 1u);
-  EXPECT_EQ(p.got.control_rx.load(), 1u);
+  EXPECT_EQ(p.got.get(tunnel::SessionCounter::kHeartbeatsRx), 1u);
+  EXPECT_EQ(p.got.get(tunnel::SessionCounter::kControlRx), 1u);
   EXPECT_EQ(p.receiver.drops().total(), 0u);
 }
 

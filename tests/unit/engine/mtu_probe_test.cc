@@ -10,9 +10,9 @@
 #include <cstring>
 #include <thread>
 
-#include "engine/datagram_receiver.h"
 #include "engine/mtu_probe_driver.h"
 #include "engine/wire_datagram_envelope.h"
+#include "fakes/datagram_ends.h"
 #include "fakes/udp_loopback.h"
 #include "handshake/mtu_probe_responder.h"
 #include "wire/udp_frag.h"
@@ -131,9 +131,9 @@ TEST(DatagramReceiverProbe, StrayAckIsNotADrop) {
   const crypto::Key32 key = wire::derive_obfs_key("psk");
   wire::UdpObfs obfs(key);
   WireDatagramEnvelope recv_env(envelope(1, nullptr), &key, 0, rng);
-  SessionCounters counters;
+  tunnel::SessionCounters counters;
   const crypto::Key32 record_key{};
-  DatagramReceiver receiver(wire::PacketCodec(wire::Framing::kTls, record_key, rng), counters,
+  test::DatagramRx receiver(wire::PacketCodec(wire::Framing::kTls, record_key, rng), counters,
                             recv_env);
   tunio::PacketBatch batch = DatagramSource::make_batch(4);
   // The server's ack (long header, PN 0) and a probe with a short header.

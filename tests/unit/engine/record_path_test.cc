@@ -1,19 +1,22 @@
-// The data path of one direction without a TUN: RecordWriter seals a PacketBatch in place
-// and writes it to one end of a socket pair; RecordReceiver reads the other end, opens the
-// records and rebuilds the packets — plain IPv4 packets, and (extension) a TCP
-// super-packet carried whole as GSO chunks and re-validated on arrival.
+// The data path of one direction without a TUN: a tunnel::Sender seals a PacketBatch in
+// place and a StreamFramer writes it to one end of a socket pair; the other end's framer
+// reads, a tunnel::Receiver opens the records and rebuilds the packets — plain IPv4 packets, and
+// (extension) a TCP super-packet carried whole as GSO chunks and re-validated on arrival.
 #include <gtest/gtest.h>
 
 #include <thread>
 
 #include "base/endian.h"
-#include "engine/record_receiver.h"
-#include "engine/record_writer.h"
 #include "fakes/socket_stream_pair.h"
+#include "fakes/stream_ends.h"
 #include "fakes/xor_stream.h"
 
 namespace qeli::engine {
 namespace {
+
+using tunnel::PaddingPolicy;
+using tunnel::SessionCounters;
+using RxStatus = test::StreamRx::Status;
 
 Bytes ipv4_tcp(std::size_t payload, std::uint8_t fill) {
   Bytes p(40 + payload, fill);
@@ -37,9 +40,8 @@ TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   SessionCounters sent, got;
   PaddingPolicy pad{true, 16, 64, true, 1.0};
   auto sp = test::socket_stream_pair();
-  RecordWriter writer(sp.a, std::move(tx), pad, 1400, rng, sent);
-  RecordReceiver receiver(std::move(rx), {}, got, nullptr);
-  receiver.accept_gso(true);
+  test::StreamTx writer(sp.a, std::move(tx), pad, 1400, rng, sent);
+  test::StreamRx receiver(sp.b, std::move(rx), got, nullptr, /*gso=*/true);
   writer.set_peer_gso(true);
   StopSignal stop;
 
@@ -60,9 +62,9 @@ TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   tunio::PacketBatch in(8, wire::kMaxSuperPacket);
   std::thread reader([&] {
     while (in.size() < 3) {
-      const auto st = receiver.receive(sp.b, in);
-      ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
-      if (st == ReceiveStatus::kWouldBlock) std::this_thread::yield();
+      const auto st = receiver.receive(in);
+      ASSERT_TRUE(st == RxStatus::kOk || st == RxStatus::kWouldBlock) << receiver.why();
+      if (st == RxStatus::kWouldBlock) std::this_thread::yield();
     }
   });
   ASSERT_EQ(writer.seal_and_write(out, stop), WriteStatus::kOk);
@@ -75,8 +77,8 @@ TEST(RecordPath, PlainPacketsAndASuperPacketCrossIntact) {
   EXPECT_EQ(in.meta(1).gso_size, 1360);
   EXPECT_TRUE(in.meta(0).is_plain());
   EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(2).begin(), in.packet(2).end()));
-  EXPECT_EQ(sent.tx_packets.load(), 3U);
-  EXPECT_EQ(got.drop_bad_gso.load(), 0U);
+  EXPECT_EQ(sent.get(tunnel::SessionCounter::kTxPackets), 3U);
+  EXPECT_EQ(got.get(tunnel::SessionCounter::kDropBadGso), 0U);
 }
 
 TEST(RecordPath, SuperPacketIsDroppedWhenTheReceiverDidNotOfferTheExtension) {
@@ -85,10 +87,10 @@ TEST(RecordPath, SuperPacketIsDroppedWhenTheReceiverDidNotOfferTheExtension) {
   crypto::DeterministicRng rng(6);
   SessionCounters sent, got;
   auto sp = test::socket_stream_pair();
-  RecordWriter writer(sp.a, wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, 1400, rng,
-                      sent);
+  test::StreamTx writer(sp.a, wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, 1400,
+                        rng, sent);
   int controls = 0;
-  RecordReceiver receiver(wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), {}, got,
+  test::StreamRx receiver(sp.b, wire::PacketCodec(wire::Framing::kRaw, key.span(), seed), got,
                           [&](const wire::ControlFrame&) { ++controls; });
   writer.set_peer_gso(true);  // a sender that wrongly believes the peer negotiated it
   StopSignal stop;
@@ -98,7 +100,7 @@ TEST(RecordPath, SuperPacketIsDroppedWhenTheReceiverDidNotOfferTheExtension) {
   ASSERT_EQ(writer.seal_and_write(out, stop), WriteStatus::kOk);
   tunio::PacketBatch in(4, wire::kMaxSuperPacket);
   for (int i = 0; i < 100 && controls < 2; ++i) {
-    (void)receiver.receive(sp.b, in);
+    (void)receiver.receive(in);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_EQ(in.size(), 0U) << "no IP packet may come out of chunks nobody negotiated";
@@ -112,10 +114,9 @@ TEST(RecordPath, SuperPacketIsSplitForAPeerWithoutTheExtension) {
   SessionCounters sent, got;
   PaddingPolicy pad{true, 16, 64, true, 1.0};
   auto sp = test::socket_stream_pair();
-  RecordWriter writer(sp.a, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 1400,
-                      rng, sent);  // peer_gso defaults to false: a 0.7.16 peer
-  RecordReceiver receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), {}, got,
-                          nullptr);
+  test::StreamTx writer(sp.a, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 1400,
+                        rng, sent);  // peer_gso defaults to false: a 0.7.16 peer
+  test::StreamRx receiver(sp.b, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), got);
   StopSignal stop;
   tunio::PacketBatch out(4, wire::kMaxSuperPacket, writer.headroom(), writer.tailroom(pad));
   const Bytes small = ipv4_tcp(100, 0x11);
@@ -128,9 +129,9 @@ TEST(RecordPath, SuperPacketIsSplitForAPeerWithoutTheExtension) {
 
   tunio::PacketBatch in(32, 1400);
   for (int i = 0; i < 200 && in.size() < 12; ++i) {
-    const auto st = receiver.receive(sp.b, in);
-    ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
-    if (st == ReceiveStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto st = receiver.receive(in);
+    ASSERT_TRUE(st == RxStatus::kOk || st == RxStatus::kWouldBlock) << receiver.why();
+    if (st == RxStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_EQ(in.size(), 12U) << "the small packet, 10 segments, the small packet, in order";
   EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(0).begin(), in.packet(0).end()));
@@ -144,8 +145,8 @@ TEST(RecordPath, SuperPacketIsSplitForAPeerWithoutTheExtension) {
   }
   EXPECT_TRUE(std::equal(payload.begin(), payload.end(), super.begin() + 40, super.end()));
   EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(11).begin(), in.packet(11).end()));
-  EXPECT_EQ(sent.tx_packets.load(), 12U);
-  EXPECT_EQ(got.drop_bad_gso.load(), 0U);
+  EXPECT_EQ(sent.get(tunnel::SessionCounter::kTxPackets), 12U);
+  EXPECT_EQ(got.get(tunnel::SessionCounter::kDropBadGso), 0U);
 }
 
 TEST(RecordPath, RecordsFitTheCarriersChunkLimitOverALayer) {
@@ -159,11 +160,10 @@ TEST(RecordPath, RecordsFitTheCarriersChunkLimitOverALayer) {
   auto sp = test::socket_stream_pair();
   test::XorStream tx(std::make_unique<transport::TcpStream>(std::move(sp.a)), {});
   test::XorStream rx(std::make_unique<transport::TcpStream>(std::move(sp.b)), {});
-  RecordWriter writer(tx, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 16000, rng,
-                      sent);
-  RecordReceiver receiver(wire::PacketCodec(wire::Framing::kTls, key.span(), seed), {}, got,
-                          nullptr);
-  receiver.accept_gso(true);
+  test::StreamTx writer(tx, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), pad, 16000,
+                        rng, sent);
+  test::StreamRx receiver(rx, wire::PacketCodec(wire::Framing::kTls, key.span(), seed), got,
+                          nullptr, /*gso=*/true);
   writer.set_peer_gso(true);
   EXPECT_EQ(writer.headroom(), wire::kMaxSealHeadroom + test::kXorHead);
   StopSignal stop;
@@ -179,15 +179,15 @@ TEST(RecordPath, RecordsFitTheCarriersChunkLimitOverALayer) {
 
   tunio::PacketBatch in(8, wire::kMaxSuperPacket);
   for (int i = 0; i < 500 && in.size() < 2; ++i) {
-    const auto st = receiver.receive(rx, in);
-    ASSERT_TRUE(st == ReceiveStatus::kOk || st == ReceiveStatus::kWouldBlock) << to_string(st);
-    if (st == ReceiveStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto st = receiver.receive(in);
+    ASSERT_TRUE(st == RxStatus::kOk || st == RxStatus::kWouldBlock) << receiver.why();
+    if (st == RxStatus::kWouldBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_EQ(in.size(), 2U);
   EXPECT_TRUE(std::equal(small.begin(), small.end(), in.packet(0).begin(), in.packet(0).end()));
   EXPECT_TRUE(std::equal(super.begin(), super.end(), in.packet(1).begin(), in.packet(1).end()));
-  EXPECT_EQ(sent.drop_too_big.load(), 1U);
-  EXPECT_EQ(got.drop_bad_gso.load(), 0U);
+  EXPECT_EQ(sent.get(tunnel::SessionCounter::kDropTooBig), 1U);
+  EXPECT_EQ(got.get(tunnel::SessionCounter::kDropBadGso), 0U);
 }
 
 }  // namespace

@@ -12,8 +12,9 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/datagram_session.h"
-#include "engine/stream_session.h"
+#include "engine/datagram_framer.h"
+#include "engine/session_loop.h"
+#include "engine/stream_framer.h"
 #include "fakes/socket_stream_pair.h"
 #include "fakes/udp_loopback.h"
 #include "transport/tcp.h"
@@ -24,6 +25,7 @@ namespace qeli::engine {
 namespace {
 
 using namespace std::chrono_literals;
+using tunnel::SessionEnd;
 
 // A source that never has packets (a pipe nobody writes).
 class SilentSource final : public PacketSource {
@@ -67,28 +69,31 @@ void run_stream(bool client_accepts_close, StreamRun& out) {
   auto sp = test::socket_stream_pair();
   ASSERT_GE(sp.a.fd(), 0);
   crypto::DeterministicRng rng_a{1}, rng_b{2};
-  SessionCounters ca, cb;
+  tunnel::SessionCounters ca, cb;
   SilentSource src_a, src_b;
   StopSignal stop_a, stop_b;
+  const SteadyClock clock;
 
-  StreamSessionConfig server_cfg;
-  server_cfg.farewell = kicked_on_stop;
-  StreamSessionConfig client_cfg;
-  client_cfg.end_on_close_frame = client_accepts_close;
-  client_cfg.on_control = [&](const wire::ControlFrame& f) {
+  tunnel::SessionParams server_p;
+  server_p.send.farewell = kicked_on_stop;
+  tunnel::SessionParams client_p;
+  client_p.receive.end_on_close_frame = client_accepts_close;
+  client_p.receive.on_control = [&](const wire::ControlFrame& f) {
     if (auto r = wire::parse_session_close(f); r.ok()) out.reason = static_cast<int>(*r);
   };
+  StreamFramer fa(sp.a, wire::Framing::kTls, {}), fb(sp.b, wire::Framing::kTls, {});
+  tunnel::Session server_s(std::move(server_p), codec(1), codec(2), fa.room(), rng_a, ca, nullptr,
+                           clock.now());
+  tunnel::Session client_s(std::move(client_p), codec(2), codec(1), fb.room(), rng_b, cb, nullptr,
+                           clock.now());
 
   std::atomic<bool> client_done{false};
   std::thread client([&] {
-    out.client_end = run_stream_session(sp.b, codec(2), codec(1), {}, src_b, TunWriter{},
-                                        client_cfg, stop_b, cb, rng_b);
+    out.client_end = run_session(client_s, fb, src_b, TunWriter{}, stop_b, clock);
     client_done = true;
   });
-  std::thread server([&] {
-    out.server_end = run_stream_session(sp.a, codec(1), codec(2), {}, src_a, TunWriter{},
-                                        server_cfg, stop_a, ca, rng_a);
-  });
+  std::thread server(
+      [&] { out.server_end = run_session(server_s, fa, src_a, TunWriter{}, stop_a, clock); });
   std::this_thread::sleep_for(50ms);
   stop_a.stop();
   server.join();
@@ -121,39 +126,37 @@ TEST(SessionClose, DatagramFarewellEndsTheClientSessionAtOnce) {
   transport::UdpSocket s = test::loopback_udp(false), c = test::loopback_udp(false);
   const transport::UdpAddr s_addr = s.local_address(), c_addr = c.local_address();
   crypto::DeterministicRng rng_s{3}, rng_c{4};
-  SessionCounters cs, cc;
-  const PaddingPolicy pad{};
-  DatagramWriter server_writer(codec(1), pad, 1400, rng_s, cs);
-  DatagramWriter client_writer(codec(2), pad, 1400, rng_c, cc);
+  tunnel::SessionCounters cs, cc;
   std::atomic<int> reason{0};
   std::atomic<int> frames_seen{0};
-  DatagramReceiver client_receiver(codec(1), cc, no_envelope(), [&](const wire::ControlFrame& f) {
-    ++frames_seen;
-    if (auto r = wire::parse_session_close(f); r.ok()) reason = static_cast<int>(*r);
-  });
   SilentSource src_s, src_c;
   StopSignal stop_s, stop_c;
-  DatagramSessionConfig server_cfg;
-  server_cfg.farewell = [](SessionEnd) {
+  const SteadyClock clock;
+  tunnel::SessionParams server_p;
+  server_p.send.farewell = [](SessionEnd) {
     return wire::build_session_close(wire::CloseReason::kSuperseded);
   };
-  DatagramSessionConfig client_cfg;
-  client_cfg.end_on_close_frame = true;
-  auto server_batch = make_send_batch(8, 1400, pad, no_envelope());
-  auto client_batch = make_send_batch(8, 1400, pad, no_envelope());
+  tunnel::SessionParams client_p;
+  client_p.receive.end_on_close_frame = true;
+  client_p.receive.on_control = [&](const wire::ControlFrame& f) {
+    ++frames_seen;
+    if (auto r = wire::parse_session_close(f); r.ok()) reason = static_cast<int>(*r);
+  };
+  DatagramFramer fs(s, c_addr, no_envelope(), no_envelope());
+  DatagramFramer fc(c, s_addr, no_envelope(), no_envelope());
+  tunnel::Session server_s(std::move(server_p), codec(1), codec(2), fs.room(), rng_s, cs, nullptr,
+                           clock.now());
+  tunnel::Session client_s(std::move(client_p), codec(2), codec(1), fc.room(), rng_c, cc, nullptr,
+                           clock.now());
 
   std::atomic<bool> client_done{false};
   SessionEnd client_end = SessionEnd::kTunError;
   std::thread client([&] {
-    client_end = run_datagram_session(c, s_addr, client_writer, client_receiver, src_c,
-                                      client_batch, TunWriter{}, client_cfg, stop_c, cc, rng_c);
+    client_end = run_session(client_s, fc, src_c, TunWriter{}, stop_c, clock);
     client_done = true;
   });
-  std::thread server([&] {
-    EXPECT_EQ(run_datagram_sender(s, nullptr, c_addr, server_writer, src_s, server_batch,
-                                  server_cfg, stop_s, cs, rng_s),
-              SessionEnd::kStopped);
-  });
+  std::thread server(
+      [&] { EXPECT_EQ(run_sender(server_s, fs, src_s, stop_s, clock), SessionEnd::kStopped); });
   std::this_thread::sleep_for(50ms);
   stop_s.stop();
   server.join();
@@ -164,10 +167,9 @@ TEST(SessionClose, DatagramFarewellEndsTheClientSessionAtOnce) {
   EXPECT_TRUE(ended_by_frame);
   EXPECT_EQ(client_end, SessionEnd::kClosedByPeer);
   EXPECT_EQ(reason.load(), static_cast<int>(wire::CloseReason::kSuperseded));
-  // The receiver's own handler is back after the session (the wrapper is gone) and the
-  // copies that arrived after the first were handled as plain control frames.
+  // The copies that arrived after the first were handled as plain control frames.
   EXPECT_GE(frames_seen.load(), 1);
-  EXPECT_LE(frames_seen.load(), kFarewellCopies);
+  EXPECT_LE(frames_seen.load(), fs.farewell_copies());
 }
 
 }  // namespace

@@ -1,17 +1,15 @@
 // WireDatagramEnvelope: the data path's QUIC short header and obfs seal, in place, for
 // every combination of the two layers; checked against the wire parsers (a separate
 // UdpObfs with the same key, parse_quic), and end to end over loopback UDP sockets with
-// the DatagramWriter / DatagramReceiver pair.
+// a tunnel::Sender / Receiver pair behind DatagramFramers.
 #include <poll.h>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "engine/datagram_receiver.h"
-#include "engine/datagram_session.h"
-#include "engine/datagram_writer.h"
 #include "engine/wire_datagram_envelope.h"
+#include "fakes/datagram_ends.h"
 #include "fakes/packet_builder.h"
 #include "fakes/udp_loopback.h"
 
@@ -98,17 +96,18 @@ TEST(WireDatagramEnvelope, CarriesADataPathWithBothLayers) {
   const std::array<std::uint8_t, 4> seed = {4, 3, 2, 1};
   WireDatagramEnvelope send_env(quic_env(true), &key, 2, rng);
   WireDatagramEnvelope recv_env(quic_env(true), &key, 0, rng);
-  SessionCounters sent, got;
-  const PaddingPolicy pad{true, 16, 64, true, 1.0};
-  DatagramWriter writer(wire::PacketCodec(wire::Framing::kTls, aead_key.span(), seed), pad, 1400,
-                        rng, sent, send_env);
-  DatagramReceiver receiver(wire::PacketCodec(wire::Framing::kTls, aead_key.span(), seed), got,
+  tunnel::SessionCounters sent, got;
+  const tunnel::PaddingPolicy pad{true, 16, 64, true, 1.0};
+  test::DatagramTx writer(wire::PacketCodec(wire::Framing::kTls, aead_key.span(), seed), pad, 1400,
+                          rng, sent, send_env);
+  test::DatagramRx receiver(wire::PacketCodec(wire::Framing::kTls, aead_key.span(), seed), got,
                             recv_env);
   auto a = test::loopback_udp(true);
   auto b = test::loopback_udp(true);
   const auto a_addr = a.local_address();
   const auto b_addr = b.local_address();
-  auto out = make_send_batch(16, 1400, pad, send_env);
+  tunio::PacketBatch out(16, 1400 + test::DatagramTx::tailroom(pad, send_env),
+                         test::DatagramTx::headroom(send_env));
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(out.push(test::udp4(200 + static_cast<std::size_t>(i))));
   StopSignal stop;
   ASSERT_EQ(writer.send(a, b_addr, out, stop), WriteStatus::kOk);
@@ -120,29 +119,11 @@ TEST(WireDatagramEnvelope, CarriesADataPathWithBothLayers) {
     if (::poll(&p, 1, 2000) <= 0) break;
     in.clear();
     auto r = receiver.receive(b, a_addr, in);
-    if (r.ok()) packets += r->packets;
+    if (r.ok()) packets += *r;
   }
   EXPECT_EQ(packets, 10u);
-  EXPECT_EQ(got.rx_packets.load(), 10u);
+  EXPECT_EQ(got.get(tunnel::SessionCounter::kRxPackets), 10u);
   EXPECT_EQ(receiver.drops().total(), 0u);
-}
-
-TEST(SessionTimers, LivenessAndIdleDeadlines) {
-  DatagramSessionConfig cfg;
-  cfg.liveness_ms = 1000;
-  cfg.idle_timeout_ms = 5000;
-  SessionTimers t(cfg);
-  SessionCounters c;
-  const Instant t0 = std::chrono::steady_clock::now();
-  using std::chrono::milliseconds;
-  EXPECT_EQ(t.check(c, t0, t0 + milliseconds(500)), SessionEnd::kStopped);
-  EXPECT_EQ(t.check(c, t0, t0 + milliseconds(1500)), SessionEnd::kLiveness);
-  // Authenticated records keep it alive; IP packets reset the idle clock.
-  EXPECT_EQ(t.check(c, t0 + milliseconds(4000), t0 + milliseconds(4500)), SessionEnd::kStopped);
-  SessionCounters::add(c.rx_packets);
-  EXPECT_EQ(t.check(c, t0 + milliseconds(5900), t0 + milliseconds(6000)), SessionEnd::kStopped);
-  EXPECT_EQ(t.check(c, t0 + milliseconds(10900), t0 + milliseconds(10950)), SessionEnd::kStopped);
-  EXPECT_EQ(t.check(c, t0 + milliseconds(11900), t0 + milliseconds(11950)), SessionEnd::kIdle);
 }
 
 }  // namespace

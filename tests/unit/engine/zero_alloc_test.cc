@@ -40,7 +40,7 @@ TEST(ZeroAlloc, MtuPacketsSealFrameDeframeOpen) {
 }
 
 TEST(ZeroAlloc, MtuPacketsWithPadding) {
-  RecordLoop loop(32, 0, 1400, engine::PaddingPolicy{true, 16, 256, true, 1.0});
+  RecordLoop loop(32, 0, 1400, tunnel::PaddingPolicy{true, 16, 256, true, 1.0});
   expect_no_steady_state_allocations(loop);
 }
 
@@ -50,7 +50,7 @@ TEST(ZeroAlloc, GsoSuperPacketsCarriedWhole) {
   EXPECT_EQ(loop.received().packet(8).size(), 65535U);
   EXPECT_TRUE(loop.intact(8));
   EXPECT_EQ(loop.received().meta(8).type, tunio::GsoType::tcp4);
-  EXPECT_EQ(loop.receiver_counters().drop_bad_gso.load(), 0U);
+  EXPECT_EQ(loop.receiver_counters().get(tunnel::SessionCounter::kDropBadGso), 0U);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "base/endian.h"
 #include "fakes/ipv4_reassembler.h"
 #include "fakes/packet_builder.h"
+#include "fakes/receive_frame.h"
 #include "tunio/mtu_clamp.h"
 #include "wire/control_frame.h"
 
@@ -23,27 +24,30 @@ std::unique_ptr<Session> make_session() {
                                    engine::SessionInbox::Geometry{8, 1500, 0, 0});
 }
 
+// The client's MTU report as the session's receive side handles it: the tunnel::Receiver
+// stores it in s.peer_state, then the server applies it.
 void report(Session& s, std::uint16_t mtu, std::uint32_t profile_mtu = 1400) {
-  const Bytes frame = wire::build_mtu_report(mtu);
-  auto f = wire::parse_control_frame(frame);
-  ASSERT_TRUE(f.ok());
-  apply_client_control(s, *f, profile_mtu, "test");
+  tunnel::ReceiverParams rp;
+  rp.on_control = [&](const wire::ControlFrame& f) {
+    apply_client_control(s, f, profile_mtu, "test");
+  };
+  test::receive_frame(std::move(rp), s.counters, s.peer_state, wire::build_mtu_report(mtu));
 }
 
 TEST(SessionControl, MtuReportSetsTheClampOnlyBelowTheProfile) {
   auto s = make_session();
   EXPECT_EQ(s->downlink_mtu.load(), 0u);
   report(*s, 1400);
-  EXPECT_EQ(s->peer_mtu.load(), 1400u);
+  EXPECT_EQ(s->peer_state.mtu.load(), 1400u);
   EXPECT_EQ(s->downlink_mtu.load(), 0u) << "equal to the profile: the common path";
   report(*s, 9000);
-  EXPECT_EQ(s->peer_mtu.load(), 9000u);
+  EXPECT_EQ(s->peer_state.mtu.load(), 9000u);
   EXPECT_EQ(s->downlink_mtu.load(), 0u);
   report(*s, 1200);
-  EXPECT_EQ(s->peer_mtu.load(), 1200u);
+  EXPECT_EQ(s->peer_state.mtu.load(), 1200u);
   EXPECT_EQ(s->downlink_mtu.load(), 1200u);
   report(*s, 100);  // clamped to the floor (0.7.16: 576..16638)
-  EXPECT_EQ(s->peer_mtu.load(), 576u);
+  EXPECT_EQ(s->peer_state.mtu.load(), 576u);
   EXPECT_EQ(s->downlink_mtu.load(), 576u);
   report(*s, 1500);  // a later, larger report lifts the clamp again
   EXPECT_EQ(s->downlink_mtu.load(), 0u);
@@ -57,10 +61,10 @@ TEST(SessionControl, ClientInfoIsRecordedAndOtherTypesIgnored) {
   EXPECT_EQ(s->client_platform, "linux");
   const Bytes caps = wire::build_capabilities(1);
   apply_client_control(*s, *wire::parse_control_frame(caps), 1400, "test");
-  EXPECT_EQ(s->peer_mtu.load(), 0u);
+  EXPECT_EQ(s->peer_state.mtu.load(), 0u);
   const Bytes bad_mtu = {0xc1, 0x9b, 1, 1, 5};  // a 1-byte MTU body: malformed
   apply_client_control(*s, *wire::parse_control_frame(bad_mtu), 1400, "test");
-  EXPECT_EQ(s->peer_mtu.load(), 0u);
+  EXPECT_EQ(s->peer_state.mtu.load(), 0u);
 }
 
 test::PacketBytes downlink(std::size_t payload, bool df) {
@@ -110,15 +114,15 @@ TEST(SessionControl, OversizedDownlinkBecomesIcmpFragmentsOrADrop) {
   EXPECT_EQ(m[20], 3);
   EXPECT_EQ(m[21], 4);
   EXPECT_EQ(load_be16(m.data() + 26), 1200);
-  EXPECT_EQ(s->counters.frag_needed_sent.load(), 1u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragNeededSent), 1u);
 
   // No DF: fragments of <= 1200 bytes go to the session's inbox, which reassemble.
   test::PacketBytes no_df = downlink(1360, false);
   EXPECT_FALSE(fits_peer_mtu(*s, no_df, plain, 1200, icmp, frags));
   EXPECT_EQ(icmp.size(), 1u);
   EXPECT_TRUE(frags.empty()) << "scratch only";
-  EXPECT_EQ(s->counters.frag_tx.load(), 1u);
-  EXPECT_EQ(s->counters.drop_too_big.load(), 0u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragTx), 1u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kDropTooBig), 0u);
   std::vector<test::PacketBytes> got = take_inbox(*s);
   ASSERT_EQ(got.size(), 2u);
   const auto r = test::reassemble(got, 1200);
@@ -138,7 +142,7 @@ TEST(SessionControl, OversizedDownlinkBecomesIcmpFragmentsOrADrop) {
   csum.csum_start = 20;
   csum.csum_offset = 6;
   EXPECT_FALSE(fits_peer_mtu(*s, partial, csum, 1200, icmp, frags));
-  EXPECT_EQ(s->counters.frag_tx.load(), 2u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragTx), 2u);
   got = take_inbox(*s);
   const auto r2 = test::reassemble(got, 1200);
   ASSERT_EQ(r2.error, "");
@@ -151,14 +155,14 @@ TEST(SessionControl, OversizedDownlinkBecomesIcmpFragmentsOrADrop) {
   EXPECT_EQ(icmp.size(), 2u);
   // The ICMP batch is full: the next one is only a drop.
   EXPECT_FALSE(fits_peer_mtu(*s, df, plain, 1200, icmp, frags));
-  EXPECT_EQ(s->counters.frag_needed_sent.load(), 2u);
-  EXPECT_EQ(s->counters.drop_too_big.load(), 1u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragNeededSent), 2u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kDropTooBig), 1u);
   // A USO super-packet without DF is not segmented first: a drop.
   const tunio::GsoMetadata uso = gso(tunio::GsoType::udp4, 28, 1372);
   test::PacketBytes uso_pkt = downlink(5000, false);
   EXPECT_FALSE(fits_peer_mtu(*s, uso_pkt, uso, 1200, icmp, frags));
-  EXPECT_EQ(s->counters.drop_too_big.load(), 2u);
-  EXPECT_EQ(s->counters.frag_tx.load(), 2u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kDropTooBig), 2u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragTx), 2u);
 }
 
 }  // namespace

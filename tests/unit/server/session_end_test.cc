@@ -6,13 +6,14 @@
 
 #include <cstdlib>
 
+#include "fakes/receive_frame.h"
 #include "handshake/types.h"
 #include "wire/session_close.h"
 
 namespace qeli::server {
 namespace {
 
-using engine::SessionEnd;
+using tunnel::SessionEnd;
 namespace caps = handshake::caps;
 
 std::shared_ptr<Session> make_session() {
@@ -20,9 +21,12 @@ std::shared_ptr<Session> make_session() {
                                    engine::SessionInbox::Geometry{4, 1500, 0, 0});
 }
 
+// The client's capability frame as the server session's receive side handles it.
 void answer_caps(Session& s, std::uint32_t offered, std::uint32_t client) {
-  const Bytes f = wire::build_capabilities(client);
-  on_client_control(s, offered, wire::parse_control_frame(f).value(), 1400, "test");
+  tunnel::ReceiverParams rp;
+  rp.offered_caps = offered;
+  rp.on_control = [&s](const wire::ControlFrame& f) { on_client_control(s, f, 1400, "test"); };
+  test::receive_frame(std::move(rp), s.counters, s.peer_state, wire::build_capabilities(client));
 }
 
 TEST(SessionEnd, OfferDependsOnTheCarrierAndTheEnvironment) {
@@ -43,19 +47,19 @@ TEST(SessionEnd, CapabilitiesAreTheIntersectionOfOfferAndAnswer) {
   auto s = make_session();
   answer_caps(*s, caps::kCapabilityExchange | caps::kCloseNotify,
               caps::kCapabilityExchange | caps::kCloseNotify | caps::kGsoSuperPackets);
-  EXPECT_TRUE(s->close_notify.load());
-  EXPECT_FALSE(s->gso.load()) << "not offered";
+  EXPECT_TRUE(s->peer_state.close_notify.load());
+  EXPECT_FALSE(s->peer_state.gso.load()) << "not offered";
   auto t = make_session();
   answer_caps(*t, caps::kCapabilityExchange | caps::kCloseNotify | caps::kGsoSuperPackets,
               caps::kCapabilityExchange | caps::kGsoSuperPackets);
-  EXPECT_FALSE(t->close_notify.load()) << "not answered";
-  EXPECT_TRUE(t->gso.load());
+  EXPECT_FALSE(t->peer_state.close_notify.load()) << "not answered";
+  EXPECT_TRUE(t->peer_state.gso.load());
 }
 
 TEST(SessionEnd, ClientInfoIsRecorded) {
   auto s = make_session();
   const Bytes f = wire::build_client_info("0.7.16", "linux");
-  on_client_control(*s, 0, wire::parse_control_frame(f).value(), 1400, "test");
+  on_client_control(*s, wire::parse_control_frame(f).value(), 1400, "test");
   EXPECT_EQ(s->client_version, "0.7.16");
   EXPECT_EQ(s->client_platform, "linux");
 }
@@ -64,20 +68,20 @@ TEST(SessionEnd, FarewellTellsAClientThatCanHearItWhy) {
   auto s = make_session();
   auto farewell = farewell_for(*s);
   EXPECT_TRUE(farewell(SessionEnd::kStopped).empty()) << "no capability yet";
-  s->close_notify = true;
+  s->peer_state.close_notify = true;
   EXPECT_TRUE(farewell(SessionEnd::kStopped).empty()) << "stopped without a reason";
   s->end(wire::CloseReason::kKicked);
   EXPECT_EQ(to_hex(farewell(SessionEnd::kStopped)), "c19b800101");
   // The peer or the network ended it: nothing to say.
   for (auto e : {SessionEnd::kPeerClosed, SessionEnd::kSocketError, SessionEnd::kLiveness,
                  SessionEnd::kBadRecord}) {
-    EXPECT_TRUE(farewell(e).empty()) << engine::to_string(e);
+    EXPECT_TRUE(farewell(e).empty()) << tunnel::to_string(e);
   }
 }
 
 TEST(SessionEnd, IdleTimeoutIsRecordedAndAnnounced) {
   auto s = make_session();
-  s->close_notify = true;
+  s->peer_state.close_notify = true;
   EXPECT_EQ(to_hex(farewell_for(*s)(SessionEnd::kIdle)), "c19b800105");
   EXPECT_EQ(s->close_reason(), wire::CloseReason::kIdle);
   // Recorded even for a client without the extension, so the log says "idle timeout".
@@ -108,14 +112,14 @@ TEST(SessionEnd, ClientGoodbyeEndsTheSessionWithoutAnAnswer) {
   const auto frame = wire::parse_control_frame(bye).value();
   // A client that did not take the extension: its frame is ignored.
   auto old = make_session();
-  on_client_control(*old, caps::kCapabilityExchange | caps::kCloseNotify, frame, 1400, "test");
+  on_client_control(*old, frame, 1400, "test");
   EXPECT_FALSE(old->stop.stopped());
   EXPECT_FALSE(old->close_reason());
 
   auto s = make_session();
   answer_caps(*s, caps::kCapabilityExchange | caps::kCloseNotify,
               caps::kCapabilityExchange | caps::kCloseNotify);
-  on_client_control(*s, caps::kCapabilityExchange | caps::kCloseNotify, frame, 1400, "test");
+  on_client_control(*s, frame, 1400, "test");
   EXPECT_TRUE(s->stop.stopped());
   EXPECT_EQ(s->close_reason(), wire::CloseReason::kClientStopping);
   // No close frame goes back to a client that is leaving.
@@ -125,9 +129,9 @@ TEST(SessionEnd, ClientGoodbyeEndsTheSessionWithoutAnAnswer) {
   EXPECT_EQ(describe_end(*s, SessionEnd::kPeerClosed), "the client is stopping");
   // A reason recorded before (the operator kicked it) is kept.
   auto k = make_session();
-  k->close_notify = true;
+  k->peer_state.close_notify = true;
   k->end(wire::CloseReason::kKicked);
-  on_client_control(*k, caps::kCloseNotify, frame, 1400, "test");
+  on_client_control(*k, frame, 1400, "test");
   EXPECT_EQ(k->close_reason(), wire::CloseReason::kKicked);
 }
 

@@ -5,7 +5,7 @@
 #include "tunio/gso_metadata.h"
 #include "wire/gso_chunk.h"
 
-namespace qeli::engine {
+namespace qeli::tunnel {
 
 inline wire::GsoChunkHeader to_chunk_header(const tunio::GsoMetadata& m, std::size_t total_len) {
   wire::GsoChunkHeader h;
@@ -35,4 +35,4 @@ static_assert(static_cast<int>(tunio::GsoType::tcp4) == 1 &&
               static_cast<int>(tunio::GsoType::udp4) == 3 &&
               static_cast<int>(tunio::GsoType::udp6) == 4);
 
-}  // namespace qeli::engine
+}  // namespace qeli::tunnel

@@ -1,0 +1,22 @@
+// PeerState: what one session learned about its peer during the data phase — its
+// capabilities (our extensions it took) and the tunnel MTU it reported. Written by the
+// session's receive side (tunnel::Receiver, from the peer's control frames), read by the
+// send side once per batch (tunnel::Sender::refresh) and by the control plane at any time.
+// The server keeps one in each server::Session; a client fills it from the handshake.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace qeli::tunnel {
+
+struct PeerState {
+  /// The peer takes GSO chunk records (caps::kGsoSuperPackets): super-packets go whole.
+  std::atomic<bool> gso{false};
+  /// The peer takes session-close frames (caps::kCloseNotify).
+  std::atomic<bool> close_notify{false};
+  /// The tunnel MTU the peer reported (control frame 1, clamped to 576..16638; 0 = none).
+  std::atomic<std::uint32_t> mtu{0};
+};
+
+}  // namespace qeli::tunnel

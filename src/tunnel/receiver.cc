@@ -1,0 +1,162 @@
+#include "tunnel/receiver.h"
+
+#include "handshake/types.h"
+#include "tunio/offload_validate.h"
+#include "tunnel/gso_convert.h"
+
+namespace qeli::tunnel {
+namespace {
+
+Inbound just(InboundKind k) {
+  Inbound in;
+  in.kind = k;
+  return in;
+}
+Inbound dropped(RecordDrop why) {
+  Inbound in;
+  in.kind = InboundKind::kDrop;
+  in.drop = why;
+  return in;
+}
+Inbound ended(SessionEnd why) {
+  Inbound in;
+  in.kind = InboundKind::kEnd;
+  in.end = why;
+  return in;
+}
+
+}  // namespace
+
+Receiver::Receiver(ReceiverParams params, wire::PacketCodec codec, SessionCounters& counters,
+                   PeerState& peer, Instant now)
+    : params_(std::move(params)),
+      codec_(std::move(codec)),
+      counters_(counters),
+      peer_(peer),
+      last_auth_(now),
+      idle_since_(now) {
+  if (params_.gso_receive) gso_.emplace();
+}
+
+Inbound Receiver::open(MutableByteSpan record, Instant now) {
+  auto opened = codec_.open_in_place(record);
+  if (!opened.ok()) {
+    const RecordDrop why = drop_reason(opened.error());
+    if (opened.error() == wire::OpenError::kReplay) {
+      // A replayed record authenticated: drop it, keep the session (WireGuard does the
+      // same) on either carrier.
+      counters_.add(SessionCounter::kDropReplay);
+    } else if (params_.stream) {
+      return ended(SessionEnd::kBadRecord);
+    }
+    drops_.add(why);
+    return dropped(why);
+  }
+  last_auth_ = now;
+  const ByteSpan data = opened->data;
+  switch (wire::classify_plaintext(data)) {
+    case wire::PlaintextKind::kHeartbeat:
+      counters_.add(SessionCounter::kHeartbeatsRx);
+      return just(InboundKind::kHeartbeat);
+    case wire::PlaintextKind::kControl:
+      if (params_.gso_receive && data.size() > 2 && data[2] == wire::kCtrlGsoChunk) {
+        return gso_chunk(data);
+      }
+      return control(data);
+    case wire::PlaintextKind::kPacket: break;
+  }
+  if (data.size() < 20 || (data[0] >> 4) != 4) {
+    drops_.add(RecordDrop::kNotIpv4);
+    counters_.count_not_ipv4(data.data(), data.size());
+    return dropped(RecordDrop::kNotIpv4);
+  }
+  return deliver(data, {});
+}
+
+Inbound Receiver::deliver(ByteSpan packet, const tunio::GsoMetadata& meta) {
+  if (params_.inbound_filter && !params_.inbound_filter(packet)) {
+    drops_.add(RecordDrop::kFiltered);
+    return dropped(RecordDrop::kFiltered);
+  }
+  counters_.add(SessionCounter::kRxPackets, tunio::segment_count(meta, packet.size()));
+  counters_.add(SessionCounter::kRxBytes, packet.size());
+  Inbound in;
+  in.kind = InboundKind::kPacket;
+  in.packet = packet;
+  in.meta = meta;
+  return in;
+}
+
+Inbound Receiver::control(ByteSpan plaintext) {
+  counters_.add(SessionCounter::kControlRx);
+  auto frame = wire::parse_control_frame(plaintext);
+  if (!frame.ok()) return just(InboundKind::kControl);
+  const wire::ControlFrame& f = *frame;
+  if (f.type == wire::kCtrlCapabilities && params_.offered_caps != 0) {
+    if (auto caps = wire::parse_capabilities(f); caps.ok()) {
+      const std::uint32_t both = *caps & params_.offered_caps;
+      peer_.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
+      peer_.close_notify = (both & handshake::caps::kCloseNotify) != 0;
+    }
+  } else if (f.type == wire::kCtrlMtuReport) {
+    if (auto mtu = wire::parse_mtu_report(f); mtu.ok()) peer_.mtu = *mtu;
+  }
+  if (params_.on_control) params_.on_control(f);
+  if (f.type == wire::kCtrlSessionClose && params_.end_on_close_frame) {
+    return ended(SessionEnd::kClosedByPeer);
+  }
+  return just(InboundKind::kControl);
+}
+
+Inbound Receiver::gso_chunk(ByteSpan plaintext) {
+  auto chunk = wire::parse_gso_chunk(plaintext);
+  if (!chunk) {
+    counters_.add(SessionCounter::kDropBadGso);
+    return just(InboundKind::kControl);
+  }
+  switch (gso_->add(*chunk)) {
+    case wire::GsoAssembler::Result::kPartial: return just(InboundKind::kControl);
+    case wire::GsoAssembler::Result::kError:
+      counters_.add(SessionCounter::kDropBadGso);
+      return just(InboundKind::kControl);
+    case wire::GsoAssembler::Result::kComplete: break;
+  }
+  const ByteSpan pkt = gso_->packet();
+  // Peer metadata is hostile input: the one validation gate decides what the kernel gets.
+  auto meta = tunio::revalidate(to_metadata(gso_->header()), pkt);
+  if (!meta.ok() || pkt.size() < 20 || (pkt[0] >> 4) != 4) {
+    counters_.add(SessionCounter::kDropBadGso);
+    return just(InboundKind::kControl);
+  }
+  return deliver(pkt, *meta);
+}
+
+std::optional<Instant> Receiver::deadline() const {
+  std::optional<Instant> d;
+  if (params_.liveness.count() > 0) d = last_auth_ + params_.liveness;
+  if (params_.idle_timeout.count() > 0) {
+    const Instant idle = idle_since_ + params_.idle_timeout;
+    if (!d || idle < *d) d = idle;
+  }
+  return d;
+}
+
+SessionEnd Receiver::on_timer(Instant now) {
+  if (params_.idle_timeout.count() > 0) {
+    // Activity = IP packets either way (the counters are written by both halves).
+    const std::uint64_t packets =
+        counters_.get(SessionCounter::kRxPackets) + counters_.get(SessionCounter::kTxPackets);
+    if (packets != idle_packets_) {
+      idle_packets_ = packets;
+      idle_since_ = now;
+    } else if (now - idle_since_ > params_.idle_timeout) {
+      return SessionEnd::kIdle;
+    }
+  }
+  if (params_.liveness.count() > 0 && now - last_auth_ > params_.liveness) {
+    return SessionEnd::kLiveness;
+  }
+  return SessionEnd::kStopped;
+}
+
+}  // namespace qeli::tunnel
