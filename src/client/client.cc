@@ -46,6 +46,7 @@
 #include "tunnel/pushed_params.h"
 #include "tunnel/session.h"
 #include "wire/control_frame.h"
+#include "wire/modes.h"
 #include "wire/session_close.h"
 #include "wire/udp_obfs.h"
 
@@ -287,8 +288,7 @@ Duration Client::connect_once() {
 
 handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const {
   handshake::ClientConfig hc;
-  hc.mode =
-      cfg_.mode == config::ClientMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
+  hc.mode = config::mode_spec(cfg_.proto, cfg_.mode)->flight;
   hc.bind_static = cfg_.bind_static;
   hc.pinned_server_key = pinned_;
   hc.user = cfg_.user;
@@ -430,7 +430,9 @@ Duration Client::connect_once_udp() {
   crypto::Rng& rng = crypto::system_rng();
   // mode=obfs on UDP: the fake-tls flight inside the per-datagram obfs seal.
   std::optional<crypto::Key32> obfs_key;
-  if (cfg_.mode == config::ClientMode::kObfs) obfs_key = wire::derive_obfs_key(cfg_.obfs_key);
+  if (wire::has_layer(*config::mode_spec(cfg_.proto, cfg_.mode), wire::Layer::kObfsSeal)) {
+    obfs_key = wire::derive_obfs_key(cfg_.obfs_key);
+  }
   std::optional<wire::UdpObfs> hs_obfs;
   if (obfs_key) hs_obfs.emplace(*obfs_key);
 
@@ -705,6 +707,13 @@ int Client::run() {
   } joiner{done, sig_thread};
 
   try {
+    // What this build carries: the mode table (a mode whose layers are not built yet
+    // would otherwise fall back to another disguise without a word).
+    if (const auto why =
+            wire::refusal(config::carrier_of(cfg_.proto), config::to_string(cfg_.mode));
+        !why.empty()) {
+      throw Fatal{"mode " + why};
+    }
     servers_ = resolve_server();
     if (stop_.stopped()) return 0;
     endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);

@@ -46,7 +46,7 @@ void read_connection(SectionReader& r, ClientConfig& c) {
     } else if (const auto m = parse_client_mode(e->value)) {
       c.mode = *m;
     } else {
-      r.bad_value(*e, "plain|fake-tls|obfs|reality|reality-tls|udp-quic|udp-obfs");
+      r.bad_value(*e, wire::mode_names() + "|udp-quic|udp-obfs");
     }
   }
   c.sni = r.get_string("sni", "");
@@ -169,7 +169,7 @@ void read_interface(SectionReader& r, ClientConfig& c) {
 }
 
 void check_client(SectionReader& r, const ClientConfig& c) {
-  if (const char* why = transport_mode_conflict(c.proto, c.mode)) r.error("mode", why);
+  if (const auto why = transport_mode_conflict(c.proto, c.mode); !why.empty()) r.error("mode", why);
   if (c.quic && c.proto != Transport::kUdp) r.error("quic", "quic needs proto = udp");
   if (c.mode == ClientMode::kObfs && c.obfs_key.empty()) {
     r.error("obfs_key", "mode obfs requires obfs_key");

@@ -235,7 +235,8 @@ std::vector<std::string> validate_link(const ShareLink& l) {
   if (is_ipv6_literal(l.host) || l.host.find(':') != std::string::npos) {
     out.emplace_back("IPv6 server addresses are not supported (qeli 0.7.x refuses them too)");
   }
-  if (const char* why = transport_mode_conflict(l.proto, l.mode)) out.emplace_back(why);
+  if (auto why = transport_mode_conflict(l.proto, l.mode); !why.empty())
+    out.push_back(std::move(why));
   if (l.quic && l.proto != Transport::kUdp) out.emplace_back("quic=1 needs proto=udp");
   if (l.mode == ClientMode::kObfs && (!l.obfs_key || l.obfs_key->empty())) {
     out.emplace_back("mode=obfs needs an obfs= key");

@@ -54,15 +54,30 @@ std::optional<ModeAlias> parse_mode_alias(std::string_view s) {
   return std::nullopt;
 }
 
-const char* transport_mode_conflict(Transport t, ClientMode m) {
-  if (t != Transport::kUdp) return nullptr;
-  switch (m) {
-    case ClientMode::kPlain: return "plain is TCP-only";
-    case ClientMode::kRealityTls: return "reality-tls is TCP-only";
-    case ClientMode::kReality: return "the REALITY proxy is TCP-only";
-    default: return nullptr;
-  }
+wire::Carrier carrier_of(Transport t) {
+  return t == Transport::kTcp ? wire::Carrier::kStream : wire::Carrier::kDatagram;
 }
+
+const wire::ModeSpec* mode_spec(Transport t, ClientMode m) {
+  return wire::find_mode(carrier_of(t), to_string(m));
+}
+
+const wire::ModeSpec* mode_spec(Transport t, ObfMode m) {
+  return wire::find_mode(carrier_of(t), to_string(m));
+}
+
+namespace {
+
+std::string conflict(Transport t, std::string_view name) {
+  if (wire::find_mode(carrier_of(t), name) != nullptr) return {};
+  return wire::refusal(carrier_of(t), name);
+}
+
+}  // namespace
+
+std::string transport_mode_conflict(Transport t, ClientMode m) { return conflict(t, to_string(m)); }
+
+std::string transport_mode_conflict(Transport t, ObfMode m) { return conflict(t, to_string(m)); }
 
 bool is_valid_short_id(std::string_view s) {
   if (s.empty() || s.size() > 16) return false;

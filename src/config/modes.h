@@ -3,7 +3,10 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "wire/modes.h"
 
 namespace qeli::config {
 
@@ -37,9 +40,19 @@ struct ModeAlias {
 };
 std::optional<ModeAlias> parse_mode_alias(std::string_view s);
 
-/// Why a transport/mode pair is impossible (null if it is allowed): plain and
-/// reality-tls are TCP-only, and so is the REALITY proxy.
-const char* transport_mode_conflict(Transport t, ClientMode m);
+/// The mode table's carrier for a transport (wire/modes.h).
+wire::Carrier carrier_of(Transport t);
+/// The mode table's row for what a client speaks / a profile serves (never null: every
+/// name the parsers accept has a row on some carrier — null only for a pair that
+/// transport_mode_conflict refuses).
+const wire::ModeSpec* mode_spec(Transport t, ClientMode m);
+const wire::ModeSpec* mode_spec(Transport t, ObfMode m);
+
+/// Why a transport/mode pair is impossible (empty if the mode table has it): plain,
+/// reality and reality-tls are TCP-only. Whether a mode is built is checked at start-up
+/// (wire::refusal), not here.
+std::string transport_mode_conflict(Transport t, ClientMode m);
+std::string transport_mode_conflict(Transport t, ObfMode m);
 
 /// True for a REALITY short id: 1..16 hex digits, not all zero (reference §5.8).
 bool is_valid_short_id(std::string_view s);

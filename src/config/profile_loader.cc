@@ -351,8 +351,9 @@ void read_perf(SectionReader& r, ProfileConfig& p) {
 void check_profile(SectionReader& r, const ProfileConfig& p) {
   const bool udp = p.transport == Transport::kUdp;
   const auto& o = p.obf;
-  if (udp && o.mode == ObfMode::kPlain) r.error("obf.mode", "plain is TCP-only");
-  if (udp && o.mode == ObfMode::kRealityTls) r.error("obf.mode", "reality-tls is TCP-only");
+  if (const auto why = transport_mode_conflict(p.transport, o.mode); !why.empty()) {
+    r.error("obf.mode", why);
+  }
   if (o.reality.enabled && udp) {
     r.error("obf.tls.reality_proxy.enabled", "the REALITY proxy is TCP-only");
   }

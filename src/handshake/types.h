@@ -9,15 +9,14 @@
 #include "base/bytes.h"
 #include "base/clock.h"
 #include "wire/limits.h"
+#include "wire/modes.h"
 
 namespace qeli::handshake {
 
-/// Which flight runs. kFakeTls is used by every mode except `plain` (obfs, reality and
-/// reality-tls wrap the same byte stream in outer layers that are not this layer's job).
-enum class Mode : std::uint8_t {
-  kPlain,    ///< raw 32-byte X25519 keys, Raw framing, classic/bound KDF
-  kFakeTls,  ///< fake-TLS flight, hybrid X25519 + ML-KEM-768, Tls framing
-};
+/// Which flight runs: the mode table's flight (wire/modes.h). kFakeTls is used by every
+/// mode except `plain` (obfs, reality and reality-tls wrap the same byte stream in outer
+/// layers that are not this layer's job).
+using Mode = wire::Flight;
 
 /// Every way a handshake can end other than success. Callers count these; the wire
 /// shows nothing (the server closes silently).

@@ -59,15 +59,12 @@ ProfileRuntime::~ProfileRuntime() { stop(); }
 Status<std::string> ProfileRuntime::start() {
   const auto& p = profile_;
   const bool udp = p.transport == config::Transport::kUdp;
-  // On UDP: fake-tls (with or without padding, QUIC shape auto-detected) and obfs (the
-  // per-datagram seal); plain is TCP-only (rejected at load).
-  const bool mode_ok =
-      p.obf.mode == config::ObfMode::kFakeTls ||
-      (udp ? p.obf.mode == config::ObfMode::kObfs : p.obf.mode == config::ObfMode::kPlain);
-  if (!mode_ok) {
-    return fail("profile " + p.name + ": obf.mode " + std::string(config::to_string(p.obf.mode)) +
-                " over " + std::string(config::to_string(p.transport)) +
-                " is not available in this build yet");
+  // The mode table says what this build carries (a pair it does not know was refused
+  // at load; one whose layers are not built yet is refused here).
+  if (const auto why =
+          wire::refusal(config::carrier_of(p.transport), config::to_string(p.obf.mode));
+      !why.empty()) {
+    return fail("profile " + p.name + ": obf.mode " + why);
   }
   // 1. TUN: multi-queue, offloads negotiated.
   tunio::TunConfig tc;
@@ -336,8 +333,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   }
 
   handshake::ServerConfig hc;
-  hc.mode =
-      p.obf.mode == config::ObfMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
+  hc.mode = config::mode_spec(p.transport, p.obf.mode)->flight;
   hc.identity = &identity_;
   hc.bind_static = auth_.bind_static_to_session;
   hc.require_client_key_proof = auth_.require_client_key_proof;

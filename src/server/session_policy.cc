@@ -4,7 +4,7 @@
 
 #include "base/endian.h"
 #include "server/destination_acl.h"
-#include "wire/limits.h"
+#include "wire/modes.h"
 
 namespace qeli::server {
 
@@ -31,7 +31,9 @@ tunnel::PushedParams pushed_params(const config::ObfConfig& obf) {
 tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p) {
   tunnel::CarrierRoom r;  // a bare TCP stream (transport::TcpStream) adds nothing
   if (p.transport == config::Transport::kUdp) {
-    r.head = wire::kObfsSealSize + wire::kQuicShortHeaderSize;
+    const wire::ModeRoom m = wire::max_room(wire::Carrier::kDatagram);
+    r.head = m.head;
+    r.tail = m.tail;
     r.stream = false;
   }
   return r;

@@ -146,7 +146,7 @@ Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
     }
     if (q == 0) bound_port_ = sock->local_address().port();
     w->sock.emplace(std::move(*sock));
-    if (p.obf.mode == config::ObfMode::kObfs) {
+    if (wire::has_layer(*config::mode_spec(p.transport, p.obf.mode), wire::Layer::kObfsSeal)) {
       w->obfs = std::make_unique<wire::UdpObfs>(std::string_view(p.obf.obfs_key));
     }
     udp_workers_.push_back(std::move(w));
