@@ -489,21 +489,22 @@ Duration Client::connect_once_udp() {
         std::chrono::duration_cast<std::chrono::milliseconds>(r.took).count(), tunnel_mtu);
     tunnel_mtu = r.mtu;
   }
-  return run_tunnel(ok, tunnel_mtu, tunio::ReadMode::split, false,
-                    [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
-                      const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
-                      engine::WireDatagramEnvelope send_env(udp.envelope, key,
-                                                            udp.next_packet_number, rng);
-                      engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
-                      engine::DatagramFramer framer(*sock, peer, send_env, recv_env);
-                      tunnel::Session ts(session_params(ok, mtu, close_notify),
-                                         std::move(udp.session.send), std::move(udp.session.recv),
-                                         framer.room(), rng, counters, nullptr, Clock::now());
-                      ts.peer().close_notify = close_notify;
-                      engine::TunQueueSource source(tun, counters);
-                      return engine::run_session(ts, framer, source,
-                                                 engine::TunWriter{&tun, nullptr}, stop_, clock);
-                    });
+  return run_tunnel(
+      ok, tunnel_mtu, tunio::ReadMode::split, false,
+      [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
+        const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
+        engine::WireDatagramEnvelope send_env(udp.envelope, key, udp.next_packet_number, rng);
+        engine::WireDatagramEnvelope recv_env(udp.envelope, key, 0, rng);
+        engine::DatagramFramer framer(*sock, peer, send_env, recv_env);
+        tunnel::SessionParams sc = session_params(ok, mtu, close_notify);
+        sc.send.max_packet = mtu;  // the TUN is read split: MTU-sized slots
+        tunnel::Session ts(std::move(sc), std::move(udp.session.send), std::move(udp.session.recv),
+                           framer.room(), rng, counters, nullptr, Clock::now());
+        ts.peer().close_notify = close_notify;
+        engine::TunQueueSource source(tun, counters);
+        return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop_,
+                                   clock);
+      });
 }
 
 tunnel::SessionParams Client::session_params(const handshake::AuthOk& ok, std::size_t mtu,

@@ -61,6 +61,12 @@ struct ControlError {
 
 struct Empty {};
 
+/// One named counter (from the enumerable counter tables).
+struct CounterValue {
+  std::string name;  ///< snake_case, unique within its set
+  std::uint64_t value = 0;
+};
+
 /// One live session (per-session counters; drop reasons are the drop_* counters).
 struct SessionInfo {
   std::uint64_t id = 0;  ///< unique within the profile for the server's life
@@ -76,6 +82,10 @@ struct SessionInfo {
   std::uint64_t drop_too_big = 0;
   bool gso = false, close_notify = false;
   std::string client_version, client_platform;
+  /// Every session counter by its table name (tunnel::SessionCounter, with help strings
+  /// in tunnel/session_counters.h): the named fields above plus whatever a newer build
+  /// counts, for tools that iterate rather than know each name.
+  std::vector<CounterValue> counters;
 };
 struct SessionList {
   std::vector<SessionInfo> clients;
@@ -103,11 +113,6 @@ struct UnblockResult {
   std::string ip;  ///< empty for unblock-all
 };
 
-/// One named counter (from the enumerable counter tables).
-struct CounterValue {
-  std::string name;  ///< snake_case, unique within its set
-  std::uint64_t value = 0;
-};
 struct ProfileStats {
   std::string profile;
   std::string transport;  ///< "tcp" | "udp"

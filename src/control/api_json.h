@@ -33,20 +33,20 @@ struct adl_serializer<std::optional<T>> {
 namespace qeli::control {
 
 // Members missing from the JSON keep their defaults (forward and backward compatible).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CounterValue, name, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionInfo, id, profile, username, device,
                                                 tunnel_ip, peer, connected_secs, rx_packets,
                                                 rx_bytes, tx_packets, tx_bytes, drop_bad_source,
                                                 drop_policy, drop_ipv6, drop_not_ipv4,
                                                 drop_queue_full, drop_replay, drop_tun_write,
                                                 drop_bad_gso, drop_too_big, gso, close_notify,
-                                                client_version, client_platform)
+                                                client_version, client_platform, counters)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionList, clients)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KickResult, kicked)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserSwitchResult, was_disabled, kicked, warning)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockedAddress, ip, seconds_left, failures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockedList, blocked, blocked_ips)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnblockResult, ip)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CounterValue, name, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileStats, profile, transport, mode, port,
                                                 sessions, counters)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StatsSnapshot, version, uptime_secs, users,

@@ -19,11 +19,12 @@ class PacketSource {
   /// Appends packets to `batch` (which has the sender's headroom/tailroom). Returns false
   /// on a fatal error of the source (e.g. the TUN went away).
   virtual bool fill(tunio::PacketBatch& batch) = 0;
-  /// The batch the send thread fills and seals: `packets` slots of up to the largest
-  /// tunnel packet (a 64 KiB super-packet; pages are touched only as they are used), with
-  /// the sender's `headroom` and `tailroom`.
-  virtual tunio::PacketBatch make_batch(std::size_t packets, std::size_t headroom,
-                                        std::size_t tailroom) const;
+  /// The batch the send thread fills and seals: `packets` slots of `max_packet` bytes
+  /// (SenderParams::max_packet: a 64 KiB super-packet, or the MTU where the source only
+  /// yields MTU-sized packets — a TUN read may land a whole super-packet in a slot before
+  /// it is split, touching its pages), with the sender's `headroom` and `tailroom`.
+  virtual tunio::PacketBatch make_batch(std::size_t packets, std::size_t max_packet,
+                                        std::size_t headroom, std::size_t tailroom) const;
 };
 
 /// A TUN queue as a PacketSource (client side): reads IPv4 packets — MTU-sized ones when

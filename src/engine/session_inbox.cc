@@ -7,7 +7,8 @@ namespace qeli::engine {
 SessionInbox::SessionInbox(Geometry g, tunnel::SessionCounters& counters)
     : g_(g), counters_(counters), pending_(g.capacity, g.max_packet, g.headroom, g.tailroom) {}
 
-tunio::PacketBatch SessionInbox::make_batch(std::size_t, std::size_t, std::size_t) const {
+tunio::PacketBatch SessionInbox::make_batch(std::size_t, std::size_t, std::size_t,
+                                            std::size_t) const {
   return tunio::PacketBatch(g_.capacity, g_.max_packet, g_.headroom, g_.tailroom);
 }
 

@@ -34,7 +34,7 @@ class SessionInbox final : public PacketSource {
 
   /// A batch with the inbox's geometry (the arguments are ignored: the inbox's own
   /// geometry wins, since fill() swaps whole batches).
-  tunio::PacketBatch make_batch(std::size_t packets, std::size_t headroom,
+  tunio::PacketBatch make_batch(std::size_t packets, std::size_t max_packet, std::size_t headroom,
                                 std::size_t tailroom) const override;
 
  private:

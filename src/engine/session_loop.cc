@@ -72,8 +72,8 @@ SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& sourc
     tx.on_sent(clock.now());
   }
   const tunnel::CarrierRoom room = session.room();
-  tunio::PacketBatch batch =
-      source.make_batch(batch_packets, room.headroom(), room.tailroom(tx.params().padding));
+  tunio::PacketBatch batch = source.make_batch(batch_packets, tx.params().max_packet,
+                                               room.headroom(), room.tailroom(tx.params().padding));
   bool at_boundary = true;
   while (!stop.stopped()) {
     const auto due = tx.deadline();

@@ -30,9 +30,9 @@ bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
   return true;
 }
 
-tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t headroom,
-                                            std::size_t tailroom) const {
-  return tunio::PacketBatch(packets, wire::kMaxSuperPacket, headroom, tailroom);
+tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t max_packet,
+                                            std::size_t headroom, std::size_t tailroom) const {
+  return tunio::PacketBatch(packets, max_packet, headroom, tailroom);
 }
 
 bool TunQueueSource::fill(tunio::PacketBatch& batch) {

@@ -79,6 +79,9 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   i.drop_tun_write = c.get(tunnel::SessionCounter::kDropTunWrite);
   i.drop_bad_gso = c.get(tunnel::SessionCounter::kDropBadGso);
   i.drop_too_big = c.get(tunnel::SessionCounter::kDropTooBig);
+  for_each_counter(c, [&](const CounterInfo& info, tunnel::SessionCounter, std::uint64_t v) {
+    i.counters.push_back({std::string(info.name), v});
+  });
   i.gso = s.peer_state.gso.load();
   i.close_notify = s.peer_state.close_notify.load();
   return i;

@@ -32,6 +32,9 @@ struct SenderParams {
   /// Called once when the session ends, with why; a non-empty result (a session-close
   /// frame) is sent best effort. Null: no farewell.
   std::function<Bytes(SessionEnd)> farewell;
+  /// Largest packet the packet source hands over (bytes): a 64 KiB super-packet, or the
+  /// MTU for a source that reads MTU-sized packets (sizes the send batch's slots).
+  std::size_t max_packet = 65535;
   /// Slots of the split scratch batch (see Sealer).
   std::size_t scratch_packets = 64;
 };

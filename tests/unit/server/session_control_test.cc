@@ -86,7 +86,7 @@ tunio::GsoMetadata gso(tunio::GsoType type, std::uint16_t hdr_len, std::uint16_t
 
 // The packets queued for the session's send thread (each must be a plain packet).
 std::vector<test::PacketBytes> take_inbox(Session& s) {
-  tunio::PacketBatch sent = s.inbox.make_batch(8, 0, 0);
+  tunio::PacketBatch sent = s.inbox.make_batch(8, 0, 0, 0);
   EXPECT_TRUE(s.inbox.fill(sent));
   std::vector<test::PacketBytes> got;
   for (std::size_t i = 0; i < sent.size(); ++i) {
