@@ -32,7 +32,9 @@ bool flush_tun(TunWriter& tw, tunio::PacketBatch& batch, const StopSignal& stop,
 
 tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t max_packet,
                                             std::size_t headroom, std::size_t tailroom) const {
-  return tunio::PacketBatch(packets, max_packet, headroom, tailroom);
+  // The sealer's room after a packet is part of a slot's max_packet (PacketBatch::
+  // room_after), so a full-size packet still has its tailroom.
+  return tunio::PacketBatch(packets, max_packet + tailroom, headroom);
 }
 
 bool TunQueueSource::fill(tunio::PacketBatch& batch) {

@@ -54,10 +54,21 @@ class ChannelTun final : public tunio::TunDevice {
   Result<std::size_t, tunio::TunError> read_batch(tunio::PacketBatch& batch) override {
     std::lock_guard lock(mu_);
     std::size_t n = 0;
-    while (!in_.empty() && !batch.full() && in_.front().bytes.size() <= batch.max_packet()) {
-      batch.push(in_.front().bytes, in_.front().meta);
+    while (!in_.empty() && !batch.full()) {
+      const Packet& p = in_.front();
+      if (p.bytes.size() <= batch.max_packet()) {
+        batch.push(p.bytes, p.meta);
+        ++n;
+      } else {
+        // Slots smaller than a super-packet: split it as a TUN read in split mode does
+        // (all of it or, when the batch has too few free slots, later).
+        auto m = tunio::revalidate(p.meta, p.bytes);
+        if (!m.ok() || tunio::segment_count(*m, p.bytes.size()) > batch.free_slots()) break;
+        const std::size_t before = batch.size();
+        if (!tunio::gso_split_all(p.bytes, *m, batch).ok()) batch.truncate(before);
+        n += batch.size() - before;
+      }
       in_.pop_front();
-      ++n;
     }
     if (in_.empty() && signaled_) {
       std::uint64_t v = 0;

@@ -290,6 +290,8 @@ class InMemoryTunnel {
     tunnel::SessionParams cp;
     cp.apply(tunnel::parse_pushed_params(client_hs_->auth_ok->obfuscation_json, {}));
     cp.send.mtu = o_.mtu;
+    // A UDP client reads its TUN split: MTU-sized send slots (client/client.cc).
+    if (o_.mode->carrier == wire::Carrier::kDatagram) cp.send.max_packet = o_.mtu;
     cp.send.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(o_.mtu)));
     cp.send.initial_frames.push_back(wire::build_client_info("in-memory", "test"));
     cp.send.farewell = [this, close_notify](tunnel::SessionEnd) -> Bytes {

@@ -118,11 +118,11 @@ Super super_packet(bool up, std::uint32_t seq) {
       up ? std::array<std::uint8_t, 16>{10, 8, 0, 1} : std::array<std::uint8_t, 16>{10, 8, 0, 2};
   s.tcp_options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
   s.seq = seq;
-  s.payload = 40 * 1308;
+  s.payload = 40 * 1348;  // segments of exactly the tunnel MTU (1400)
   s.partial_csum = true;
   Super out;
   out.bytes = build_packet(s);
-  auto m = tunio::validate_offload({1, 1, 52, 1308, 20, 16}, out.bytes);
+  auto m = tunio::validate_offload({1, 1, 52, 1348, 20, 16}, out.bytes);
   if (!m.ok()) std::abort();
   out.meta = *m;
   tunio::PacketBatch segs(64, 1500);
@@ -161,7 +161,8 @@ std::size_t bulk(ChannelTun& from, ChannelTun& to, bool up, std::size_t n, std::
     from.inject(s.bytes, s.meta);
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const Bytes p = numbered(up, static_cast<std::uint32_t>(i), 200 + (i * 37) % 1100);
+    // 228..1400 bytes: every size up to the tunnel MTU, full-size ones included.
+    const Bytes p = numbered(up, static_cast<std::uint32_t>(i), 200 + (i * 37) % 1173);
     ++sent[p];
     ++logical;
     from.inject(p);
