@@ -136,6 +136,8 @@ Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
     transport::UdpOptions uo;
     uo.bind = transport::UdpAddr::from({bind_ip, q == 0 ? p.bind_port : bound_port_});
     uo.reuse_port = true;
+    // On the wildcard address, answer each client from the address it contacted.
+    uo.pktinfo = bind_ip == 0;
     uo.recv_buffer = p.perf.udp_recv_buffer_size;
     uo.send_buffer = p.perf.udp_send_buffer_size;
     uo.log = [name = p.name, q](std::string_view line) {
