@@ -1,4 +1,5 @@
 #include "engine/datagram_session.h"
+#include "engine/stall_detector.h"
 
 #include <poll.h>
 
@@ -131,11 +132,19 @@ SessionEnd run_datagram_session(transport::UdpSocket& sock, const transport::Udp
   }
   tunio::PacketBatch tun_batch = DatagramSource::make_batch(cfg.batch_packets);
   SessionTimers timers(cfg);
+  // Resumed after a suspend or SIGSTOP longer than the liveness deadline: the server has
+  // given up on this session; end it now (engine/stall_detector.h).
+  StallDetector stall(std::chrono::milliseconds(cfg.liveness_ms));
+  (void)stall.stalled(boottime_now());
   while (!local.stopped()) {
     pollfd p[3] = {{sock.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}, {local.fd(), POLLIN, 0}};
     const int rc = ::poll(p, 3, 1000);
     if (rc < 0 && errno != EINTR) {
       end.set(SessionEnd::kSocketError);
+      break;
+    }
+    if (stall.stalled(boottime_now())) {
+      end.set(SessionEnd::kLiveness);
       break;
     }
     if (p[1].revents != 0) {
