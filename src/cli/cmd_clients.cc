@@ -103,13 +103,15 @@ int list_blocked(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->blocked).dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << std::left << std::setw(18) << "IP" << std::setw(14) << "SECONDS LEFT"
+  ctx.out << std::left << std::setw(18) << "IP" << std::setw(20) << "USER" << std::setw(14)
+          << "SECONDS LEFT"
           << "FAILURES\n";
   for (const auto& b : r->blocked) {
-    ctx.out << std::left << std::setw(18) << b.ip << std::setw(14) << b.seconds_left << b.failures
-            << "\n";
+    ctx.out << std::left << std::setw(18) << b.ip << std::setw(20)
+            << (b.user.empty() ? std::string("(every user)") : b.user) << std::setw(14)
+            << b.seconds_left << b.failures << "\n";
   }
-  ctx.out << r->blocked.size() << " blocked address(es)\n";
+  ctx.out << r->blocked.size() << " lockout(s)\n";
   return kExitOk;
 }
 

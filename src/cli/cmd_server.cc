@@ -13,8 +13,8 @@ void register_server(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("server", "Run the VPN server (every enabled [profile:*])");
   cmd->add_option("-c,--config", opts->config_path, "Server config file")->capture_default_str();
   cmd->add_option("--identity-dir", opts->identity_dir,
-                  "Directory of the per-profile identity keys")
-      ->capture_default_str();
+                  "Directory of the per-profile identity keys (default: the config's "
+                  "auth.identity_dir, /etc/qeli/identity)");
   cmd->add_option("--socket", opts->control_socket,
                   "Local control socket for list-clients/kick (empty = none)")
       ->capture_default_str();

@@ -92,6 +92,7 @@ struct UserSwitchResult {
 
 struct BlockedAddress {
   std::string ip;
+  std::string user;  ///< empty: the whole address is locked; else only this user from it
   std::int64_t seconds_left = 0;
   std::uint32_t failures = 0;
 };

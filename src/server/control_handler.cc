@@ -95,7 +95,7 @@ control::SessionList list_sessions(const ControlTargets& t, Instant now) {
 control::BlockedList list_blocked(const ControlTargets& t, Instant now) {
   control::BlockedList out;
   for (const auto& b : t.guard->blocked(now)) {
-    out.blocked.push_back({transport::ipv4_to_string(b.ip),
+    out.blocked.push_back({transport::ipv4_to_string(b.ip), b.user,
                            std::chrono::ceil<std::chrono::seconds>(b.left).count(), b.failures});
   }
   out.blocked_ips = out.blocked.size();
@@ -245,7 +245,8 @@ std::vector<control::CounterValue> counter_values(const ProfileCounters& c) {
           {"tun_no_route", c.tun_no_route.load()},
           {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
           {"new_session_rate_limited", c.new_session_rate_limited.load()},
-          {"preauth_crypto_shed", c.preauth_crypto_shed.load()}};
+          {"preauth_crypto_shed", c.preauth_crypto_shed.load()},
+          {"accept_no_resources", c.accept_no_resources.load()}};
 }
 
 Reply ControlHandler::handle(const control::Request& request, const control::Caller& caller) {

@@ -17,6 +17,7 @@
 #include "engine/flight_driver.h"
 #include "engine/record_writer.h"
 #include "engine/stream_session.h"
+#include "server/accept_backoff.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
 #include "server/session_control.h"
@@ -148,6 +149,8 @@ Status<std::string> ProfileRuntime::start() {
   if (!transport::parse_ipv4(p.bind_address, bind_ip)) {
     return fail("profile " + p.name + ": bind.address must be an IPv4 address");
   }
+  new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
+      p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
   if (udp) return start_udp(bind_ip);
   auto l = transport::tcp_listen({bind_ip, p.bind_port});
   if (!l.ok()) return fail("profile " + p.name + ": " + l.error());
@@ -222,20 +225,43 @@ void ProfileRuntime::spawn(std::function<void()> f) {
 }
 
 void ProfileRuntime::accept_loop() {
+  AcceptBackoff backoff;
+  Duration wait = Duration::zero();  // > 0: accept() ran out of resources, wait first
   while (!stop_.stopped()) {
-    pollfd p[2] = {{listener_.get(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
-    if (::poll(p, 2, 1000) < 0 && errno != EINTR) break;
+    // While backing off, only the stop signal is watched (the listener stays readable).
+    pollfd p[2] = {{stop_.fd(), POLLIN, 0}, {listener_.get(), POLLIN, 0}};
+    const int timeout = wait > Duration::zero() ? engine::ms_until(Clock::now() + wait) : 1000;
+    if (::poll(p, wait > Duration::zero() ? 1 : 2, timeout) < 0 && errno != EINTR) break;
     reap_finished_connections();
-    if (p[1].revents != 0) break;
-    if (p[0].revents == 0) continue;
+    if (p[0].revents != 0) break;
+    if (wait == Duration::zero() && p[1].revents == 0) continue;
+    wait = Duration::zero();
     for (;;) {
-      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) break;
+      sockaddr_in from{};
+      socklen_t from_len = sizeof(from);
+      const int fd =
+          ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (AcceptBackoff::is_resource_error(errno)) {
+          counters_.accept_no_resources++;
+          auto d = backoff.on_failure(errno, Clock::now());
+          if (d.log) spdlog::warn("[{}] {}", profile_.name, *d.log);
+          wait = d.wait;
+        }
+        break;
+      }
+      backoff.on_success();
       transport::UniqueFd conn(fd);
       counters_.accepted++;
       if (preauth_.load() >= preauth_limit()) {
         counters_.over_capacity++;
         continue;  // closed at once: unauthenticated peers must cost little
+      }
+      // The per-source-address new-session limit (perf.connection.new_session_rate_*), as
+      // on UDP: a stranger gets neither a thread nor a key agreement beyond it.
+      if (!new_sessions_->admit(ntohl(from.sin_addr.s_addr), Clock::now())) {
+        counters_.new_session_rate_limited++;
+        continue;
       }
       auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
       spawn([this, c] { handle_connection(std::move(*c)); });
@@ -252,9 +278,12 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
     ctx.reason = "client key proof missing or invalid";
     return false;
   }
-  if (guard_.locked_out(ctx.peer.addr, now)) {
+  // The pair (address, user) or the whole address: refused before any Argon2 work.
+  if (guard_.locked_out(ctx.peer.addr, req.user, now)) {
     counters_.locked_out++;
-    ctx.reason = "source address locked out";
+    ctx.reason = guard_.locked_out(ctx.peer.addr, now)
+                     ? "source address locked out"
+                     : "user locked out at this address after failed logins";
     return false;
   }
   if (auto delay = guard_.tarpit(req.user, now); delay > Duration::zero()) {

@@ -62,6 +62,8 @@ struct ProfileCounters {
   /// (perf.connection.new_session_rate_*), or over a worker's pre-auth crypto budget.
   std::atomic<std::uint64_t> new_session_rate_limited{0};
   std::atomic<std::uint64_t> preauth_crypto_shed{0};
+  /// TCP accept() failures for lack of descriptors or memory (EMFILE, ENFILE, …).
+  std::atomic<std::uint64_t> accept_no_resources{0};
 };
 
 struct UdpWorker;

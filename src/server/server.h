@@ -15,7 +15,7 @@ namespace qeli::server {
 
 struct ServerOptions {
   std::string config_path = "/etc/qeli/server.conf";
-  std::string identity_dir = "/etc/qeli/identity";
+  std::string identity_dir;  ///< empty = the config's auth.identity_dir
   /// The local control socket (`qeli list-clients`, `qeli kick`); empty = none.
   std::string control_socket = "/var/run/qeli/control.sock";
   /// After start-up (TUNs, sockets, keys, log file open), become this user keeping only

@@ -128,8 +128,6 @@ void UdpWorkerDeleter::operator()(UdpWorker* w) const { delete w; }
 
 Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
   const auto& p = profile_;
-  new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
-      p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
     std::unique_ptr<UdpWorker, UdpWorkerDeleter> w(new UdpWorker);
     w->queue = q;

@@ -15,7 +15,7 @@ using json = nlohmann::json;
 struct Fixture {
   Fixture()
       : users(make_users()),
-        guard({true, 2, std::chrono::seconds(300), std::chrono::seconds(900)}) {}
+        guard({true, 2, std::chrono::seconds(300), std::chrono::seconds(900), 20, true}) {}
   static UserSnapshot make_users() {
     UserSnapshot s;
     config::UserConfig alice;
