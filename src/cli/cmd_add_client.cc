@@ -23,7 +23,7 @@ namespace {
 struct Options {
   std::string user;
   std::string config = config::kDefaultServerConfig;
-  std::string identity_dir = config::kDefaultIdentityDir;
+  std::string identity_dir;  // empty: the config's auth.identity_dir
   bool password_stdin = false;
   std::vector<std::string> profiles;
   std::string static_ip;
@@ -142,7 +142,7 @@ int run(const Options& o, Context& ctx) {
   // The identity is resolved before the user is written, so a failure here leaves the
   // users file untouched.
   if (link_profile != nullptr) {
-    config::IdentityStore store(o.identity_dir, ctx.rng);
+    config::IdentityStore store(identity_dir_for(o.identity_dir, *cfg), ctx.rng);
     auto id = store.load_or_create(link_profile->name, link_profile->identity_key);
     if (!id) {
       ctx.err << "profile " << link_profile->name << ": " << id.error().detail << "\n";
@@ -211,8 +211,7 @@ void register_add_client(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-qr", opts->no_qr, "Print the link without a QR code")->needs(link);
   cmd->add_flag("--qr-invert", opts->qr_invert, "QR code for light-background terminals")
       ->needs(link);
-  cmd->add_option("--identity-dir", opts->identity_dir, "Directory of <profile>.key files")
-      ->capture_default_str();
+  cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }
 

@@ -17,8 +17,11 @@
 #include "client/connect_plan.h"
 #include "client/device_id.h"
 #include "client/dns_choice.h"
+#include "client/failure_hint.h"
 #include "client/farewell.h"
+#include "client/host_cleanup.h"
 #include "client/known_hosts.h"
+#include "client/route_plan.h"
 #include "client/state_paths.h"
 #include "crypto/ct.h"
 #include "engine/datagram_session.h"
@@ -239,7 +242,41 @@ class Client {
 
   void open_host_state();
   void engage_kill_switch();
+  // Before a reconnect: the server's name is resolved again (it may have moved), and the
+  // kill switch follows the new addresses. A resolver that cannot answer now keeps the
+  // addresses we have.
+  void refresh_server_addresses();
 };
+
+void Client::refresh_server_addresses() {
+  if (std::uint32_t literal = 0; transport::parse_ipv4(cfg_.server.host, literal)) return;
+  auto resolved = transport::resolve_ipv4({cfg_.server.host, cfg_.server.port});
+  if (!resolved.ok()) {
+    spdlog::info("cannot resolve {} again ({}); keeping its previous addresses",
+                 cfg_.server.to_string(), resolved.error().message);
+    return;
+  }
+  auto sorted = [](std::vector<transport::Ipv4Endpoint> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.addr != b.addr ? a.addr < b.addr : a.port < b.port;
+    });
+    return v;
+  };
+  if (sorted(*resolved) == sorted(servers_)) return;
+  std::string list;
+  for (const auto& ep : *resolved) list += (list.empty() ? "" : ", ") + ep.to_string();
+  spdlog::info("{} now resolves to {}", cfg_.server.host, list);
+  servers_ = std::move(*resolved);
+  if (cfg_.kill_switch && nft_) {
+    std::vector<sys::IpAddress> ips;
+    for (const auto& ep : servers_) {
+      ips.push_back(sys::IpAddress::parse(transport::ipv4_to_string(ep.addr)).value());
+    }
+    if (auto st = sys::refresh_servers(*nft_, cfg_.dev, ips); !st.ok()) {
+      spdlog::warn("kill switch: cannot allow the new server addresses: {}", st.error().detail);
+    }
+  }
+}
 
 void Client::open_host_state() {
   const StatePaths state = current_state_paths("", cfg_.dev);
@@ -254,6 +291,8 @@ void Client::open_host_state() {
   }
   if (!j.ok()) throw Fatal{"host journal: " + j.error().detail};
   journal_ = std::make_unique<sys::HostJournal>(std::move(*j));
+  // So that `qeli client --cleanup` finds this journal after a crash, wherever it is.
+  register_journal(cfg_.dev, journal_->path());
   auto rt = sys::RouteTable::open();
   if (!rt.ok()) throw Fatal{"netlink routes: " + rt.error().detail};
   routes_ = std::make_unique<sys::RouteTable>(std::move(*rt));
@@ -328,31 +367,14 @@ bool Client::handshake_succeeded(handshake::Failure failure, bool udp_auth_sent)
   if (failure == handshake::Failure::kPinRequired) {
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
   }
-  if (failure == handshake::Failure::kTimeout && udp_auth_sent) {
-    // The server's identity was verified and it answers datagrams, but not our AUTH: on
-    // UDP a 0.7.16 server rejects by staying silent.
-    attempt_.rejected = true;
-    spdlog::warn(
-        "handshake with {} failed: no answer to AUTH (wrong user or password, a disabled or "
-        "expired account, a lockout; the server's log says which)",
-        endpoint_name_);
-    return false;
-  }
-  if (failure == handshake::Failure::kRejected) {
-    // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
-    attempt_.rejected = true;
-    spdlog::warn(
-        "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
-        "password, a disabled or expired account, a lockout, or the server's handshake "
-        "timeout; the server's log says which)",
-        endpoint_name_);
-    return false;
-  }
-  if (failure != handshake::Failure::kNone) {
-    spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
-    return false;
-  }
-  return true;
+  if (failure == handshake::Failure::kNone) return true;
+  // 0.7.16 never says why it refuses: client/failure_hint.h reads what the timing says.
+  const FailureHint hint =
+      explain_handshake_failure(failure, udp_auth_sent, endpoint_name_, cfg_.user);
+  attempt_.rejected = hint.rejected;
+  spdlog::warn("{}", hint.text);
+  if (hint.probably_locked_out) status_.set_state(ClientState::kConnecting, "probably locked out");
+  return false;
 }
 
 void Client::remember_server_key(const handshake::ClientSession& session) {
@@ -510,6 +532,13 @@ Duration Client::connect_once_udp() {
         "kernel, {} ms; ceiling {})",
         endpoint_name_, r.mtu, handshake::to_string(r.outcome), r.probes, r.refused,
         std::chrono::duration_cast<std::chrono::milliseconds>(r.took).count(), tunnel_mtu);
+    if (r.outcome == handshake::MtuProbeOutcome::kFallback && !r.stopped) {
+      spdlog::warn(
+          "path MTU probe to {}: no probe was acknowledged; using MTU {}, which fits a "
+          "1280-byte path. The path may drop large datagrams or the server may not answer "
+          "probes: if traffic stalls, set `mtu` (or &mtu= in the link) to what the path carries",
+          endpoint_name_, r.mtu);
+    }
     tunnel_mtu = r.mtu;
   }
   return run_tunnel(
@@ -578,54 +607,53 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
         nl->add_address(dev, cidr), nl->set_link_up(dev)}) {
     if (!st.ok()) throw Fatal{"TUN " + dev + ": " + st.error().detail};
   }
-  sys::RouteTable* rt = routes_.get();
-  SessionChanges routes(*host_);
-  for (const auto& r : ok.routes) {
-    if (auto p = sys::IpPrefix::parse(r.cidr); p.ok())
-      routes.add_route(dev_route(r.cidr, dev, r.metric));
-  }
-  for (const auto& c : cfg_.include) routes.add_route(dev_route(c.to_string(), dev));
-  if (cfg_.route_local) {
-    for (const char* c : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"})
-      routes.add_route(dev_route(c, dev));
-  }
-  if (cfg_.gateway || !cfg_.exclude.empty()) {
-    // Pin the server (and excluded networks) through the path it uses now, before the
-    // default route moves into the tunnel.
-    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(server_.addr));
-    auto via = rt->lookup(server.value());
-    if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
-    if (cfg_.gateway && !routes.add_route(sys::pin_route(*via)))
-      throw Fatal{"cannot pin the server route"};
-    for (const auto& c : cfg_.exclude) {
-      sys::Route r = sys::pin_route(*via);
-      r.dst = sys::IpPrefix::parse(c.to_string()).value();
-      routes.add_route(r);
-    }
-  }
-  if (cfg_.gateway) {
-    if (!routes.add_route(dev_route("0.0.0.0/1", dev)) ||
-        !routes.add_route(dev_route("128.0.0.0/1", dev))) {
-      throw Fatal{"cannot install the full-tunnel routes"};
-    }
-    // qeli carries IPv4 only: in a full tunnel IPv6 would leave outside it, so it is
-    // made unreachable unless the user accepts the leak.
-    if (!cfg_.allow_ipv6_leak) {
-      for (const char* c : {"::/1", "8000::/1"}) {
-        sys::Route r;
-        r.dst = sys::IpPrefix::parse(c).value();
-        r.type = sys::RouteType::kUnreachable;
-        routes.add_route(r);
-      }
-    }
-  }
   // DNS: see client/dns_choice.h for the rules.
   sys::ResolvedProbePaths probe;
   if (!opt_.resolv_conf_path.empty()) probe.resolv_conf = opt_.resolv_conf_path;
   const DnsChoice dns = choose_dns(cfg_, ok.dns, sys::probe_resolved(probe));
+  std::vector<std::string> resolvers;
+  if (dns.path != DnsPath::kLeaveAlone) {
+    for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());
+  }
+  SessionChanges routes(*host_);
+  const RoutePlan plan = plan_routes(cfg_, ok.routes, resolvers);
+  const bool full = plan.full_tunnel;
+  if (plan.pushed_default && !cfg_.gateway) {
+    spdlog::info("the server pushed a default route (0.0.0.0/0): full tunnel");
+  }
+  if (plan.pin_server || !plan.via_underlay.empty()) {
+    // Pin the server (and excluded networks) through the path it uses now, before any
+    // route through the tunnel could cover it.
+    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(server_.addr));
+    auto via = routes_->lookup(server.value());
+    if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
+    if (plan.pin_server && !routes.add_route(sys::pin_route(*via)))
+      throw Fatal{"cannot pin the server route"};
+    for (const auto& c : plan.via_underlay) {
+      sys::Route r = sys::pin_route(*via);
+      r.dst = sys::IpPrefix::parse(c).value();
+      routes.add_route(r);
+    }
+  }
+  for (const auto& r : plan.via_tun) {
+    const bool half = r.cidr == "0.0.0.0/1" || r.cidr == "128.0.0.0/1";
+    if (!routes.add_route(dev_route(r.cidr, dev, r.metric)) && half) {
+      throw Fatal{"cannot install the full-tunnel routes"};
+    }
+  }
+  // qeli carries IPv4 only: in a full tunnel IPv6 would leave outside it, so it is made
+  // unreachable unless the user accepts the leak.
+  if (plan.blackhole_ipv6) {
+    for (const char* c : {"::/1", "8000::/1"}) {
+      sys::Route r;
+      r.dst = sys::IpPrefix::parse(c).value();
+      r.type = sys::RouteType::kUnreachable;
+      routes.add_route(r);
+    }
+  }
   std::optional<LinkDnsGuard> link_dns;
   if (dns.path == DnsPath::kResolvedLink) {
-    if (auto st = resolved_.apply(dev, dns.dns, cfg_.gateway); st.ok()) {
+    if (auto st = resolved_.apply(dev, dns.dns, full); st.ok()) {
       link_dns.emplace(resolved_, dev);
     } else {
       // Never leave the tunnel without the DNS the user asked for.
@@ -637,7 +665,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   }
   spdlog::info("DNS: {}", dns.why);
   spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})", endpoint_name_,
-               cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
+               cfg_.user, cidr, dev, mtu, ok.routes.size(), full ? ", full tunnel" : "",
                gso ? ", GSO super-packets" : "");
 
   engine::SessionCounters counters;
@@ -648,7 +676,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   info.client_cidr = cidr;
   info.server_tunnel_ip = ok.server_ip;
   info.mtu = mtu;
-  info.full_tunnel = cfg_.gateway;
+  info.full_tunnel = full;
   info.extensions = gso ? "gso" : "";
   status_.connected(info, &counters);
   notifier_.status("connected to " + endpoint_name_ + " as " + cfg_.user + ": " + cidr + " on " +
@@ -756,7 +784,7 @@ int Client::run() {
     std::int64_t failures = 0;
     int rejections = 0;  // consecutive; a network failure neither counts nor resets
     while (!stop_.stopped()) {
-      const Duration ran = connect_once();
+      (void)connect_once();
       if (stop_.stopped()) break;
       if (attempt_.authenticated) rejections = 0;
       if (attempt_.closed == wire::CloseReason::kDisabled) {
@@ -765,13 +793,13 @@ int Client::run() {
                     "`"};
       }
       if (attempt_.rejected && ++rejections >= kMaxRejections) {
-        throw Fatal{"authentication rejected " + std::to_string(rejections) +
-                    " times: check the user name and password (user '" + cfg_.user + "' at " +
-                    endpoint_name_ + "; the server's log says why)"};
+        throw Fatal{rejected_too_often(rejections, endpoint_name_, cfg_.user)};
       }
       if (!cfg_.reconnect) return 1;
-      if (ran >= std::chrono::seconds(30)) {
-        delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);  // it was stable
+      if (attempt_.authenticated) {
+        // The server took us in: whatever ended the session (a quick server restart, a
+        // path change), the next attempt starts from the base delay again.
+        delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
         failures = 0;
       } else if (++failures > cfg_.reconnect_retries && cfg_.reconnect_retries >= 0) {
         spdlog::error("giving up after {} attempts", failures);
@@ -790,12 +818,17 @@ int Client::run() {
       pollfd p{stop_.fd(), POLLIN, 0};
       ::poll(&p, 1, static_cast<int>(wait.count()));
       delay = std::min<std::chrono::milliseconds>(delay * 2, cfg_.reconnect_max_delay);
+      if (!stop_.stopped()) refresh_server_addresses();
     }
     if (host_) (void)host_->revert_all();  // clean stop: routes, DNS, kill switch
+    unregister_journal(cfg_.dev);
     return 0;
   } catch (const Fatal& f) {
     spdlog::error("{}", f.message);
-    if (host_) (void)host_->revert_all();
+    if (host_) {
+      (void)host_->revert_all();
+      unregister_journal(cfg_.dev);
+    }
     return 1;
   }
 }
@@ -803,33 +836,5 @@ int Client::run() {
 }  // namespace
 
 int run_client(const ClientOptions& options) { return Client(options).run(); }
-
-int cleanup_host(const ClientOptions& options) {
-  const auto& cfg = options.config;
-  auto j =
-      sys::HostJournal::open(options.journal_path.empty() ? current_state_paths("", cfg.dev).journal
-                                                          : options.journal_path);
-  if (!j.ok()) {
-    spdlog::error("host journal: {}", j.error().detail);
-    return 1;
-  }
-  auto rt = sys::RouteTable::open();
-  auto nft = sys::NftContext::open();
-  if (!rt.ok() || !nft.ok()) {
-    spdlog::error("cannot open netlink/nftables");
-    return 1;
-  }
-  sys::HostChanges host(*j, *rt, *nft);
-  auto report = host.revert_all();
-  // A leftover kill-switch table from a run without a journal entry goes too.
-  (void)sys::cleanup_kill_switch(*nft, cfg.dev);
-  if (!report.ok()) {
-    spdlog::error("cleanup: {}", report.error().detail);
-    return 1;
-  }
-  spdlog::info("cleanup: undid {} change(s), {} failure(s)", report->undone,
-               report->failures.size());
-  return report->failures.empty() ? 0 : 1;
-}
 
 }  // namespace qeli::client
