@@ -11,7 +11,8 @@
 #      backs off instead of spinning (CPU measured), logs it rate-limited, the session it
 #      already had keeps working, and it accepts again once descriptors are free;
 #   4. a UDP profile on the wildcard address answers a client from the address the client
-#      dialed (a second address of the server), so that client connects.
+#      dialed (a second address of the server), so that client connects;
+#   5. a control command run by a user who may not use the socket says so.
 # Usage: server_robustness.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -140,5 +141,11 @@ TUN_NET=10.82.0 e2e_wait_tunnel 15 "$NS_C" >/dev/null ||
   e2e_fail "a UDP client dialing the server's second address never connected"
 ip netns exec "$NS_C" ping -c 3 -i 0.2 -W 2 10.82.0.1 >/dev/null || e2e_fail "frank's tunnel"
 e2e_log "UDP wildcard: the client that dialed $UL_NET.3 is connected"
+
+# --- 5. a control command without the privilege says which one ------------------------
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$QELI" list-clients \
+  --socket "$dir/control.sock" 2>&1) && e2e_fail "list-clients as nobody succeeded"
+grep -q "Permission denied — the control socket is only for root" <<<"$out" ||
+  e2e_fail "list-clients as nobody: $out"
 e2e_finish frank server3 dave server
 e2e_log "server_robustness ok"
