@@ -14,6 +14,7 @@
 #include <string_view>
 #include <thread>
 
+#include "client/bounded_resolve.h"
 #include "client/connect_plan.h"
 #include "client/device_id.h"
 #include "client/dns_choice.h"
@@ -250,10 +251,12 @@ class Client {
 
 void Client::refresh_server_addresses() {
   if (std::uint32_t literal = 0; transport::parse_ipv4(cfg_.server.host, literal)) return;
-  auto resolved = transport::resolve_ipv4({cfg_.server.host, cfg_.server.port});
-  if (!resolved.ok()) {
+  std::string why;
+  auto resolved =
+      resolve_within({cfg_.server.host, cfg_.server.port}, std::chrono::milliseconds(2000), &why);
+  if (!resolved) {
     spdlog::info("cannot resolve {} again ({}); keeping its previous addresses",
-                 cfg_.server.to_string(), resolved.error().message);
+                 cfg_.server.to_string(), why);
     return;
   }
   auto sorted = [](std::vector<transport::Ipv4Endpoint> v) {
