@@ -15,6 +15,8 @@ namespace qeli::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// How long a quota farewell may wait for room in a full socket.
+constexpr int kFarewellWaitMs = 2000;
 
 // Returns true when it ended on the stop signal between records (a farewell record may
 // follow), false when a write failed or stopped half-way.
@@ -190,7 +192,22 @@ SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
       // The receive loop recorded why before it stopped us. `local` is already stopped,
       // so the write never waits for room.
       const Bytes frame = config.farewell(end.get());
-      if (!frame.empty()) (void)writer.write_one(frame, 0, local);
+      if (!frame.empty() && end.get() == SessionEnd::kQuotaExhausted) {
+        // The quota ends a session mid-download, with the socket full: the client must
+        // still learn why (else it reconnects into refusals), so wait for room — at most
+        // kFarewellWait, or until the outer stop.
+        StopSignal deadline;
+        std::thread timer([&] {
+          pollfd p[2] = {{deadline.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
+          (void)::poll(p, 2, kFarewellWaitMs);
+          deadline.stop();
+        });
+        (void)writer.write_one(frame, 0, deadline);
+        deadline.stop();
+        timer.join();
+      } else if (!frame.empty()) {
+        (void)writer.write_one(frame, 0, local);
+      }
     }
   });
 
