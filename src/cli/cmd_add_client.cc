@@ -7,13 +7,10 @@
 #include <memory>
 #include <ostream>
 
-#include "base/bytes.h"
 #include "cli/commands.h"
+#include "cli/link_issue.h"
 #include "cli/provisioning.h"
-#include "cli/terminal_qr.h"
-#include "config/identity_store.h"
 #include "config/limits.h"
-#include "config/profile_link.h"
 #include "config/users_file.h"
 #include "crypto/argon2id.h"
 
@@ -36,14 +33,17 @@ struct Options {
   bool qr_invert = false;
 };
 
+LinkOptions link_options(const Options& o) {
+  return LinkOptions{o.host, o.link_profile, o.label, o.identity_dir, o.no_qr, o.qr_invert};
+}
+
 bool allowed_on(const std::vector<std::string>& profiles, const std::string& name) {
   return profiles.empty() || std::find(profiles.begin(), profiles.end(), name) != profiles.end();
 }
 
 // Checks everything that can be checked before the users file is touched.
 bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
-              std::optional<config::Ipv4Addr>& static_ip,
-              const config::ProfileConfig*& link_profile, config::LinkTarget& target) {
+              std::optional<config::Ipv4Addr>& static_ip, LinkPlan& plan) {
   if (!config::is_valid_user_name(o.user)) {
     ctx.err << "user names are 1..64 of letters, digits, - _ . @\n";
     return false;
@@ -77,55 +77,15 @@ bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
     }
   }
   if (!o.link) return true;
-  if (o.host.empty()) {
-    ctx.err << "--link needs --host H[:P] (the address clients dial)\n";
-    return false;
-  }
-  std::string name = o.link_profile;
-  if (name.empty() && !o.profiles.empty()) name = o.profiles.front();
-  if (name.empty()) {
-    for (const auto& p : cfg.profiles) {
-      if (p.enabled) {
-        name = p.name;
-        break;
-      }
-    }
-  }
-  link_profile = cfg.find_profile(name);
-  if (link_profile == nullptr || !allowed_on(o.profiles, name)) {
-    ctx.err << "--link-profile " << name << " is not a profile this user may use\n";
-    return false;
-  }
-  if (o.host.find(':') != std::string::npos) {
-    const auto ep = config::Endpoint::parse(o.host);
-    if (!ep || ep->bracketed) {
-      ctx.err << "--host " << o.host << " is not HOST[:PORT] (IPv6 cannot go in links)\n";
-      return false;
-    }
-    target.host = ep->host;
-    target.port = ep->port;
-  } else {
-    target.host = o.host;
-  }
-  target.label = o.label.empty() ? o.user + "@" + name : o.label;
-  // The link must be one a client accepts: check the host the same way a client will.
-  config::ShareLink probe;
-  probe.host = target.host;
-  probe.port = 1;
-  if (!config::parse_link(config::emit_link(probe)).ok()) {
-    ctx.err << "--host " << o.host << " is not a valid host name or IPv4 address\n";
-    return false;
-  }
-  return true;
+  return plan_link(cfg, o.user, o.profiles, link_options(o), ctx, plan);
 }
 
 int run(const Options& o, Context& ctx) {
   const auto cfg = load_server_for_provisioning(o.config, ctx, /*create_users_file=*/true);
   if (!cfg) return kExitFailure;
   std::optional<config::Ipv4Addr> static_ip;
-  const config::ProfileConfig* link_profile = nullptr;
-  config::LinkTarget target;
-  if (!precheck(o, *cfg, ctx, static_ip, link_profile, target)) return kExitFailure;
+  LinkPlan plan;
+  if (!precheck(o, *cfg, ctx, static_ip, plan)) return kExitFailure;
 
   std::string password;
   const bool generated = !o.password_stdin;
@@ -141,15 +101,8 @@ int run(const Options& o, Context& ctx) {
   }
   // The identity is resolved before the user is written, so a failure here leaves the
   // users file untouched.
-  if (link_profile != nullptr) {
-    config::IdentityStore store(identity_dir_for(o.identity_dir, *cfg), ctx.rng);
-    auto id = store.load_or_create(link_profile->name, link_profile->identity_key);
-    if (!id) {
-      ctx.err << "profile " << link_profile->name << ": " << id.error().detail << "\n";
-      return kExitFailure;
-    }
-    target.server_key_hex = to_hex(id->public_key);
-  }
+  if (plan.profile != nullptr && !load_link_key(link_options(o), *cfg, ctx, plan, /*create=*/true))
+    return kExitFailure;
   const auto hash = crypto::argon2id_hash(password);
   if (!hash) {
     ctx.err << "Argon2id hashing failed (out of memory?)\n";
@@ -165,21 +118,7 @@ int run(const Options& o, Context& ctx) {
   ctx.out << "Added user " << o.user << " to " << users_path << "\n";
   if (generated) ctx.out << "Password (shown once): " << password << "\n";
   ctx.out << "Reload the server to apply: systemctl reload qeli (or send it SIGHUP)\n";
-  if (link_profile == nullptr) return kExitOk;
-
-  target.user = o.user;
-  target.pass = password;
-  const std::string link = config::emit_link(config::link_for_profile(*link_profile, target));
-  ctx.out << "\nLink for profile " << link_profile->name
-          << " (it contains the password: share it privately):\n"
-          << link << "\n";
-  if (!o.no_qr) {
-    if (const auto m = qr_matrix(link)) {
-      ctx.out << "\n" << render_qr(*m, o.qr_invert);
-    } else {
-      ctx.err << "link too long for a QR code\n";
-    }
-  }
+  if (plan.profile != nullptr) print_link(link_options(o), plan, o.user, password, ctx);
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/control_call.h"
 #include "control/api_json.h"
 #include "control/control_socket.h"
 
@@ -22,27 +23,9 @@ struct Options {
   bool json = false;
 };
 
-// Sends `req` and returns its typed reply, or prints why not and sets `rc`.
 template <class Req>
 std::optional<typename Req::Reply> ask(const Options& o, const Req& req, Context& ctx, int& rc) {
-  if (o.socket.empty()) {
-    ctx.err << "qeli: no control socket given (--socket '')\n";
-    rc = kExitUsage;
-    return std::nullopt;
-  }
-  control::SocketClient client(o.socket);
-  auto r = control::call(client, req);
-  if (!r.ok()) {
-    if (r.error().code == control::ErrorCode::kUnavailable) {
-      ctx.err << "qeli: " << r.error().message << "\n";
-    } else {
-      ctx.err << "qeli: server refused: " << r.error().message << "\n";
-    }
-    rc = kExitFailure;
-    return std::nullopt;
-  }
-  rc = kExitOk;
-  return std::move(*r);
+  return ask_server(o.socket, req, ctx, rc);
 }
 
 int list_clients(const Options& o, Context& ctx) {

@@ -36,8 +36,14 @@ int run(const Options& o, Context& ctx) {
   }
   ctx.out << "[profile:" << p->name << "] new public key: " << to_hex(id->public_key) << "\n"
           << "  key file: " << id->path << "\n"
-          << "Restart the server to use it. Clients pinned to the old key must re-pin "
-             "(new links: qeli add-client ... --link).\n";
+          << "Next steps:\n"
+          << "  1. restart the server to use it: systemctl restart qeli-server\n"
+          << "  2. give every user of profile " << p->name
+          << " a new link, which pins the new key: qeli share-link USER --host H[:P]\n"
+          << "     (clients with `key =` in their config: set it to the key above; clients "
+             "that learned the old key on first use: remove the server's line from their "
+             "known_hosts)\n"
+          << "Until then those clients stop with SERVER KEY MISMATCH.\n";
   return kExitOk;
 }
 

@@ -21,6 +21,10 @@ void register_server(CLI::App& app, Context& ctx) {
   cmd->add_option("--user", opts->run_as,
                   "After start-up, become this user with only CAP_NET_ADMIN (the systemd unit "
                   "uses qeli)");
+  cmd->add_option("--usage-db", opts->usage_db,
+                  "SQLite file of the per-user traffic totals (data_limit_gb, qeli usage); "
+                  "empty = in memory only")
+      ->capture_default_str();
   cmd->callback([opts, &ctx] { ctx.exit_code = server::run_server(*opts); });
 }
 

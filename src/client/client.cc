@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client/bounded_resolve.h"
+#include "client/client_hooks.h"
 #include "client/connect_plan.h"
 #include "client/device_id.h"
 #include "client/dns_choice.h"
@@ -47,6 +48,7 @@
 #include "transport/udp_socket.h"
 #include "tunio/linux_tun.h"
 #include "wire/control_frame.h"
+#include "wire/limits.h"
 #include "wire/session_close.h"
 #include "wire/udp_obfs.h"
 
@@ -97,6 +99,20 @@ void apply_obfuscation(const std::string& json_text, const config::ClientFallbac
     num(p, "max_bytes", pad.max_bytes);
     flag(p, "randomize", pad.randomize);
     num(p, "probability", pad.probability);
+  }
+  if (j.contains("traffic_normalization") && j["traffic_normalization"].is_object()) {
+    const auto& n = j["traffic_normalization"];
+    bool on = false;
+    flag(n, "enabled", on);
+    std::vector<std::uint64_t> sizes;
+    if (on && n.contains("round_sizes") && n["round_sizes"].is_array()) {
+      for (const auto& v : n["round_sizes"]) {
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() <= wire::kMaxTunnelMtu) {
+          sizes.push_back(v.get<std::uint64_t>());
+        }
+      }
+    }
+    pad.set_round_sizes(sizes);
   }
   if (j.contains("heartbeat") && j["heartbeat"].is_object()) {
     const auto& h = j["heartbeat"];
@@ -214,6 +230,7 @@ class Client {
 
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
+  std::string password_;  ///< from pass, password_file or password_command (run())
   engine::StopSignal stop_;
   // `qeli status` and systemd (client/status_service.h).
   sys::ServiceNotifier notifier_;
@@ -351,7 +368,7 @@ handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const
   hc.bind_static = cfg_.bind_static;
   hc.pinned_server_key = pinned_;
   hc.user = cfg_.user;
-  hc.password = cfg_.pass;
+  hc.password = password_;
   hc.device_id = device_id_;
   // 0.7.16 SNI rules; an empty `sni` key means "not configured" (use the host).
   hc.sni =
@@ -364,8 +381,16 @@ handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const
 
 bool Client::handshake_succeeded(handshake::Failure failure, bool udp_auth_sent) {
   if (failure == handshake::Failure::kServerKeyMismatch) {
+    // The next step: a rotation on purpose needs a re-pin; anything else may be an attack.
+    const std::string repin = pin_from_store_ && known_hosts_
+                                  ? "remove the line for " + endpoint_name_ + " from " +
+                                        known_hosts_->path() + " (the key learned on first use)"
+                                  : "import a new link or set `key` to the new key";
     throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
-                " presented a different identity key than the pinned one"};
+                " presented a different identity key than the pinned one. If the operator "
+                "rotated it (qeli rotate-identity), get a new link (`qeli share-link USER` on "
+                "the server) or " +
+                repin + "; otherwise do not connect: someone may be impersonating the server"};
   }
   if (failure == handshake::Failure::kPinRequired) {
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
@@ -684,9 +709,19 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   status_.connected(info, &counters);
   notifier_.status("connected to " + endpoint_name_ + " as " + cfg_.user + ": " + cidr + " on " +
                    dev);
+  const sys::HookEnv hook_env{{"QELI_DEV", dev},
+                              {"QELI_SERVER", endpoint_name_},
+                              {"QELI_USER", cfg_.user},
+                              {"QELI_TUNNEL_IP", ok.client_ip},
+                              {"QELI_PREFIX", std::to_string(ok.prefix)},
+                              {"QELI_SERVER_TUNNEL_IP", ok.server_ip},
+                              {"QELI_MTU", std::to_string(mtu)},
+                              {"QELI_FULL_TUNNEL", cfg_.gateway ? "1" : "0"}};
+  (void)run_client_hook("post_up", cfg_.post_up, hook_env);
   const auto started = Clock::now();
   const auto end = data(*tun, mtu, counters);
   const auto ran = Clock::now() - started;
+  (void)run_client_hook("post_down", cfg_.post_down, hook_env);
   const std::string why =
       end == engine::SessionEnd::kClosedByPeer && attempt_.closed
           ? std::string("the server ended the session: ") + wire::to_string(*attempt_.closed)
@@ -758,6 +793,12 @@ int Client::run() {
   } joiner{done, sig_thread};
 
   try {
+    if (!cfg_.post_up.empty() || !cfg_.post_down.empty()) {
+      if (auto why = unsafe_command_source(cfg_); !why.empty()) throw Fatal{why};
+    }
+    auto pw = read_client_password(cfg_);
+    if (!pw.error.empty()) throw Fatal{pw.error};
+    password_ = std::move(pw.password);
     servers_ = resolve_server();
     if (stop_.stopped()) return 0;
     endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
@@ -794,6 +835,17 @@ int Client::run() {
         throw Fatal{"the server disabled user '" + cfg_.user + "' (qeli disable-user): not " +
                     "reconnecting; the operator can lift it with `qeli enable-user " + cfg_.user +
                     "`"};
+      }
+      if (attempt_.closed == wire::CloseReason::kQuotaExhausted) {
+        throw Fatal{"user '" + cfg_.user + "' used up its data quota (data_limit_gb) on " +
+                    endpoint_name_ + ": not reconnecting; the operator can reset it with " +
+                    "`qeli usage --reset " + cfg_.user + "` or raise the limit"};
+      }
+      if (attempt_.closed == wire::CloseReason::kCredentialsChanged) {
+        throw Fatal{"the server changed the password of user '" + cfg_.user +
+                    "' (or removed the user): not reconnecting with the old one; ask the "
+                    "operator for a new link (`qeli share-link " +
+                    cfg_.user + "`)"};
       }
       if (attempt_.rejected && ++rejections >= kMaxRejections) {
         throw Fatal{rejected_too_often(rejections, endpoint_name_, cfg_.user)};

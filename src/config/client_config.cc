@@ -2,6 +2,7 @@
 #include "config/logging_section.h"
 
 #include "config/section_reader.h"
+#include "config/unbuilt.h"
 
 namespace qeli::config {
 namespace {
@@ -180,6 +181,7 @@ void check_client(SectionReader& r, const ClientConfig& c) {
   }
   const int secrets = !c.pass.empty() + !c.password_file.empty() + !c.password_command.empty();
   if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
+  refuse_unbuilt(c, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
 }
 
 }  // namespace
@@ -253,6 +255,9 @@ ClientLoad client_config_from_link(const ShareLink& l) {
   c.gateway = l.gateway.value_or(false);
   c.name = l.label;
   for (auto& why : validate_link(l)) out.findings.error("<link>", "", "", 0, std::move(why));
+  refuse_unbuilt(c, [&out](std::string_view key, std::string why) {
+    out.findings.error("<link>", "", std::string(key), 0, std::move(why));
+  });
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "config/profile_loader.h"
 #include "config/section_reader.h"
+#include "config/unbuilt.h"
 
 namespace qeli::config {
 namespace {
@@ -74,11 +75,7 @@ WebConfig read_web(SectionReader& r) {
   if ((w.tls_cert.empty()) != (w.tls_key.empty())) {
     r.error(w.tls_cert.empty() ? "tls_cert" : "tls_key", "tls_cert and tls_key go together");
   }
-  if (w.enabled && w.password_hash.empty() && !w.insecure_no_auth) {
-    r.warning("password_hash",
-              "empty: the panel will refuse to start (set one with "
-              "`qeli set-web-password`)");
-  }
+  refuse_unbuilt(w, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
   return w;
 }
 

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <thread>
 
+#include "engine/traffic_pacing.h"
+
 namespace qeli::engine {
 namespace {
 
@@ -63,6 +65,7 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
            std::chrono::milliseconds(hb.jitter_ms > 0 ? rng.uniform(0, hb.jitter_ms) : 0);
   };
   Instant hb_due = next_heartbeat();
+  SessionEnd ended = SessionEnd::kStopped;
   while (!stop.stopped()) {
     pollfd p[2] = {{source.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
     const int rc = ::poll(p, 2, hb.enabled ? ms_until(hb_due) : 1000);
@@ -77,10 +80,17 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
             writer.set_mtu(m);  // only ever lowers it
           }
         }
-        auto lock = lock_of(send_mu);
-        const auto st = writer.send(sock, peer, batch, stop);
-        if (st != WriteStatus::kOk) return from_write(st);
+        const std::uint64_t bytes = cfg.account != nullptr ? batch_bytes(batch) : 0;
+        {
+          auto lock = lock_of(send_mu);
+          const auto st = writer.send(sock, peer, batch, stop);
+          if (st != WriteStatus::kOk) return from_write(st);
+        }
         hb_due = next_heartbeat();
+        if (!pace_send(cfg.account, bytes, stop)) {
+          ended = SessionEnd::kQuotaExhausted;
+          break;
+        }
       }
     }
     if (hb.enabled && Clock::now() >= hb_due) {
@@ -96,13 +106,13 @@ SessionEnd run_datagram_sender(transport::UdpSocket& sock, std::mutex* send_mu,
   // Stopped between datagrams: say goodbye if the session wants to (each datagram stands
   // alone, so there is no boundary to respect; `stop` has fired, so no send waits).
   if (cfg.farewell) {
-    const Bytes frame = cfg.farewell(SessionEnd::kStopped);
+    const Bytes frame = cfg.farewell(ended);
     for (int i = 0; !frame.empty() && i < kFarewellCopies; ++i) {
       auto lock = lock_of(send_mu);
       if (writer.send_one(sock, peer, frame, 0, stop) != WriteStatus::kOk) break;
     }
   }
-  return SessionEnd::kStopped;
+  return ended;
 }
 
 SessionEnd run_datagram_session(transport::UdpSocket& sock, const transport::UdpAddr& peer,

@@ -28,6 +28,7 @@
 #include "engine/session_counters.h"
 #include "engine/stop_signal.h"
 #include "engine/stream_session.h"
+#include "engine/traffic_account.h"
 #include "transport/udp_socket.h"
 
 namespace qeli::engine {
@@ -53,6 +54,9 @@ struct DatagramSessionConfig {
   /// Sending end: when the sender stops, called with kStopped; a non-empty result (a
   /// session-close frame) is sent kFarewellCopies times, best effort (UDP may lose one).
   std::function<Bytes(SessionEnd)> farewell;
+  /// Server: the user's shared download rate and quota (null = none), charged by
+  /// run_datagram_sender per batch; the upload is policed by the caller's inbound filter.
+  TrafficAccount* account = nullptr;
 };
 
 /// How many copies of a farewell frame a datagram sender sends.

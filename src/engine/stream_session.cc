@@ -8,12 +8,15 @@
 
 #include "engine/record_receiver.h"
 #include "engine/record_writer.h"
+#include "engine/traffic_pacing.h"
 #include "wire/gso_chunk.h"
 
 namespace qeli::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// How long a quota farewell may wait for room in a full socket.
+constexpr int kFarewellWaitMs = 2000;
 
 // Returns true when it ended on the stop signal between records (a farewell record may
 // follow), false when a write failed or stopped half-way.
@@ -53,12 +56,17 @@ bool send_loop(RecordWriter& writer, PacketSource& source, const StreamSessionCo
       if (!batch.empty()) {
         writer.set_peer_gso(cfg.send_gso != nullptr &&
                             cfg.send_gso->load(std::memory_order_relaxed));
+        const std::uint64_t bytes = cfg.account != nullptr ? batch_bytes(batch) : 0;
         const auto st = writer.seal_and_write(batch, stop);
         if (st != WriteStatus::kOk) {
           end.set(from_write(st));
           return false;
         }
         hb_due = next_heartbeat();
+        if (!pace_send(cfg.account, bytes, stop)) {
+          end.set(SessionEnd::kQuotaExhausted);
+          return true;  // at a record boundary: the farewell says why
+        }
       }
     }
     if (hb.enabled && Clock::now() >= hb_due) {
@@ -116,6 +124,7 @@ const char* to_string(SessionEnd e) {
     case SessionEnd::kCounterExhausted: return "record counter exhausted";
     case SessionEnd::kIdle: return "idle timeout";
     case SessionEnd::kClosedByPeer: return "the peer ended the session";
+    case SessionEnd::kQuotaExhausted: return "data quota used up";
   }
   return "?";
 }
@@ -183,7 +192,22 @@ SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
       // The receive loop recorded why before it stopped us. `local` is already stopped,
       // so the write never waits for room.
       const Bytes frame = config.farewell(end.get());
-      if (!frame.empty()) (void)writer.write_one(frame, 0, local);
+      if (!frame.empty() && end.get() == SessionEnd::kQuotaExhausted) {
+        // The quota ends a session mid-download, with the socket full: the client must
+        // still learn why (else it reconnects into refusals), so wait for room — at most
+        // kFarewellWait, or until the outer stop.
+        StopSignal deadline;
+        std::thread timer([&] {
+          pollfd p[2] = {{deadline.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
+          (void)::poll(p, 2, kFarewellWaitMs);
+          deadline.stop();
+        });
+        (void)writer.write_one(frame, 0, deadline);
+        deadline.stop();
+        timer.join();
+      } else if (!frame.empty()) {
+        (void)writer.write_one(frame, 0, local);
+      }
     }
   });
 
@@ -214,6 +238,7 @@ SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
     if (p[2].revents != 0) break;
     if (p[0].revents != 0) {
       ReceiveStatus st;
+      std::uint64_t received = 0;  // IP bytes that passed the filter, for the account
       do {
         st = receiver.receive(stream, tun_batch);
         // Apply the inbound filter to what arrived since the last check, and count the
@@ -231,6 +256,7 @@ SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
         }
         for (std::size_t i = accepted_in_batch; i < keep; ++i) {
           SessionCounters::add(counters.rx_bytes, tun_batch.packet(i).size());
+          received += tun_batch.packet(i).size();
         }
         accepted_in_batch = keep;
         if (st == ReceiveStatus::kBatchFull || (tun_batch.size() > 0 && st != ReceiveStatus::kOk)) {
@@ -241,6 +267,8 @@ SessionEnd run_stream_session(transport::Stream& stream, wire::PacketCodec send,
           accepted_in_batch = 0;
         }
       } while (st == ReceiveStatus::kOk || st == ReceiveStatus::kBatchFull);
+      // Over the user's upload rate: stop reading for a while, so the client's TCP backs off.
+      pace_receive(config.account, received, stop, local);
       if (st != ReceiveStatus::kWouldBlock) {
         switch (st) {
           case ReceiveStatus::kClosed: end.set(SessionEnd::kPeerClosed); break;

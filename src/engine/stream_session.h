@@ -22,6 +22,7 @@
 #include "engine/record_writer.h"
 #include "engine/session_counters.h"
 #include "engine/stop_signal.h"
+#include "engine/traffic_account.h"
 #include "transport/stream.h"
 #include "tunio/linux_tun.h"
 #include "wire/control_frame.h"
@@ -91,6 +92,7 @@ enum class SessionEnd {
   kCounterExhausted,  ///< the send counter ran out: reconnect
   kIdle,              ///< no IP packet either way for idle_timeout_ms
   kClosedByPeer,      ///< the peer sent a session-close frame (our extension)
+  kQuotaExhausted,    ///< server: the user's download quota is used up (TrafficAccount)
 };
 const char* to_string(SessionEnd e);
 
@@ -140,6 +142,9 @@ struct StreamSessionConfig {
   /// is at a record boundary, with why it ended; a non-empty result (a session-close
   /// frame) is sealed and written best effort (never blocks: a full socket drops it).
   std::function<Bytes(SessionEnd)> farewell;
+  /// Server: the user's shared rate limits and download quota (null = none): the send
+  /// thread and the receive loop charge each batch (engine/traffic_pacing.h).
+  TrafficAccount* account = nullptr;
 };
 
 /// Runs the data phase over `stream` (the top of the connection's stream stack, which

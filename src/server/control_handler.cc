@@ -182,14 +182,15 @@ void note(const ControlTargets& t, std::string type, std::string user, std::stri
 
 // kick / disable-user / enable-user.
 Reply switch_user(const ControlTargets& t, const std::string& cmd, const std::string& user,
-                  std::optional<std::uint64_t> session_id) {
+                  std::optional<std::uint64_t> session_id,
+                  wire::CloseReason kick_reason = wire::CloseReason::kKicked) {
   if (user.empty()) return refuse(ErrorCode::kBadRequest, cmd + " needs \"username\"");
   const auto users = t.users->snapshot();  // keeps `cfg` alive across a reload
   const auto* cfg = users->find(user);
   const std::string unknown = "no user '" + shown(user) + "'";
   if (cmd == "kick") {
     // A user removed from the config by a reload may still have a live session: kick it.
-    const std::size_t kicked = end_sessions(t, user, wire::CloseReason::kKicked, session_id);
+    const std::size_t kicked = end_sessions(t, user, kick_reason, session_id);
     if (kicked == 0 && session_id) return refuse(ErrorCode::kNotFound, "no such session");
     if (kicked == 0 && cfg == nullptr) return refuse(ErrorCode::kNotFound, unknown);
     if (kicked > 0) note(t, "session.kicked", user);
@@ -221,6 +222,39 @@ Reply unblock(const ControlTargets& t, const std::string& ip) {
   }
   if (!t.guard->unblock(addr)) return refuse(ErrorCode::kNotFound, ip + " is not blocked");
   return control::Response{control::UnblockResult{ip}};
+}
+
+Reply set_bandwidth(const ControlTargets& t, const control::SetBandwidth& r) {
+  if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
+  if (!t.accounts->set_bandwidth(r.username, r.mbps)) {
+    return refuse(ErrorCode::kNotFound, "no user '" + shown(r.username) + "'");
+  }
+  note(t, "user.bandwidth", r.username, std::to_string(r.mbps) + " Mbit/s");
+  return control::Response{control::BandwidthSet{r.username, r.mbps}};
+}
+
+Reply usage(const ControlTargets& t) {
+  if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
+  control::UsageList out;
+  for (const auto& row : t.accounts->usage()) {
+    control::UserUsage u;
+    u.username = row.user;
+    u.down_bytes = row.down_bytes;
+    u.up_bytes = row.up_bytes;
+    if (row.quota != engine::TrafficAccount::kNoQuota) u.quota_bytes = row.quota;
+    u.limit_mbps = static_cast<double>(row.rate) / 125'000.0;
+    u.limit_live = row.rate_overridden;
+    out.users.push_back(std::move(u));
+  }
+  return control::Response{std::move(out)};
+}
+
+Reply reset_usage(const ControlTargets& t, const std::string& user) {
+  if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
+  if (!t.accounts->reset(user))
+    return refuse(ErrorCode::kNotFound, "no user '" + shown(user) + "'");
+  note(t, "user.usage_reset", user);
+  return control::Response{control::Empty{}};
 }
 
 Reply no_config() {
@@ -259,7 +293,10 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
         if constexpr (std::is_same_v<R, ListSessions>) {
           return Response{list_sessions(t, now)};
         } else if constexpr (std::is_same_v<R, Kick>) {
-          return switch_user(t, "kick", r.username, r.session_id);
+          return switch_user(t, "kick", r.username, r.session_id,
+                             r.reason == "credentials-changed"
+                                 ? wire::CloseReason::kCredentialsChanged
+                                 : wire::CloseReason::kKicked);
         } else if constexpr (std::is_same_v<R, DisableUser>) {
           return switch_user(t, "disable-user", r.username, std::nullopt);
         } else if constexpr (std::is_same_v<R, EnableUser>) {
@@ -306,6 +343,12 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
         } else if constexpr (std::is_same_v<R, Whoami>) {
           return Response{
               CallerInfo{caller.uid, caller.gid, caller.pid, permission_names(caller.permissions)}};
+        } else if constexpr (std::is_same_v<R, SetBandwidth>) {
+          return set_bandwidth(t, r);
+        } else if constexpr (std::is_same_v<R, GetUsage>) {
+          return usage(t);
+        } else if constexpr (std::is_same_v<R, ResetUsage>) {
+          return reset_usage(t, r.username);
         } else if constexpr (std::is_same_v<R, GetClientStatus>) {
           return refuse(ErrorCode::kUnknownCommand,
                         "'status' is a client's command (this is a server: try list-clients)");

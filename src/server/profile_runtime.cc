@@ -20,6 +20,7 @@
 #include "server/accept_backoff.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/profile_hooks.h"
 #include "server/session_control.h"
 #include "server/session_end.h"
 #include "server/session_policy.h"
@@ -60,16 +61,6 @@ ProfileRuntime::~ProfileRuntime() { stop(); }
 Status<std::string> ProfileRuntime::start() {
   const auto& p = profile_;
   const bool udp = p.transport == config::Transport::kUdp;
-  // On UDP: fake-tls (with or without padding, QUIC shape auto-detected) and obfs (the
-  // per-datagram seal); plain is TCP-only (rejected at load).
-  const bool mode_ok =
-      p.obf.mode == config::ObfMode::kFakeTls ||
-      (udp ? p.obf.mode == config::ObfMode::kObfs : p.obf.mode == config::ObfMode::kPlain);
-  if (!mode_ok) {
-    return fail("profile " + p.name + ": obf.mode " + std::string(config::to_string(p.obf.mode)) +
-                " over " + std::string(config::to_string(p.transport)) +
-                " is not available in this build yet");
-  }
   // 1. TUN: multi-queue, offloads negotiated.
   tunio::TunConfig tc;
   tc.name = p.tun.name;
@@ -131,7 +122,7 @@ Status<std::string> ProfileRuntime::start() {
   std::vector<std::pair<std::uint32_t, std::uint8_t>> excluded;
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
   IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
-  engine::PaddingPolicy pad = padding_of(p.obf.padding);
+  engine::PaddingPolicy pad = padding_of(p.obf);
   // A bare TCP stream adds nothing to the records (transport::TcpStream).
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket,
                                    engine::RecordWriter::headroom(transport::Overhead{}),
@@ -192,6 +183,11 @@ void ProfileRuntime::stop() {
     tun_threads_.clear();
     spdlog::info("[{}] stopped", profile_.name);
   }
+  if (post_up_ran_) {
+    post_up_ran_ = false;
+    (void)run_profile_hook("post_down", profile_.routing.post_down, profile_,
+                           profile_hook_env(profile_, profile_.tun.name, bound_port_));
+  }
   // Also after a start() that failed half-way: undo what it created.
   listener_.reset();
   dns_.reset();
@@ -200,6 +196,14 @@ void ProfileRuntime::stop() {
     if (auto nft = sys::NftContext::open(); nft.ok()) (void)sys::remove_nat(*nft, profile_.name);
     nat_applied_ = false;
   }
+}
+
+bool ProfileRuntime::run_post_up() {
+  const auto& p = profile_;
+  post_up_ran_ = true;  // post_down runs at stop() even after a failed post_up (cleanup)
+  if (p.routing.post_up.empty()) return true;
+  return run_profile_hook("post_up", p.routing.post_up, p,
+                          profile_hook_env(p, tun_ ? tun_->name() : p.tun.name, bound_port_));
 }
 
 void ProfileRuntime::reap_finished_connections() {
@@ -328,12 +332,22 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
     if (const auto* g = ctx.users->group(ctx.user->group)) ar.max_sessions = g->max_sessions;
   }
   ar.peer = ctx.peer;
+  std::shared_ptr<engine::TrafficAccount> account;
+  if (accounts_ != nullptr) {
+    account = accounts_->account(req.user);
+    if (account->quota_exhausted()) {  // not a credential failure: no lockout strike
+      ctx.reason = "data quota used up (qeli usage --reset " + req.user + ")";
+      return false;
+    }
+  }
   auto s = sessions_->admit(ar);
   if (!s.ok()) {
     ctx.reason = to_string(s.error());
     return false;
   }
   ctx.session = *s;
+  ctx.session->account = std::move(account);
+  ctx.session->inbox.set_account(ctx.session->account.get());
   return true;
 }
 
@@ -435,7 +449,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   auto hs_session = hs.take_session();
   engine::StreamSessionConfig sc;
   sc.mtu = p.tun.mtu;
-  sc.padding = padding_of(p.obf.padding);
+  sc.padding = padding_of(p.obf);
   sc.heartbeat = heartbeat_of(p.obf.heartbeat);
   sc.liveness_ms = sc.heartbeat.liveness_ms();
   sc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;
@@ -447,6 +461,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     on_client_control(*sp, offered, f, p.tun.mtu, p.name);
   };
   sc.farewell = farewell_for(*sp);
+  sc.account = sp->account.get();
   const std::size_t q = session->id % tun_->queue_count();
   const auto end = engine::run_stream_session(
       stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,

@@ -40,6 +40,7 @@
 #include "server/event_log.h"
 #include "server/new_session_limiter.h"
 #include "server/session_table.h"
+#include "server/traffic_accounts.h"
 #include "server/user_directory.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
@@ -85,6 +86,9 @@ class ProfileRuntime {
   Status<std::string> start();
   /// Stops accepting, ends every session, joins every thread, deletes the TUN.
   void stop();
+  /// Runs routing.post_up (after start()); false if it failed (logged). stop() then runs
+  /// routing.post_down before the TUN goes away.
+  bool run_post_up();
 
   const std::string& name() const { return profile_.name; }
   const config::ProfileConfig& profile() const { return profile_; }
@@ -96,6 +100,9 @@ class ProfileRuntime {
   /// Where session and lockout events go (server/event_log.h); null = nowhere. Set
   /// before start().
   void set_events(EventLog* events) { events_ = events; }
+  /// Per-user limits, quotas and totals (shared by every profile); null = none. Before
+  /// start().
+  void set_accounts(TrafficAccounts* accounts) { accounts_ = accounts; }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
@@ -123,6 +130,7 @@ class ProfileRuntime {
   AuthGuard& guard_;
   ProfileCounters counters_;
   EventLog* events_ = nullptr;
+  TrafficAccounts* accounts_ = nullptr;
   // Lockout closes are logged at most once per 10 s (a locked-out source
   // may reconnect thousands of times a second); locked_out counts them all.
   std::atomic<std::int64_t> last_lockout_log_ms_{0};
@@ -149,6 +157,7 @@ class ProfileRuntime {
   std::vector<std::thread> udp_threads_;
   bool started_ = false;
   bool nat_applied_ = false;
+  bool post_up_ran_ = false;  ///< post_down is due at stop()
 };
 
 }  // namespace qeli::server

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,8 @@
 #include "server/profile_runtime.h"
 #include "server/reload_verdict.h"
 #include "server/startup_privileges.h"
+#include "server/traffic_accounts.h"
+#include "server/usage_store.h"
 #include "server/user_directory.h"
 #include "sys/log_output.h"
 #include "sys/privilege_check.h"
@@ -119,6 +122,24 @@ int run_server(const ServerOptions& options) {
   EventLog events;
   ConfigStore config_store(options.config_path);
   UserDirectory users(users_of(cfg));
+  std::unique_ptr<UsageStore> usage_store;
+  if (!options.usage_db.empty()) {
+    const auto dir = std::filesystem::path(options.usage_db).parent_path();
+    std::error_code ec;
+    if (options.usage_db == ServerOptions::kDefaultUsageDb &&
+        !std::filesystem::is_directory(dir, ec)) {
+      spdlog::warn(
+          "{} does not exist: per-user traffic totals are kept in memory only "
+          "(data_limit_gb counts from zero after a restart; see --usage-db)",
+          dir.string());
+    } else if (auto st = open_sqlite_usage_store(options.usage_db); st.ok()) {
+      usage_store = std::move(*st);
+    } else {
+      spdlog::error("usage store: {}", st.error());
+      return 1;
+    }
+  }
+  TrafficAccounts accounts(std::move(usage_store), users_of(cfg));
   AuthGuard guard(policy_of(cfg.auth.brute_force));
   const std::string identity_dir =
       options.identity_dir.empty() ? cfg.identity_dir_path() : options.identity_dir;
@@ -137,12 +158,18 @@ int run_server(const ServerOptions& options) {
     spdlog::info("profile {}: identity {}", p.name, to_hex(kp.public_key));
     auto rt = std::make_unique<ProfileRuntime>(p, cfg.auth, std::move(kp), users, guard);
     rt->set_events(&events);
+    rt->set_accounts(&accounts);
     if (auto st = rt->start(); !st.ok()) {
       spdlog::error("{}", st.error());
       for (auto& r : profiles) r->stop();
       return 1;
     }
     profiles.push_back(std::move(rt));
+    if (!profiles.back()->run_post_up()) {
+      spdlog::error("profile {}: routing.post_up failed; stopping", p.name);
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
   }
   if (profiles.empty()) {
     spdlog::error("{}: no enabled profile", options.config_path);
@@ -170,6 +197,7 @@ int run_server(const ServerOptions& options) {
     }
     const auto before = users.snapshot();
     users.replace(users_of(again.config));
+    accounts.apply(users_of(again.config));
     const std::size_t ended = end_stale_sessions(profiles, *before, *users.snapshot());
     spdlog::info("reloaded users from {} ({} users{}); profile changes need a restart",
                  options.config_path, again.config.users.size(),
@@ -185,6 +213,7 @@ int run_server(const ServerOptions& options) {
                                         .guard = &guard,
                                         .events = &events,
                                         .config = &config_store,
+                                        .accounts = &accounts,
                                         .reload = reload,
                                         .started = started});
   control::ControlServer control;

@@ -21,6 +21,11 @@ struct ServerOptions {
   /// After start-up (TUNs, sockets, keys, log file open), become this user keeping only
   /// CAP_NET_ADMIN (sys/privilege.h); empty = stay as started. The systemd unit sets it.
   std::string run_as;
+  /// Per-user traffic totals (data_limit_gb, `qeli usage`) persist in this SQLite file.
+  /// Empty = in memory only. A missing directory of the default path is a warning (totals
+  /// in memory); any other failure to open it refuses to start.
+  std::string usage_db = kDefaultUsageDb;
+  static constexpr const char* kDefaultUsageDb = "/var/lib/qeli/server/usage.db";
 };
 
 /// Runs until SIGINT/SIGTERM. Returns the process exit code (0 clean stop, 1 failure).

@@ -14,6 +14,7 @@
 #include "engine/session_counters.h"
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
+#include "engine/traffic_account.h"
 #include "transport/endpoint.h"
 #include "wire/session_close.h"
 
@@ -59,6 +60,8 @@ struct Session {
   /// The client answered our capability offer with caps::kCloseNotify: it is told why
   /// before the server ends the session (wire/session_close.h).
   std::atomic<bool> close_notify{false};
+  /// The user's shared limits, quota and totals (set at admission; null = none).
+  std::shared_ptr<engine::TrafficAccount> account;
 
   /// Ends the session on purpose: records why (the first reason wins) and stops it.
   void end(wire::CloseReason why) {

@@ -31,8 +31,12 @@ void on_client_control(Session& s, std::uint32_t offered, const wire::ControlFra
 std::function<Bytes(engine::SessionEnd)> farewell_for(Session& s) {
   return [&s](engine::SessionEnd end) -> Bytes {
     if (end == engine::SessionEnd::kIdle) s.end(wire::CloseReason::kIdle);
+    if (end == engine::SessionEnd::kQuotaExhausted) s.end(wire::CloseReason::kQuotaExhausted);
     if (!s.close_notify.load()) return {};
-    if (end != engine::SessionEnd::kStopped && end != engine::SessionEnd::kIdle) return {};
+    if (end != engine::SessionEnd::kStopped && end != engine::SessionEnd::kIdle &&
+        end != engine::SessionEnd::kQuotaExhausted) {
+      return {};
+    }
     const auto why = s.close_reason();
     // No reason recorded, or the client itself said goodbye: nothing to tell it.
     if (!why || *why == wire::CloseReason::kClientStopping) return {};
@@ -44,7 +48,8 @@ std::string describe_end(const Session& s, engine::SessionEnd end) {
   const auto why = s.close_reason();
   // The client's goodbye names the end even when its TCP FIN was seen first.
   if (why == wire::CloseReason::kClientStopping) return wire::to_string(*why);
-  if (why && (end == engine::SessionEnd::kStopped || end == engine::SessionEnd::kIdle)) {
+  if (why && (end == engine::SessionEnd::kStopped || end == engine::SessionEnd::kIdle ||
+              end == engine::SessionEnd::kQuotaExhausted)) {
     return wire::to_string(*why);
   }
   return engine::to_string(end);

@@ -7,8 +7,10 @@
 
 namespace qeli::server {
 
-engine::PaddingPolicy padding_of(const config::PaddingConfig& p) {
+engine::PaddingPolicy padding_of(const config::ObfConfig& o) {
+  const config::PaddingConfig& p = o.padding;
   engine::PaddingPolicy out;
+  if (o.normalization.enabled) out.set_round_sizes(o.normalization.round_sizes);
   out.enabled = p.enabled;
   out.min_bytes = p.min_bytes;
   out.max_bytes = p.max_bytes;

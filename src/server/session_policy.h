@@ -16,7 +16,8 @@
 
 namespace qeli::server {
 
-engine::PaddingPolicy padding_of(const config::PaddingConfig& p);
+/// `obf.padding.*` and `obf.traffic_normalization.*` as the data path applies them.
+engine::PaddingPolicy padding_of(const config::ObfConfig& o);
 engine::HeartbeatPolicy heartbeat_of(const config::HeartbeatConfig& h);
 
 /// The filter for `session` (which must outlive it): true = deliver, false = drop

@@ -185,7 +185,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   hc.obfs = w.obfs.get();
   const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
   const crypto::Key32* session_key = w.obfs ? &obfs_key : nullptr;
-  const engine::PaddingPolicy pad = padding_of(p.obf.padding);
+  const engine::PaddingPolicy pad = padding_of(p.obf);
   const Duration half_open_ttl = p.perf.handshake_timeout + std::chrono::seconds(1);
 
   auto send_to = [&](const std::vector<Bytes>& d, const transport::UdpAddr& to) {
@@ -218,6 +218,14 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
                                                          p.tun.mtu, rng, s.counters, *pr.send_env);
     pr.resender = std::move(udp.resender);
     pr.filter = inbound_filter(&s, p, ctx);
+    if (engine::TrafficAccount* acct = s.account.get()) {
+      // The worker serves every session of its socket and must not sleep: over the
+      // user's upload rate, packets are dropped (the inner TCP adapts).
+      pr.filter = [f = std::move(pr.filter), acct](ByteSpan pkt) {
+        return f(pkt) && acct->admit_receive(pkt.size(), Clock::now());
+      };
+    }
+    pr.dc.account = s.account.get();
     pr.dc.heartbeat = heartbeat_of(p.obf.heartbeat);
     pr.dc.liveness_ms = pr.dc.heartbeat.liveness_ms();
     pr.dc.idle_timeout_ms = static_cast<std::uint64_t>(p.perf.idle_timeout.count()) * 1000;

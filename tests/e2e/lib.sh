@@ -48,7 +48,7 @@ e2e_add_user() {
 e2e_start_server() {
   local name=$1 dir=$2
   e2e_bg "$name" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
-    --socket "$dir/control.sock"
+    --socket "$dir/control.sock" --usage-db "$dir/usage.db"
   local ss_flags=-ltn
   [ "${E2E_TRANSPORT:-tcp}" = udp ] && ss_flags=-lun
   e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss $ss_flags | grep -q '$UL_S:$E2E_PORT '" ||

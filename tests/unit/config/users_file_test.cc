@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "crypto/argon2id.h"
@@ -85,6 +87,74 @@ TEST(users_file, concurrent_appends_are_serialised) {
   Findings f;
   EXPECT_EQ(read_users_file(path, f).size(), 8U);
   EXPECT_FALSE(f.has_errors());
+}
+
+// remove-user / passwd: edits keep comments and the other sections byte for byte, write
+// atomically (a new inode renamed over the old), keep the mode, and refuse unknown users.
+const std::string kUsersText = std::string(
+                                   "# managed by hand and by qeli\n"
+                                   "[user:alice]\n"
+                                   "password_hash = OLD\n"
+                                   "password_enc = stale-reversible-copy\n"
+                                   "bandwidth.limit_mbps = 5\n"
+                                   "\n"
+                                   "[user:bob]\n"
+                                   "# bob's note\n"
+                                   "password_hash = ") +
+                               kHash + "\n";
+
+TEST(users_file, remove_user_keeps_everything_else) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("users.conf", kUsersText);
+  ::chmod(path.c_str(), 0640);
+  struct stat before {};
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  ASSERT_TRUE(remove_user(path, "alice").ok());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, std::string("# managed by hand and by qeli\n[user:bob]\n# bob's note\n"
+                              "password_hash = ") +
+                      kHash + "\n");
+  struct stat after {};
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_NE(after.st_ino, before.st_ino);  // replaced by rename, never rewritten in place
+  EXPECT_EQ(after.st_mode & 0777, 0640U);
+  const auto st = remove_user(path, "alice");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, UsersFileError::kNotFound);
+}
+
+TEST(users_file, set_password_replaces_the_hash_and_drops_password_enc) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("users.conf", kUsersText);
+  ASSERT_TRUE(set_user_password(path, "alice", kHash).ok());
+  Findings f;
+  const auto users = read_users_file(path, f);
+  ASSERT_FALSE(f.has_errors());
+  ASSERT_EQ(users.size(), 2U);
+  EXPECT_EQ(users[0].password_hash, kHash);
+  EXPECT_TRUE(users[0].password_enc.empty());
+  EXPECT_EQ(users[0].bandwidth_limit_mbps, 5);
+  EXPECT_EQ(users[1].password_hash, kHash);
+  EXPECT_FALSE(set_user_password(path, "nobody", kHash).ok());
+  EXPECT_FALSE(set_user_password(path, "bob", "not-a-phc").ok());
+}
+
+TEST(users_file, an_append_waiting_on_the_lock_follows_a_rename) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("users.conf", kUsersText);
+  // Interleave removals and appends from two threads: every append must land in the
+  // file the path names at the end (none into a renamed-away inode).
+  std::thread t([&] {
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE(
+          append_user(path, NewUser{"u" + std::to_string(i), kHash, {}, std::nullopt, 0}).ok());
+    }
+  });
+  for (int i = 0; i < 20; ++i) (void)set_user_password(path, "bob", kHash);
+  t.join();
+  Findings f;
+  EXPECT_EQ(read_users_file(path, f).size(), 22U);
 }
 
 }  // namespace
