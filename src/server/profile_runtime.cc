@@ -22,6 +22,7 @@
 #include "server/session_control.h"
 #include "server/session_end.h"
 #include "server/session_policy.h"
+#include "server/tcp_carrier.h"
 #include "sys/link_netlink.h"
 #include "sys/log_fields.h"
 #include "sys/nft_nat.h"
@@ -61,9 +62,10 @@ Status<std::string> ProfileRuntime::start() {
   const bool udp = p.transport == config::Transport::kUdp;
   // On UDP: fake-tls (with or without padding, QUIC shape auto-detected) and obfs (the
   // per-datagram seal); plain is TCP-only (rejected at load).
-  const bool mode_ok =
-      p.obf.mode == config::ObfMode::kFakeTls ||
-      (udp ? p.obf.mode == config::ObfMode::kObfs : p.obf.mode == config::ObfMode::kPlain);
+  // On TCP: plain, fake-tls (behind the REALITY gate when reality_proxy is on) and obfs.
+  const bool mode_ok = p.obf.mode == config::ObfMode::kFakeTls ||
+                       p.obf.mode == config::ObfMode::kObfs ||
+                       (!udp && p.obf.mode == config::ObfMode::kPlain);
   if (!mode_ok) {
     return fail("profile " + p.name + ": obf.mode " + std::string(config::to_string(p.obf.mode)) +
                 " over " + std::string(config::to_string(p.transport)) +
@@ -131,10 +133,12 @@ Status<std::string> ProfileRuntime::start() {
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
   IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
   engine::PaddingPolicy pad = padding_of(p.obf.padding);
-  // A bare TCP stream adds nothing to the records (transport::TcpStream).
+  // The room the profile's stream layers take in every record (WebSocket frame headers
+  // for obfs with the front; nothing for a bare TCP stream), reserved once here.
+  const transport::Overhead carrier = tcp_carrier_overhead(p);
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket,
-                                   engine::RecordWriter::headroom(transport::Overhead{}),
-                                   engine::RecordWriter::tailroom(pad, transport::Overhead{})};
+                                   engine::RecordWriter::headroom(carrier),
+                                   engine::RecordWriter::tailroom(pad, carrier)};
   if (udp) {
     // Room for the largest datagram envelope (obfs seal + QUIC short header), whichever
     // the client picks: the inbox's batches are sealed in place by a DatagramWriter.
@@ -308,7 +312,8 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   return true;
 }
 
-void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
+void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
+                                       std::optional<std::string> short_id_owner) {
   preauth_++;
   bool preauth = true;
   auto leave_preauth = [&] {
@@ -341,6 +346,24 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     return;
   }
 
+  crypto::Rng& rng = crypto::system_rng();
+  std::unique_ptr<transport::Stream> stream = std::make_unique<transport::TcpStream>(std::move(fd));
+  // The carrier's own set-up (obfs: WebSocket upgrade, junk, nonces) on the raw socket;
+  // then the handshake runs over the layers it built.
+  if (auto setup = make_obfs_setup(p, rng, unix_now())) {
+    setup->start(Clock::now());
+    if (engine::drive_stream_setup(*setup, *stream, stop_, prefix) !=
+        transport::SetupState::kDone) {
+      carrier_.add(counter_of(setup->failure_kind()));
+      spdlog::debug("[{}] {} obfs set-up failed: {}", p.name, ctx.peer.to_string(),
+                    setup->failure());
+      leave_preauth();
+      return;
+    }
+    prefix.clear();
+    stream = setup->into_stream(std::move(stream));
+  }
+
   handshake::ServerConfig hc;
   hc.mode =
       p.obf.mode == config::ObfMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
@@ -356,15 +379,22 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   }
   hc.timeout = p.perf.handshake_timeout;
   hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
-  crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
 
-  transport::TcpStream stream(std::move(fd));
   const auto failure = engine::drive_server_handshake(
-      hs, stream, stop_, [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
+      hs, *stream, stop_,
+      [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
         if (auto* auth = std::get_if<handshake::AuthRequest>(&ev)) {
           ctx.req = std::move(*auth);
+          // A per-user REALITY short id admits its own user only (a leaked link of one
+          // user cannot be used with another's credentials).
+          if (short_id_owner && *short_id_owner != ctx.req.user) {
+            note_failure(ctx.peer.addr, ctx.req.user, Clock::now());
+            ctx.reason = "REALITY short id of user '" + *short_id_owner + "' used by another";
+            h.reject();
+            return;
+          }
           if (!admit_client(ctx)) {
             h.reject();
             return;
@@ -376,7 +406,8 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
           ctx.reason = "stream bonding (JOIN) is not enabled";
           h.reject();
         }
-      });
+      },
+      prefix);
   if (failure != handshake::Failure::kNone) {
     if (ctx.session) sessions_->remove(ctx.session);
     if (failure == handshake::Failure::kRejected) {
@@ -420,11 +451,16 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.farewell = farewell_for(*sp);
   const std::size_t q = session->id % tun_->queue_count();
   const auto end = engine::run_stream_session(
-      stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
+      *stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
       session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
       session->counters, rng);
   sessions_->remove(session);
-  const std::string why = describe_end(*session, end);
+  std::string why = describe_end(*session, end);
+  if (const std::string layer = stream->failure();
+      !layer.empty() && end == engine::SessionEnd::kSocketError) {
+    carrier_.add(CarrierCounter::kObfsStreamError);
+    why += " (" + layer + ")";
+  }
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                session->user, transport::ipv4_to_string(session->tunnel_ip), why,
                session->counters.rx_packets.load(), session->counters.tx_packets.load(),

@@ -28,6 +28,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
 #include "server/auth_guard.h"
+#include "server/carrier_counters.h"
 #include "server/dns_service.h"
 #include "server/event_log.h"
 #include "server/new_session_limiter.h"
@@ -88,6 +90,8 @@ class ProfileRuntime {
   const config::ProfileConfig& profile() const { return profile_; }
   SessionTable& sessions() { return *sessions_; }
   const ProfileCounters& counters() const { return counters_; }
+  /// obfs set-up, REALITY gate and decoy bridge counters (server/carrier_counters.h).
+  const CarrierCounters& carrier_counters() const { return carrier_; }
   const crypto::X25519Public& public_key() const { return identity_.public_key; }
   /// The profile's DNS proxy (dns.enabled), or nullptr.
   const DnsService* dns() const { return dns_.get(); }
@@ -99,7 +103,11 @@ class ProfileRuntime {
 
  private:
   void accept_loop();
-  void handle_connection(transport::UniqueFd fd);
+  /// One accepted connection, on its own thread. `prefix`: bytes the REALITY gate already
+  /// read (the ClientHello); `short_id_owner`: the user whose own short id the token
+  /// carried (that user alone may authenticate).
+  void handle_connection(transport::UniqueFd fd, Bytes prefix = {},
+                         std::optional<std::string> short_id_owner = std::nullopt);
   void tun_reader(std::size_t queue);
   bool admit_client(struct AuthContext& ctx);
   void reap_finished_connections();
@@ -120,6 +128,7 @@ class ProfileRuntime {
   UserDirectory& users_;
   AuthGuard& guard_;
   ProfileCounters counters_;
+  CarrierCounters carrier_;
   EventLog* events_ = nullptr;
   // Lockout closes are logged at most once per 10 s (a locked-out source
   // may reconnect thousands of times a second); locked_out counts them all.
