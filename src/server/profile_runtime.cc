@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "base/endian.h"
+#include "config/short_id.h"
 #include "engine/datagram_writer.h"
 #include "engine/flight_driver.h"
 #include "engine/record_writer.h"
@@ -66,6 +67,8 @@ Status<std::string> ProfileRuntime::start() {
   const bool mode_ok = p.obf.mode == config::ObfMode::kFakeTls ||
                        p.obf.mode == config::ObfMode::kObfs ||
                        (!udp && p.obf.mode == config::ObfMode::kPlain);
+  // The REALITY gate fronts fake-tls (`reality`); reality-tls needs the TLS terminator
+  // behind it, which this build does not have yet.
   if (!mode_ok) {
     return fail("profile " + p.name + ": obf.mode " + std::string(config::to_string(p.obf.mode)) +
                 " over " + std::string(config::to_string(p.transport)) +
@@ -161,6 +164,10 @@ Status<std::string> ProfileRuntime::start() {
   getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len);
   bound_port_ = ntohs(sa.sin_port);
 
+  if (p.obf.reality.enabled) {
+    if (auto st = start_reality(); !st.ok()) return fail("profile " + p.name + ": " + st.error());
+  }
+
   started_ = true;
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
     tun_threads_.emplace_back([this, q] { tun_reader(q); });
@@ -180,6 +187,8 @@ void ProfileRuntime::stop() {
     sessions_->stop_all();
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
+    if (gate_) gate_->stop();  // no new handshake threads after this
+    if (bridge_) bridge_->stop();
     stop_udp();
     {
       std::lock_guard lock(conn_mu_);
@@ -237,6 +246,10 @@ void ProfileRuntime::accept_loop() {
       if (fd < 0) break;
       transport::UniqueFd conn(fd);
       counters_.accepted++;
+      if (gate_) {  // REALITY: the gate reads the hello first (no thread per stranger)
+        (void)gate_->add(std::move(conn));
+        continue;
+      }
       if (preauth_.load() >= preauth_limit()) {
         counters_.over_capacity++;
         continue;  // closed at once: unauthenticated peers must cost little
@@ -245,6 +258,77 @@ void ProfileRuntime::accept_loop() {
       spawn([this, c] { handle_connection(std::move(*c)); });
     }
   }
+}
+
+Status<std::string> ProfileRuntime::start_reality() {
+  const auto& rp = profile_.obf.reality;
+  replay_ = std::make_unique<RealityReplayCache>();
+  if (!replay_path_.empty()) {
+    if (auto st = replay_->attach(replay_path_, unix_now()); !st.ok()) {
+      spdlog::warn("[{}] REALITY replay cache kept in memory only: {}", profile_.name, st.error());
+    } else {
+      spdlog::info("[{}] REALITY replay cache {} ({} live tokens)", profile_.name, replay_path_,
+                   replay_->size());
+    }
+  }
+  transport::BridgeLimits bl;
+  bl.max_bridges = rp.max_bridges != 0
+                       ? rp.max_bridges
+                       : std::max<std::size_t>(128, 4 * std::thread::hardware_concurrency());
+  bl.connect_timeout = rp.bridge_connect_timeout;
+  bl.idle = rp.bridge_idle_timeout;
+  bl.lifetime = rp.bridge_lifetime;
+  bridge_ = std::make_unique<transport::Bridge>(
+      transport::HostPort{rp.target, rp.target_port}, bl, [this](transport::BridgeEnd e) {
+        switch (e) {
+          case transport::BridgeEnd::kEof: carrier_.add(CarrierCounter::kBridgeClosedEof); break;
+          case transport::BridgeEnd::kIdle: carrier_.add(CarrierCounter::kBridgeClosedIdle); break;
+          case transport::BridgeEnd::kLifetime:
+            carrier_.add(CarrierCounter::kBridgeClosedLifetime);
+            break;
+          case transport::BridgeEnd::kConnectFailed:
+            carrier_.add(CarrierCounter::kBridgeConnectFailed);
+            break;
+          case transport::BridgeEnd::kError:
+          case transport::BridgeEnd::kStopped:
+            carrier_.add(CarrierCounter::kBridgeClosedError);
+            break;
+        }
+      });
+  if (auto st = bridge_->start(); !st.ok()) return st;
+
+  RealityPolicy policy;
+  policy.identity = &identity_;
+  for (const auto& s : rp.short_ids) {
+    if (auto id = config::parse_short_id(s)) policy.shared_ids.push_back(*id);
+  }
+  policy.users = &users_;
+  policy.replay = replay_.get();
+  RealityGate::Options go;
+  go.budget = std::max<Duration>(rp.peek_timeout, std::chrono::milliseconds(300));
+  go.max_pending = static_cast<std::size_t>(preauth_limit());
+  gate_ = std::make_unique<RealityGate>(
+      go, std::move(policy), carrier_,
+      [this](transport::UniqueFd fd, Bytes hello, std::optional<std::string> owner) {
+        if (preauth_.load() >= preauth_limit()) {
+          counters_.over_capacity++;
+          return;  // closed: unauthenticated peers must cost little
+        }
+        auto c = std::make_shared<transport::UniqueFd>(std::move(fd));
+        auto h = std::make_shared<Bytes>(std::move(hello));
+        spawn([this, c, h, owner] { handle_connection(std::move(*c), std::move(*h), owner); });
+      },
+      [this](transport::UniqueFd fd, Bytes seen, CarrierCounter) {
+        if (bridge_->add(std::move(fd), std::move(seen))) {
+          carrier_.add(CarrierCounter::kBridgeStarted);
+        } else {
+          carrier_.add(CarrierCounter::kBridgeRefusedFull);
+        }
+      });
+  if (auto st = gate_->start(); !st.ok()) return st;
+  spdlog::info("[{}] REALITY: strangers bridged to {}:{} (at most {} at once)", profile_.name,
+               rp.target, rp.target_port, bl.max_bridges);
+  return {};
 }
 
 bool ProfileRuntime::admit_client(AuthContext& ctx) {

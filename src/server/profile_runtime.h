@@ -41,8 +41,11 @@
 #include "server/dns_service.h"
 #include "server/event_log.h"
 #include "server/new_session_limiter.h"
+#include "server/reality_gate.h"
+#include "server/reality_replay.h"
 #include "server/session_table.h"
 #include "server/user_directory.h"
+#include "transport/bridge.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
 
@@ -98,6 +101,9 @@ class ProfileRuntime {
   /// Where session and lockout events go (server/event_log.h); null = nowhere. Set
   /// before start().
   void set_events(EventLog* events) { events_ = events; }
+  /// Where the REALITY replay cache persists (so a restart does not forget accepted
+  /// tokens); empty = memory only. Set before start().
+  void set_reality_replay_path(std::string path) { replay_path_ = std::move(path); }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
@@ -117,6 +123,9 @@ class ProfileRuntime {
   void note_failure(std::uint32_t ip, const std::string& user, Instant now);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
+  /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
+  /// gate that decides between them and handle_connection.
+  Status<std::string> start_reality();
   // UDP (udp_runtime.cc)
   Status<std::string> start_udp(std::uint32_t bind_ip);
   void udp_worker(struct UdpWorker& w);
@@ -150,6 +159,10 @@ class ProfileRuntime {
   };
   std::list<Conn> conns_;
   std::atomic<int> preauth_{0};
+  std::string replay_path_;
+  std::unique_ptr<RealityReplayCache> replay_;
+  std::unique_ptr<transport::Bridge> bridge_;
+  std::unique_ptr<RealityGate> gate_;
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.
   std::unique_ptr<NewSessionLimiter> new_sessions_;
   std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;
