@@ -20,7 +20,7 @@ enum class CarrierCounter : std::uint8_t {
   kObfsBadFrame,
   kObfsBudget,
   kObfsWebSocketClose,
-  kObfsStreamError,  // the data phase ended on a layer error (bad frame, keystream limit)
+  kObfsStreamError,  // a layer error after the set-up (bad frame, keystream limit)
   // REALITY gate: the token verdicts
   kRealityAccepted,
   kRealityNotTls,       // first bytes are not a TLS handshake record with a ClientHello

@@ -498,6 +498,10 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
       counters_.auth_failed++;
       spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, ctx.peer.to_string(), ctx.reason,
                    ctx.req.user.substr(0, 64));
+    } else if (const std::string layer = stream->failure(); !layer.empty()) {
+      // A carrier layer broke under the flight (a malformed WebSocket frame, …).
+      carrier_.add(CarrierCounter::kObfsStreamError);
+      spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(), layer);
     } else {
       counters_.handshake_failed++;
       spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(),

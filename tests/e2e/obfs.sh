@@ -71,6 +71,35 @@ except Exception as e:
     [ "$got" = 0 ] || e2e_fail "$v: an endless head got '$got' instead of a close"
     e2e_wait_for 5 sh -c "[ \$('$QELI' stats --json --socket '$dir/control.sock' | jq '.[0].obfs_ws_head_too_large') -ge 1 ]" ||
       e2e_fail "$v: the endless head was not counted"
+    if [ "$awg" = false ]; then  # (with junk the peer would owe junk frames first)
+      # Past a correct upgrade and nonce exchange (the path derived here independently, in
+      # Python), a frame claiming 2^63 bytes: that one connection is closed, counted.
+      ip netns exec "$NS_C" python3 - "$UL_S" "$E2E_PORT" "e2e obfs key/$v" <<'PY' || e2e_fail "$v: 2^63 frame"
+import base64, hashlib, hmac, os, socket, sys
+key = hashlib.sha256(b'qeli-obfs-key-v1' + sys.argv[3].encode()).digest()
+prk = hmac.new(b'\0' * 32, key, hashlib.sha256).digest()
+path = '/' + base64.urlsafe_b64encode(hmac.new(prk, b'qeli-ws-path-v1\x01', hashlib.sha256).digest()[:18]).rstrip(b'=').decode()
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+wskey = base64.b64encode(os.urandom(16)).decode()
+s.sendall(f'GET {path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {wskey}\r\nSec-WebSocket-Version: 13\r\n\r\n'.encode())
+head = b''
+while b'\r\n\r\n' not in head:
+    head += s.recv(1)
+assert head.startswith(b'HTTP/1.1 101'), head
+accept = base64.b64encode(hashlib.sha1((wskey + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').encode()).digest())
+assert b'Sec-WebSocket-Accept: ' + accept in head, head
+mask, nonce = os.urandom(4), os.urandom(12)
+s.sendall(bytes([0x82, 0x80 | 12]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(nonce)))
+got = b''
+while len(got) < 14:
+    got += s.recv(14 - len(got))
+assert got[:2] == b'\x82\x0c', got
+s.sendall(b'\x82\xff\x80' + b'\0' * 7 + mask)
+assert s.recv(100) == b''
+PY
+      e2e_wait_for 5 sh -c "[ \$('$QELI' stats --json --socket '$dir/control.sock' | jq '.[0].obfs_stream_error') -ge 1 ]" ||
+      e2e_fail "$v: the 2^63 frame was not counted"
+    fi
   elif [ "$awg" = true ]; then
     # A junk length over 1400: closed, counted.
     ip netns exec "$NS_C" python3 -c "
