@@ -23,6 +23,9 @@
 namespace qeli::tls {
 namespace {
 
+// ClientHelloInfo views into `record` (spans), so the record must outlive it: a
+// temporary is refused at compile time.
+ClientHelloInfo parse_record(Bytes&&) = delete;
 ClientHelloInfo parse_record(const Bytes& record) {
   auto ch = parse_client_hello(ByteSpan(record).subspan(kRecordHeaderSize));
   EXPECT_TRUE(ch.ok()) << (ch.ok() ? "" : to_string(ch.error()));
@@ -164,7 +167,8 @@ TEST(ChromiumHello, GreaseRulesHold) {
   const Reference& ref = reference();
   std::map<std::string, std::set<std::uint16_t>> seen;
   for (int i = 0; i < kHellos; ++i) {
-    const ClientHelloInfo ch = parse_record(build(9000 + i, ref.sni).record);
+    const BuiltClientHello b = build(9000 + i, ref.sni);
+    const ClientHelloInfo ch = parse_record(b.record);
     const auto& ex = ch.extensions;
     ASSERT_EQ(ex.size(), 19u);
     // GREASE₁ first with an empty body, GREASE₂ last with one 00 byte, and they differ.
@@ -229,7 +233,8 @@ TEST(ChromiumHello, KeySharesAreSeparateAndEchGreaseHasChromeShape) {
   ClientHelloParams p;
   p.server_name = ref.sni;
   p.aes_hardware = false;
-  const ClientHelloInfo ch = parse_record(build_client_hello(p, rng).record);
+  const BuiltClientHello b = build_client_hello(p, rng);
+  const ClientHelloInfo ch = parse_record(b.record);
   EXPECT_EQ(to_hex(find_extension(ch.extensions, ext::kEncryptedClientHello)->data.first(5)),
             "0000010003");
 }
@@ -242,7 +247,8 @@ TEST(ChromiumHello, ExtensionOrderIsAUniformShuffle) {
   constexpr int kN = 1700;  // 100 expected per cell
   std::map<std::uint16_t, std::array<int, 17>> pos;
   for (int i = 0; i < kN; ++i) {
-    const ClientHelloInfo ch = parse_record(build(20000 + i, ref.sni).record);
+    const BuiltClientHello b = build(20000 + i, ref.sni);
+    const ClientHelloInfo ch = parse_record(b.record);
     for (std::size_t k = 1; k + 1 < ch.extensions.size(); ++k) {
       pos[ch.extensions[k].type][k - 1] += 1;
     }
@@ -306,7 +312,8 @@ TEST(ChromiumHello, Http11OnlyDropsAlpsAndOffersOneProtocol) {
   ClientHelloParams p;
   p.server_name = "example.org";
   p.alpn = HelloAlpn::kHttp11Only;
-  const ClientHelloInfo ch = parse_record(build_client_hello(p, rng).record);
+  const BuiltClientHello b = build_client_hello(p, rng);
+  const ClientHelloInfo ch = parse_record(b.record);
   EXPECT_EQ(find_extension(ch.extensions, ext::kAlps), nullptr);
   ASSERT_EQ(ch.alpn.size(), 1u);
   EXPECT_EQ(ch.alpn[0], "http/1.1");
