@@ -5,25 +5,14 @@
 #include "base/bytes.h"
 
 namespace qeli::config {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
 ShortId short_id_from_hex(std::string_view s) {
   ShortId out{};
   std::string hex;
   for (char c : s) {
-    if (hex_value(c) >= 0) hex.push_back(c);
+    if (hex_digit(c) >= 0) hex.push_back(c);
   }
   for (std::size_t i = 0; i / 2 < kShortIdSize && i + 1 < hex.size(); i += 2) {
-    out[i / 2] = static_cast<std::uint8_t>((hex_value(hex[i]) << 4) | hex_value(hex[i + 1]));
+    out[i / 2] = static_cast<std::uint8_t>((hex_digit(hex[i]) << 4) | hex_digit(hex[i + 1]));
   }
   return out;
 }
@@ -32,7 +21,7 @@ std::optional<ShortId> parse_short_id(std::string_view s) {
   std::size_t digits = 0;
   for (char c : s) {
     if (c == ':' || c == '-' || c == ' ') continue;
-    if (hex_value(c) < 0) return std::nullopt;
+    if (hex_digit(c) < 0) return std::nullopt;
     ++digits;
   }
   if (digits == 0 || digits > 2 * kShortIdSize) return std::nullopt;

@@ -1,7 +1,6 @@
 #include "server/reality_gate.h"
 
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -49,16 +48,7 @@ RealityGate::RealityGate(Options options, RealityPolicy policy, CarrierCounters&
 RealityGate::~RealityGate() { stop(); }
 
 Status<std::string> RealityGate::start() {
-  epoll_ = transport::UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
-  wake_ = transport::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!epoll_.valid() || !wake_.valid())
-    return fail(std::string("REALITY gate: ") + std::strerror(errno));
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.u64 = 0;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev) != 0) {
-    return fail(std::string("REALITY gate: epoll_ctl: ") + std::strerror(errno));
-  }
+  if (auto st = inbox_.open(); !st.ok()) return fail("REALITY gate: " + st.error());
   stop_ = false;
   thread_ = std::thread([this] { run(); });
   return {};
@@ -67,8 +57,7 @@ Status<std::string> RealityGate::start() {
 void RealityGate::stop() {
   if (!thread_.joinable()) return;
   stop_ = true;
-  const std::uint64_t one = 1;
-  (void)::write(wake_.get(), &one, sizeof one);
+  inbox_.wake();
   thread_.join();
 }
 
@@ -80,12 +69,7 @@ bool RealityGate::add(transport::UniqueFd fd) {
       return false;
     }
   } while (!pending_.compare_exchange_weak(n, n + 1));
-  {
-    std::lock_guard lock(mu_);
-    queue_.push_back(std::move(fd));
-  }
-  const std::uint64_t one = 1;
-  (void)::write(wake_.get(), &one, sizeof one);
+  inbox_.post(std::move(fd));
   return true;
 }
 
@@ -95,7 +79,7 @@ void RealityGate::finish(Peek& p) {
 }
 
 void RealityGate::decide(Peek& p, CarrierCounter stranger_reason) {
-  (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
+  (void)::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
   finish(p);
   counters_.add(stranger_reason);
   on_stranger_(std::move(p.fd), std::move(p.seen), stranger_reason);
@@ -123,7 +107,7 @@ void RealityGate::on_readable(Peek& p, Instant now) {
                            : CarrierCounter::kRealityPeekTimeout);
     }
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-    (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
+    (void)::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
     counters_.add(CarrierCounter::kBridgeClosedError);  // reset while we looked
     finish(p);
     p.fd.reset();
@@ -133,7 +117,7 @@ void RealityGate::on_readable(Peek& p, Instant now) {
   if (r.verdict != tls::PeekVerdict::kComplete) return;
   const RealityDecision d = authenticate_hello(ByteSpan(p.seen).first(r.size), policy_, unix_now());
   if (d.verdict != RealityVerdict::kAccepted) return decide(p, counter_of(d.verdict));
-  (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
+  (void)::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
   finish(p);
   counters_.add(CarrierCounter::kRealityAccepted);
   on_client_(std::move(p.fd), std::move(p.seen), d.owner);
@@ -143,40 +127,33 @@ void RealityGate::run() {
   std::vector<epoll_event> events(128);
   const Duration stall = std::max<Duration>(opt_.budget / 5, std::chrono::milliseconds(100));
   while (!stop_) {
-    // Wake at the nearest deadline (at most 50 ms late: stalls are ≥ 100 ms).
-    const int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), 50);
-    if (n < 0 && errno != EINTR) break;
-    const Instant now = Clock::now();
-    for (int i = 0; i < n; ++i) {
-      const std::uint64_t t = events[static_cast<std::size_t>(i)].data.u64;
-      if (t == 0) {
-        std::uint64_t v;
-        (void)::read(wake_.get(), &v, sizeof v);
-        std::vector<transport::UniqueFd> q;
-        {
-          std::lock_guard lock(mu_);
-          q.swap(queue_);
-        }
-        for (auto& fd : q) {
-          auto p = std::make_unique<Peek>();
-          p->fd = std::move(fd);
-          p->started = p->last_progress = now;
-          p->seen.reserve(2048);
-          transport::set_nonblocking(p->fd.get(), true);
-          epoll_event ev{};
-          ev.events = EPOLLIN;
-          ev.data.u64 = reinterpret_cast<std::uintptr_t>(p.get());
-          if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, p->fd.get(), &ev) != 0) {
-            finish(*p);
-            continue;
+    // Wakes at least every 50 ms for the deadlines (stalls are ≥ 100 ms).
+    const bool ok = inbox_.wait(
+        events, 50,
+        [&](std::uint64_t tag) {
+          auto* p = reinterpret_cast<Peek*>(static_cast<std::uintptr_t>(tag));
+          if (!p->done) on_readable(*p, Clock::now());
+        },
+        [&](std::vector<transport::UniqueFd> q) {
+          const Instant now = Clock::now();
+          for (auto& fd : q) {
+            auto p = std::make_unique<Peek>();
+            p->fd = std::move(fd);
+            p->started = p->last_progress = now;
+            p->seen.reserve(2048);
+            transport::set_nonblocking(p->fd.get(), true);
+            epoll_event ev{};
+            ev.events = EPOLLIN;
+            ev.data.u64 = reinterpret_cast<std::uintptr_t>(p.get());
+            if (::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_ADD, p->fd.get(), &ev) != 0) {
+              finish(*p);
+              continue;
+            }
+            peeks_.push_back(std::move(p));
           }
-          peeks_.push_back(std::move(p));
-        }
-        continue;
-      }
-      auto* p = reinterpret_cast<Peek*>(static_cast<std::uintptr_t>(t));
-      if (!p->done) on_readable(*p, now);
-    }
+        });
+    if (!ok) break;
+    const Instant now = Clock::now();
     for (auto& p : peeks_) {
       if (p->done) continue;
       if (now - p->started >= opt_.budget || now - p->last_progress >= stall) {
@@ -193,9 +170,7 @@ void RealityGate::run() {
     if (!p->done) finish(*p);
   }
   peeks_.clear();
-  std::lock_guard lock(mu_);
-  pending_.fetch_sub(queue_.size());
-  queue_.clear();
+  pending_.fetch_sub(inbox_.take().size());
 }
 
 }  // namespace qeli::server

@@ -33,6 +33,7 @@
 #include "base/result.h"
 #include "server/carrier_counters.h"
 #include "server/reality_auth.h"
+#include "transport/epoll_inbox.h"
 #include "transport/unique_fd.h"
 
 namespace qeli::server {
@@ -75,11 +76,9 @@ class RealityGate {
   CarrierCounters& counters_;
   OnClient on_client_;
   OnStranger on_stranger_;
-  transport::UniqueFd epoll_, wake_;
+  transport::EpollInbox<transport::UniqueFd> inbox_;  // accepted connections (and stop)
   std::atomic<bool> stop_{false};
   std::atomic<std::size_t> pending_{0};
-  std::mutex mu_;
-  std::vector<transport::UniqueFd> queue_;
   std::vector<std::unique_ptr<Peek>> peeks_;  // gate thread only
   std::thread thread_;
 };

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -66,16 +65,7 @@ Bridge::Bridge(HostPort target, BridgeLimits limits, std::function<void(BridgeEn
 Bridge::~Bridge() { stop(); }
 
 Status<std::string> Bridge::start() {
-  epoll_ = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
-  wake_ = UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!epoll_.valid() || !wake_.valid())
-    return fail(std::string("bridge: ") + std::strerror(errno));
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.u64 = 0;  // the wake fd
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev) != 0) {
-    return fail(std::string("bridge: epoll_ctl: ") + std::strerror(errno));
-  }
+  if (auto st = inbox_.open(); !st.ok()) return fail("bridge: " + st.error());
   // A first resolution before any stranger arrives (a literal address needs no DNS).
   std::uint32_t ip = 0;
   if (parse_ipv4(target_.host, ip)) {
@@ -96,8 +86,7 @@ void Bridge::stop() {
     std::lock_guard lock(resolve_mu_);
     resolve_cv_.notify_all();
   }
-  const std::uint64_t one = 1;
-  (void)::write(wake_.get(), &one, sizeof one);
+  inbox_.wake();
   thread_.join();
   if (resolver_.joinable()) resolver_.join();
 }
@@ -125,12 +114,7 @@ bool Bridge::add(UniqueFd client, Bytes prefix) {
   do {
     if (n >= limits_.max_bridges) return false;
   } while (!active_.compare_exchange_weak(n, n + 1));
-  {
-    std::lock_guard lock(mu_);
-    queue_.emplace_back(std::move(client), std::move(prefix));
-  }
-  const std::uint64_t one = 1;
-  (void)::write(wake_.get(), &one, sizeof one);
+  inbox_.post({std::move(client), std::move(prefix)});
   return true;
 }
 
@@ -167,12 +151,12 @@ void Bridge::begin(std::unique_ptr<Conn> c, Instant now) {
   epoll_event ev{};
   ev.data.u64 = tag(&r, false);
   ev.events = 0;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, r.client.get(), &ev) != 0) {
+  if (::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_ADD, r.client.get(), &ev) != 0) {
     return end(r, BridgeEnd::kError);
   }
   ev.data.u64 = tag(&r, true);
   ev.events = EPOLLOUT;  // writable = connected (or failed)
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, r.target.get(), &ev) != 0) {
+  if (::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_ADD, r.target.get(), &ev) != 0) {
     return end(r, BridgeEnd::kError);
   }
   r.ev_target = EPOLLOUT;
@@ -204,13 +188,13 @@ void Bridge::update_interest(Conn& c) {
   if (want_c != c.ev_client) {
     ev.events = want_c;
     ev.data.u64 = tag(&c, false);
-    (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, c.client.get(), &ev);
+    (void)::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_MOD, c.client.get(), &ev);
     c.ev_client = want_c;
   }
   if (want_t != c.ev_target) {
     ev.events = want_t;
     ev.data.u64 = tag(&c, true);
-    (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, c.target.get(), &ev);
+    (void)::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_MOD, c.target.get(), &ev);
     c.ev_target = want_t;
   }
 }
@@ -322,30 +306,23 @@ void Bridge::pump(Conn& c) {
 void Bridge::run() {
   std::vector<epoll_event> events(128);
   while (!stop_) {
-    const int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), 250);
-    if (n < 0 && errno != EINTR) break;
-    const Instant now = Clock::now();
-    for (int i = 0; i < n; ++i) {
-      const std::uint64_t t = events[static_cast<std::size_t>(i)].data.u64;
-      if (t == 0) {
-        std::uint64_t v;
-        (void)::read(wake_.get(), &v, sizeof v);
-        std::vector<std::pair<UniqueFd, Bytes>> q;
-        {
-          std::lock_guard lock(mu_);
-          q.swap(queue_);
-        }
-        for (auto& [fd, prefix] : q) {
-          auto c = std::make_unique<Conn>();
-          c->client = std::move(fd);
-          c->prefix = std::move(prefix);
-          begin(std::move(c), now);
-        }
-        continue;
-      }
-      auto* c = reinterpret_cast<Conn*>(static_cast<std::uintptr_t>(t & ~std::uint64_t{1}));
-      pump(*c);
-    }
+    Instant now = Clock::now();
+    const bool ok = inbox_.wait(
+        events, 250,
+        [&](std::uint64_t tag) {
+          pump(*reinterpret_cast<Conn*>(static_cast<std::uintptr_t>(tag & ~std::uint64_t{1})));
+        },
+        [&](std::vector<std::pair<UniqueFd, Bytes>> q) {
+          now = Clock::now();
+          for (auto& [fd, prefix] : q) {
+            auto c = std::make_unique<Conn>();
+            c->client = std::move(fd);
+            c->prefix = std::move(prefix);
+            begin(std::move(c), now);
+          }
+        });
+    if (!ok) break;
+    now = Clock::now();
     // Deadlines, then drop the dead.
     for (auto& c : conns_) {
       if (c->dead) continue;
@@ -363,9 +340,7 @@ void Bridge::run() {
   }
   for (auto& c : conns_) end(*c, BridgeEnd::kStopped);
   conns_.clear();
-  std::lock_guard lock(mu_);
-  for (std::size_t i = 0; i < queue_.size(); ++i) active_.fetch_sub(1);
-  queue_.clear();
+  active_.fetch_sub(inbox_.take().size());  // accepted by add(), never begun
 }
 
 }  // namespace qeli::transport

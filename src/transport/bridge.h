@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "transport/endpoint.h"
+#include "transport/epoll_inbox.h"
 #include "transport/unique_fd.h"
 
 namespace qeli::transport {
@@ -84,12 +85,10 @@ class Bridge {
   HostPort target_;
   BridgeLimits limits_;
   std::function<void(BridgeEnd)> on_end_;
-  UniqueFd epoll_;
-  UniqueFd wake_;  // eventfd: new bridges queued, or stop
+  EpollInbox<std::pair<UniqueFd, Bytes>> inbox_;  // new strangers (and stop)
   std::atomic<bool> stop_{false};
   std::atomic<std::size_t> active_{0};
-  std::mutex mu_;  // queue_ and endpoint_
-  std::vector<std::pair<UniqueFd, Bytes>> queue_;
+  std::mutex mu_;  // endpoint_
   std::optional<Ipv4Endpoint> endpoint_;
   std::mutex resolve_mu_;
   std::condition_variable resolve_cv_;

@@ -13,6 +13,7 @@
 
 #include "engine/flight_driver.h"
 #include "fakes/socket_stream_pair.h"
+#include "fakes/stream_read.h"
 #include "server/reality_auth.h"
 #include "server/tcp_carrier.h"
 #include "tls/hello_peek.h"
@@ -21,6 +22,8 @@
 
 namespace qeli::server {
 namespace {
+
+using test::read_exactly;
 
 using Clock = std::chrono::steady_clock;
 
@@ -40,22 +43,6 @@ config::ProfileConfig profile(Mode m) {
   p.obf.obfs_fronting = m == Mode::kObfsWs ? config::Fronting::kWebsocket : config::Fronting::kNone;
   p.obf.awg = {m == Mode::kObfsRawJunk, 4, 10, 90};
   return p;
-}
-
-Bytes read_exactly(transport::Stream& s, std::size_t n) {
-  Bytes got;
-  std::uint8_t buf[4096];
-  for (int idle = 0; got.size() < n && idle < 3000;) {
-    const auto r = s.read(MutableByteSpan(buf, std::min(sizeof buf, n - got.size())));
-    if (r.status == transport::StreamStatus::kOk) {
-      got.insert(got.end(), buf, buf + r.bytes);
-      continue;
-    }
-    if (r.status != transport::StreamStatus::kWouldBlock) break;
-    pollfd p{s.fd(), POLLIN, 0};
-    if (::poll(&p, 1, 1) == 0) ++idle;
-  }
-  return got;
 }
 
 void run(Mode m) {

@@ -10,6 +10,7 @@
 
 #include "crypto/chacha20.h"
 #include "fakes/socket_stream_pair.h"
+#include "fakes/stream_read.h"
 #include "transport/obfs_setup.h"
 #include "transport/obfs_stream.h"
 #include "transport/stream_io.h"
@@ -19,29 +20,14 @@
 namespace qeli::transport {
 namespace {
 
+using test::read_exactly;
+
 using Clock = std::chrono::steady_clock;
 
 Bytes pattern(std::size_t n, std::uint8_t seed) {
   Bytes b(n);
   for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(seed + i * 31 + (i >> 7));
   return b;
-}
-
-Bytes read_exactly(Stream& s, std::size_t n) {
-  Bytes got;
-  std::uint8_t buf[5000];
-  for (int idle = 0; got.size() < n && idle < 3000;) {
-    const ReadResult r =
-        s.read(MutableByteSpan(buf, std::min<std::size_t>(sizeof buf, n - got.size())));
-    if (r.status == StreamStatus::kOk) {
-      got.insert(got.end(), buf, buf + r.bytes);
-      continue;
-    }
-    if (r.status != StreamStatus::kWouldBlock) break;
-    pollfd p{s.fd(), POLLIN, 0};
-    if (::poll(&p, 1, 1) == 0) ++idle;
-  }
-  return got;
 }
 
 ObfsParams params(bool ws, std::uint32_t jc) {
