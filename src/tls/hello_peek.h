@@ -20,7 +20,8 @@ inline constexpr std::size_t kPeekMaxRecord = 5 + 16384;
 
 enum class PeekVerdict : std::uint8_t {
   kNeedMore,  ///< a prefix of a ClientHello record so far
-  kNotTls,    ///< not a handshake record with a ClientHello: a stranger
+  kNotTls,    ///< not a handshake record with a ClientHello (or one too short to hold its
+              ///< 4-byte header): a stranger
   kComplete,  ///< `size` bytes hold the (possibly capped) record
 };
 

@@ -20,6 +20,9 @@ TEST(HelloPeek, ClassifiesPrefixesStrangersAndWholeRecords) {
   EXPECT_EQ(peek_client_hello(as_bytes("GET / HTTP/1.1")).verdict, PeekVerdict::kNotTls);
   EXPECT_EQ(peek_client_hello(Bytes{0x17}).verdict, PeekVerdict::kNotTls);
   EXPECT_EQ(peek_client_hello(Bytes{0x16, 3, 3, 0, 5, 0x02}).verdict, PeekVerdict::kNotTls);
+  // A record too short for a handshake header (found by fuzz_reality_peek).
+  EXPECT_EQ(peek_client_hello(Bytes{0x16, 0x09, 0, 0, 0, 0x01, 0x10, 0x77, 0x77}).verdict,
+            PeekVerdict::kNotTls);
   // A record claiming 65535 bytes: the gate waits for 5 + 16384 at most.
   Bytes big{0x16, 0x03, 0x01, 0xFF, 0xFF, 0x01};
   big.resize(kPeekMaxRecord - 1);
