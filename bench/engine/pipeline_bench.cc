@@ -15,12 +15,14 @@ namespace qeli::test {
 namespace {
 
 // range(0) = MTU packets per batch, range(1) = 64 KiB super-packets per batch,
-// range(2) = padding on (1) or off (0).
+// range(2) = padding on (1) or off (0), range(3) = the stack under the records (0 TCP,
+// 1 obfs XOR stream, 2 obfs behind WebSocket frames).
 void BM_TcpDataPath(benchmark::State& state) {
   engine::PaddingPolicy pad;
   if (state.range(2) != 0) pad = engine::PaddingPolicy{true, 16, 256, true, 1.0};
   RecordLoop loop(static_cast<std::size_t>(state.range(0)),
-                  static_cast<std::size_t>(state.range(1)), 1400, pad);
+                  static_cast<std::size_t>(state.range(1)), 1400, pad,
+                  static_cast<LoopCarrier>(state.range(3)));
   if (!loop.ready() || !loop.run_once() || !loop.run_once()) {
     state.SkipWithError("the record loop failed");
     return;
@@ -40,11 +42,15 @@ void BM_TcpDataPath(benchmark::State& state) {
       bits * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TcpDataPath)
-    ->ArgNames({"mtu_pkts", "super_pkts", "pad"})
-    ->Args({32, 0, 0})
-    ->Args({32, 0, 1})
-    ->Args({0, 2, 0})
-    ->Args({0, 2, 1})
+    ->ArgNames({"mtu_pkts", "super_pkts", "pad", "carrier"})
+    ->Args({32, 0, 0, 0})
+    ->Args({32, 0, 1, 0})
+    ->Args({0, 2, 0, 0})
+    ->Args({0, 2, 1, 0})
+    ->Args({32, 0, 0, 1})
+    ->Args({0, 2, 0, 1})
+    ->Args({32, 0, 0, 2})
+    ->Args({0, 2, 0, 2})
     ->UseRealTime();
 
 // The per-user limits hook (engine/traffic_pacing.h) as a send loop calls it once per

@@ -3,16 +3,21 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
 #include <istream>
 #include <memory>
 #include <ostream>
 
+#include "base/bytes.h"
 #include "cli/commands.h"
 #include "cli/link_issue.h"
 #include "cli/provisioning.h"
 #include "config/limits.h"
+#include "config/profile_link.h"
+#include "config/short_id.h"
 #include "config/users_file.h"
 #include "crypto/argon2id.h"
+#include "crypto/random.h"
 
 namespace qeli::cli {
 namespace {
@@ -31,6 +36,7 @@ struct Options {
   std::string label;
   bool no_qr = false;
   bool qr_invert = false;
+  bool own_short_id = false;
 };
 
 LinkOptions link_options(const Options& o) {
@@ -108,14 +114,26 @@ int run(const Options& o, Context& ctx) {
     ctx.err << "Argon2id hashing failed (out of memory?)\n";
     return kExitFailure;
   }
+  // A REALITY short id of the user's own: revoked alone (remove it, or disable the
+  // user), so one leaked link does not expose every user of the profile.
+  std::vector<std::string> own_ids;
+  if (o.own_short_id) {
+    std::array<std::uint8_t, 8> id{};
+    do {
+      ctx.rng.fill(id);
+    } while (!config::parse_short_id(to_hex(id)));
+    own_ids.push_back(to_hex(id));
+    plan.target.reality_short_id = own_ids.back();
+  }
   const std::string users_path = cfg->users_file_path();
   const auto st = config::append_user(
-      users_path, config::NewUser{o.user, *hash, o.profiles, static_ip, o.max_sessions});
+      users_path, config::NewUser{o.user, *hash, o.profiles, static_ip, o.max_sessions, own_ids});
   if (!st.ok()) {
     ctx.err << st.error().detail << "\n";
     return kExitFailure;
   }
   ctx.out << "Added user " << o.user << " to " << users_path << "\n";
+  if (!own_ids.empty()) ctx.out << "REALITY short id of " << o.user << ": " << own_ids[0] << "\n";
   if (generated) ctx.out << "Password (shown once): " << password << "\n";
   ctx.out << "Reload the server to apply: systemctl reload qeli (or send it SIGHUP)\n";
   if (plan.profile != nullptr) print_link(link_options(o), plan, o.user, password, ctx);
@@ -150,6 +168,9 @@ void register_add_client(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-qr", opts->no_qr, "Print the link without a QR code")->needs(link);
   cmd->add_flag("--qr-invert", opts->qr_invert, "QR code for light-background terminals")
       ->needs(link);
+  cmd->add_flag("--own-short-id", opts->own_short_id,
+                "Give the user a REALITY short id of their own (reality_short_ids), used in "
+                "the link instead of the profile's shared one");
   cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }

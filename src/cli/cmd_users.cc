@@ -132,6 +132,8 @@ int share_link(const Options& o, Context& ctx) {
       !load_link_key(o.link, *cfg, ctx, plan, /*create=*/false)) {
     return kExitFailure;
   }
+  // A user with a REALITY short id of their own keeps using it (revoked alone).
+  if (!u->reality_short_ids.empty()) plan.target.reality_short_id = u->reality_short_ids.front();
   const std::string pw = generate_password(ctx.rng);
   if (!change_password(o, *cfg, pw, ctx)) return kExitFailure;
   ctx.out << "The old password and every link issued before stop working now.\n";

@@ -25,6 +25,7 @@
 #include "client/known_hosts.h"
 #include "client/route_plan.h"
 #include "client/state_paths.h"
+#include "config/short_id.h"
 #include "crypto/ct.h"
 #include "engine/datagram_session.h"
 #include "engine/flight_driver.h"
@@ -43,6 +44,7 @@
 #include "sys/route_table.h"
 #include "sys/sysctl.h"
 #include "transport/endpoint.h"
+#include "transport/obfs_setup.h"
 #include "transport/tcp.h"
 #include "transport/tcp_stream.h"
 #include "transport/udp_socket.h"
@@ -50,6 +52,7 @@
 #include "wire/control_frame.h"
 #include "wire/limits.h"
 #include "wire/session_close.h"
+#include "wire/tcp_junk.h"
 #include "wire/udp_obfs.h"
 
 #include "base/build_info.h"
@@ -61,6 +64,13 @@
 
 namespace qeli::client {
 namespace {
+
+// Wall-clock seconds since the Unix epoch (the REALITY token's timestamp).
+std::uint64_t unix_seconds() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -376,6 +386,13 @@ handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const
                        cfg_.server.host, crypto::system_rng());
   hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
   hc.extensions = extensions;
+  // 0.7.16 seals a REALITY token into every fake-TLS hello when both the short id and
+  // the server key are configured (so one client config also passes a REALITY gate).
+  if (!cfg_.reality_sid.empty() && pinned_) {
+    if (const auto id = config::parse_short_id(cfg_.reality_sid)) {
+      hc.reality = handshake::ClientConfig::RealityToken{*id, unix_seconds()};
+    }
+  }
   return hc;
 }
 
@@ -448,14 +465,33 @@ Duration Client::connect_once_tcp() {
   so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
   so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
   transport::apply_stream_options(sock.get(), so);
-  transport::TcpStream stream(std::move(sock));
+  std::unique_ptr<transport::Stream> stream =
+      std::make_unique<transport::TcpStream>(std::move(sock));
 
   const handshake::ClientConfig hc =
       handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
   crypto::Rng& rng = crypto::system_rng();
+  if (cfg_.mode == config::ClientMode::kObfs) {
+    // obfs: WebSocket upgrade, junk and the nonce exchange, then the flight inside.
+    transport::ObfsParams op;
+    op.key = wire::derive_obfs_key(cfg_.obfs_key);
+    op.websocket = cfg_.front == config::Fronting::kWebsocket;
+    op.junk = wire::JunkPlan::from_config(cfg_.awg, cfg_.jc, cfg_.jmin, cfg_.jmax);
+    op.host = hc.sni.kind == wire::Sni::Kind::kHost ? hc.sni.host : std::string();
+    op.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+    transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), rng);
+    setup.start(Clock::now());
+    if (engine::drive_stream_setup(setup, *stream, stop_) != transport::SetupState::kDone) {
+      if (!stop_.stopped()) {
+        spdlog::warn("obfs set-up with {} failed: {}", endpoint_name_, setup.failure());
+      }
+      return Duration::zero();
+    }
+    stream = setup.into_stream(std::move(stream));
+  }
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
-  const auto failure = engine::drive_client_handshake(hs, stream, stop_);
+  const auto failure = engine::drive_client_handshake(hs, *stream, stop_);
   if (!handshake_succeeded(failure)) return Duration::zero();
   auto session = hs.take_session();
   remember_server_key(session);
@@ -482,7 +518,7 @@ Duration Client::connect_once_tcp() {
         sc.initial_frames.push_back(wire::build_client_info(build::version(), kPlatform));
         engine::TunQueueSource source(tun, 0, counters);
         return engine::run_stream_session(
-            stream, std::move(session.send), std::move(session.recv), session.leftover, source,
+            *stream, std::move(session.send), std::move(session.recv), session.leftover, source,
             engine::TunWriter{&tun, 0, nullptr}, sc, stop_, counters, rng);
       });
 }

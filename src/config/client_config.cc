@@ -179,6 +179,10 @@ void check_client(SectionReader& r, const ClientConfig& c) {
       c.reality_sid.empty()) {
     r.error("reality_sid", "REALITY modes need the server's short id");
   }
+  if ((c.mode == ClientMode::kReality || c.mode == ClientMode::kRealityTls) &&
+      (c.key.empty() || c.key.find_first_not_of('0') == std::string::npos)) {
+    r.error("key", "REALITY modes need the server's key pinned (the token is sealed to it)");
+  }
   const int secrets = !c.pass.empty() + !c.password_file.empty() + !c.password_command.empty();
   if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
   refuse_unbuilt(c, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });

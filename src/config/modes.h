@@ -41,7 +41,8 @@ std::optional<ModeAlias> parse_mode_alias(std::string_view s);
 /// reality-tls are TCP-only, and so is the REALITY proxy.
 const char* transport_mode_conflict(Transport t, ClientMode m);
 
-/// True for a REALITY short id: 1..16 hex digits, not all zero (reference §5.8).
+/// True for a REALITY short id (config/short_id.h parse_short_id: 1..16 hex digits with
+/// optional ':' '-' ' ' separators, not decoding to all zero; reference §4.1, §5.8).
 bool is_valid_short_id(std::string_view s);
 
 }  // namespace qeli::config

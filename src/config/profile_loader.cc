@@ -235,6 +235,13 @@ void read_obf_basic(SectionReader& r, ProfileConfig& p) {
   rp.handrolled = r.get_bool("obf.tls.reality_proxy.handrolled", true);
   rp.peek_timeout = r.get_ms("obf.tls.reality_proxy.peek_timeout_ms", rp.peek_timeout,
                              milliseconds{1}, milliseconds{60000});
+  rp.max_bridges = r.get_u<std::uint32_t>("obf.tls.reality_proxy.max_bridges", 0, 0, 65536);
+  rp.bridge_connect_timeout = r.get_secs("obf.tls.reality_proxy.bridge_connect_timeout_secs",
+                                         rp.bridge_connect_timeout, seconds{1}, seconds{120});
+  rp.bridge_idle_timeout = r.get_secs("obf.tls.reality_proxy.bridge_idle_timeout_secs",
+                                      rp.bridge_idle_timeout, seconds{1}, seconds{86400});
+  rp.bridge_lifetime = r.get_secs("obf.tls.reality_proxy.bridge_lifetime_secs", rp.bridge_lifetime,
+                                  seconds{1}, seconds{86400});
 }
 
 void read_obf_shaping(SectionReader& r, ProfileConfig& p) {

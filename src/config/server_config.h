@@ -152,6 +152,11 @@ struct RealityProxyConfig {
   bool real_tls = false;
   bool handrolled = true;
   milliseconds peek_timeout{1500};
+  /// Our additions (0.7.16 hard-codes them): the decoy bridge's pool and limits.
+  std::uint32_t max_bridges = 0;  // 0 = max(128, 4 × cores), as 0.7.16
+  seconds bridge_connect_timeout{10};
+  seconds bridge_idle_timeout{120};
+  seconds bridge_lifetime{600};
 };
 
 struct PaddingConfig {
@@ -261,6 +266,9 @@ struct UserConfig {
   std::string password_enc;
   bool enabled = true;
   std::optional<Ipv4Addr> static_ip;
+  /// This user's own REALITY short ids (our extension; revoked alone by removing them or
+  /// disabling the user). Validated like obf.tls.reality_proxy.short_ids.
+  std::vector<std::string> reality_short_ids;
   std::uint32_t max_sessions = 0;     // 0 = the group's, else unlimited
   std::vector<std::string> profiles;  // empty = all
   std::string group;

@@ -20,8 +20,8 @@ bool tcp(const ProfileConfig& p) { return p.transport == Transport::kTcp; }
 bool client_tcp(const ClientConfig& c) { return c.proto == Transport::kTcp; }
 
 constexpr std::string_view kStreamModes =
-    "obfs, reality and reality-tls over TCP are not built yet (TCP profiles speak fake-tls "
-    "or plain; UDP profiles also speak obfs)";
+    "reality-tls is not built yet (TCP profiles speak plain, fake-tls, reality or obfs; UDP "
+    "profiles fake-tls or obfs)";
 
 // One line per feature. Delete a row when its feature lands.
 const std::array kRows{
@@ -40,17 +40,10 @@ const std::array kRows{
          "blocking private destinations per profile is not built yet; use allowed_networks "
          "on the users or their group"},
         [](const ProfileConfig& p) { return !p.routing.forward_private; }},
-    Row{{UnbuiltScope::kProfile, "obf.mode", "obfs", "obf.obfs_key = k", kStreamModes},
-        [](const ProfileConfig& p) { return tcp(p) && p.obf.mode == ObfMode::kObfs; }},
     Row{{UnbuiltScope::kProfile, "obf.mode", "reality-tls",
          "obf.tls.reality_proxy.short_ids = 1\nobf.tls.reality_proxy.real_tls = true",
          kStreamModes},
         [](const ProfileConfig& p) { return p.obf.mode == ObfMode::kRealityTls; }},
-    Row{{UnbuiltScope::kProfile, "obf.tls.reality_proxy.enabled", "true",
-         "obf.tls.reality_proxy.short_ids = 1",
-         "the REALITY proxy (strangers bridged to the target site) is not built yet; a "
-         "prober would get an empty reply"},
-        [](const ProfileConfig& p) { return p.obf.reality.enabled; }},
     Row{{UnbuiltScope::kProfile, "obf.multipath.enabled", "true", "",
          "TCP stream bonding is not built yet (every JOIN would be refused)"},
         [](const ProfileConfig& p) { return tcp(p) && p.obf.multipath.enabled; }},
@@ -61,14 +54,6 @@ const std::array kRows{
     Row{{UnbuiltScope::kProfile, "obf.traffic_shaping.stealth", "true", "",
          "stealth shaping (rate cap filled with cover records) is not built yet"},
         [](const ProfileConfig& p) { return p.obf.shaping.stealth; }},
-    Row{{UnbuiltScope::kClient, "mode", "obfs", "obfs_key = k", kStreamModes},
-        nullptr,
-        nullptr,
-        [](const ClientConfig& c) { return client_tcp(c) && c.mode == ClientMode::kObfs; }},
-    Row{{UnbuiltScope::kClient, "mode", "reality", "reality_sid = 1", kStreamModes},
-        nullptr,
-        nullptr,
-        [](const ClientConfig& c) { return c.mode == ClientMode::kReality; }},
     Row{{UnbuiltScope::kClient, "mode", "reality-tls", "reality_sid = 1", kStreamModes},
         nullptr,
         nullptr,

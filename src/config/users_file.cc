@@ -247,6 +247,13 @@ Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser
   }
   if (u.static_ip) text += "static_ip = " + u.static_ip->to_string() + "\n";
   if (u.max_sessions != 0) text += "max_sessions = " + std::to_string(u.max_sessions) + "\n";
+  if (!u.reality_short_ids.empty()) {
+    text += "reality_short_ids = ";
+    for (std::size_t i = 0; i < u.reality_short_ids.size(); ++i) {
+      text += (i == 0 ? "" : ",") + u.reality_short_ids[i];
+    }
+    text += "\n";
+  }
   if (!write_all(fd.get(), text)) return io_error("write " + path);
   if (::fsync(fd.get()) != 0) return io_error("fsync " + path);
   return {};

@@ -22,6 +22,7 @@ struct NewUser {
   std::vector<std::string> profiles;  // empty = all profiles
   std::optional<Ipv4Addr> static_ip;
   std::uint32_t max_sessions = 0;
+  std::vector<std::string> reality_short_ids;  // this user's own REALITY short ids
 };
 
 enum class UsersFileError { kBadName, kBadHash, kExists, kNotFound, kIo };

@@ -120,6 +120,14 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
     ps.port = p->bound_port() != 0 ? p->bound_port() : p->profile().bind_port;
     ps.sessions = p->sessions().size();
     ps.counters = counter_values(p->counters());
+    const auto& obf = p->profile().obf;
+    if (p->profile().transport == config::Transport::kTcp &&
+        (obf.mode == config::ObfMode::kObfs || obf.reality.enabled)) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(CarrierCounter::kCount); ++i) {
+        const auto c = static_cast<CarrierCounter>(i);
+        ps.counters.push_back({std::string(name(c)), p->carrier_counters().get(c)});
+      }
+    }
     if (const DnsService* dns = p->dns()) {
       for (std::size_t i = 0; i < dns::kCounterCount; ++i) {
         ps.counters.push_back({std::string(dns::counter_table()[i].name),

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "base/endian.h"
+#include "config/short_id.h"
 #include "engine/datagram_writer.h"
 #include "engine/flight_driver.h"
 #include "engine/record_writer.h"
@@ -24,6 +25,7 @@
 #include "server/session_control.h"
 #include "server/session_end.h"
 #include "server/session_policy.h"
+#include "server/tcp_carrier.h"
 #include "sys/link_netlink.h"
 #include "sys/log_fields.h"
 #include "sys/nft_nat.h"
@@ -123,10 +125,12 @@ Status<std::string> ProfileRuntime::start() {
   for (const auto& e : p.pool.exclude) excluded.emplace_back(e.network.value, e.prefix);
   IpPool pool(p.pool.cidr.network.value, p.pool.cidr.prefix, p.tun.address.value, excluded);
   engine::PaddingPolicy pad = padding_of(p.obf);
-  // A bare TCP stream adds nothing to the records (transport::TcpStream).
+  // The room the profile's stream layers take in every record (WebSocket frame headers
+  // for obfs with the front; nothing for a bare TCP stream), reserved once here.
+  const transport::Overhead carrier = tcp_carrier_overhead(p);
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket,
-                                   engine::RecordWriter::headroom(transport::Overhead{}),
-                                   engine::RecordWriter::tailroom(pad, transport::Overhead{})};
+                                   engine::RecordWriter::headroom(carrier),
+                                   engine::RecordWriter::tailroom(pad, carrier)};
   if (udp) {
     // Room for the largest datagram envelope (obfs seal + QUIC short header), whichever
     // the client picks: the inbox's batches are sealed in place by a DatagramWriter.
@@ -151,6 +155,10 @@ Status<std::string> ProfileRuntime::start() {
   getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len);
   bound_port_ = ntohs(sa.sin_port);
 
+  if (p.obf.reality.enabled) {
+    if (auto st = start_reality(); !st.ok()) return fail("profile " + p.name + ": " + st.error());
+  }
+
   started_ = true;
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
     tun_threads_.emplace_back([this, q] { tun_reader(q); });
@@ -170,6 +178,8 @@ void ProfileRuntime::stop() {
     sessions_->stop_all();
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
+    if (gate_) gate_->stop();  // no new handshake threads after this
+    if (bridge_) bridge_->stop();
     stop_udp();
     {
       std::lock_guard lock(conn_mu_);
@@ -257,6 +267,10 @@ void ProfileRuntime::accept_loop() {
       backoff.on_success();
       transport::UniqueFd conn(fd);
       counters_.accepted++;
+      if (gate_) {  // REALITY: the gate reads the hello first (no thread per stranger)
+        (void)gate_->add(std::move(conn));
+        continue;
+      }
       if (preauth_.load() >= preauth_limit()) {
         counters_.over_capacity++;
         continue;  // closed at once: unauthenticated peers must cost little
@@ -271,6 +285,77 @@ void ProfileRuntime::accept_loop() {
       spawn([this, c] { handle_connection(std::move(*c)); });
     }
   }
+}
+
+Status<std::string> ProfileRuntime::start_reality() {
+  const auto& rp = profile_.obf.reality;
+  replay_ = std::make_unique<RealityReplayCache>();
+  if (!replay_path_.empty()) {
+    if (auto st = replay_->attach(replay_path_, unix_now()); !st.ok()) {
+      spdlog::warn("[{}] REALITY replay cache kept in memory only: {}", profile_.name, st.error());
+    } else {
+      spdlog::info("[{}] REALITY replay cache {} ({} live tokens)", profile_.name, replay_path_,
+                   replay_->size());
+    }
+  }
+  transport::BridgeLimits bl;
+  bl.max_bridges = rp.max_bridges != 0
+                       ? rp.max_bridges
+                       : std::max<std::size_t>(128, 4 * std::thread::hardware_concurrency());
+  bl.connect_timeout = rp.bridge_connect_timeout;
+  bl.idle = rp.bridge_idle_timeout;
+  bl.lifetime = rp.bridge_lifetime;
+  bridge_ = std::make_unique<transport::Bridge>(
+      transport::HostPort{rp.target, rp.target_port}, bl, [this](transport::BridgeEnd e) {
+        switch (e) {
+          case transport::BridgeEnd::kEof: carrier_.add(CarrierCounter::kBridgeClosedEof); break;
+          case transport::BridgeEnd::kIdle: carrier_.add(CarrierCounter::kBridgeClosedIdle); break;
+          case transport::BridgeEnd::kLifetime:
+            carrier_.add(CarrierCounter::kBridgeClosedLifetime);
+            break;
+          case transport::BridgeEnd::kConnectFailed:
+            carrier_.add(CarrierCounter::kBridgeConnectFailed);
+            break;
+          case transport::BridgeEnd::kError:
+          case transport::BridgeEnd::kStopped:
+            carrier_.add(CarrierCounter::kBridgeClosedError);
+            break;
+        }
+      });
+  if (auto st = bridge_->start(); !st.ok()) return st;
+
+  RealityPolicy policy;
+  policy.identity = &identity_;
+  for (const auto& s : rp.short_ids) {
+    if (auto id = config::parse_short_id(s)) policy.shared_ids.push_back(*id);
+  }
+  policy.users = &users_;
+  policy.replay = replay_.get();
+  RealityGate::Options go;
+  go.budget = std::max<Duration>(rp.peek_timeout, std::chrono::milliseconds(300));
+  go.max_pending = static_cast<std::size_t>(preauth_limit());
+  gate_ = std::make_unique<RealityGate>(
+      go, std::move(policy), carrier_,
+      [this](transport::UniqueFd fd, Bytes hello, std::optional<std::string> owner) {
+        if (preauth_.load() >= preauth_limit()) {
+          counters_.over_capacity++;
+          return;  // closed: unauthenticated peers must cost little
+        }
+        auto c = std::make_shared<transport::UniqueFd>(std::move(fd));
+        auto h = std::make_shared<Bytes>(std::move(hello));
+        spawn([this, c, h, owner] { handle_connection(std::move(*c), std::move(*h), owner); });
+      },
+      [this](transport::UniqueFd fd, Bytes seen, CarrierCounter) {
+        if (bridge_->add(std::move(fd), std::move(seen))) {
+          carrier_.add(CarrierCounter::kBridgeStarted);
+        } else {
+          carrier_.add(CarrierCounter::kBridgeRefusedFull);
+        }
+      });
+  if (auto st = gate_->start(); !st.ok()) return st;
+  spdlog::info("[{}] REALITY: strangers bridged to {}:{} (at most {} at once)", profile_.name,
+               rp.target, rp.target_port, bl.max_bridges);
+  return {};
 }
 
 bool ProfileRuntime::admit_client(AuthContext& ctx) {
@@ -351,7 +436,8 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   return true;
 }
 
-void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
+void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
+                                       std::optional<std::string> short_id_owner) {
   preauth_++;
   bool preauth = true;
   auto leave_preauth = [&] {
@@ -384,6 +470,24 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     return;
   }
 
+  crypto::Rng& rng = crypto::system_rng();
+  std::unique_ptr<transport::Stream> stream = std::make_unique<transport::TcpStream>(std::move(fd));
+  // The carrier's own set-up (obfs: WebSocket upgrade, junk, nonces) on the raw socket;
+  // then the handshake runs over the layers it built.
+  if (auto setup = make_obfs_setup(p, rng, unix_now())) {
+    setup->start(Clock::now());
+    if (engine::drive_stream_setup(*setup, *stream, stop_, prefix) !=
+        transport::SetupState::kDone) {
+      carrier_.add(counter_of(setup->failure_kind()));
+      spdlog::debug("[{}] {} obfs set-up failed: {}", p.name, ctx.peer.to_string(),
+                    setup->failure());
+      leave_preauth();
+      return;
+    }
+    prefix.clear();
+    stream = setup->into_stream(std::move(stream));
+  }
+
   handshake::ServerConfig hc;
   hc.mode =
       p.obf.mode == config::ObfMode::kPlain ? handshake::Mode::kPlain : handshake::Mode::kFakeTls;
@@ -399,15 +503,22 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   }
   hc.timeout = p.perf.handshake_timeout;
   hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
-  crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
 
-  transport::TcpStream stream(std::move(fd));
   const auto failure = engine::drive_server_handshake(
-      hs, stream, stop_, [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
+      hs, *stream, stop_,
+      [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
         if (auto* auth = std::get_if<handshake::AuthRequest>(&ev)) {
           ctx.req = std::move(*auth);
+          // A per-user REALITY short id admits its own user only (a leaked link of one
+          // user cannot be used with another's credentials).
+          if (short_id_owner && *short_id_owner != ctx.req.user) {
+            note_failure(ctx.peer.addr, ctx.req.user, Clock::now());
+            ctx.reason = "REALITY short id of user '" + *short_id_owner + "' used by another";
+            h.reject();
+            return;
+          }
           if (!admit_client(ctx)) {
             h.reject();
             return;
@@ -419,13 +530,18 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
           ctx.reason = "stream bonding (JOIN) is not enabled";
           h.reject();
         }
-      });
+      },
+      prefix);
   if (failure != handshake::Failure::kNone) {
     if (ctx.session) sessions_->remove(ctx.session);
     if (failure == handshake::Failure::kRejected) {
       counters_.auth_failed++;
       spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, ctx.peer.to_string(), ctx.reason,
                    ctx.req.user.substr(0, 64));
+    } else if (const std::string layer = stream->failure(); !layer.empty()) {
+      // A carrier layer broke under the flight (a malformed WebSocket frame, …).
+      carrier_.add(CarrierCounter::kObfsStreamError);
+      spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(), layer);
     } else {
       counters_.handshake_failed++;
       spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(),
@@ -464,11 +580,16 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.account = sp->account.get();
   const std::size_t q = session->id % tun_->queue_count();
   const auto end = engine::run_stream_session(
-      stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
+      *stream, std::move(hs_session.send), std::move(hs_session.recv), hs_session.leftover,
       session->inbox, engine::TunWriter{tun_.get(), q, tun_write_mu_[q].get()}, sc, session->stop,
       session->counters, rng);
   sessions_->remove(session);
-  const std::string why = describe_end(*session, end);
+  std::string why = describe_end(*session, end);
+  if (const std::string layer = stream->failure();
+      !layer.empty() && end == engine::SessionEnd::kSocketError) {
+    carrier_.add(CarrierCounter::kObfsStreamError);
+    why += " (" + layer + ")";
+  }
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                session->user, transport::ipv4_to_string(session->tunnel_ip), why,
                session->counters.rx_packets.load(), session->counters.tx_packets.load(),

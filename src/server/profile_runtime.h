@@ -28,6 +28,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,12 +37,16 @@
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
 #include "server/auth_guard.h"
+#include "server/carrier_counters.h"
 #include "server/dns_service.h"
 #include "server/event_log.h"
 #include "server/new_session_limiter.h"
+#include "server/reality_gate.h"
+#include "server/reality_replay.h"
 #include "server/session_table.h"
 #include "server/traffic_accounts.h"
 #include "server/user_directory.h"
+#include "transport/bridge.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
 
@@ -94,6 +99,8 @@ class ProfileRuntime {
   const config::ProfileConfig& profile() const { return profile_; }
   SessionTable& sessions() { return *sessions_; }
   const ProfileCounters& counters() const { return counters_; }
+  /// obfs set-up, REALITY gate and decoy bridge counters (server/carrier_counters.h).
+  const CarrierCounters& carrier_counters() const { return carrier_; }
   const crypto::X25519Public& public_key() const { return identity_.public_key; }
   /// The profile's DNS proxy (dns.enabled), or nullptr.
   const DnsService* dns() const { return dns_.get(); }
@@ -103,12 +110,19 @@ class ProfileRuntime {
   /// Per-user limits, quotas and totals (shared by every profile); null = none. Before
   /// start().
   void set_accounts(TrafficAccounts* accounts) { accounts_ = accounts; }
+  /// Where the REALITY replay cache persists (so a restart does not forget accepted
+  /// tokens); empty = memory only. Set before start().
+  void set_reality_replay_path(std::string path) { replay_path_ = std::move(path); }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
  private:
   void accept_loop();
-  void handle_connection(transport::UniqueFd fd);
+  /// One accepted connection, on its own thread. `prefix`: bytes the REALITY gate already
+  /// read (the ClientHello); `short_id_owner`: the user whose own short id the token
+  /// carried (that user alone may authenticate).
+  void handle_connection(transport::UniqueFd fd, Bytes prefix = {},
+                         std::optional<std::string> short_id_owner = std::nullopt);
   void tun_reader(std::size_t queue);
   bool admit_client(struct AuthContext& ctx);
   void reap_finished_connections();
@@ -118,6 +132,9 @@ class ProfileRuntime {
   void note_failure(std::uint32_t ip, const std::string& user, Instant now);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
+  /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
+  /// gate that decides between them and handle_connection.
+  Status<std::string> start_reality();
   // UDP (udp_runtime.cc)
   Status<std::string> start_udp(std::uint32_t bind_ip);
   void udp_worker(struct UdpWorker& w);
@@ -129,6 +146,7 @@ class ProfileRuntime {
   UserDirectory& users_;
   AuthGuard& guard_;
   ProfileCounters counters_;
+  CarrierCounters carrier_;
   EventLog* events_ = nullptr;
   TrafficAccounts* accounts_ = nullptr;
   // Lockout closes are logged at most once per 10 s (a locked-out source
@@ -151,6 +169,10 @@ class ProfileRuntime {
   };
   std::list<Conn> conns_;
   std::atomic<int> preauth_{0};
+  std::string replay_path_;
+  std::unique_ptr<RealityReplayCache> replay_;
+  std::unique_ptr<transport::Bridge> bridge_;
+  std::unique_ptr<RealityGate> gate_;
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.
   std::unique_ptr<NewSessionLimiter> new_sessions_;
   std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;

@@ -159,6 +159,8 @@ int run_server(const ServerOptions& options) {
     auto rt = std::make_unique<ProfileRuntime>(p, cfg.auth, std::move(kp), users, guard);
     rt->set_events(&events);
     rt->set_accounts(&accounts);
+    // Beside the identity key it protects (opened now, before privileges are dropped).
+    rt->set_reality_replay_path(id->path + ".reality-replay");
     if (auto st = rt->start(); !st.ok()) {
       spdlog::error("{}", st.error());
       for (auto& r : profiles) r->stop();

@@ -186,3 +186,50 @@ e2e_measure() {
 e2e_measure_header() {
   printf '\n%-9s %8s %10s %12s %10s\n' mode "rtt ms" "up Mbit/s" "down Mbit/s" "udp loss"
 }
+
+# e2e_start_nginx NAME DIR HTTP_PORT HTTPS_PORT — a real nginx (Debian nginx-light) in
+# $NS_S on $UL_S: plain HTTP on HTTP_PORT and HTTPS on HTTPS_PORT with a self-signed
+# certificate for decoy.test (DIR/decoy.crt), serving DIR/www/index.html. The decoy site
+# the obfs 404 and the REALITY bridge are compared with. Stopped by the EXIT trap.
+e2e_start_nginx() {
+  local name=$1 dir=$2 http=$3 https=$4
+  mkdir -p "$dir/www" "$dir/nginx-tmp"
+  echo "<html><body>decoy site $E2E_ID</body></html>" >"$dir/www/index.html"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=decoy.test -addext subjectAltName=DNS:decoy.test \
+    -keyout "$dir/decoy.key" -out "$dir/decoy.crt" >/dev/null 2>&1 || e2e_fail "openssl req"
+  cat >"$dir/nginx.conf" <<CONF
+daemon off;
+user root;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  server_tokens off;
+  access_log off;
+  client_body_temp_path $dir/nginx-tmp;
+  proxy_temp_path $dir/nginx-tmp;
+  fastcgi_temp_path $dir/nginx-tmp;
+  uwsgi_temp_path $dir/nginx-tmp;
+  scgi_temp_path $dir/nginx-tmp;
+  server {
+    listen $UL_S:$http;
+    listen $UL_S:$https ssl http2;
+    server_name decoy.test;
+    ssl_certificate $dir/decoy.crt;
+    ssl_certificate_key $dir/decoy.key;
+    root $dir/www;
+  }
+}
+CONF
+  e2e_bg "$name" "$NS_S" nginx -c "$dir/nginx.conf" -p "$dir"
+  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:$https '" ||
+    e2e_fail "nginx did not listen"
+}
+
+# e2e_counter DIR NAME — one profile counter of the server's `qeli stats --json`.
+e2e_counter() {
+  "$QELI" stats --json --socket "$1/control.sock" |
+    jq -r --arg n "$2" '.[0][$n] // 0'
+}

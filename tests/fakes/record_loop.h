@@ -5,6 +5,9 @@
 // non-blocking AF_UNIX stream pair (a transport::TcpStream each), then read, deframed,
 // opened and rebuilt by RecordReceiver from the other end — all on the calling thread.
 //
+// `carrier` puts the TCP obfs layers under the records on both ends (the XOR stream, and
+// the WebSocket frames under it), so the same loop measures and checks those paths.
+//
 // Header-only so tests and benchmarks share it; needs qeli::engine and qeli::transport.
 #pragma once
 
@@ -13,14 +16,21 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "engine/record_receiver.h"
 #include "engine/record_writer.h"
 #include "fakes/packet_builder.h"
 #include "fakes/socket_stream_pair.h"
+#include "transport/obfs_stream.h"
+#include "transport/ws_stream.h"
+#include "wire/udp_obfs.h"
 
 namespace qeli::test {
+
+/// The stream stack under the records.
+enum class LoopCarrier { kTcp, kObfs, kObfsWebSocket };
 
 class RecordLoop {
  public:
@@ -28,11 +38,12 @@ class RecordLoop {
   /// super-packets (segment size mtu − 52) per batch, Tls framing, optional padding.
   /// The batch must fit the socket buffer (≈ 200 KiB unless SO_SNDBUFFORCE works).
   RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
-             engine::PaddingPolicy padding = {})
+             engine::PaddingPolicy padding = {}, LoopCarrier carrier = LoopCarrier::kTcp)
       : rng_(7),
-        pair_(socket_stream_pair()),
-        writer_(pair_.a, wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), padding, mtu,
-                rng_, sent_),
+        a_(stack(carrier, true)),
+        b_(stack(carrier, false)),
+        writer_(*a_, wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), padding, mtu, rng_,
+                sent_),
         receiver_(wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), {}, got_, nullptr),
         out_(mtu_packets + super_packets, wire::kMaxSuperPacket, writer_.headroom(),
              writer_.tailroom(padding)),
@@ -41,7 +52,7 @@ class RecordLoop {
     writer_.set_peer_gso(super_packets > 0);
     if (ready()) {
       const int buf = 4 << 20;
-      (void)::setsockopt(pair_.a.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
+      (void)::setsockopt(a_->fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
     }
     const auto mss = mtu - 52;  // IPv4 + TCP with timestamps
     for (std::size_t i = 0; i < mtu_packets; ++i) packets_.push_back({tcp4(1, mtu - 40), {}});
@@ -57,7 +68,7 @@ class RecordLoop {
     for (const auto& p : packets_) batch_bytes_ += p.bytes.size();
   }
 
-  bool ready() const { return pair_.a.fd() >= 0 && pair_.b.fd() >= 0; }
+  bool ready() const { return a_->fd() >= 0 && b_->fd() >= 0; }
   /// Inner IP bytes carried per iteration.
   std::size_t batch_bytes() const { return batch_bytes_; }
 
@@ -70,7 +81,7 @@ class RecordLoop {
     }
     if (writer_.seal_and_write(out_, stop_) != engine::WriteStatus::kOk) return false;
     for (int spins = 0; in_.size() < packets_.size(); ++spins) {
-      const auto st = receiver_.receive(pair_.b, in_);
+      const auto st = receiver_.receive(*b_, in_);
       if (st == engine::ReceiveStatus::kBatchFull) break;  // exactly the batch arrived
       if (st != engine::ReceiveStatus::kOk && st != engine::ReceiveStatus::kWouldBlock)
         return false;
@@ -96,9 +107,24 @@ class RecordLoop {
     PacketBytes bytes;
     tunio::GsoMetadata meta;
   };
+  // One end of the socket pair (a: the sender, b: the receiver) with `carrier`'s layers.
+  std::unique_ptr<transport::Stream> stack(LoopCarrier carrier, bool sender) {
+    if (sender) pair_ = std::make_unique<SocketStreamPair>(socket_stream_pair());
+    std::unique_ptr<transport::Stream> s =
+        std::make_unique<transport::TcpStream>(std::move(sender ? pair_->a : pair_->b));
+    if (carrier == LoopCarrier::kTcp) return s;
+    if (carrier == LoopCarrier::kObfsWebSocket) {
+      s = std::make_unique<transport::WebSocketStream>(std::move(s), sender, rng_);
+    }
+    const transport::ObfsNonce n1{1}, n2{2};
+    return std::make_unique<transport::ObfsXorStream>(std::move(s), wire::derive_obfs_key("loop"),
+                                                      sender ? n1 : n2, sender ? n2 : n1);
+  }
+
   crypto::Key32 key_;
   crypto::DeterministicRng rng_;
-  SocketStreamPair pair_;
+  std::unique_ptr<SocketStreamPair> pair_;
+  std::unique_ptr<transport::Stream> a_, b_;
   engine::SessionCounters sent_, got_;
   engine::RecordWriter writer_;
   engine::RecordReceiver receiver_;

@@ -46,7 +46,10 @@ const std::vector<Entry> kEntries = {
     {Scope::kAuth, "bind_static_to_session", "e2e/key_mismatch.sh"},
     {Scope::kAuth, "brute_force.enabled", "untested"},
     {Scope::kAuth, "brute_force.max_attempts", "e2e/wrong_password.sh"},
-    {Scope::kAuth, "brute_force.window_secs", "unit/server/auth_guard_test.cc", "Window"},
+    {Scope::kAuth, "brute_force.window_secs", "unit/server/auth_guard_test.cc", "window"},
+    {Scope::kAuth, "brute_force.address_max_attempts", "e2e/lockout.sh"},
+    {Scope::kAuth, "brute_force.lockout_key", "unit/server/auth_guard_test.cc", "LockoutKey"},
+    {Scope::kAuth, "identity_dir", "e2e/host_integration.sh"},
     {Scope::kAuth, "brute_force.lockout_secs", "unit/server/auth_guard_test.cc", "lockout"},
     // [web]: the panel is not built; every key waits for `enabled`.
     {Scope::kWeb, "enabled", "refused"},
@@ -109,20 +112,26 @@ const std::vector<Entry> kEntries = {
     // mode
     {Scope::kProfile, "obf.mode", "e2e/udp_modes.sh"},
     {Scope::kProfile, "obf.obfs_key", "e2e/udp_modes.sh", "obfs"},
-    {Scope::kProfile, "obf.obfs_fronting", "inert:obf.mode"},
+    {Scope::kProfile, "obf.obfs_fronting", "e2e/obfs.sh"},
     {Scope::kProfile, "obf.awg.enabled", "e2e/udp_modes.sh"},
     {Scope::kProfile, "obf.awg.jc", "e2e/udp_modes.sh"},
     {Scope::kProfile, "obf.awg.jmin", "e2e/udp_modes.sh"},
     {Scope::kProfile, "obf.awg.jmax", "e2e/udp_modes.sh"},
     {Scope::kProfile, "obf.tls.server_name", "unit/cli/cli_test.cc"},
-    {Scope::kProfile, "obf.tls.reality_proxy.enabled", "refused"},
-    {Scope::kProfile, "obf.tls.reality_proxy.target", "inert:obf.tls.reality_proxy.enabled"},
-    {Scope::kProfile, "obf.tls.reality_proxy.target_port", "inert:obf.tls.reality_proxy.enabled"},
-    {Scope::kProfile, "obf.tls.reality_proxy.short_ids", "inert:obf.tls.reality_proxy.enabled"},
-    {Scope::kProfile, "obf.tls.reality_proxy.real_tls", "inert:obf.tls.reality_proxy.enabled"},
-    {Scope::kProfile, "obf.tls.reality_proxy.handrolled", "inert:obf.tls.reality_proxy.enabled"},
-    {Scope::kProfile, "obf.tls.reality_proxy.peek_timeout_ms",
-     "inert:obf.tls.reality_proxy.enabled"},
+    {Scope::kProfile, "obf.tls.reality_proxy.enabled", "e2e/reality.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.target", "e2e/reality.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.target_port", "e2e/reality.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.short_ids", "e2e/reality.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.real_tls", "inert:obf.mode"},
+    {Scope::kProfile, "obf.tls.reality_proxy.handrolled", "no-effect"},
+    {Scope::kProfile, "obf.tls.reality_proxy.peek_timeout_ms", "e2e/reality.sh",
+     "peek_timeout"},
+    {Scope::kProfile, "obf.tls.reality_proxy.max_bridges", "e2e/reality.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.bridge_connect_timeout_secs",
+     "unit/transport/bridge_test.cc", "ConnectTimeout"},
+    {Scope::kProfile, "obf.tls.reality_proxy.bridge_idle_timeout_secs", "e2e/reality.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.bridge_lifetime_secs",
+     "unit/transport/bridge_test.cc", "Lifetime"},
     {Scope::kProfile, "obf.padding.enabled", "e2e/tcp_modes.sh"},
     {Scope::kProfile, "obf.padding.min_bytes", "e2e/tcp_modes.sh"},
     {Scope::kProfile, "obf.padding.max_bytes", "e2e/tcp_modes.sh"},
@@ -181,6 +190,7 @@ const std::vector<Entry> kEntries = {
     // [user:NAME]
     {Scope::kUser, "password_hash", "e2e/user_management.sh"},
     {Scope::kUser, "password_enc", "no-effect"},
+    {Scope::kUser, "reality_short_ids", "e2e/reality.sh", "own-short-id"},
     {Scope::kUser, "enabled", "unit/server/control_handler_test.cc", "enabled = false"},
     {Scope::kUser, "static_ip", "untested"},
     {Scope::kUser, "max_sessions", "unit/server/session_table_test.cc"},
@@ -211,8 +221,8 @@ const std::vector<Entry> kEntries = {
     {Scope::kClient, "allow_unpinned_tofu", "untested"},
     {Scope::kClient, "sni", "unit/wire/faketls_test.cc"},
     {Scope::kClient, "obfs_key", "e2e/udp_modes.sh", "obfs"},
-    {Scope::kClient, "front", "inert:mode"},
-    {Scope::kClient, "reality_sid", "inert:mode"},
+    {Scope::kClient, "front", "e2e/obfs.sh"},
+    {Scope::kClient, "reality_sid", "e2e/reality.sh", "rsid"},
     {Scope::kClient, "quic", "e2e/udp_modes.sh"},
     {Scope::kClient, "awg", "e2e/udp_modes.sh"},
     {Scope::kClient, "jc", "e2e/udp_modes.sh"},
@@ -277,15 +287,16 @@ const std::vector<Entry> kEntries = {
     {Scope::kLink, "mode", "e2e/udp_modes.sh"},
     {Scope::kLink, "key", "unit/config/link_test.cc"},
     {Scope::kLink, "sni", "unit/config/link_test.cc"},
-    {Scope::kLink, "rsid", "inert:mode"},
+    {Scope::kLink, "rsid", "e2e/reality.sh"},
     {Scope::kLink, "obfs", "e2e/udp_modes.sh"},
-    {Scope::kLink, "front", "inert:mode"},
+    {Scope::kLink, "front", "e2e/obfs.sh"},
     {Scope::kLink, "quic", "e2e/udp_modes.sh"},
     {Scope::kLink, "awg", "e2e/udp_modes.sh"},
     {Scope::kLink, "jc", "e2e/udp_modes.sh"},
     {Scope::kLink, "jmin", "e2e/udp_modes.sh"},
     {Scope::kLink, "jmax", "e2e/udp_modes.sh"},
     {Scope::kLink, "mtu", "unit/config/link_test.cc"},
+    {Scope::kLink, "gateway", "e2e/client_links.sh", "gateway=1"},
 };
 // clang-format on
 
@@ -486,7 +497,7 @@ TEST(DocumentedKeys, EveryRefusedRowIsRefusedWithItsReason) {
 // A link asks for the same client features: the same rows refuse it.
 TEST(DocumentedKeys, ALinkIsRefusedLikeAConfig) {
   auto link = parse_link(
-      "qeli://u:p@vpn.example:443?proto=tcp&mode=reality&rsid=ab&key="
+      "qeli://u:p@vpn.example:443?proto=tcp&mode=reality-tls&rsid=ab&key="
       "0000000000000000000000000000000000000000000000000000000000000001");
   ASSERT_TRUE(link.ok());
   const auto load = client_config_from_link(*link);

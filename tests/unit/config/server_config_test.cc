@@ -165,8 +165,20 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = ab\n"
        "obf.tls.reality_proxy.target = 1.2.3.4",
        "obf.tls.reality_proxy.target", Severity::kWarning},
+      {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = f",
+       "obf.tls.reality_proxy.short_ids"},  // decodes to all zero (0.7.16's strict parse)
+      {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = aa:bb-cc dd",
+       nullptr},
+      {"obf.tls.reality_proxy.max_bridges = 65537", "obf.tls.reality_proxy.max_bridges"},
+      {"obf.tls.reality_proxy.max_bridges = 16", nullptr},
+      {"obf.tls.reality_proxy.bridge_connect_timeout_secs = 0",
+       "obf.tls.reality_proxy.bridge_connect_timeout_secs"},
+      {"obf.tls.reality_proxy.bridge_idle_timeout_secs = 0",
+       "obf.tls.reality_proxy.bridge_idle_timeout_secs"},
+      {"obf.tls.reality_proxy.bridge_lifetime_secs = x",
+       "obf.tls.reality_proxy.bridge_lifetime_secs"},
       {"obf.mode = obfs", "obf.obfs_key"},
-      {"obf.mode = obfs\nobf.obfs_key = secret", "obf.mode"},  // TCP obfs: not built yet
+      {"obf.mode = obfs\nobf.obfs_key = secret", nullptr},  // TCP obfs
       {"bind.transport = udp\nobf.mode = obfs\nobf.obfs_key = secret", nullptr},
       {"obf.awg.jc = 129", "obf.awg.jc"},
       {"obf.awg.jc = 128", nullptr},
@@ -351,6 +363,9 @@ TEST_F(ServerConfigTest, user_rules) {
       {"expire_at = tomorrow", "expire_at"},
       {"bandwidth.limit_mbps = -1", "bandwidth.limit_mbps"},
       {"metadata.email = a@b.c", nullptr},
+      {"reality_short_ids = 0a0b0c0d", nullptr},
+      {"reality_short_ids = 0a0b0c0d,zz", "reality_short_ids"},
+      {"reality_short_ids = 00", "reality_short_ids"},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.user_lines);
@@ -362,6 +377,18 @@ TEST_F(ServerConfigTest, user_rules) {
     }
     EXPECT_TRUE(r.findings.contains(Severity::kError, row.key, "")) << dump(r.findings);
   }
+  // A REALITY short id has one owner: a profile's shared list or one user.
+  const std::string two =
+      std::string("[profile:p]\nobf.tls.reality_proxy.enabled = true\n") +
+      "obf.tls.reality_proxy.short_ids = ab\n[user:u]\npassword_hash = " + kHash +
+      "\nreality_short_ids = cd\n[user:v]\npassword_hash = " + kHash + "\nreality_short_ids = ";
+  EXPECT_TRUE(load(two + "ef\n").ok());
+  EXPECT_TRUE(
+      load(two + "CD\n")
+          .findings.contains(Severity::kError, "reality_short_ids", "already belongs to user u"));
+  EXPECT_TRUE(load(two + "ab\n")
+                  .findings.contains(Severity::kError, "reality_short_ids",
+                                     "already belongs to profile p"));
   // A user without a usable hash could never log in.
   EXPECT_TRUE(load("[profile:p]\n[user:u]\n")
                   .findings.contains(Severity::kError, "password_hash", "missing"));

@@ -33,6 +33,24 @@ TEST(AuthGuard, LocksThePairOutAfterMaxAttemptsAndLeavesOtherUsersOfTheAddressAl
   EXPECT_FALSE(g.locked_out(ip, "bob", t0 + seconds(3 + 901))) << "lockout expires";
 }
 
+// brute_force.window_secs: failures further apart than the window never add up.
+TEST(AuthGuard, FailuresOutsideTheWindowAreForgotten) {
+  BruteForcePolicy p = policy(3, 20);
+  p.window = seconds(60);
+  AuthGuard g(p);
+  const Instant t0{};
+  const std::uint32_t ip = 0x0a000001;
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_FALSE(g.record_failure(ip, "bob", t0 + seconds(61 * i))) << "failure " << i;
+  }
+  EXPECT_FALSE(g.locked_out(ip, "bob", t0 + seconds(61 * 9 + 1)));
+  // The same three failures inside one window lock the pair.
+  const Instant t1 = t0 + seconds(10000);
+  g.record_failure(ip, "bob", t1);
+  g.record_failure(ip, "bob", t1 + seconds(30));
+  EXPECT_TRUE(g.record_failure(ip, "bob", t1 + seconds(59)));
+}
+
 TEST(AuthGuard, SprayingManyNamesFromOneAddressHitsTheAddressCeiling) {
   AuthGuard g(policy(5, 8));
   const Instant t0{};
