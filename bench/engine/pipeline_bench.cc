@@ -7,6 +7,7 @@
 //       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include "engine/traffic_pacing.h"
 #include "fakes/record_loop.h"
 #include "support/counting_allocator.h"
 
@@ -14,12 +15,14 @@ namespace qeli::test {
 namespace {
 
 // range(0) = MTU packets per batch, range(1) = 64 KiB super-packets per batch,
-// range(2) = padding on (1) or off (0).
+// range(2) = padding on (1) or off (0), range(3) = the stack under the records (0 TCP,
+// 1 obfs XOR stream, 2 obfs behind WebSocket frames).
 void BM_TcpDataPath(benchmark::State& state) {
   tunnel::PaddingPolicy pad;
   if (state.range(2) != 0) pad = tunnel::PaddingPolicy{true, 16, 256, true, 1.0};
   RecordLoop loop(static_cast<std::size_t>(state.range(0)),
-                  static_cast<std::size_t>(state.range(1)), 1400, pad);
+                  static_cast<std::size_t>(state.range(1)), 1400, pad,
+                  static_cast<LoopCarrier>(state.range(3)));
   if (!loop.ready() || !loop.run_once() || !loop.run_once()) {
     state.SkipWithError("the record loop failed");
     return;
@@ -39,12 +42,39 @@ void BM_TcpDataPath(benchmark::State& state) {
       bits * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TcpDataPath)
-    ->ArgNames({"mtu_pkts", "super_pkts", "pad"})
-    ->Args({32, 0, 0})
-    ->Args({32, 0, 1})
-    ->Args({0, 2, 0})
-    ->Args({0, 2, 1})
+    ->ArgNames({"mtu_pkts", "super_pkts", "pad", "carrier"})
+    ->Args({32, 0, 0, 0})
+    ->Args({32, 0, 1, 0})
+    ->Args({0, 2, 0, 0})
+    ->Args({0, 2, 1, 0})
+    ->Args({32, 0, 0, 1})
+    ->Args({0, 2, 0, 1})
+    ->Args({32, 0, 0, 2})
+    ->Args({0, 2, 0, 2})
     ->UseRealTime();
+
+// The per-user limits hook (engine/traffic_pacing.h) as a send loop calls it once per
+// batch: sum the batch's IP bytes, charge the user's account, check the quota.
+// range(0): 0 = no account (the client), 1 = an account without a rate (an unlimited
+// user: usage counting only), 2 = a rate so high it never waits (the GCRA step runs).
+void BM_TrafficHook(benchmark::State& state) {
+  tunio::PacketBatch batch(32, 1400, 64, 64);
+  std::uint8_t pkt[1400] = {0x45};
+  for (int i = 0; i < 32; ++i) batch.push(ByteSpan(pkt, sizeof pkt));
+  engine::TrafficAccount account(0, 0);
+  if (state.range(0) == 2) account.set_rate(1'000'000'000'000ULL, 1 << 20);
+  engine::TrafficAccount* a = state.range(0) == 0 ? nullptr : &account;
+  const engine::StopSignal stop;
+  const AllocationWindow window;
+  for (auto _ : state) {
+    const std::uint64_t bytes = a != nullptr ? engine::batch_bytes(batch) : 0;
+    benchmark::DoNotOptimize(engine::pace_send(a, bytes, stop));
+  }
+  const auto allocs = window.allocations();
+  state.counters["allocs"] = static_cast<double>(allocs);
+  if (allocs != 0) state.SkipWithError("heap allocation in the hook");
+}
+BENCHMARK(BM_TrafficHook)->ArgNames({"account"})->Arg(0)->Arg(1)->Arg(2);
 
 }  // namespace
 }  // namespace qeli::test

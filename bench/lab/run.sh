@@ -15,6 +15,9 @@
 #   qeli-udp-fake-tls 10.204.4.0/24  qeli over UDP, fake-tls (one record per datagram)
 #   qeli-padding    10.204.4.0/24    qeli TCP, fake-tls + padding (profile defaults)
 #   qeli-frag       10.204.4.0/24    qeli TCP, fake-tls + fragmentation (profile defaults)
+#   qeli-obfs       10.204.4.0/24    qeli TCP obfs: ChaCha20 stream behind the WebSocket front
+#   qeli-obfs-raw   10.204.4.0/24    qeli TCP obfs without the front (the XOR stream only)
+#   qeli-reality    10.204.4.0/24    qeli TCP fake-tls behind the REALITY gate (token checked)
 #   wggo            10.204.1.0/24    wireguard-go, ChaCha20-Poly1305 over UDP, TUN MTU 1420
 #   ovpn-udp        10.204.2.0/24    OpenVPN p2p TLS, UDP, CHACHA20-POLY1305, TUN MTU 1400, no DCO
 #   ovpn-tcp        10.204.3.0/24    OpenVPN p2p TLS, TCP, CHACHA20-POLY1305, TUN MTU 1400, no DCO
@@ -92,7 +95,7 @@ LOCK=/run/qeli-bench-lab.lock
 
 RUNS=3
 DUR=10
-ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,wggo,ovpn-udp,ovpn-tcp"
+ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,wggo,ovpn-udp,ovpn-tcp"
 SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
@@ -413,12 +416,24 @@ teardown_vpn() {
 
 # qeli_server_conf DIR MODE SUBNET_OCTET: writes DIR/server.conf (+ empty users.conf)
 qeli_server_conf() { # DIR MODE OCTET [TRANSPORT (tcp)]
-  local d=$1 mode=$2 o=$3 transport=${4:-tcp} obf=fake-tls padding=false frag=false
+  local d=$1 mode=$2 o=$3 transport=${4:-tcp} obf=fake-tls padding=false frag=false extra=""
   case $mode in
     plain) obf=plain ;;
     fake-tls) ;;
     padding) padding=true ;;
     frag) frag=true ;;
+    obfs | obfs-raw)
+      obf=obfs
+      extra="obf.obfs_key = lab-obfs-key
+obf.obfs_fronting = $([[ $mode == obfs ]] && echo websocket || echo none)" ;;
+    reality)
+      # The gate checks every hello; the lab client always has a valid token, so the
+      # bridge target (a closed port) is never dialled.
+      extra="obf.tls.server_name = decoy.lab
+obf.tls.reality_proxy.enabled = true
+obf.tls.reality_proxy.target = $UL_S
+obf.tls.reality_proxy.target_port = 9
+obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
     *) die "unknown qeli mode $mode" ;;
   esac
   mkdir -p "$d/identity"
@@ -442,6 +457,7 @@ obf.mode = $obf
 obf.padding.enabled = $padding
 obf.fragmentation.enabled = $frag
 perf.connection.max_clients = 250
+$extra
 CONF
 }
 qeli_link() { # DIR USER PASSWORD -> prints the qeli:// link
@@ -470,7 +486,7 @@ setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 o
   [[ ${2:-} == 0716 ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
   return 0
 }
-for m in plain fake-tls padding frag; do
+for m in plain fake-tls padding frag obfs obfs-raw reality; do
   eval "setup_qeli_${m//-/_}() { setup_qeli $m; }"
   eval "teardown_qeli_${m//-/_}() { teardown_vpn; }"
 done

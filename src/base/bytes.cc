@@ -1,14 +1,12 @@
 #include "base/bytes.h"
 
 namespace qeli {
-namespace {
-int hex_value(char c) {
+int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-}  // namespace
 
 std::string to_hex(ByteSpan data) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -24,8 +22,8 @@ std::string to_hex(ByteSpan data) {
 bool from_hex_into(std::string_view hex, MutableByteSpan out) {
   if (hex.size() != out.size() * 2) return false;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const int hi = hex_value(hex[2 * i]);
-    const int lo = hex_value(hex[2 * i + 1]);
+    const int hi = hex_digit(hex[2 * i]);
+    const int lo = hex_digit(hex[2 * i + 1]);
     if (hi < 0 || lo < 0) return false;
     out[i] = static_cast<std::uint8_t>((hi << 4) | lo);
   }

@@ -15,6 +15,9 @@ using Bytes = std::vector<std::uint8_t>;
 using ByteSpan = std::span<const std::uint8_t>;
 using MutableByteSpan = std::span<std::uint8_t>;
 
+/// The value of one hex digit (either case), or -1 for any other character.
+int hex_digit(char c);
+
 /// Lower-case hex of `data` (2 characters per byte).
 std::string to_hex(ByteSpan data);
 

@@ -3,19 +3,21 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
 #include <istream>
 #include <memory>
 #include <ostream>
 
 #include "base/bytes.h"
 #include "cli/commands.h"
+#include "cli/link_issue.h"
 #include "cli/provisioning.h"
-#include "cli/terminal_qr.h"
-#include "config/identity_store.h"
 #include "config/limits.h"
 #include "config/profile_link.h"
+#include "config/short_id.h"
 #include "config/users_file.h"
 #include "crypto/argon2id.h"
+#include "crypto/random.h"
 
 namespace qeli::cli {
 namespace {
@@ -23,7 +25,7 @@ namespace {
 struct Options {
   std::string user;
   std::string config = config::kDefaultServerConfig;
-  std::string identity_dir = config::kDefaultIdentityDir;
+  std::string identity_dir;  // empty: the config's auth.identity_dir
   bool password_stdin = false;
   std::vector<std::string> profiles;
   std::string static_ip;
@@ -34,7 +36,12 @@ struct Options {
   std::string label;
   bool no_qr = false;
   bool qr_invert = false;
+  bool own_short_id = false;
 };
+
+LinkOptions link_options(const Options& o) {
+  return LinkOptions{o.host, o.link_profile, o.label, o.identity_dir, o.no_qr, o.qr_invert};
+}
 
 bool allowed_on(const std::vector<std::string>& profiles, const std::string& name) {
   return profiles.empty() || std::find(profiles.begin(), profiles.end(), name) != profiles.end();
@@ -42,8 +49,7 @@ bool allowed_on(const std::vector<std::string>& profiles, const std::string& nam
 
 // Checks everything that can be checked before the users file is touched.
 bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
-              std::optional<config::Ipv4Addr>& static_ip,
-              const config::ProfileConfig*& link_profile, config::LinkTarget& target) {
+              std::optional<config::Ipv4Addr>& static_ip, LinkPlan& plan) {
   if (!config::is_valid_user_name(o.user)) {
     ctx.err << "user names are 1..64 of letters, digits, - _ . @\n";
     return false;
@@ -77,55 +83,15 @@ bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
     }
   }
   if (!o.link) return true;
-  if (o.host.empty()) {
-    ctx.err << "--link needs --host H[:P] (the address clients dial)\n";
-    return false;
-  }
-  std::string name = o.link_profile;
-  if (name.empty() && !o.profiles.empty()) name = o.profiles.front();
-  if (name.empty()) {
-    for (const auto& p : cfg.profiles) {
-      if (p.enabled) {
-        name = p.name;
-        break;
-      }
-    }
-  }
-  link_profile = cfg.find_profile(name);
-  if (link_profile == nullptr || !allowed_on(o.profiles, name)) {
-    ctx.err << "--link-profile " << name << " is not a profile this user may use\n";
-    return false;
-  }
-  if (o.host.find(':') != std::string::npos) {
-    const auto ep = config::Endpoint::parse(o.host);
-    if (!ep || ep->bracketed) {
-      ctx.err << "--host " << o.host << " is not HOST[:PORT] (IPv6 cannot go in links)\n";
-      return false;
-    }
-    target.host = ep->host;
-    target.port = ep->port;
-  } else {
-    target.host = o.host;
-  }
-  target.label = o.label.empty() ? o.user + "@" + name : o.label;
-  // The link must be one a client accepts: check the host the same way a client will.
-  config::ShareLink probe;
-  probe.host = target.host;
-  probe.port = 1;
-  if (!config::parse_link(config::emit_link(probe)).ok()) {
-    ctx.err << "--host " << o.host << " is not a valid host name or IPv4 address\n";
-    return false;
-  }
-  return true;
+  return plan_link(cfg, o.user, o.profiles, link_options(o), ctx, plan);
 }
 
 int run(const Options& o, Context& ctx) {
   const auto cfg = load_server_for_provisioning(o.config, ctx, /*create_users_file=*/true);
   if (!cfg) return kExitFailure;
   std::optional<config::Ipv4Addr> static_ip;
-  const config::ProfileConfig* link_profile = nullptr;
-  config::LinkTarget target;
-  if (!precheck(o, *cfg, ctx, static_ip, link_profile, target)) return kExitFailure;
+  LinkPlan plan;
+  if (!precheck(o, *cfg, ctx, static_ip, plan)) return kExitFailure;
 
   std::string password;
   const bool generated = !o.password_stdin;
@@ -141,45 +107,36 @@ int run(const Options& o, Context& ctx) {
   }
   // The identity is resolved before the user is written, so a failure here leaves the
   // users file untouched.
-  if (link_profile != nullptr) {
-    config::IdentityStore store(o.identity_dir, ctx.rng);
-    auto id = store.load_or_create(link_profile->name, link_profile->identity_key);
-    if (!id) {
-      ctx.err << "profile " << link_profile->name << ": " << id.error().detail << "\n";
-      return kExitFailure;
-    }
-    target.server_key_hex = to_hex(id->public_key);
-  }
+  if (plan.profile != nullptr && !load_link_key(link_options(o), *cfg, ctx, plan, /*create=*/true))
+    return kExitFailure;
   const auto hash = crypto::argon2id_hash(password);
   if (!hash) {
     ctx.err << "Argon2id hashing failed (out of memory?)\n";
     return kExitFailure;
   }
+  // A REALITY short id of the user's own: revoked alone (remove it, or disable the
+  // user), so one leaked link does not expose every user of the profile.
+  std::vector<std::string> own_ids;
+  if (o.own_short_id) {
+    std::array<std::uint8_t, 8> id{};
+    do {
+      ctx.rng.fill(id);
+    } while (!config::parse_short_id(to_hex(id)));
+    own_ids.push_back(to_hex(id));
+    plan.target.reality_short_id = own_ids.back();
+  }
   const std::string users_path = cfg->users_file_path();
   const auto st = config::append_user(
-      users_path, config::NewUser{o.user, *hash, o.profiles, static_ip, o.max_sessions});
+      users_path, config::NewUser{o.user, *hash, o.profiles, static_ip, o.max_sessions, own_ids});
   if (!st.ok()) {
     ctx.err << st.error().detail << "\n";
     return kExitFailure;
   }
   ctx.out << "Added user " << o.user << " to " << users_path << "\n";
+  if (!own_ids.empty()) ctx.out << "REALITY short id of " << o.user << ": " << own_ids[0] << "\n";
   if (generated) ctx.out << "Password (shown once): " << password << "\n";
   ctx.out << "Reload the server to apply: systemctl reload qeli (or send it SIGHUP)\n";
-  if (link_profile == nullptr) return kExitOk;
-
-  target.user = o.user;
-  target.pass = password;
-  const std::string link = config::emit_link(config::link_for_profile(*link_profile, target));
-  ctx.out << "\nLink for profile " << link_profile->name
-          << " (it contains the password: share it privately):\n"
-          << link << "\n";
-  if (!o.no_qr) {
-    if (const auto m = qr_matrix(link)) {
-      ctx.out << "\n" << render_qr(*m, o.qr_invert);
-    } else {
-      ctx.err << "link too long for a QR code\n";
-    }
-  }
+  if (plan.profile != nullptr) print_link(link_options(o), plan, o.user, password, ctx);
   return kExitOk;
 }
 
@@ -211,8 +168,10 @@ void register_add_client(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-qr", opts->no_qr, "Print the link without a QR code")->needs(link);
   cmd->add_flag("--qr-invert", opts->qr_invert, "QR code for light-background terminals")
       ->needs(link);
-  cmd->add_option("--identity-dir", opts->identity_dir, "Directory of <profile>.key files")
-      ->capture_default_str();
+  cmd->add_flag("--own-short-id", opts->own_short_id,
+                "Give the user a REALITY short id of their own (reality_short_ids), used in "
+                "the link instead of the profile's shared one");
+  cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }
 

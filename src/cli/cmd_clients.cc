@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/control_call.h"
 #include "control/api_json.h"
 #include "control/control_socket.h"
 
@@ -22,27 +23,9 @@ struct Options {
   bool json = false;
 };
 
-// Sends `req` and returns its typed reply, or prints why not and sets `rc`.
 template <class Req>
 std::optional<typename Req::Reply> ask(const Options& o, const Req& req, Context& ctx, int& rc) {
-  if (o.socket.empty()) {
-    ctx.err << "qeli: no control socket given (--socket '')\n";
-    rc = kExitUsage;
-    return std::nullopt;
-  }
-  control::SocketClient client(o.socket);
-  auto r = control::call(client, req);
-  if (!r.ok()) {
-    if (r.error().code == control::ErrorCode::kUnavailable) {
-      ctx.err << "qeli: " << r.error().message << "\n";
-    } else {
-      ctx.err << "qeli: server refused: " << r.error().message << "\n";
-    }
-    rc = kExitFailure;
-    return std::nullopt;
-  }
-  rc = kExitOk;
-  return std::move(*r);
+  return ask_server(o.socket, req, ctx, rc);
 }
 
 int list_clients(const Options& o, Context& ctx) {
@@ -103,13 +86,15 @@ int list_blocked(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->blocked).dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << std::left << std::setw(18) << "IP" << std::setw(14) << "SECONDS LEFT"
+  ctx.out << std::left << std::setw(18) << "IP" << std::setw(20) << "USER" << std::setw(14)
+          << "SECONDS LEFT"
           << "FAILURES\n";
   for (const auto& b : r->blocked) {
-    ctx.out << std::left << std::setw(18) << b.ip << std::setw(14) << b.seconds_left << b.failures
-            << "\n";
+    ctx.out << std::left << std::setw(18) << b.ip << std::setw(20)
+            << (b.user.empty() ? std::string("(every user)") : b.user) << std::setw(14)
+            << b.seconds_left << b.failures << "\n";
   }
-  ctx.out << r->blocked.size() << " blocked address(es)\n";
+  ctx.out << r->blocked.size() << " lockout(s)\n";
   return kExitOk;
 }
 

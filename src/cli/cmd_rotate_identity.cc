@@ -17,7 +17,7 @@ namespace {
 struct Options {
   std::string profile;
   std::string config = config::kDefaultServerConfig;
-  std::string identity_dir = config::kDefaultIdentityDir;
+  std::string identity_dir;  // empty: the config's auth.identity_dir
 };
 
 int run(const Options& o, Context& ctx) {
@@ -28,7 +28,7 @@ int run(const Options& o, Context& ctx) {
     ctx.err << "no [profile:" << o.profile << "] in " << o.config << "\n";
     return kExitFailure;
   }
-  config::IdentityStore store(o.identity_dir, ctx.rng);
+  config::IdentityStore store(identity_dir_for(o.identity_dir, *cfg), ctx.rng);
   auto id = store.rotate(p->name, p->identity_key);
   if (!id) {
     ctx.err << "profile " << p->name << ": " << id.error().detail << "\n";
@@ -36,8 +36,14 @@ int run(const Options& o, Context& ctx) {
   }
   ctx.out << "[profile:" << p->name << "] new public key: " << to_hex(id->public_key) << "\n"
           << "  key file: " << id->path << "\n"
-          << "Restart the server to use it. Clients pinned to the old key must re-pin "
-             "(new links: qeli add-client ... --link).\n";
+          << "Next steps:\n"
+          << "  1. restart the server to use it: systemctl restart qeli-server\n"
+          << "  2. give every user of profile " << p->name
+          << " a new link, which pins the new key: qeli share-link USER --host H[:P]\n"
+          << "     (clients with `key =` in their config: set it to the key above; clients "
+             "that learned the old key on first use: remove the server's line from their "
+             "known_hosts)\n"
+          << "Until then those clients stop with SERVER KEY MISMATCH.\n";
   return kExitOk;
 }
 
@@ -49,8 +55,7 @@ void register_rotate_identity(CLI::App& app, Context& ctx) {
                                  "Replace a profile's identity key (clients must re-pin)");
   cmd->add_option("profile", opts->profile, "Profile name")->required();
   cmd->add_option("-c,--config", opts->config, "Server config")->capture_default_str();
-  cmd->add_option("--identity-dir", opts->identity_dir, "Directory of <profile>.key files")
-      ->capture_default_str();
+  cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }
 

@@ -1,5 +1,8 @@
 // qeli show-identity [-c FILE] [--identity-dir DIR] — each profile's public key (the key
-// clients pin), creating missing keys.
+// clients pin), from the keys the server uses: the config's auth.identity_dir (or a
+// profile's identity_key) unless --identity-dir says otherwise. Read-only: a missing key
+// is reported, never created (the server creates it at its first start; rotate-identity
+// makes a new one).
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -16,25 +19,30 @@ namespace {
 
 struct Options {
   std::string config = config::kDefaultServerConfig;
-  std::string identity_dir = config::kDefaultIdentityDir;
+  std::string identity_dir;  // empty: the config's auth.identity_dir
 };
 
 int run(const Options& o, Context& ctx) {
   const auto cfg = load_server_for_provisioning(o.config, ctx);
   if (!cfg) return kExitFailure;
-  config::IdentityStore store(o.identity_dir, ctx.rng);
+  const config::IdentityStore store(identity_dir_for(o.identity_dir, *cfg), ctx.rng);
   int rc = kExitOk;
   for (const auto& p : cfg->profiles) {
-    auto id = store.load_or_create(p.name, p.identity_key);
-    if (!id) {
-      ctx.err << "profile " << p.name << ": " << id.error().detail << "\n";
-      rc = kExitFailure;
+    ctx.out << "[profile:" << p.name << "] " << to_string(p.transport) << " port " << p.bind_port
+            << ", mode " << to_string(p.link_mode()) << (p.enabled ? "" : " (disabled)") << "\n";
+    auto id = store.load(p.name, p.identity_key);
+    if (id) {
+      ctx.out << "  public key: " << to_hex(id->public_key) << "\n"
+              << "  key file:   " << id->path << "\n";
       continue;
     }
-    ctx.out << "[profile:" << p.name << "] " << to_string(p.transport) << " port " << p.bind_port
-            << ", mode " << to_string(p.link_mode()) << (p.enabled ? "" : " (disabled)") << "\n"
-            << "  public key: " << to_hex(id->public_key) << "\n"
-            << "  key file:   " << id->path << (id->created ? " (created now)" : "") << "\n";
+    rc = kExitFailure;
+    if (id.error().code == config::IdentityError::kMissing) {
+      ctx.out << "  public key: none yet (" << store.path_for(p.name, p.identity_key)
+              << " does not exist: the server creates it when it first starts this profile)\n";
+    } else {
+      ctx.err << "profile " << p.name << ": " << id.error().detail << "\n";
+    }
   }
   return rc;
 }
@@ -44,11 +52,10 @@ int run(const Options& o, Context& ctx) {
 void register_show_identity(CLI::App& app, Context& ctx) {
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "show-identity", "Print each profile's public key (what clients pin), creating missing keys");
+      "show-identity",
+      "Print each profile's public key (what clients pin); read-only, never creates keys");
   cmd->add_option("-c,--config", opts->config, "Server config")->capture_default_str();
-  cmd->add_option("--identity-dir", opts->identity_dir,
-                  "Directory of <profile>.key files (unless a profile sets identity_key)")
-      ->capture_default_str();
+  cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }
 

@@ -14,6 +14,8 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_client(app, ctx);
   register_clients(app, ctx);
   register_status(app, ctx);
+  register_users(app, ctx);
+  register_usage(app, ctx);
 }
 
 }  // namespace qeli::cli

@@ -20,5 +20,7 @@ void register_server(CLI::App& app, Context& ctx);
 void register_client(CLI::App& app, Context& ctx);
 void register_clients(CLI::App& app, Context& ctx);
 void register_status(CLI::App& app, Context& ctx);
+void register_users(CLI::App& app, Context& ctx);
+void register_usage(CLI::App& app, Context& ctx);
 
 }  // namespace qeli::cli

@@ -49,4 +49,8 @@ std::string generate_password(crypto::Rng& rng) {
   return out;
 }
 
+std::string identity_dir_for(const std::string& flag, const config::ServerConfig& cfg) {
+  return flag.empty() ? cfg.identity_dir_path() : flag;
+}
+
 }  // namespace qeli::cli

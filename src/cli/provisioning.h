@@ -19,6 +19,13 @@ std::optional<config::ServerConfig> load_server_for_provisioning(const std::stri
                                                                  Context& ctx,
                                                                  bool create_users_file = false);
 
+/// The identity directory a command uses: `--identity-dir` when given, else the config's
+/// `auth.identity_dir` — the one the server uses, so the keys shown are the keys served.
+std::string identity_dir_for(const std::string& flag, const config::ServerConfig& cfg);
+inline constexpr const char* kIdentityDirHelp =
+    "Directory of <profile>.key files (default: the config's auth.identity_dir, "
+    "/etc/qeli/identity)";
+
 /// 20 characters from a 32-letter alphabet without look-alikes (100 bits).
 std::string generate_password(crypto::Rng& rng);
 

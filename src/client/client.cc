@@ -13,12 +13,18 @@
 #include <string_view>
 #include <thread>
 
+#include "client/bounded_resolve.h"
+#include "client/client_hooks.h"
 #include "client/connect_plan.h"
 #include "client/device_id.h"
 #include "client/dns_choice.h"
+#include "client/failure_hint.h"
 #include "client/farewell.h"
+#include "client/host_cleanup.h"
 #include "client/known_hosts.h"
+#include "client/route_plan.h"
 #include "client/state_paths.h"
+#include "config/short_id.h"
 #include "crypto/ct.h"
 #include "engine/datagram_framer.h"
 #include "engine/flight_driver.h"
@@ -38,6 +44,7 @@
 #include "sys/route_table.h"
 #include "sys/sysctl.h"
 #include "transport/endpoint.h"
+#include "transport/obfs_setup.h"
 #include "transport/tcp.h"
 #include "transport/tcp_stream.h"
 #include "transport/udp_socket.h"
@@ -47,7 +54,9 @@
 #include "tunnel/session.h"
 #include "wire/control_frame.h"
 #include "wire/modes.h"
+#include "wire/limits.h"
 #include "wire/session_close.h"
+#include "wire/tcp_junk.h"
 #include "wire/udp_obfs.h"
 
 #include "base/build_info.h"
@@ -59,6 +68,13 @@
 
 namespace qeli::client {
 namespace {
+
+// Wall-clock seconds since the Unix epoch (the REALITY token's timestamp).
+std::uint64_t unix_seconds() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -194,6 +210,7 @@ class Client {
 
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
+  std::string password_;  ///< from pass, password_file or password_command (run())
   engine::StopSignal stop_;
   // `qeli status` and systemd (client/status_service.h).
   sys::ServiceNotifier notifier_;
@@ -223,7 +240,43 @@ class Client {
 
   void open_host_state();
   void engage_kill_switch();
+  // Before a reconnect: the server's name is resolved again (it may have moved), and the
+  // kill switch follows the new addresses. A resolver that cannot answer now keeps the
+  // addresses we have.
+  void refresh_server_addresses();
 };
+
+void Client::refresh_server_addresses() {
+  if (std::uint32_t literal = 0; transport::parse_ipv4(cfg_.server.host, literal)) return;
+  std::string why;
+  auto resolved =
+      resolve_within({cfg_.server.host, cfg_.server.port}, std::chrono::milliseconds(2000), &why);
+  if (!resolved) {
+    spdlog::info("cannot resolve {} again ({}); keeping its previous addresses",
+                 cfg_.server.to_string(), why);
+    return;
+  }
+  auto sorted = [](std::vector<transport::Ipv4Endpoint> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.addr != b.addr ? a.addr < b.addr : a.port < b.port;
+    });
+    return v;
+  };
+  if (sorted(*resolved) == sorted(servers_)) return;
+  std::string list;
+  for (const auto& ep : *resolved) list += (list.empty() ? "" : ", ") + ep.to_string();
+  spdlog::info("{} now resolves to {}", cfg_.server.host, list);
+  servers_ = std::move(*resolved);
+  if (cfg_.kill_switch && nft_) {
+    std::vector<sys::IpAddress> ips;
+    for (const auto& ep : servers_) {
+      ips.push_back(sys::IpAddress::parse(transport::ipv4_to_string(ep.addr)).value());
+    }
+    if (auto st = sys::refresh_servers(*nft_, cfg_.dev, ips); !st.ok()) {
+      spdlog::warn("kill switch: cannot allow the new server addresses: {}", st.error().detail);
+    }
+  }
+}
 
 void Client::open_host_state() {
   const StatePaths state = current_state_paths("", cfg_.dev);
@@ -238,6 +291,8 @@ void Client::open_host_state() {
   }
   if (!j.ok()) throw Fatal{"host journal: " + j.error().detail};
   journal_ = std::make_unique<sys::HostJournal>(std::move(*j));
+  // So that `qeli client --cleanup` finds this journal after a crash, wherever it is.
+  register_journal(cfg_.dev, journal_->path());
   auto rt = sys::RouteTable::open();
   if (!rt.ok()) throw Fatal{"netlink routes: " + rt.error().detail};
   routes_ = std::make_unique<sys::RouteTable>(std::move(*rt));
@@ -292,7 +347,7 @@ handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const
   hc.bind_static = cfg_.bind_static;
   hc.pinned_server_key = pinned_;
   hc.user = cfg_.user;
-  hc.password = cfg_.pass;
+  hc.password = password_;
   hc.device_id = device_id_;
   // 0.7.16 SNI rules; an empty `sni` key means "not configured" (use the host).
   hc.sni =
@@ -300,42 +355,40 @@ handshake::ClientConfig Client::handshake_config(std::uint32_t extensions) const
                        cfg_.server.host, crypto::system_rng());
   hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
   hc.extensions = extensions;
+  // 0.7.16 seals a REALITY token into every fake-TLS hello when both the short id and
+  // the server key are configured (so one client config also passes a REALITY gate).
+  if (!cfg_.reality_sid.empty() && pinned_) {
+    if (const auto id = config::parse_short_id(cfg_.reality_sid)) {
+      hc.reality = handshake::ClientConfig::RealityToken{*id, unix_seconds()};
+    }
+  }
   return hc;
 }
 
 bool Client::handshake_succeeded(handshake::Failure failure, bool udp_auth_sent) {
   if (failure == handshake::Failure::kServerKeyMismatch) {
+    // The next step: a rotation on purpose needs a re-pin; anything else may be an attack.
+    const std::string repin = pin_from_store_ && known_hosts_
+                                  ? "remove the line for " + endpoint_name_ + " from " +
+                                        known_hosts_->path() + " (the key learned on first use)"
+                                  : "import a new link or set `key` to the new key";
     throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
-                " presented a different identity key than the pinned one"};
+                " presented a different identity key than the pinned one. If the operator "
+                "rotated it (qeli rotate-identity), get a new link (`qeli share-link USER` on "
+                "the server) or " +
+                repin + "; otherwise do not connect: someone may be impersonating the server"};
   }
   if (failure == handshake::Failure::kPinRequired) {
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
   }
-  if (failure == handshake::Failure::kTimeout && udp_auth_sent) {
-    // The server's identity was verified and it answers datagrams, but not our AUTH: on
-    // UDP a 0.7.16 server rejects by staying silent.
-    attempt_.rejected = true;
-    spdlog::warn(
-        "handshake with {} failed: no answer to AUTH (wrong user or password, a disabled or "
-        "expired account, a lockout; the server's log says which)",
-        endpoint_name_);
-    return false;
-  }
-  if (failure == handshake::Failure::kRejected) {
-    // 0.7.16 rejects silently: the server just closes after AUTH, whatever the reason.
-    attempt_.rejected = true;
-    spdlog::warn(
-        "handshake with {} failed: the server closed the connection after AUTH (wrong user or "
-        "password, a disabled or expired account, a lockout, or the server's handshake "
-        "timeout; the server's log says which)",
-        endpoint_name_);
-    return false;
-  }
-  if (failure != handshake::Failure::kNone) {
-    spdlog::warn("handshake with {} failed: {}", endpoint_name_, handshake::to_string(failure));
-    return false;
-  }
-  return true;
+  if (failure == handshake::Failure::kNone) return true;
+  // 0.7.16 never says why it refuses: client/failure_hint.h reads what the timing says.
+  const FailureHint hint =
+      explain_handshake_failure(failure, udp_auth_sent, endpoint_name_, cfg_.user);
+  attempt_.rejected = hint.rejected;
+  spdlog::warn("{}", hint.text);
+  if (hint.probably_locked_out) status_.set_state(ClientState::kConnecting, "probably locked out");
+  return false;
 }
 
 void Client::remember_server_key(const handshake::ClientSession& session) {
@@ -381,14 +434,33 @@ Duration Client::connect_once_tcp() {
   so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
   so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
   transport::apply_stream_options(sock.get(), so);
-  transport::TcpStream stream(std::move(sock));
+  std::unique_ptr<transport::Stream> stream =
+      std::make_unique<transport::TcpStream>(std::move(sock));
 
   const handshake::ClientConfig hc =
       handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
   crypto::Rng& rng = crypto::system_rng();
+  if (cfg_.mode == config::ClientMode::kObfs) {
+    // obfs: WebSocket upgrade, junk and the nonce exchange, then the flight inside.
+    transport::ObfsParams op;
+    op.key = wire::derive_obfs_key(cfg_.obfs_key);
+    op.websocket = cfg_.front == config::Fronting::kWebsocket;
+    op.junk = wire::JunkPlan::from_config(cfg_.awg, cfg_.jc, cfg_.jmin, cfg_.jmax);
+    op.host = hc.sni.kind == wire::Sni::Kind::kHost ? hc.sni.host : std::string();
+    op.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+    transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), rng);
+    setup.start(Clock::now());
+    if (engine::drive_stream_setup(setup, *stream, stop_) != transport::SetupState::kDone) {
+      if (!stop_.stopped()) {
+        spdlog::warn("obfs set-up with {} failed: {}", endpoint_name_, setup.failure());
+      }
+      return Duration::zero();
+    }
+    stream = setup.into_stream(std::move(stream));
+  }
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
-  const auto failure = engine::drive_client_handshake(hs, stream, stop_);
+  const auto failure = engine::drive_client_handshake(hs, *stream, stop_);
   if (!handshake_succeeded(failure)) return Duration::zero();
   auto session = hs.take_session();
   remember_server_key(session);
@@ -487,6 +559,13 @@ Duration Client::connect_once_udp() {
         "kernel, {} ms; ceiling {})",
         endpoint_name_, r.mtu, handshake::to_string(r.outcome), r.probes, r.refused,
         std::chrono::duration_cast<std::chrono::milliseconds>(r.took).count(), tunnel_mtu);
+    if (r.outcome == handshake::MtuProbeOutcome::kFallback && !r.stopped) {
+      spdlog::warn(
+          "path MTU probe to {}: no probe was acknowledged; using MTU {}, which fits a "
+          "1280-byte path. The path may drop large datagrams or the server may not answer "
+          "probes: if traffic stalls, set `mtu` (or &mtu= in the link) to what the path carries",
+          endpoint_name_, r.mtu);
+    }
     tunnel_mtu = r.mtu;
   }
   return run_tunnel(
@@ -558,54 +637,53 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
         nl->add_address(dev, cidr), nl->set_link_up(dev)}) {
     if (!st.ok()) throw Fatal{"TUN " + dev + ": " + st.error().detail};
   }
-  sys::RouteTable* rt = routes_.get();
-  SessionChanges routes(*host_);
-  for (const auto& r : ok.routes) {
-    if (auto p = sys::IpPrefix::parse(r.cidr); p.ok())
-      routes.add_route(dev_route(r.cidr, dev, r.metric));
-  }
-  for (const auto& c : cfg_.include) routes.add_route(dev_route(c.to_string(), dev));
-  if (cfg_.route_local) {
-    for (const char* c : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"})
-      routes.add_route(dev_route(c, dev));
-  }
-  if (cfg_.gateway || !cfg_.exclude.empty()) {
-    // Pin the server (and excluded networks) through the path it uses now, before the
-    // default route moves into the tunnel.
-    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(server_.addr));
-    auto via = rt->lookup(server.value());
-    if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
-    if (cfg_.gateway && !routes.add_route(sys::pin_route(*via)))
-      throw Fatal{"cannot pin the server route"};
-    for (const auto& c : cfg_.exclude) {
-      sys::Route r = sys::pin_route(*via);
-      r.dst = sys::IpPrefix::parse(c.to_string()).value();
-      routes.add_route(r);
-    }
-  }
-  if (cfg_.gateway) {
-    if (!routes.add_route(dev_route("0.0.0.0/1", dev)) ||
-        !routes.add_route(dev_route("128.0.0.0/1", dev))) {
-      throw Fatal{"cannot install the full-tunnel routes"};
-    }
-    // qeli carries IPv4 only: in a full tunnel IPv6 would leave outside it, so it is
-    // made unreachable unless the user accepts the leak.
-    if (!cfg_.allow_ipv6_leak) {
-      for (const char* c : {"::/1", "8000::/1"}) {
-        sys::Route r;
-        r.dst = sys::IpPrefix::parse(c).value();
-        r.type = sys::RouteType::kUnreachable;
-        routes.add_route(r);
-      }
-    }
-  }
   // DNS: see client/dns_choice.h for the rules.
   sys::ResolvedProbePaths probe;
   if (!opt_.resolv_conf_path.empty()) probe.resolv_conf = opt_.resolv_conf_path;
   const DnsChoice dns = choose_dns(cfg_, ok.dns, sys::probe_resolved(probe));
+  std::vector<std::string> resolvers;
+  if (dns.path != DnsPath::kLeaveAlone) {
+    for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());
+  }
+  SessionChanges routes(*host_);
+  const RoutePlan plan = plan_routes(cfg_, ok.routes, resolvers);
+  const bool full = plan.full_tunnel;
+  if (plan.pushed_default && !cfg_.gateway) {
+    spdlog::info("the server pushed a default route (0.0.0.0/0): full tunnel");
+  }
+  if (plan.pin_server || !plan.via_underlay.empty()) {
+    // Pin the server (and excluded networks) through the path it uses now, before any
+    // route through the tunnel could cover it.
+    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(server_.addr));
+    auto via = routes_->lookup(server.value());
+    if (!via.ok()) throw Fatal{"no route to the server: " + via.error().detail};
+    if (plan.pin_server && !routes.add_route(sys::pin_route(*via)))
+      throw Fatal{"cannot pin the server route"};
+    for (const auto& c : plan.via_underlay) {
+      sys::Route r = sys::pin_route(*via);
+      r.dst = sys::IpPrefix::parse(c).value();
+      routes.add_route(r);
+    }
+  }
+  for (const auto& r : plan.via_tun) {
+    const bool half = r.cidr == "0.0.0.0/1" || r.cidr == "128.0.0.0/1";
+    if (!routes.add_route(dev_route(r.cidr, dev, r.metric)) && half) {
+      throw Fatal{"cannot install the full-tunnel routes"};
+    }
+  }
+  // qeli carries IPv4 only: in a full tunnel IPv6 would leave outside it, so it is made
+  // unreachable unless the user accepts the leak.
+  if (plan.blackhole_ipv6) {
+    for (const char* c : {"::/1", "8000::/1"}) {
+      sys::Route r;
+      r.dst = sys::IpPrefix::parse(c).value();
+      r.type = sys::RouteType::kUnreachable;
+      routes.add_route(r);
+    }
+  }
   std::optional<LinkDnsGuard> link_dns;
   if (dns.path == DnsPath::kResolvedLink) {
-    if (auto st = resolved_.apply(dev, dns.dns, cfg_.gateway); st.ok()) {
+    if (auto st = resolved_.apply(dev, dns.dns, full); st.ok()) {
       link_dns.emplace(resolved_, dev);
     } else {
       // Never leave the tunnel without the DNS the user asked for.
@@ -617,7 +695,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   }
   spdlog::info("DNS: {}", dns.why);
   spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})", endpoint_name_,
-               cfg_.user, cidr, dev, mtu, ok.routes.size(), cfg_.gateway ? ", full tunnel" : "",
+               cfg_.user, cidr, dev, mtu, ok.routes.size(), full ? ", full tunnel" : "",
                gso ? ", GSO super-packets" : "");
 
   tunnel::SessionCounters counters;
@@ -628,15 +706,25 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   info.client_cidr = cidr;
   info.server_tunnel_ip = ok.server_ip;
   info.mtu = mtu;
-  info.full_tunnel = cfg_.gateway;
+  info.full_tunnel = full;
   info.extensions = gso ? "gso" : "";
   status_.connected(info, &counters);
   notifier_.status("connected to " + endpoint_name_ + " as " + cfg_.user + ": " + cidr + " on " +
                    dev);
+  const sys::HookEnv hook_env{{"QELI_DEV", dev},
+                              {"QELI_SERVER", endpoint_name_},
+                              {"QELI_USER", cfg_.user},
+                              {"QELI_TUNNEL_IP", ok.client_ip},
+                              {"QELI_PREFIX", std::to_string(ok.prefix)},
+                              {"QELI_SERVER_TUNNEL_IP", ok.server_ip},
+                              {"QELI_MTU", std::to_string(mtu)},
+                              {"QELI_FULL_TUNNEL", cfg_.gateway ? "1" : "0"}};
+  (void)run_client_hook("post_up", cfg_.post_up, hook_env);
   const auto started = Clock::now();
   tunio::TunQueue queue(*tun, 0);
   const auto end = data(queue, mtu, counters);
   const auto ran = Clock::now() - started;
+  (void)run_client_hook("post_down", cfg_.post_down, hook_env);
   const std::string why =
       end == tunnel::SessionEnd::kClosedByPeer && attempt_.closed
           ? std::string("the server ended the session: ") + wire::to_string(*attempt_.closed)
@@ -715,6 +803,12 @@ int Client::run() {
         !why.empty()) {
       throw Fatal{"mode " + why};
     }
+    if (!cfg_.post_up.empty() || !cfg_.post_down.empty()) {
+      if (auto why = unsafe_command_source(cfg_); !why.empty()) throw Fatal{why};
+    }
+    auto pw = read_client_password(cfg_);
+    if (!pw.error.empty()) throw Fatal{pw.error};
+    password_ = std::move(pw.password);
     servers_ = resolve_server();
     if (stop_.stopped()) return 0;
     endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
@@ -744,7 +838,7 @@ int Client::run() {
     std::int64_t failures = 0;
     int rejections = 0;  // consecutive; a network failure neither counts nor resets
     while (!stop_.stopped()) {
-      const Duration ran = connect_once();
+      (void)connect_once();
       if (stop_.stopped()) break;
       if (attempt_.authenticated) rejections = 0;
       if (attempt_.closed == wire::CloseReason::kDisabled) {
@@ -752,14 +846,25 @@ int Client::run() {
                     "reconnecting; the operator can lift it with `qeli enable-user " + cfg_.user +
                     "`"};
       }
+      if (attempt_.closed == wire::CloseReason::kQuotaExhausted) {
+        throw Fatal{"user '" + cfg_.user + "' used up its data quota (data_limit_gb) on " +
+                    endpoint_name_ + ": not reconnecting; the operator can reset it with " +
+                    "`qeli usage --reset " + cfg_.user + "` or raise the limit"};
+      }
+      if (attempt_.closed == wire::CloseReason::kCredentialsChanged) {
+        throw Fatal{"the server changed the password of user '" + cfg_.user +
+                    "' (or removed the user): not reconnecting with the old one; ask the "
+                    "operator for a new link (`qeli share-link " +
+                    cfg_.user + "`)"};
+      }
       if (attempt_.rejected && ++rejections >= kMaxRejections) {
-        throw Fatal{"authentication rejected " + std::to_string(rejections) +
-                    " times: check the user name and password (user '" + cfg_.user + "' at " +
-                    endpoint_name_ + "; the server's log says why)"};
+        throw Fatal{rejected_too_often(rejections, endpoint_name_, cfg_.user)};
       }
       if (!cfg_.reconnect) return 1;
-      if (ran >= std::chrono::seconds(30)) {
-        delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);  // it was stable
+      if (attempt_.authenticated) {
+        // The server took us in: whatever ended the session (a quick server restart, a
+        // path change), the next attempt starts from the base delay again.
+        delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
         failures = 0;
       } else if (++failures > cfg_.reconnect_retries && cfg_.reconnect_retries >= 0) {
         spdlog::error("giving up after {} attempts", failures);
@@ -778,12 +883,17 @@ int Client::run() {
       pollfd p{stop_.fd(), POLLIN, 0};
       ::poll(&p, 1, static_cast<int>(wait.count()));
       delay = std::min<std::chrono::milliseconds>(delay * 2, cfg_.reconnect_max_delay);
+      if (!stop_.stopped()) refresh_server_addresses();
     }
     if (host_) (void)host_->revert_all();  // clean stop: routes, DNS, kill switch
+    unregister_journal(cfg_.dev);
     return 0;
   } catch (const Fatal& f) {
     spdlog::error("{}", f.message);
-    if (host_) (void)host_->revert_all();
+    if (host_) {
+      (void)host_->revert_all();
+      unregister_journal(cfg_.dev);
+    }
     return 1;
   }
 }
@@ -791,33 +901,5 @@ int Client::run() {
 }  // namespace
 
 int run_client(const ClientOptions& options) { return Client(options).run(); }
-
-int cleanup_host(const ClientOptions& options) {
-  const auto& cfg = options.config;
-  auto j =
-      sys::HostJournal::open(options.journal_path.empty() ? current_state_paths("", cfg.dev).journal
-                                                          : options.journal_path);
-  if (!j.ok()) {
-    spdlog::error("host journal: {}", j.error().detail);
-    return 1;
-  }
-  auto rt = sys::RouteTable::open();
-  auto nft = sys::NftContext::open();
-  if (!rt.ok() || !nft.ok()) {
-    spdlog::error("cannot open netlink/nftables");
-    return 1;
-  }
-  sys::HostChanges host(*j, *rt, *nft);
-  auto report = host.revert_all();
-  // A leftover kill-switch table from a run without a journal entry goes too.
-  (void)sys::cleanup_kill_switch(*nft, cfg.dev);
-  if (!report.ok()) {
-    spdlog::error("cleanup: {}", report.error().detail);
-    return 1;
-  }
-  spdlog::info("cleanup: undid {} change(s), {} failure(s)", report->undone,
-               report->failures.size());
-  return report->failures.empty() ? 0 : 1;
-}
 
 }  // namespace qeli::client

@@ -36,8 +36,6 @@ struct ClientOptions {
 /// (bad settings, SERVER KEY MISMATCH, retries exhausted).
 int run_client(const ClientOptions& options);
 
-/// `qeli client --cleanup`: undoes whatever a killed client left on the host (routes,
-/// DNS, kill-switch table) from its journal. Exit code 0 when everything was undone.
-int cleanup_host(const ClientOptions& options);
+// `qeli client --cleanup` is client/host_cleanup.h.
 
 }  // namespace qeli::client

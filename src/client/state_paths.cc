@@ -9,8 +9,24 @@ namespace qeli::client {
 StatePaths state_paths(const std::string& state_dir, const std::string& dev,
                        const std::string& netns_suffix) {
   const std::string dir = state_dir.empty() ? kDefaultStateDir : state_dir;
+  const bool classic = dev == kDefaultDev && netns_suffix.empty();
   return {dir + "/journal-" + dev + netns_suffix + ".log",
-          dir + "/resolv.conf.backup" + netns_suffix};
+          dir + "/resolv.conf.backup" + netns_suffix,
+          dir + "/device-id" + (classic ? std::string() : "-" + dev + netns_suffix)};
+}
+
+std::optional<JournalName> parse_journal_name(const std::string& name) {
+  constexpr std::string_view kPrefix = "journal-", kSuffix = ".log";
+  if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix)) {
+    return std::nullopt;
+  }
+  const std::string mid =
+      name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  const auto at = mid.find('@');
+  JournalName j{mid.substr(0, at), at == std::string::npos ? "" : mid.substr(at)};
+  if (j.dev.empty()) return std::nullopt;
+  return j;
 }
 
 StatePaths current_state_paths(const std::string& state_dir, const std::string& dev) {

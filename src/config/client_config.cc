@@ -2,13 +2,14 @@
 #include "config/logging_section.h"
 
 #include "config/section_reader.h"
+#include "config/unbuilt.h"
 
 namespace qeli::config {
 namespace {
 
 constexpr milliseconds kHour{3600000};
 
-void read_connection(SectionReader& r, ClientConfig& c) {
+void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
   if (const IniEntry* e = r.single("server")) {
     auto ep = Endpoint::parse(e->value);
     if (!ep) {
@@ -18,7 +19,7 @@ void read_connection(SectionReader& r, ClientConfig& c) {
     } else {
       c.server = *ep;
     }
-  } else {
+  } else if (!server_from_link) {
     r.error("server", "required (host:port of the qeli server)");
   }
   c.proto =
@@ -178,13 +179,19 @@ void check_client(SectionReader& r, const ClientConfig& c) {
       c.reality_sid.empty()) {
     r.error("reality_sid", "REALITY modes need the server's short id");
   }
+  if ((c.mode == ClientMode::kReality || c.mode == ClientMode::kRealityTls) &&
+      (c.key.empty() || c.key.find_first_not_of('0') == std::string::npos)) {
+    r.error("key", "REALITY modes need the server's key pinned (the token is sealed to it)");
+  }
   const int secrets = !c.pass.empty() + !c.password_file.empty() + !c.password_command.empty();
   if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
+  refuse_unbuilt(c, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
 }
 
 }  // namespace
 
-ClientLoad load_client_config_text(std::string_view text, const std::string& file) {
+ClientLoad load_client_config_text(std::string_view text, const std::string& file,
+                                   ClientLoadOptions options) {
   ClientLoad out;
   out.config.file = file;
   const IniDocument doc = parse_ini(text, file, out.findings);
@@ -193,7 +200,7 @@ ClientLoad load_client_config_text(std::string_view text, const std::string& fil
     SectionReader r(s, file, out.findings, Severity::kError);
     if (s.name == "qeli" && !seen_qeli) {
       seen_qeli = true;
-      read_connection(r, out.config);
+      read_connection(r, out.config, options.server_from_link);
       read_fallbacks(r, out.config.fallbacks);
       read_interface(r, out.config);
       check_client(r, out.config);
@@ -217,7 +224,7 @@ ClientLoad load_client_config_text(std::string_view text, const std::string& fil
   return out;
 }
 
-ClientLoad load_client_config(const std::string& path) {
+ClientLoad load_client_config(const std::string& path, ClientLoadOptions options) {
   std::string text;
   Findings read_errors;
   if (!read_config_text(path, text, read_errors)) {
@@ -226,7 +233,7 @@ ClientLoad load_client_config(const std::string& path) {
     out.findings = std::move(read_errors);
     return out;
   }
-  return load_client_config_text(text, path);
+  return load_client_config_text(text, path, options);
 }
 
 ClientLoad client_config_from_link(const ShareLink& l) {
@@ -249,9 +256,57 @@ ClientLoad client_config_from_link(const ShareLink& l) {
   c.jmin = l.jmin;
   c.jmax = l.jmax;
   c.mtu = l.mtu;
+  c.gateway = l.gateway.value_or(false);
   c.name = l.label;
   for (auto& why : validate_link(l)) out.findings.error("<link>", "", "", 0, std::move(why));
+  refuse_unbuilt(c, [&out](std::string_view key, std::string why) {
+    out.findings.error("<link>", "", std::string(key), 0, std::move(why));
+  });
   return out;
+}
+
+std::vector<std::string> apply_link(ClientLoad& load, const ShareLink& l) {
+  std::vector<std::string> notes;
+  ClientConfig& c = load.config;
+  const ClientConfig file = c;
+  const ClientConfig from = client_config_from_link(l).config;
+  auto note = [&](bool differs, const char* key) {
+    if (differs) notes.push_back(std::string("the link's ") + key + " replaces the file's");
+  };
+  note(!file.server.host.empty() && file.server.to_string() != from.server.to_string(), "server");
+  note(file.user != from.user && file.user != ClientConfig{}.user, "user");
+  note(!file.pass.empty() || !file.password_file.empty() || !file.password_command.empty(),
+       "password");
+  note(!file.key.empty() && file.key != from.key, "key");
+  note(file.proto != from.proto || file.mode != from.mode, "proto/mode");
+  c.server = from.server;
+  c.proto = from.proto;
+  c.user = from.user;
+  c.pass = from.pass;
+  c.password_file.clear();
+  c.password_command.clear();
+  c.key = from.key;
+  c.mode = from.mode;
+  c.sni = from.sni;
+  c.reality_sid = from.reality_sid;
+  c.obfs_key = from.obfs_key;
+  c.front = from.front;
+  c.quic = from.quic;
+  c.awg = from.awg;
+  c.jc = from.jc;
+  c.jmin = from.jmin;
+  c.jmax = from.jmax;
+  if (l.mtu != 0) {
+    note(file.mtu != 0 && file.mtu != l.mtu, "mtu");
+    c.mtu = l.mtu;
+  }
+  if (l.gateway) {
+    note(file.gateway != *l.gateway, "gateway");
+    c.gateway = *l.gateway;
+  }
+  if (!l.label.empty()) c.name = l.label;
+  for (auto& why : validate_link(l)) load.findings.error("<link>", "", "", 0, std::move(why));
+  return notes;
 }
 
 }  // namespace qeli::config

@@ -112,11 +112,26 @@ struct ClientLoad {
   bool ok() const { return !findings.has_errors(); }
 };
 
-ClientLoad load_client_config(const std::string& path);
-ClientLoad load_client_config_text(std::string_view text, const std::string& file);
+struct ClientLoadOptions {
+  /// `qeli client -c FILE LINK`: the link supplies the server, so `server` may be absent.
+  bool server_from_link = false;
+};
+
+ClientLoad load_client_config(const std::string& path, ClientLoadOptions options = {});
+ClientLoad load_client_config_text(std::string_view text, const std::string& file,
+                                   ClientLoadOptions options = {});
 
 /// A client config built from a share link (file-only keys keep their defaults). The
 /// findings hold validate_link()'s complaints as errors.
 ClientLoad client_config_from_link(const ShareLink& link);
+
+/// `qeli client -c FILE LINK` (docs/OPERATIONS.md "Links and config files together"): the
+/// link says where and who — it overrides the file's server, proto, user, pass (and
+/// clears password_file / password_command), key, mode, sni, reality_sid, obfs_key, front,
+/// quic, awg/jc/jmin/jmax, its mtu if non-zero, its gateway if it has one, and name if
+/// labelled; the file keeps everything else (dev, routes, DNS, kill switch, reconnect,
+/// logging, …). validate_link()'s complaints and the merged result's conflicts are errors
+/// in `load.findings`; every file key the link overrode is returned as a note.
+std::vector<std::string> apply_link(ClientLoad& load, const ShareLink& link);
 
 }  // namespace qeli::config

@@ -129,6 +129,17 @@ std::string IdentityStore::path_for(std::string_view profile,
   return (std::filesystem::path(dir_) / (std::string(profile) + ".key")).string();
 }
 
+IdResult IdentityStore::load(std::string_view profile, std::string_view override_path) const {
+  if (!valid_profile(profile)) {
+    return id_error(IdentityError::kBadName, "profile name unusable as a file name");
+  }
+  const std::string path = path_for(profile, override_path);
+  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) {
+    return id_error(IdentityError::kMissing, "no identity key at " + path);
+  }
+  return load_key(path);
+}
+
 IdResult IdentityStore::load_or_create(std::string_view profile, std::string_view override_path) {
   if (!valid_profile(profile)) {
     return id_error(IdentityError::kBadName, "profile name unusable as a file name");

@@ -24,6 +24,7 @@ enum class IdentityError {
   kBadFile,   // not a regular file of exactly 32 bytes
   kInsecure,  // readable or writable by group/others
   kBadName,   // profile name unusable as a file name
+  kMissing,   // load(): no key file yet
 };
 
 struct Identity {
@@ -40,6 +41,11 @@ class IdentityStore {
 
   /// The key file of `profile`: `override_path` if non-empty, else `<dir>/<profile>.key`.
   std::string path_for(std::string_view profile, std::string_view override_path = {}) const;
+
+  /// Loads an existing key; kMissing if there is none. Never creates anything (read-only
+  /// commands such as `qeli show-identity` use this).
+  Result<Identity, Error<IdentityError>> load(std::string_view profile,
+                                              std::string_view override_path = {}) const;
 
   /// Loads the key, generating it on first use.
   Result<Identity, Error<IdentityError>> load_or_create(std::string_view profile,

@@ -94,6 +94,10 @@ std::optional<std::string> apply_param(ShareLink& l, std::string_view name, cons
     return number(l.jmax, 0xffffffffULL);
   } else if (name == "mtu") {
     return number(l.mtu, 0xffffffffULL);
+  } else if (name == "gateway") {
+    bool full = false;
+    if (auto err = flag(full)) return err;
+    l.gateway = full;
   }
   return std::nullopt;  // unknown parameter: ignored (forward compatible)
 }
@@ -135,7 +139,22 @@ std::optional<std::string> percent_decode(std::string_view s) {
   return out;
 }
 
+std::string_view trim_link_text(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  for (;;) {
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    if (s.size() < 2) return s;
+    const char open = s.front(), close = s.back();
+    const bool quoted = (open == '"' && close == '"') || (open == '\'' && close == '\'') ||
+                        (open == '`' && close == '`') || (open == '<' && close == '>');
+    if (!quoted) return s;
+    s = s.substr(1, s.size() - 2);
+  }
+}
+
 Result<ShareLink, std::string> parse_link(std::string_view uri) {
+  uri = trim_link_text(uri);
   if (uri.size() > 8192) return refuse("link longer than 8192 bytes");
   if (!uri.starts_with(kScheme)) return refuse("not a qeli:// link");
   std::string_view rest = uri.substr(kScheme.size());
@@ -226,6 +245,7 @@ std::string emit_link(const ShareLink& l) {
          "&jmax=" + std::to_string(l.jmax);
   }
   if (l.mtu != 0) s += "&mtu=" + std::to_string(l.mtu);
+  if (l.gateway) s += *l.gateway ? "&gateway=1" : "&gateway=0";
   if (!l.label.empty()) s += "#" + percent_encode(l.label);
   return s;
 }

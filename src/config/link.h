@@ -1,6 +1,6 @@
 // qeli:// share links (reference §6.2):
 //   qeli://USER:PASS@HOST:PORT?proto=&mode=&key=&sni=&rsid=&obfs=&front=&quic=&awg=&jc=
-//          &jmin=&jmax=&mtu=#LABEL
+//          &jmin=&jmax=&mtu=&gateway=#LABEL
 // User, password, parameter values and the label are percent-encoded (RFC 3986 §2.1);
 // `+` is a literal plus, never a space. Unknown parameters are ignored so newer servers
 // can add some. The password travels in clear inside the link: treat a link as a secret.
@@ -36,11 +36,20 @@ struct ShareLink {
   std::uint32_t jmin = kAwgJminDefault;
   std::uint32_t jmax = kAwgJmaxDefault;
   std::uint32_t mtu = 0;  // 0 = take the server's
+  // `gateway=1`: a full tunnel (our extension; 0.7.16 ignores the parameter, and its links
+  // never carry host settings). Unset: the config file's `gateway`, else split tunnel.
+  std::optional<bool> gateway;
   std::string label;
 };
 
-/// Parses a link. Refused (error text returned): another scheme, an empty host, a port
-/// that is missing, non-numeric, 0 or > 65535, a bracketed host without `]:port`, bad
+/// What a user pastes around a link: surrounding white space (a trailing newline from a
+/// file or a terminal, spaces, tabs) and one pair of matching quotes ("…", '…', `…`, <…>)
+/// — repeatedly, so `  "qeli://…"\n` works. A link never contains white space or quotes
+/// of its own (they are percent-encoded), so nothing meaningful is lost.
+std::string_view trim_link_text(std::string_view text);
+
+/// Parses a link (after trim_link_text()). Refused (error text returned): another scheme, an empty
+/// host, a port that is missing, non-numeric, 0 or > 65535, a bracketed host without `]:port`, bad
 /// percent-escapes, and known parameters with malformed values (key not 64 hex digits,
 /// rsid not a short id, numbers that do not parse, unknown mode/proto/front names).
 Result<ShareLink, std::string> parse_link(std::string_view uri);

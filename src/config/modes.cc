@@ -1,5 +1,7 @@
 #include "config/modes.h"
 
+#include "config/short_id.h"
+
 namespace qeli::config {
 
 std::string_view to_string(Transport t) { return t == Transport::kTcp ? "tcp" : "udp"; }
@@ -79,15 +81,6 @@ std::string transport_mode_conflict(Transport t, ClientMode m) { return conflict
 
 std::string transport_mode_conflict(Transport t, ObfMode m) { return conflict(t, to_string(m)); }
 
-bool is_valid_short_id(std::string_view s) {
-  if (s.empty() || s.size() > 16) return false;
-  bool nonzero = false;
-  for (char c : s) {
-    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-    if (!hex) return false;
-    nonzero = nonzero || c != '0';
-  }
-  return nonzero;
-}
+bool is_valid_short_id(std::string_view s) { return parse_short_id(s).has_value(); }
 
 }  // namespace qeli::config

@@ -54,7 +54,8 @@ const wire::ModeSpec* mode_spec(Transport t, ObfMode m);
 std::string transport_mode_conflict(Transport t, ClientMode m);
 std::string transport_mode_conflict(Transport t, ObfMode m);
 
-/// True for a REALITY short id: 1..16 hex digits, not all zero (reference §5.8).
+/// True for a REALITY short id (config/short_id.h parse_short_id: 1..16 hex digits with
+/// optional ':' '-' ' ' separators, not decoding to all zero; reference §4.1, §5.8).
 bool is_valid_short_id(std::string_view s);
 
 }  // namespace qeli::config

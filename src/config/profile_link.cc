@@ -15,7 +15,9 @@ ShareLink link_for_profile(const ProfileConfig& p, const LinkTarget& t) {
       !p.obf.tls_server_name.empty()) {
     l.sni = p.obf.tls_server_name;
   }
-  if (p.obf.reality.enabled && !p.obf.reality.short_ids.empty()) {
+  if (p.obf.reality.enabled && !t.reality_short_id.empty()) {
+    l.reality_sid = ascii_lower(t.reality_short_id);
+  } else if (p.obf.reality.enabled && !p.obf.reality.short_ids.empty()) {
     l.reality_sid = ascii_lower(p.obf.reality.short_ids.front());
   }
   if (p.obf.mode == ObfMode::kObfs) {

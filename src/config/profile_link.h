@@ -18,6 +18,8 @@ struct LinkTarget {
   std::string pass;
   std::string server_key_hex;  // the profile's public key, 64 hex
   std::string label;
+  /// The user's own REALITY short id (reality_short_ids); empty = the profile's first.
+  std::string reality_short_id;
 };
 
 /// The link for `profile`. `sni` is written for the TLS-shaped modes only, `rsid` is the

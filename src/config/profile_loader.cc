@@ -1,5 +1,7 @@
 #include "config/profile_loader.h"
 
+#include "config/unbuilt.h"
+
 #include "dns/limits.h"
 #include "dns/name.h"
 
@@ -233,6 +235,13 @@ void read_obf_basic(SectionReader& r, ProfileConfig& p) {
   rp.handrolled = r.get_bool("obf.tls.reality_proxy.handrolled", true);
   rp.peek_timeout = r.get_ms("obf.tls.reality_proxy.peek_timeout_ms", rp.peek_timeout,
                              milliseconds{1}, milliseconds{60000});
+  rp.max_bridges = r.get_u<std::uint32_t>("obf.tls.reality_proxy.max_bridges", 0, 0, 65536);
+  rp.bridge_connect_timeout = r.get_secs("obf.tls.reality_proxy.bridge_connect_timeout_secs",
+                                         rp.bridge_connect_timeout, seconds{1}, seconds{120});
+  rp.bridge_idle_timeout = r.get_secs("obf.tls.reality_proxy.bridge_idle_timeout_secs",
+                                      rp.bridge_idle_timeout, seconds{1}, seconds{86400});
+  rp.bridge_lifetime = r.get_secs("obf.tls.reality_proxy.bridge_lifetime_secs", rp.bridge_lifetime,
+                                  seconds{1}, seconds{86400});
 }
 
 void read_obf_shaping(SectionReader& r, ProfileConfig& p) {
@@ -309,6 +318,7 @@ void read_obf_shaping(SectionReader& r, ProfileConfig& p) {
       }
     }
     if (nm.round_sizes.empty()) r.error_at(*e, "needs at least one size");
+    if (nm.round_sizes.size() > 16) r.error_at(*e, "at most 16 sizes");
   }
 
   o.anti_fingerprinting = r.get_bool("obf.anti_fingerprinting.enabled", false);
@@ -380,6 +390,10 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   if (o.mode == ObfMode::kObfs && o.obfs_key.empty()) {
     r.error("obf.obfs_key", "obfs mode requires a non-empty obf.obfs_key");
   }
+  if (udp && o.anti_fingerprinting && o.add_jitter_to_handshake) {
+    r.warning("obf.anti_fingerprinting.enabled",
+              "the handshake jitter applies to TCP profiles only; ignored on UDP");
+  }
   if (udp && o.multipath.enabled) {
     r.warning("obf.multipath.enabled", "stream bonding is TCP-only; ignored on UDP");
   }
@@ -393,8 +407,9 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   }
   if (o.mode == ObfMode::kFakeTls && !o.reality.enabled) {
     r.warning("obf.mode",
-              "fake-tls has LOW DPI resistance (its TLS is not valid TLS 1.3); "
-              "prefer reality-tls where blocking is active");
+              "fake-tls has LOW DPI resistance (its TLS is not valid TLS 1.3); where "
+              "blocking is active prefer a UDP profile with obf.mode = obfs (reality-tls is "
+              "not built yet)");
   }
 }
 
@@ -416,6 +431,7 @@ ProfileConfig read_profile(SectionReader& r, std::string name) {
   read_obf_shaping(r, p);
   read_perf(r, p);
   check_profile(r, p);
+  refuse_unbuilt(p, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
   return p;
 }
 

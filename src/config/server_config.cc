@@ -5,6 +5,7 @@
 
 #include "config/profile_loader.h"
 #include "config/section_reader.h"
+#include "config/unbuilt.h"
 
 namespace qeli::config {
 namespace {
@@ -16,6 +17,12 @@ BruteForceConfig read_brute_force(SectionReader& r, std::string_view prefix) {
   b.max_attempts = r.get_u<std::uint32_t>(p + "max_attempts", b.max_attempts, 1, 10000);
   b.window = r.get_secs(p + "window_secs", b.window, seconds{1}, seconds{86400});
   b.lockout = r.get_secs(p + "lockout_secs", b.lockout, seconds{1}, seconds{2592000});
+  b.address_max_attempts =
+      r.get_u<std::uint32_t>(p + "address_max_attempts", b.address_max_attempts, 1, 100000);
+  enum class Key { kUserAndAddress, kAddress };
+  b.per_address_only = r.get_enum(p + "lockout_key", Key::kUserAndAddress,
+                                  {{"user-and-address", Key::kUserAndAddress},
+                                   {"address", Key::kAddress}}) == Key::kAddress;
   return b;
 }
 
@@ -24,6 +31,8 @@ AuthConfig read_auth(SectionReader& r) {
   a.users_file_explicit = r.has("users_file");
   a.users_file = r.get_string("users_file", a.users_file);
   if (a.users_file.empty()) r.error("users_file", "must not be empty");
+  a.identity_dir = r.get_string("identity_dir", a.identity_dir);
+  if (a.identity_dir.empty()) r.error("identity_dir", "must not be empty");
   a.require_client_key_proof = r.get_bool("require_client_key_proof", false);
   a.bind_static_to_session = r.get_bool("bind_static_to_session", true);
   a.brute_force = read_brute_force(r, "brute_force.");
@@ -66,11 +75,7 @@ WebConfig read_web(SectionReader& r) {
   if ((w.tls_cert.empty()) != (w.tls_key.empty())) {
     r.error(w.tls_cert.empty() ? "tls_cert" : "tls_key", "tls_cert and tls_key go together");
   }
-  if (w.enabled && w.password_hash.empty() && !w.insecure_no_auth) {
-    r.warning("password_hash",
-              "empty: the panel will refuse to start (set one with "
-              "`qeli set-web-password`)");
-  }
+  refuse_unbuilt(w, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
   return w;
 }
 
@@ -215,10 +220,18 @@ const UserConfig* ServerConfig::find_user(std::string_view name) const {
   return nullptr;
 }
 
-std::string ServerConfig::users_file_path() const {
-  const std::filesystem::path p(auth.users_file);
-  if (p.is_absolute() || file.empty()) return p.string();
-  return (std::filesystem::path(file).parent_path() / p).string();
+namespace {
+std::string beside_config(const std::string& config_file, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || config_file.empty()) return p.string();
+  return (std::filesystem::path(config_file).parent_path() / p).string();
+}
+}  // namespace
+
+std::string ServerConfig::users_file_path() const { return beside_config(file, auth.users_file); }
+
+std::string ServerConfig::identity_dir_path() const {
+  return beside_config(file, auth.identity_dir);
 }
 
 }  // namespace qeli::config

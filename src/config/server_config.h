@@ -29,12 +29,18 @@ struct BruteForceConfig {
   bool enabled = true;
   std::uint32_t max_attempts = 5;  // 1..10000 failures ...
   seconds window{300};             // 1..86400 ... within this window ...
-  seconds lockout{900};            // 1..2592000 ... lock the source IP out this long
+  seconds lockout{900};            // 1..2592000 ... lock the (address, user) pair out this long
+  std::uint32_t address_max_attempts = 20;  // 1..100000 failures from one address, any users
+  bool per_address_only = false;            // lockout_key = address (0.7.16's behaviour)
 };
 
 struct AuthConfig {
   std::string users_file = kDefaultUsersFile;  // relative paths: against the config's dir
   bool users_file_explicit = false;            // the key was present
+  // The per-profile identity keys, <dir>/<profile>.key (relative: against the config's dir);
+  // every command that needs them (server, show-identity, rotate-identity, add-client
+  // --link) reads this unless given --identity-dir.
+  std::string identity_dir = kDefaultIdentityDir;
   bool require_client_key_proof = false;
   bool bind_static_to_session = true;  // H-1: static DH folded into the data keys
   BruteForceConfig brute_force;
@@ -146,6 +152,11 @@ struct RealityProxyConfig {
   bool real_tls = false;
   bool handrolled = true;
   milliseconds peek_timeout{1500};
+  /// Our additions (0.7.16 hard-codes them): the decoy bridge's pool and limits.
+  std::uint32_t max_bridges = 0;  // 0 = max(128, 4 × cores), as 0.7.16
+  seconds bridge_connect_timeout{10};
+  seconds bridge_idle_timeout{120};
+  seconds bridge_lifetime{600};
 };
 
 struct PaddingConfig {
@@ -255,6 +266,9 @@ struct UserConfig {
   std::string password_enc;
   bool enabled = true;
   std::optional<Ipv4Addr> static_ip;
+  /// This user's own REALITY short ids (our extension; revoked alone by removing them or
+  /// disabling the user). Validated like obf.tls.reality_proxy.short_ids.
+  std::vector<std::string> reality_short_ids;
   std::uint32_t max_sessions = 0;     // 0 = the group's, else unlimited
   std::vector<std::string> profiles;  // empty = all
   std::string group;
@@ -289,6 +303,8 @@ struct ServerConfig {
   const UserConfig* find_user(std::string_view name) const;
   /// auth.users_file resolved against the directory of `file`.
   std::string users_file_path() const;
+  /// auth.identity_dir, a relative path resolved against the config file's directory.
+  std::string identity_dir_path() const;
 };
 
 struct ServerLoad {

@@ -1,7 +1,10 @@
 // Rules that span profiles, users and the panel (reference §5.8): unique names, ports and
 // TUN devices, references from users to profiles and groups, static IPs inside a pool.
 #include <algorithm>
+#include <map>
 #include <set>
+
+#include "config/short_id.h"
 
 #include "config/server_config.h"
 
@@ -124,8 +127,24 @@ void validate_server_config(const ServerConfig& cfg, Findings& f) {
     }
   }
   std::set<std::uint32_t> static_ips;
+  // A REALITY short id names one owner: a profile's shared list or one user.
+  std::map<ShortId, std::string> short_id_owner;
+  for (const auto& p : cfg.profiles) {
+    for (const auto& s : p.obf.reality.short_ids) {
+      if (auto id = parse_short_id(s)) short_id_owner.emplace(*id, "profile " + p.name);
+    }
+  }
   for (const auto& u : cfg.users) {
     const std::string sec = "user:" + u.name;
+    for (const auto& s : u.reality_short_ids) {
+      const auto id = parse_short_id(s);
+      if (!id) continue;  // reported where it was read
+      const auto [it, fresh] = short_id_owner.emplace(*id, "user " + u.name);
+      if (!fresh && it->second != "user " + u.name) {
+        f.error(u.source_file, sec, "reality_short_ids", u.line,
+                "short id " + s + " already belongs to " + it->second);
+      }
+    }
     for (const auto& pn : u.profiles) {
       if (cfg.find_profile(pn) == nullptr) {
         f.error(u.source_file, sec, "profiles", u.line, "no profile named `" + pn + "`");

@@ -1,6 +1,7 @@
 // [user:NAME] sections, inline in server.conf or in auth.users_file (reference §5.6).
 #include <set>
 
+#include "config/modes.h"
 #include "config/section_reader.h"
 #include "config/server_config.h"
 #include "crypto/argon2id.h"
@@ -24,6 +25,13 @@ UserConfig read_user(SectionReader& r, std::string name) {
   if (const IniEntry* e = r.single("static_ip")) {
     u.static_ip = Ipv4Addr::parse(e->value);
     if (!u.static_ip) r.bad_value(*e, "an IPv4 address");
+  }
+  u.reality_short_ids = r.get_list("reality_short_ids", {});
+  for (const auto& sid : u.reality_short_ids) {
+    if (!is_valid_short_id(sid)) {
+      r.error("reality_short_ids",
+              "`" + sid + "` is not a short id (1..16 hex digits, not all zero)");
+    }
   }
   u.max_sessions = r.get_u<std::uint32_t>("max_sessions", 0, 0, 1000000);
   u.profiles = r.get_list("profiles", {});

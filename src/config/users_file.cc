@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "crypto/argon2id.h"
 
@@ -54,7 +55,137 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
+// Opens and exclusively locks the users file, making sure the lock is on the file that
+// `path` names now: a writer that renamed a new file over it while we waited leaves us a
+// lock on the old inode, so we reopen.
+Status<Error<UsersFileError>> open_locked(const std::string& path, int flags, int& out) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return io_error("open " + path);
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        const auto e = io_error("lock " + path);
+        ::close(fd);
+        return e;
+      }
+    }
+    struct stat a {
+    }, b{};
+    if (::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_ino == b.st_ino &&
+        a.st_dev == b.st_dev) {
+      out = fd;
+      return {};
+    }
+    ::close(fd);  // replaced meanwhile: lock the new one
+  }
+  errno = EAGAIN;
+  return io_error("lock " + path);
+}
+
+bool is_section_header(std::string_view line) {
+  const auto first = line.find_first_not_of(" \t");
+  return first != std::string_view::npos && line[first] == '[';
+}
+
+bool is_header_of(std::string_view line, const std::string& section) {
+  const auto a = line.find('[');
+  const auto b = line.find(']');
+  if (a == std::string_view::npos || b == std::string_view::npos || b < a) return false;
+  return trim(line.substr(a + 1, b - a - 1)) == section;
+}
+
+std::string_view key_of(std::string_view line) {
+  const auto eq = line.find_first_of("=:");
+  return eq == std::string_view::npos ? std::string_view{} : trim(line.substr(0, eq));
+}
+
+// Rewrites the users file through `edit` (over its lines; false = nothing to do, with
+// `missing` set when the user is absent), then renames the result over it.
+template <class Edit>
+Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string& name, Edit edit) {
+  int raw = -1;
+  if (auto st = open_locked(path, O_RDONLY, raw); !st.ok()) return st;
+  Fd fd(raw);
+  std::string text;
+  if (!read_all(fd.get(), text)) return io_error("read " + path);
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    start = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  // The section's line range [begin, end).
+  std::size_t begin = lines.size(), end = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (begin == lines.size() && is_header_of(lines[i], "user:" + name)) {
+      begin = i;
+    } else if (begin != lines.size() && is_section_header(lines[i])) {
+      end = i;
+      break;
+    }
+  }
+  if (begin == lines.size()) {
+    return fail(
+        Error<UsersFileError>{UsersFileError::kNotFound, "no [user:" + name + "] in " + path});
+  }
+  edit(lines, begin, end);
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return io_error("stat " + path);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  Fd w(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (w.get() < 0) return io_error("create " + tmp);
+  // Keep the owner, group and mode (a 0640 root:qeli file stays readable by the server).
+  (void)::fchown(w.get(), st.st_uid, st.st_gid);
+  (void)::fchmod(w.get(), st.st_mode & 07777);
+  if (!write_all(w.get(), out) || ::fsync(w.get()) != 0) {
+    const auto e = io_error("write " + tmp);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const auto e = io_error("rename " + tmp);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  return {};
+}
+
 }  // namespace
+
+Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name) {
+  return rewrite(path, name, [](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+    // Also the blank lines that separated it from the next section.
+    while (b > 0 && trim(lines[b - 1]).empty()) --b;
+    lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(b),
+                lines.begin() + static_cast<std::ptrdiff_t>(e));
+  });
+}
+
+Status<Error<UsersFileError>> set_user_password(const std::string& path, const std::string& name,
+                                                const std::string& password_hash) {
+  if (!crypto::argon2id_is_phc(password_hash)) {
+    return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
+  }
+  return rewrite(path, name, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+    bool written = false;
+    for (std::size_t i = e; i-- > b + 1;) {
+      const auto k = key_of(lines[i]);
+      if (k == "password_enc") {
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (k == "password_hash") {
+        lines[i] = "password_hash = " + password_hash;
+        written = true;
+      }
+    }
+    if (!written) {
+      lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(b + 1),
+                   "password_hash = " + password_hash);
+    }
+  });
+}
 
 bool is_valid_user_name(std::string_view n) {
   if (n.empty() || n.size() > 64) return false;
@@ -88,12 +219,10 @@ Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser
       return fail(Error<UsersFileError>{UsersFileError::kBadName, "bad profile name " + p});
     }
   }
-  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (fd.get() < 0) return io_error("open " + path);
-  // Serialise concurrent add-client runs (and the panel) on the file itself.
-  while (::flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return io_error("lock " + path);
-  }
+  // Serialise concurrent add-client runs (and remove-user / passwd) on the file itself.
+  int raw = -1;
+  if (auto st = open_locked(path, O_RDWR | O_CREAT | O_APPEND, raw); !st.ok()) return st;
+  Fd fd(raw);
   std::string existing;
   if (!read_all(fd.get(), existing)) return io_error("read " + path);
   Findings ignored;
@@ -118,6 +247,13 @@ Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser
   }
   if (u.static_ip) text += "static_ip = " + u.static_ip->to_string() + "\n";
   if (u.max_sessions != 0) text += "max_sessions = " + std::to_string(u.max_sessions) + "\n";
+  if (!u.reality_short_ids.empty()) {
+    text += "reality_short_ids = ";
+    for (std::size_t i = 0; i < u.reality_short_ids.size(); ++i) {
+      text += (i == 0 ? "" : ",") + u.reality_short_ids[i];
+    }
+    text += "\n";
+  }
   if (!write_all(fd.get(), text)) return io_error("write " + path);
   if (::fsync(fd.get()) != 0) return io_error("fsync " + path);
   return {};

@@ -22,14 +22,27 @@ struct NewUser {
   std::vector<std::string> profiles;  // empty = all profiles
   std::optional<Ipv4Addr> static_ip;
   std::uint32_t max_sessions = 0;
+  std::vector<std::string> reality_short_ids;  // this user's own REALITY short ids
 };
 
-enum class UsersFileError { kBadName, kBadHash, kExists, kIo };
+enum class UsersFileError { kBadName, kBadHash, kExists, kNotFound, kIo };
 
 /// Appends one [user:NAME] section under an exclusive flock, creating the file (mode
 /// 0600) if needed. Refuses a name already defined in the file. The write is one
 /// write(2) of the whole section followed by fsync, so a reader never sees half a user.
 Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& user);
+
+/// Removes the [user:NAME] section (its header up to the next section header; comments
+/// and every other section stay as written). kNotFound if the file has no such user.
+/// The new file is written next to the old one and renamed over it (atomic: a reader
+/// sees the old file or the new one), under the same exclusive flock as append_user.
+Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name);
+
+/// Replaces the user's password_hash (and drops its password_enc, a reversible copy of
+/// the old password written by 0.7.16's panel, which would now be wrong). Same locking
+/// and atomic replacement as remove_user.
+Status<Error<UsersFileError>> set_user_password(const std::string& path, const std::string& name,
+                                                const std::string& password_hash);
 
 /// True for names `add-client` accepts (letters, digits, - _ . @; 1..64 bytes).
 bool is_valid_user_name(std::string_view name);

@@ -102,6 +102,7 @@ struct UserSwitchResult {
 
 struct BlockedAddress {
   std::string ip;
+  std::string user;  ///< empty: the whole address is locked; else only this user from it
   std::int64_t seconds_left = 0;
   std::uint32_t failures = 0;
 };
@@ -204,6 +205,23 @@ struct UserList {
   std::vector<GroupInfo> groups;
 };
 
+/// One user's traffic (`qeli usage`): lifetime totals since the last reset.
+struct UserUsage {
+  std::string username;
+  std::uint64_t down_bytes = 0;  ///< server → client (what data_limit_gb counts)
+  std::uint64_t up_bytes = 0;
+  std::optional<std::uint64_t> quota_bytes;  ///< data_limit_gb in bytes; absent = none
+  double limit_mbps = 0;                     ///< in effect now (0 = unlimited)
+  bool limit_live = false;                   ///< set by set-bandwidth, not the config
+};
+struct UsageList {
+  std::vector<UserUsage> users;
+};
+struct BandwidthSet {
+  std::string username;
+  double mbps = 0;
+};
+
 struct CallerInfo {
   std::uint32_t uid = 0, gid = 0;
   std::int32_t pid = 0;
@@ -250,6 +268,9 @@ struct Kick {
   using Reply = KickResult;
   std::string username;
   std::optional<std::uint64_t> session_id;
+  /// Why, for the client (our close extension): "kicked" (reconnect) or
+  /// "credentials-changed" (passwd / share-link / remove-user: do not reconnect).
+  std::string reason = "kicked";
 };
 struct DisableUser {
   static constexpr std::string_view kName = "disable-user";
@@ -337,6 +358,28 @@ struct Reload {
   static constexpr Permission kNeeds = Permission::kManage;
   using Reply = ValidationResult;
 };
+/// `qeli set-bandwidth USER MBPS`: the user's rate limit (each direction, shared by all
+/// of its sessions) now, until the server restarts; 0 = unlimited.
+struct SetBandwidth {
+  static constexpr std::string_view kName = "set-bandwidth";
+  static constexpr Permission kNeeds = Permission::kOperate;
+  using Reply = BandwidthSet;
+  std::string username;
+  double mbps = 0;
+};
+/// `qeli usage`: per-user totals and limits.
+struct GetUsage {
+  static constexpr std::string_view kName = "usage";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = UsageList;
+};
+/// `qeli usage --reset USER`: the user's totals back to zero (a used-up quota is lifted).
+struct ResetUsage {
+  static constexpr std::string_view kName = "reset-usage";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = Empty;
+  std::string username;
+};
 struct Whoami {
   static constexpr std::string_view kName = "whoami";
   static constexpr Permission kNeeds = Permission::kRead;
@@ -350,14 +393,14 @@ struct GetClientStatus {
   using Reply = ClientStatusReport;
 };
 
-using Request =
-    std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock, UnblockAll,
-                 GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig, SaveConfig,
-                 ListConfigHistory, GetConfigVersion, Reload, Whoami, GetClientStatus>;
+using Request = std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock,
+                             UnblockAll, GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig,
+                             SaveConfig, ListConfigHistory, GetConfigVersion, Reload, Whoami,
+                             GetClientStatus, SetBandwidth, GetUsage, ResetUsage>;
 using Response =
     std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList, UnblockResult,
                  StatsSnapshot, EventList, UserList, ConfigText, ValidationResult, ConfigSaved,
-                 ConfigHistory, CallerInfo, ClientStatusReport>;
+                 ConfigHistory, CallerInfo, ClientStatusReport, UsageList, BandwidthSet>;
 
 std::string_view name_of(const Request& r);
 Permission needs(const Request& r);

@@ -50,12 +50,34 @@ std::optional<ControlError> decode(const json& j, Kick& r) {
     if (auto e = read_uint(j, "session_id", id, UINT64_MAX)) return e;
     r.session_id = id;
   }
+  if (auto e = read(j, "reason", r.reason, false)) return e;
+  if (r.reason != "kicked" && r.reason != "credentials-changed") {
+    return bad("\"reason\" must be kicked or credentials-changed");
+  }
   return std::nullopt;
 }
 void encode(const Kick& r, json& j) {
   j["username"] = r.username;
   if (r.session_id) j["session_id"] = *r.session_id;
+  j["reason"] = r.reason;
 }
+std::optional<ControlError> decode(const json& j, SetBandwidth& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  auto it = j.find("mbps");
+  if (it == j.end() || !it->is_number() || it->get<double>() < 0 || it->get<double>() > 1e6) {
+    return bad("\"mbps\" must be a number in 0..1000000");
+  }
+  r.mbps = it->get<double>();
+  return std::nullopt;
+}
+void encode(const SetBandwidth& r, json& j) {
+  j["username"] = r.username;
+  j["mbps"] = r.mbps;
+}
+std::optional<ControlError> decode(const json& j, ResetUsage& r) {
+  return read(j, "username", r.username, true);
+}
+void encode(const ResetUsage& r, json& j) { j["username"] = r.username; }
 std::optional<ControlError> decode(const json& j, DisableUser& r) {
   return read(j, "username", r.username, true);
 }

@@ -182,9 +182,16 @@ Result<nlohmann::json, std::string> call(const std::string& path, const nlohmann
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(std::string("socket: ") + std::strerror(errno));
   if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
-    const std::string err = std::strerror(errno);
+    const int e = errno;
     ::close(fd);
-    return fail("cannot reach the server at " + path + ": " + err + " (is `qeli server` running?)");
+    if (e == EACCES || e == EPERM) {
+      // Not "is it running?": it is, and this user may not talk to it.
+      return fail("cannot reach the server at " + path + ": " + std::strerror(e) +
+                  " — the control socket is only for root and the server's own user (mode 0600 "
+                  "in a 0700 directory): run this command as root (sudo)");
+    }
+    return fail("cannot reach the server at " + path + ": " + std::strerror(e) +
+                " (is `qeli server` running?)");
   }
   std::string line;
   const bool ok =

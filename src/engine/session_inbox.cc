@@ -13,11 +13,15 @@ tunio::PacketBatch SessionInbox::make_batch(std::size_t, std::size_t, std::size_
 }
 
 bool SessionInbox::push(ByteSpan packet, const tunio::GsoMetadata& meta) {
+  const TrafficAccount* a = account_.load(std::memory_order_acquire);
   std::lock_guard lock(mu_);
-  if (!pending_.push(packet, meta)) {
+  const bool over_rate = a != nullptr && a->rate() != 0 && pending_bytes_ != 0 &&
+                         pending_bytes_ + packet.size() > a->queue_bytes();
+  if (over_rate || !pending_.push(packet, meta)) {
     counters_.add(tunnel::SessionCounter::kDropQueueFull);
     return false;
   }
+  pending_bytes_ += packet.size();
   return true;
 }
 
@@ -27,6 +31,7 @@ bool SessionInbox::fill(tunio::PacketBatch& batch) {
   if (pending_.empty()) return true;
   batch.clear();
   std::swap(batch, pending_);
+  pending_bytes_ = 0;
   return true;
 }
 

@@ -4,10 +4,12 @@
 // a counted drop, never a wait: a slow client must not stall the TUN readers.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 
 #include "engine/packet_source.h"
 #include "engine/stop_signal.h"
+#include "engine/traffic_account.h"
 #include "tunio/packet_batch.h"
 #include "tunnel/session_counters.h"
 
@@ -27,6 +29,10 @@ class SessionInbox final : public PacketSource {
   /// the packet is larger than max_packet. Call notify() once after a burst of pushes.
   bool push(ByteSpan packet, const tunio::GsoMetadata& meta = {});
   void notify() { ready_.notify(); }
+  /// The user's limits (server): while it has a rate, at most its queue_bytes() wait
+  /// here, so the sender's batches stay small against the rate and a flow over it sees
+  /// drops at once (a shaper's short queue) instead of seconds of buffered burst.
+  void set_account(const TrafficAccount* a) { account_.store(a, std::memory_order_release); }
 
   /// Consumer side (the session's send thread).
   int fd() const override { return ready_.fd(); }
@@ -42,6 +48,8 @@ class SessionInbox final : public PacketSource {
   tunnel::SessionCounters& counters_;
   std::mutex mu_;
   tunio::PacketBatch pending_;
+  std::size_t pending_bytes_ = 0;  ///< guarded by mu_
+  std::atomic<const TrafficAccount*> account_{nullptr};
   Notifier ready_;
 };
 

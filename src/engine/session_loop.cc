@@ -6,6 +6,9 @@
 #include <chrono>
 #include <thread>
 
+#include "engine/stall_detector.h"
+#include "engine/traffic_pacing.h"
+
 namespace qeli::engine {
 namespace {
 
@@ -60,7 +63,8 @@ int ms_until(Instant t) {
 }
 
 SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& source,
-                      const StopSignal& stop, const Clock& clock, std::size_t batch_packets) {
+                      const StopSignal& stop, const Clock& clock, std::size_t batch_packets,
+                      TrafficAccount* account) {
   tunnel::Sender& tx = session.sender();
   tunnel::RecordQueue q;
   for (std::size_t i = 0;; ++i) {
@@ -75,6 +79,7 @@ SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& sourc
   tunio::PacketBatch batch = source.make_batch(batch_packets, tx.params().max_packet,
                                                room.headroom(), room.tailroom(tx.params().padding));
   bool at_boundary = true;
+  bool quota = false;
   while (!stop.stopped()) {
     const auto due = tx.deadline();
     pollfd p[2] = {{source.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
@@ -85,12 +90,18 @@ SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& sourc
       batch.clear();
       if (!source.fill(batch)) return SessionEnd::kTunError;
       if (!batch.empty()) {
+        const std::uint64_t bytes = account != nullptr ? batch_bytes(batch) : 0;
         if (const auto e = send_batch(tx, io, batch, q, stop)) {
           if (*e != SessionEnd::kStopped) return *e;
           at_boundary = false;  // stopped half-way through a write: no farewell
           break;
         }
         tx.on_sent(clock.now());
+        if (!pace_send(account, bytes, stop)) {
+          quota = true;  // at a record boundary: the farewell says why
+          session.end().set(SessionEnd::kQuotaExhausted);
+          break;
+        }
       }
     }
     const Outbound hb = tx.on_timer(clock.now());
@@ -107,6 +118,22 @@ SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& sourc
   }
   // Stopped between records: say goodbye if the session wants to. `stop` has fired, so
   // no write waits for room (a full carrier drops it).
+  if (at_boundary && quota) {
+    // `stop` has not fired: bound the wait for room by kQuotaFarewellWait (or `stop`).
+    StopSignal deadline;
+    std::thread timer([&] {
+      pollfd p[2] = {{deadline.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
+      (void)::poll(p, 2, static_cast<int>(kQuotaFarewellWait.count()));
+      deadline.stop();
+    });
+    const Outbound bye = tx.farewell(SessionEnd::kQuotaExhausted);
+    for (int i = 0; bye.kind == Outbound::Kind::kRecord && i < io.farewell_copies(); ++i) {
+      if (write_one(io, q, bye.record, deadline) != WriteStatus::kOk) break;
+    }
+    deadline.stop();
+    timer.join();
+    return SessionEnd::kQuotaExhausted;
+  }
   if (at_boundary) {
     const Outbound bye = tx.farewell(session.end().get());
     for (int i = 0; bye.kind == Outbound::Kind::kRecord && i < io.farewell_copies(); ++i) {
@@ -117,17 +144,20 @@ SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& sourc
 }
 
 SessionEnd run_session(tunnel::Session& session, FrameIo& io, PacketSource& source, TunWriter tun,
-                       const StopSignal& stop, const Clock& clock, std::size_t batch_packets) {
+                       const StopSignal& stop, const Clock& clock, std::size_t batch_packets,
+                       TrafficAccount* account) {
   tunnel::EndLatch& end = session.end();
   StopSignal local;  // ends the other half when one half ends
   std::thread sender([&] {
-    const SessionEnd e = run_sender(session, io, source, local, clock, batch_packets);
+    const SessionEnd e = run_sender(session, io, source, local, clock, batch_packets, account);
     if (e != SessionEnd::kStopped) end.set(e);
     local.stop();
   });
 
   tunnel::Receiver& rx = session.receiver();
   tunio::PacketBatch tun_batch = io.make_tun_batch(batch_packets);
+  StallDetector stall(rx.params().liveness);
+  (void)stall.stalled(boottime_now());
   while (!local.stopped()) {
     const auto due = rx.deadline();
     pollfd p[3] = {{io.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}, {local.fd(), POLLIN, 0}};
@@ -141,12 +171,18 @@ SessionEnd run_session(tunnel::Session& session, FrameIo& io, PacketSource& sour
       break;
     }
     if (p[2].revents != 0) break;
+    if (stall.stalled(boottime_now())) {
+      end.set(SessionEnd::kLiveness);
+      break;
+    }
     if (p[0].revents != 0) {
       bool over = false;
+      std::uint64_t received = 0;  // IP bytes that passed the filter, for the account
       for (;;) {
         const ReceiveResult r = io.receive(rx, tun_batch, clock.now());
         const bool flush =
             r.status == Status::kFlush || (r.status != Status::kAgain && !tun_batch.empty());
+        if (flush && account != nullptr) received += batch_bytes(tun_batch);
         if (flush && !flush_tun(tun, tun_batch, local, session.counters())) {
           end.set(SessionEnd::kTunError);
           over = true;
@@ -160,6 +196,8 @@ SessionEnd run_session(tunnel::Session& session, FrameIo& io, PacketSource& sour
         if (r.status == Status::kWouldBlock) break;
       }
       if (over) break;
+      // Over the user's upload rate: stop reading for a while, so the peer's TCP backs off.
+      pace_receive(account, received, stop, local);
     }
     const SessionEnd t = rx.on_timer(clock.now());
     if (t != SessionEnd::kStopped) {

@@ -19,6 +19,7 @@
 // runs only run_sender per session and receives for all its sessions itself.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 
@@ -26,6 +27,7 @@
 #include "engine/frame_io.h"
 #include "engine/packet_source.h"
 #include "engine/stop_signal.h"
+#include "engine/traffic_account.h"
 #include "engine/tun_sink.h"
 #include "tunnel/session.h"
 
@@ -46,14 +48,25 @@ std::optional<tunnel::SessionEnd> send_batch(tunnel::Sender& tx, FrameIo& io,
 
 /// The send half until `stop` fires or sending fails; returns why it ended (kStopped on
 /// a stop, after the farewell). The farewell hook is asked with session.end().get().
+/// `account` (server; null = none): each batch is charged to the user's download and
+/// paced to its rate (engine/traffic_pacing.h); a used-up quota ends the session with
+/// kQuotaExhausted, whose farewell waits up to kQuotaFarewellWait for room.
 tunnel::SessionEnd run_sender(tunnel::Session& session, FrameIo& io, PacketSource& source,
                               const StopSignal& stop, const Clock& clock,
-                              std::size_t batch_packets = 64);
+                              std::size_t batch_packets = 64, TrafficAccount* account = nullptr);
 
 /// Both halves (see above) until `stop` fires or the session ends; returns why (also
-/// recorded in session.end()). `source`, `io` and the TUN outlive the call.
+/// recorded in session.end()). `source`, `io` and the TUN outlive the call. `account`
+/// also paces the receive half to the user's upload rate (the reader sleeps, so a TCP
+/// peer backs off). A process that did not run for longer than the liveness deadline
+/// (suspend, SIGSTOP: engine/stall_detector.h) ends the session with kLiveness at once.
 tunnel::SessionEnd run_session(tunnel::Session& session, FrameIo& io, PacketSource& source,
                                TunWriter tun, const StopSignal& stop, const Clock& clock,
-                               std::size_t batch_packets = 64);
+                               std::size_t batch_packets = 64, TrafficAccount* account = nullptr);
+
+/// How long a quota farewell may wait for room in a full carrier: the quota ends a
+/// session mid-download with the socket full, and the client must still learn why (else
+/// it reconnects into refusals).
+inline constexpr std::chrono::milliseconds kQuotaFarewellWait{2000};
 
 }  // namespace qeli::engine

@@ -12,6 +12,7 @@
 #include "handshake/key_schedule.h"
 #include "wire/control_frame.h"
 #include "wire/faketls_server_flight.h"
+#include "wire/reality_token.h"
 #include "wire/record_reader.h"
 
 namespace qeli::handshake {
@@ -100,7 +101,11 @@ struct ClientHandshake::Impl {
     kem = crypto::mlkem768_generate(rng);
     wire::ClientHelloParams p;
     rng.fill(p.random);
-    if (cfg.session_id) {
+    if (cfg.reality && es_pinned) {
+      // es_pinned = X25519(eph, server identity): the token's shared secret (§4.1).
+      p.session_id = wire::seal_reality_token(es_pinned->span(), cfg.reality->short_id,
+                                              cfg.reality->unix_secs);
+    } else if (cfg.session_id) {
       p.session_id = *cfg.session_id;
     } else {
       rng.fill(p.session_id);

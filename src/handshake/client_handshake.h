@@ -50,8 +50,17 @@ struct ClientConfig {
   // fake-tls only:
   wire::Sni sni;
   std::size_t pad_to_min = 0;  ///< wire::kUdpClientHelloMin on UDP
-  /// legacy_session_id (a REALITY token); random when absent.
+  /// legacy_session_id; random when absent (and no `reality`).
   std::optional<std::array<std::uint8_t, 32>> session_id;
+  /// Seal a REALITY token (wire/reality_token.h) into legacy_session_id under
+  /// X25519(this hello's ephemeral, pinned_server_key) — as 0.7.16's fake-TLS client
+  /// does whenever `reality_sid` and `key` are both configured. Needs
+  /// pinned_server_key (without it the session_id stays random).
+  struct RealityToken {
+    std::array<std::uint8_t, 8> short_id{};
+    std::uint64_t unix_secs = 0;  ///< the client's wall clock at connect
+  };
+  std::optional<RealityToken> reality;
 
   Duration timeout = kDefaultHandshakeTimeout;
   /// Our extension bits (types.h caps::). 0 = behave byte for byte like 0.7.16.

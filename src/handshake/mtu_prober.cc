@@ -32,22 +32,50 @@ MtuProber::MtuProber(const MtuProberConfig& config, Instant now)
   }
   if (kMtuFloor < ceiling) rungs_.push_back(kMtuFloor);
   refused_.assign(rungs_.size(), false);
+  best_ = rungs_.size();
   sent_.reserve(rungs_.size() * config_.tries);
 }
 
+std::size_t MtuProber::next_rung_to_send() const {
+  for (std::size_t i = cursor_; i < rungs_.size() && i < best_; ++i) {
+    if (!refused_[i]) return i;
+  }
+  return rungs_.size();
+}
+
+std::size_t MtuProber::top_in_play() const {
+  for (std::size_t i = 0; i < rungs_.size(); ++i) {
+    if (!refused_[i]) return i;
+  }
+  return rungs_.size();
+}
+
 std::optional<MtuProbeRequest> MtuProber::next(Instant now) {
-  if (!done() && now >= end_) finish(MtuProbeOutcome::kFallback, fallback());
-  if (done() || waiting_) return std::nullopt;
-  const std::size_t mtu = rungs_[rung_];
+  if (!done() && now >= end_) {
+    if (best_ < rungs_.size()) {
+      finish(MtuProbeOutcome::kProbed, rungs_[best_]);
+    } else {
+      finish(MtuProbeOutcome::kFallback, fallback());
+    }
+  }
+  if (done() || !reported_ || round_due_) return std::nullopt;
+  const std::size_t rung = next_rung_to_send();
+  if (rung >= rungs_.size()) {
+    // The round is all sent (or all refused): wait for its acks.
+    round_due_ = now + config_.timeout;
+    if (best_ >= rungs_.size() && top_in_play() >= rungs_.size()) {
+      finish(MtuProbeOutcome::kFallback, fallback());  // the kernel refused every size
+    }
+    return std::nullopt;
+  }
+  if (cursor_ == 0) ++round_;
+  cursor_ = rung + 1;
   MtuProbeRequest r;
-  r.mtu = mtu;
+  r.mtu = rungs_[rung];
   r.probe.id = next_id_++;
-  r.probe.outer_size = static_cast<std::uint16_t>(mtu + config_.outer_overhead);
-  sent_.push_back({r.probe.id, r.probe.outer_size, rung_});
-  ++tries_;
-  waiting_ = true;
+  r.probe.outer_size = static_cast<std::uint16_t>(r.mtu + config_.outer_overhead);
+  sent_.push_back({r.probe.id, r.probe.outer_size, rung});
   reported_ = false;
-  ack_due_ = now + config_.timeout;
   return r;
 }
 
@@ -56,10 +84,10 @@ void MtuProber::on_sent(bool too_big, Instant now) {
   if (done() || reported_) return;
   reported_ = true;
   if (!too_big) return;
-  // The kernel knows this size cannot leave: no point waiting or trying again.
-  if (!refused_[rung_]) ++refused_count_;
-  refused_[rung_] = true;
-  advance();
+  // The kernel knows this size cannot leave: no point waiting or trying it again.
+  const std::size_t rung = sent_.back().rung;
+  if (!refused_[rung]) ++refused_count_;
+  refused_[rung] = true;
 }
 
 void MtuProber::on_ack(const wire::MtuProbe& ack, Instant now) {
@@ -67,7 +95,9 @@ void MtuProber::on_ack(const wire::MtuProbe& ack, Instant now) {
   if (done()) return;
   for (const Sent& s : sent_) {
     if (s.id == ack.id && s.outer == ack.outer_size) {
-      finish(MtuProbeOutcome::kProbed, rungs_[s.rung]);
+      best_ = std::min(best_, s.rung);
+      // Nothing larger left to hear from: done now.
+      if (best_ <= top_in_play()) finish(MtuProbeOutcome::kProbed, rungs_[best_]);
       return;
     }
   }
@@ -76,36 +106,45 @@ void MtuProber::on_ack(const wire::MtuProbe& ack, Instant now) {
 void MtuProber::on_timer(Instant now) {
   if (done()) return;
   if (now >= end_) {
-    finish(MtuProbeOutcome::kFallback, fallback());
+    (void)next(now);  // finishes with what was acked, or the fallback
     return;
   }
-  if (waiting_ && now >= ack_due_ && tries_ >= config_.tries) {
-    advance();
-  } else if (waiting_ && now >= ack_due_) {
-    waiting_ = false;  // try this rung again
+  if (round_due_ && now >= *round_due_) end_round(now);
+}
+
+void MtuProber::end_round(Instant now) {
+  (void)now;
+  if (round_ >= config_.tries) {
+    if (best_ < rungs_.size()) {
+      finish(MtuProbeOutcome::kProbed, rungs_[best_]);
+    } else {
+      finish(MtuProbeOutcome::kFallback, fallback());
+    }
+    return;
   }
+  // Another round over the rungs still in play above the best ack (all of them if nothing
+  // was acked): one lost probe of a larger rung costs one more wait, not the rung.
+  cursor_ = 0;
+  round_due_.reset();
 }
 
 std::optional<Instant> MtuProber::deadline() const {
   if (done()) return std::nullopt;
-  return waiting_ ? std::min(ack_due_, end_) : end_;
-}
-
-void MtuProber::advance() {
-  waiting_ = false;
-  tries_ = 0;
-  if (++rung_ >= rungs_.size()) finish(MtuProbeOutcome::kFallback, fallback());
+  return round_due_ ? std::min(*round_due_, end_) : end_;
 }
 
 void MtuProber::finish(MtuProbeOutcome o, std::size_t mtu) {
   outcome_ = o;
   mtu_ = mtu;
-  waiting_ = false;
 }
 
 std::size_t MtuProber::fallback() const {
+  // What fits a 1280-byte path (the IPv6 minimum link MTU), below the ceiling.
+  const std::size_t safe = config_.outer_overhead < kMinPathMtu
+                               ? std::max(kMtuFloor, kMinPathMtu - config_.outer_overhead)
+                               : kMtuFloor;
   for (std::size_t i = 0; i < rungs_.size(); ++i) {
-    if (!refused_[i]) return rungs_[i];
+    if (!refused_[i] && rungs_[i] <= safe) return rungs_[i];
   }
   return rungs_.back();
 }

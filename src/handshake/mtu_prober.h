@@ -10,14 +10,21 @@
 //      floor 576. A rung is a tunnel MTU; its probe is sized to the IP packet a
 //      full-size data datagram would be: rung + outer_overhead (48 record bytes as
 //      0.7.16 counts them + envelope + UDP 8 + IP 20).
-//   2. Each rung gets up to `tries` probes (msg 4, DF set), one at a time, each waiting
-//      `timeout` for its ack (msg 5). A send the kernel refuses as too big (EMSGSIZE: it
-//      knows the path MTU) moves to the next rung at once; so does the last timeout.
-//   3. The first ack (of any probe sent, also a late one) picks its rung: rungs are
-//      tried largest first, so nothing above it has been acked. Done.
-//   4. Nothing acked by the last rung, or the whole run over `budget` → fallback: the
-//      ceiling (the pushed MTU), or, if the kernel refused that size, the largest rung
-//      it did not refuse.
+//   2. Rounds (our change: 0.7.16 probes one rung at a time): each round sends one probe
+//      (msg 4, DF set) for every rung not yet ruled out, largest first, back to back, then
+//      waits `timeout` for acks (msg 5). A send the kernel refuses as too big (EMSGSIZE:
+//      it knows the path MTU) rules its rung out at once. Up to `tries` rounds. A ladder of
+//      sequential 2 × 300 ms waits used the whole 3 s budget before reaching the rung of a
+//      path that silently drops datagrams above 1280 bytes (the trial: the QUIC shape's
+//      1195 rung came after five others); a round costs one timeout whatever the rung.
+//   3. The largest acked rung wins: at once if no larger rung is left in play, else after
+//      the last round (the next round re-probes only the rungs above it, so one lost
+//      probe costs one more wait, not its rung). A late ack (of any probe sent) counts.
+//   4. Nothing acked after the last round, or the budget spent without an ack → fallback
+//      (outcome kFallback, which the caller logs as a warning): not the ceiling — a path
+//      that acked nothing may drop anything big — but the largest rung whose datagram
+//      fits a 1280-byte path (the IPv6 minimum, which real paths carry), never above the
+//      ceiling and never a size the kernel refused.
 //
 // All sizes in bytes. One thread at a time; nothing allocates after construction.
 #pragma once
@@ -55,8 +62,8 @@ struct MtuProberConfig {
   /// Bytes from a tunnel MTU to the outer IP packet: kProbeRecordOverhead + envelope
   /// (QUIC short header 9, obfs seal 13) + kProbeUdpIpv4Overhead.
   std::size_t outer_overhead = kProbeRecordOverhead + kProbeUdpIpv4Overhead;
-  unsigned tries = 2;                                 ///< probes per rung, ≥ 1
-  Duration timeout = std::chrono::milliseconds(300);  ///< wait for one ack
+  unsigned tries = 2;                                 ///< rounds, ≥ 1
+  Duration timeout = std::chrono::milliseconds(300);  ///< wait for the acks of a round
   Duration budget = std::chrono::milliseconds(3000);  ///< the whole run
 };
 
@@ -106,7 +113,11 @@ class MtuProber {
     std::uint16_t outer;
     std::size_t rung;
   };
-  void advance();
+  /// The next rung of this round to send, or rungs_.size() when the round is all sent.
+  std::size_t next_rung_to_send() const;
+  /// The largest rung still in play (not refused): acking it ends the run at once.
+  std::size_t top_in_play() const;
+  void end_round(Instant now);
   void finish(MtuProbeOutcome o, std::size_t mtu);
   std::size_t fallback() const;
 
@@ -114,11 +125,11 @@ class MtuProber {
   std::vector<std::size_t> rungs_;
   std::vector<bool> refused_;  // per rung: the kernel said EMSGSIZE
   std::vector<Sent> sent_;
-  std::size_t rung_ = 0;
-  unsigned tries_ = 0;  // probes sent on the current rung
-  bool waiting_ = false;
-  bool reported_ = true;  // on_sent() came for the last next()
-  Instant ack_due_{};
+  std::size_t cursor_ = 0;            // next rung index to consider in this round
+  std::size_t best_;                  // index of the largest acked rung (rungs_.size(): none)
+  unsigned round_ = 0;                // rounds started
+  bool reported_ = true;              // on_sent() came for the last next()
+  std::optional<Instant> round_due_;  // set when the round is all sent
   Instant end_;
   std::uint16_t next_id_ = 1;
   std::size_t refused_count_ = 0;

@@ -27,11 +27,32 @@ AuthGuard::AuthGuard(BruteForcePolicy policy)
   (void)dummy_hash();  // computed once at start-up, not on a stranger's first attempt
 }
 
+std::size_t AuthGuard::PairHash::operator()(const PairKey& k) const {
+  return std::hash<std::string>()(k.user) ^
+         (std::hash<std::uint32_t>()(k.ip) * 0x9e3779b97f4a7c15ULL);
+}
+
+void AuthGuard::bump(Record& r, Instant now) const {
+  if (r.failures == 0 || now - r.window_start > policy_.window) {
+    r.failures = 0;
+    r.window_start = now;
+  }
+  ++r.failures;
+}
+
 bool AuthGuard::locked_out(std::uint32_t ip, Instant now) {
   if (!policy_.enabled) return false;
   std::lock_guard lock(mu_);
   auto it = ips_.find(ip);
   return it != ips_.end() && now < it->second.locked_until;
+}
+
+bool AuthGuard::locked_out(std::uint32_t ip, const std::string& user, Instant now) {
+  if (!policy_.enabled) return false;
+  std::lock_guard lock(mu_);
+  if (auto it = ips_.find(ip); it != ips_.end() && now < it->second.locked_until) return true;
+  auto it = pairs_.find(PairKey{ip, user.substr(0, 64)});
+  return it != pairs_.end() && now < it->second.locked_until;
 }
 
 Duration AuthGuard::tarpit(const std::string& user, Instant now) {
@@ -49,31 +70,39 @@ Duration AuthGuard::tarpit(const std::string& user, Instant now) {
 bool AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instant now) {
   if (!policy_.enabled) return false;
   std::lock_guard lock(mu_);
-  auto bump = [&](Record& r) {
-    if (r.failures == 0 || now - r.window_start > policy_.window) {
-      r.failures = 0;
-      r.window_start = now;
-    }
-    ++r.failures;
+  // Returns true if `r` crossed `limit` just now (a new lockout, not a longer one).
+  auto count = [&](Record& r, std::uint32_t limit) {
+    bump(r, now);
+    if (r.failures < limit) return false;
+    const bool fresh = now >= r.locked_until;
+    r.locked_until = now + policy_.lockout;
+    return fresh;
   };
+  const std::string name = user.substr(0, 64);
   bool locked = false;
   if (ips_.size() < kMaxTracked || ips_.count(ip)) {
-    Record& r = ips_[ip];
-    bump(r);
-    if (r.failures >= policy_.max_attempts) {
-      locked = now >= r.locked_until;
-      r.locked_until = now + policy_.lockout;
+    locked |= count(ips_[ip],
+                    policy_.per_address_only ? policy_.max_attempts : policy_.address_max_attempts);
+  }
+  if (!policy_.per_address_only) {
+    PairKey key{ip, name};
+    if (pairs_.size() < kMaxTracked || pairs_.count(key)) {
+      locked |= count(pairs_[key], policy_.max_attempts);
     }
   }
-  const std::string key = user.substr(0, 64);
-  if (users_.size() < kMaxTracked || users_.count(key)) bump(users_[key]);
+  if (users_.size() < kMaxTracked || users_.count(name)) bump(users_[name], now);
   return locked;
 }
 
 void AuthGuard::record_success(std::uint32_t ip, const std::string& user) {
   std::lock_guard lock(mu_);
-  ips_.erase(ip);
-  users_.erase(user.substr(0, 64));
+  const std::string name = user.substr(0, 64);
+  if (policy_.per_address_only) {
+    ips_.erase(ip);  // 0.7.16: a success clears the address
+  } else {
+    pairs_.erase(PairKey{ip, name});
+  }
+  users_.erase(name);
 }
 
 bool AuthGuard::verify_password(const std::string& phc, const std::string& password) {
@@ -102,10 +131,15 @@ std::vector<AuthGuard::Blocked> AuthGuard::blocked(Instant now) {
   {
     std::lock_guard lock(mu_);
     for (const auto& [ip, r] : ips_) {
-      if (now < r.locked_until) out.push_back({ip, r.locked_until - now, r.failures});
+      if (now < r.locked_until) out.push_back({ip, "", r.locked_until - now, r.failures});
+    }
+    for (const auto& [k, r] : pairs_) {
+      if (now < r.locked_until) out.push_back({k.ip, k.user, r.locked_until - now, r.failures});
     }
   }
-  std::sort(out.begin(), out.end(), [](const Blocked& a, const Blocked& b) { return a.ip < b.ip; });
+  std::sort(out.begin(), out.end(), [](const Blocked& a, const Blocked& b) {
+    return a.ip != b.ip ? a.ip < b.ip : a.user < b.user;
+  });
   return out;
 }
 
@@ -113,12 +147,22 @@ std::size_t AuthGuard::locked_count(Instant now) { return blocked(now).size(); }
 
 bool AuthGuard::unblock(std::uint32_t ip) {
   std::lock_guard lock(mu_);
-  return ips_.erase(ip) > 0;
+  bool found = ips_.erase(ip) > 0;
+  for (auto it = pairs_.begin(); it != pairs_.end();) {
+    if (it->first.ip == ip) {
+      it = pairs_.erase(it);
+      found = true;
+    } else {
+      ++it;
+    }
+  }
+  return found;
 }
 
 void AuthGuard::unblock_all() {
   std::lock_guard lock(mu_);
   ips_.clear();
+  pairs_.clear();
   users_.clear();
 }
 

@@ -1,12 +1,23 @@
-// AuthGuard: the server's defences around password checks (qeli 0.7.16 §3.4, §9).
+// AuthGuard: the server's defences around password checks (qeli 0.7.16 §3.4, §9, and
+// our change to what a lockout is keyed by: docs/OPERATIONS.md "Brute force").
 //
-// * per-source-IP hard lockout: `max_attempts` failures within `window` lock the IP out
-//   for `lockout` (its handshakes are rejected before any Argon2 work);
-// * per-username tarpit: once a name has `max_attempts` recent failures, each further
-//   attempt first sleeps 200 ms, doubling per failure up to 3 s (a name is never locked,
-//   so an attacker cannot lock a real user out);
+// * per (source address, user) lockout: `max_attempts` failures of one user name from one
+//   address within `window` lock that pair out for `lockout` (its AUTH is refused before
+//   any Argon2 work). Another user behind the same address (a NAT, an office) is not
+//   affected by someone else's typos;
+// * per-address ceiling against spraying: `address_max_attempts` failures from one
+//   address, whatever the user names, lock the whole address out (its connections are
+//   closed before the handshake). With `per_address_only` (the 0.7.16 behaviour) the
+//   address is locked after `max_attempts` failures instead;
+// * per-username tarpit: once a name has `max_attempts` recent failures (from anywhere),
+//   each further attempt first sleeps 200 ms, doubling per failure up to 3 s (a name is
+//   never locked by itself, so an attacker cannot lock a real user out from elsewhere);
 // * a dummy Argon2id verify of equal cost for unknown users (no user-enumeration by time);
 // * at most clamp(cores, 2, 8) Argon2id verifications at once (each takes 19 MiB).
+//
+// Attempts refused because of a lockout are not failures (nothing was verified), so a
+// lockout ends `lockout` after the failure that caused it. Memory is bounded: at most
+// kMaxTracked addresses, pairs and names each.
 //
 // Thread-safe. Time is passed in (sans-I/O), so the policy is unit-tested with a fake clock.
 #pragma once
@@ -25,40 +36,51 @@ namespace qeli::server {
 
 struct BruteForcePolicy {
   bool enabled = true;
-  std::uint32_t max_attempts = 5;
+  std::uint32_t max_attempts = 5;  ///< per (address, user) pair
   std::chrono::seconds window{300};
   std::chrono::seconds lockout{900};
+  std::uint32_t address_max_attempts = 20;  ///< per address, any user names
+  bool per_address_only = false;            ///< 0.7.16: lock the address after max_attempts
 };
 
 class AuthGuard {
  public:
   explicit AuthGuard(BruteForcePolicy policy);
 
-  /// True if `ip` (host order) is currently locked out.
+  /// True if the whole address `ip` (host order) is locked out now (checked before the
+  /// handshake: no key agreement for it).
   bool locked_out(std::uint32_t ip, Instant now);
+  /// True if `user` from `ip` may not log in now: the pair or the whole address is locked.
+  bool locked_out(std::uint32_t ip, const std::string& user, Instant now);
   /// The tarpit delay to apply before checking `user`'s password (zero usually).
   Duration tarpit(const std::string& user, Instant now);
-  /// Counts a failed login; true if this failure locked `ip` out (just now).
+  /// Counts a failed login; true if this failure locked the pair or the address (just now).
   bool record_failure(std::uint32_t ip, const std::string& user, Instant now);
+  /// A successful login: forgets the pair's failures and the name's tarpit (the address's
+  /// count stays: one valid account must not reset a spraying ceiling).
   void record_success(std::uint32_t ip, const std::string& user);
 
   /// Verifies `password` against `phc` (or a dummy hash when `phc` is empty, returning
   /// false after the same work) under the global concurrency gate. Blocks.
   bool verify_password(const std::string& phc, const std::string& password);
 
-  /// A source address that is locked out now (`qeli list-blocked`).
+  /// A lockout in force now (`qeli list-blocked`).
   struct Blocked {
     std::uint32_t ip = 0;        ///< host order
+    std::string user;            ///< empty: the whole address
     Duration left{};             ///< until the lockout ends
     std::uint32_t failures = 0;  ///< failures in the window that locked it
   };
-  /// Locked-out IPs right now, ordered by address.
+  /// Lockouts in force now, ordered by address, the whole-address one first.
   std::vector<Blocked> blocked(Instant now);
   std::size_t locked_count(Instant now);
-  /// Lifts the lockout of `ip` and forgets its failures; false if it was not tracked.
+  /// Lifts every lockout of `ip` (the address's and its pairs') and forgets its failures;
+  /// false if it was not tracked.
   bool unblock(std::uint32_t ip);
-  /// Lifts every lockout and forgets every failure (addresses and user names).
+  /// Lifts every lockout and forgets every failure (addresses, pairs and user names).
   void unblock_all();
+
+  const BruteForcePolicy& policy() const { return policy_; }
 
  private:
   struct Record {
@@ -66,9 +88,20 @@ class AuthGuard {
     Instant window_start{};
     Instant locked_until{};
   };
+  struct PairKey {
+    std::uint32_t ip;
+    std::string user;
+    friend bool operator==(const PairKey&, const PairKey&) = default;
+  };
+  struct PairHash {
+    std::size_t operator()(const PairKey& k) const;
+  };
+  void bump(Record& r, Instant now) const;
+
   BruteForcePolicy policy_;
   std::mutex mu_;
   std::unordered_map<std::uint32_t, Record> ips_;
+  std::unordered_map<PairKey, Record, PairHash> pairs_;
   std::unordered_map<std::string, Record> users_;
   // Argon2 gate.
   std::mutex gate_mu_;

@@ -32,11 +32,10 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   }
   ok.obfuscation_json = obfuscation_json(p.obf);
   ok.session_token = token;
-  ok.max_streams =
-      p.obf.multipath.enabled
-          ? static_cast<std::uint8_t>(std::min<std::uint32_t>(p.obf.multipath.max_streams, 16))
-          : 1;
-  ok.multipath_adaptive = p.obf.multipath.enabled && p.obf.multipath.adaptive;
+  // Stream bonding is not built: every JOIN is refused, so never invite a client to open
+  // more streams (obf.multipath.enabled is refused on TCP, config/unbuilt.cc).
+  ok.max_streams = 1;
+  ok.multipath_adaptive = false;
   return ok;
 }
 

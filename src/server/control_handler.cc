@@ -98,7 +98,7 @@ control::SessionList list_sessions(const ControlTargets& t, Instant now) {
 control::BlockedList list_blocked(const ControlTargets& t, Instant now) {
   control::BlockedList out;
   for (const auto& b : t.guard->blocked(now)) {
-    out.blocked.push_back({transport::ipv4_to_string(b.ip),
+    out.blocked.push_back({transport::ipv4_to_string(b.ip), b.user,
                            std::chrono::ceil<std::chrono::seconds>(b.left).count(), b.failures});
   }
   out.blocked_ips = out.blocked.size();
@@ -123,6 +123,14 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
     ps.port = p->bound_port() != 0 ? p->bound_port() : p->profile().bind_port;
     ps.sessions = p->sessions().size();
     ps.counters = counter_values(p->counters());
+    const auto& obf = p->profile().obf;
+    if (p->profile().transport == config::Transport::kTcp &&
+        (obf.mode == config::ObfMode::kObfs || obf.reality.enabled)) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(CarrierCounter::kCount); ++i) {
+        const auto c = static_cast<CarrierCounter>(i);
+        ps.counters.push_back({std::string(name(c)), p->carrier_counters().get(c)});
+      }
+    }
     if (const DnsService* dns = p->dns()) {
       for (std::size_t i = 0; i < dns::kCounterCount; ++i) {
         ps.counters.push_back({std::string(dns::counter_table()[i].name),
@@ -185,14 +193,15 @@ void note(const ControlTargets& t, std::string type, std::string user, std::stri
 
 // kick / disable-user / enable-user.
 Reply switch_user(const ControlTargets& t, const std::string& cmd, const std::string& user,
-                  std::optional<std::uint64_t> session_id) {
+                  std::optional<std::uint64_t> session_id,
+                  wire::CloseReason kick_reason = wire::CloseReason::kKicked) {
   if (user.empty()) return refuse(ErrorCode::kBadRequest, cmd + " needs \"username\"");
   const auto users = t.users->snapshot();  // keeps `cfg` alive across a reload
   const auto* cfg = users->find(user);
   const std::string unknown = "no user '" + shown(user) + "'";
   if (cmd == "kick") {
     // A user removed from the config by a reload may still have a live session: kick it.
-    const std::size_t kicked = end_sessions(t, user, wire::CloseReason::kKicked, session_id);
+    const std::size_t kicked = end_sessions(t, user, kick_reason, session_id);
     if (kicked == 0 && session_id) return refuse(ErrorCode::kNotFound, "no such session");
     if (kicked == 0 && cfg == nullptr) return refuse(ErrorCode::kNotFound, unknown);
     if (kicked > 0) note(t, "session.kicked", user);
@@ -226,6 +235,39 @@ Reply unblock(const ControlTargets& t, const std::string& ip) {
   return control::Response{control::UnblockResult{ip}};
 }
 
+Reply set_bandwidth(const ControlTargets& t, const control::SetBandwidth& r) {
+  if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
+  if (!t.accounts->set_bandwidth(r.username, r.mbps)) {
+    return refuse(ErrorCode::kNotFound, "no user '" + shown(r.username) + "'");
+  }
+  note(t, "user.bandwidth", r.username, std::to_string(r.mbps) + " Mbit/s");
+  return control::Response{control::BandwidthSet{r.username, r.mbps}};
+}
+
+Reply usage(const ControlTargets& t) {
+  if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
+  control::UsageList out;
+  for (const auto& row : t.accounts->usage()) {
+    control::UserUsage u;
+    u.username = row.user;
+    u.down_bytes = row.down_bytes;
+    u.up_bytes = row.up_bytes;
+    if (row.quota != engine::TrafficAccount::kNoQuota) u.quota_bytes = row.quota;
+    u.limit_mbps = static_cast<double>(row.rate) / 125'000.0;
+    u.limit_live = row.rate_overridden;
+    out.users.push_back(std::move(u));
+  }
+  return control::Response{std::move(out)};
+}
+
+Reply reset_usage(const ControlTargets& t, const std::string& user) {
+  if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
+  if (!t.accounts->reset(user))
+    return refuse(ErrorCode::kNotFound, "no user '" + shown(user) + "'");
+  note(t, "user.usage_reset", user);
+  return control::Response{control::Empty{}};
+}
+
 Reply no_config() {
   return refuse(ErrorCode::kUnavailable, "this server was started without a config store");
 }
@@ -248,7 +290,8 @@ std::vector<control::CounterValue> counter_values(const ProfileCounters& c) {
           {"tun_no_route", c.tun_no_route.load()},
           {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
           {"new_session_rate_limited", c.new_session_rate_limited.load()},
-          {"preauth_crypto_shed", c.preauth_crypto_shed.load()}};
+          {"preauth_crypto_shed", c.preauth_crypto_shed.load()},
+          {"accept_no_resources", c.accept_no_resources.load()}};
 }
 
 Reply ControlHandler::handle(const control::Request& request, const control::Caller& caller) {
@@ -261,7 +304,10 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
         if constexpr (std::is_same_v<R, ListSessions>) {
           return Response{list_sessions(t, now)};
         } else if constexpr (std::is_same_v<R, Kick>) {
-          return switch_user(t, "kick", r.username, r.session_id);
+          return switch_user(t, "kick", r.username, r.session_id,
+                             r.reason == "credentials-changed"
+                                 ? wire::CloseReason::kCredentialsChanged
+                                 : wire::CloseReason::kKicked);
         } else if constexpr (std::is_same_v<R, DisableUser>) {
           return switch_user(t, "disable-user", r.username, std::nullopt);
         } else if constexpr (std::is_same_v<R, EnableUser>) {
@@ -308,6 +354,12 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
         } else if constexpr (std::is_same_v<R, Whoami>) {
           return Response{
               CallerInfo{caller.uid, caller.gid, caller.pid, permission_names(caller.permissions)}};
+        } else if constexpr (std::is_same_v<R, SetBandwidth>) {
+          return set_bandwidth(t, r);
+        } else if constexpr (std::is_same_v<R, GetUsage>) {
+          return usage(t);
+        } else if constexpr (std::is_same_v<R, ResetUsage>) {
+          return reset_usage(t, r.username);
         } else if constexpr (std::is_same_v<R, GetClientStatus>) {
           return refuse(ErrorCode::kUnknownCommand,
                         "'status' is a client's command (this is a server: try list-clients)");

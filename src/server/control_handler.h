@@ -27,6 +27,7 @@
 #include "server/config_store.h"
 #include "server/event_log.h"
 #include "server/profile_runtime.h"
+#include "server/traffic_accounts.h"
 #include "server/user_directory.h"
 
 namespace qeli::server {
@@ -35,8 +36,9 @@ struct ControlTargets {
   const std::vector<std::unique_ptr<ProfileRuntime>>* profiles = nullptr;
   UserDirectory* users = nullptr;
   AuthGuard* guard = nullptr;
-  EventLog* events = nullptr;     ///< null: `events` answers an empty list
-  ConfigStore* config = nullptr;  ///< null: config-* are kUnavailable
+  EventLog* events = nullptr;           ///< null: `events` answers an empty list
+  ConfigStore* config = nullptr;        ///< null: config-* are kUnavailable
+  TrafficAccounts* accounts = nullptr;  ///< null: set-bandwidth / usage are kUnavailable
   /// Re-reads the config as SIGHUP does (null: `reload` is kUnavailable).
   std::function<control::ValidationResult()> reload = nullptr;
   Instant started{};

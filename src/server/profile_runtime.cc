@@ -13,14 +13,18 @@
 #include <string_view>
 
 #include "base/endian.h"
+#include "config/short_id.h"
 #include "engine/flight_driver.h"
 #include "engine/session_loop.h"
 #include "engine/stream_framer.h"
+#include "server/accept_backoff.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/profile_hooks.h"
 #include "server/session_control.h"
 #include "server/session_end.h"
 #include "server/session_policy.h"
+#include "server/tcp_carrier.h"
 #include "sys/link_netlink.h"
 #include "sys/log_fields.h"
 #include "sys/nft_nat.h"
@@ -130,7 +134,9 @@ Status<std::string> ProfileRuntime::start() {
   // Inbox batches are sealed in place by the session's sender: they carry the room of
   // the profile's carrier.
   const tunnel::CarrierRoom room = carrier_room(p);
-  const tunnel::PaddingPolicy pad = pushed_params(p.obf).padding;
+  tunnel::SessionParams params;
+  params.apply(pushed_params(p.obf));  // the padding with the normalization's round sizes
+  const tunnel::PaddingPolicy& pad = params.send.padding;
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, room.headroom(), room.tailroom(pad)};
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
 
@@ -139,6 +145,8 @@ Status<std::string> ProfileRuntime::start() {
   if (!transport::parse_ipv4(p.bind_address, bind_ip)) {
     return fail("profile " + p.name + ": bind.address must be an IPv4 address");
   }
+  new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
+      p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
   if (udp) return start_udp(bind_ip);
   auto l = transport::tcp_listen({bind_ip, p.bind_port});
   if (!l.ok()) return fail("profile " + p.name + ": " + l.error());
@@ -147,6 +155,10 @@ Status<std::string> ProfileRuntime::start() {
   socklen_t len = sizeof(sa);
   getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len);
   bound_port_ = ntohs(sa.sin_port);
+
+  if (p.obf.reality.enabled) {
+    if (auto st = start_reality(); !st.ok()) return fail("profile " + p.name + ": " + st.error());
+  }
 
   started_ = true;
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
@@ -167,6 +179,8 @@ void ProfileRuntime::stop() {
     sessions_->stop_all();
     stop_.stop();
     if (accept_thread_.joinable()) accept_thread_.join();
+    if (gate_) gate_->stop();  // no new handshake threads after this
+    if (bridge_) bridge_->stop();
     stop_udp();
     {
       std::lock_guard lock(conn_mu_);
@@ -180,6 +194,11 @@ void ProfileRuntime::stop() {
     tun_threads_.clear();
     spdlog::info("[{}] stopped", profile_.name);
   }
+  if (post_up_ran_) {
+    post_up_ran_ = false;
+    (void)run_profile_hook("post_down", profile_.routing.post_down, profile_,
+                           profile_hook_env(profile_, profile_.tun.name, bound_port_));
+  }
   // Also after a start() that failed half-way: undo what it created.
   listener_.reset();
   dns_.reset();
@@ -188,6 +207,14 @@ void ProfileRuntime::stop() {
     if (auto nft = sys::NftContext::open(); nft.ok()) (void)sys::remove_nat(*nft, profile_.name);
     nat_applied_ = false;
   }
+}
+
+bool ProfileRuntime::run_post_up() {
+  const auto& p = profile_;
+  post_up_ran_ = true;  // post_down runs at stop() even after a failed post_up (cleanup)
+  if (p.routing.post_up.empty()) return true;
+  return run_profile_hook("post_up", p.routing.post_up, p,
+                          profile_hook_env(p, tun_ ? tun_->name() : p.tun.name, bound_port_));
 }
 
 void ProfileRuntime::reap_finished_connections() {
@@ -213,25 +240,123 @@ void ProfileRuntime::spawn(std::function<void()> f) {
 }
 
 void ProfileRuntime::accept_loop() {
+  AcceptBackoff backoff;
+  Duration wait = Duration::zero();  // > 0: accept() ran out of resources, wait first
   while (!stop_.stopped()) {
-    pollfd p[2] = {{listener_.get(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
-    if (::poll(p, 2, 1000) < 0 && errno != EINTR) break;
+    // While backing off, only the stop signal is watched (the listener stays readable).
+    pollfd p[2] = {{stop_.fd(), POLLIN, 0}, {listener_.get(), POLLIN, 0}};
+    const int timeout = wait > Duration::zero() ? engine::ms_until(Clock::now() + wait) : 1000;
+    if (::poll(p, wait > Duration::zero() ? 1 : 2, timeout) < 0 && errno != EINTR) break;
     reap_finished_connections();
-    if (p[1].revents != 0) break;
-    if (p[0].revents == 0) continue;
+    if (p[0].revents != 0) break;
+    if (wait == Duration::zero() && p[1].revents == 0) continue;
+    wait = Duration::zero();
     for (;;) {
-      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) break;
+      sockaddr_in from{};
+      socklen_t from_len = sizeof(from);
+      const int fd =
+          ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (AcceptBackoff::is_resource_error(errno)) {
+          counters_.accept_no_resources++;
+          auto d = backoff.on_failure(errno, Clock::now());
+          if (d.log) spdlog::warn("[{}] {}", profile_.name, *d.log);
+          wait = d.wait;
+        }
+        break;
+      }
+      backoff.on_success();
       transport::UniqueFd conn(fd);
       counters_.accepted++;
+      if (gate_) {  // REALITY: the gate reads the hello first (no thread per stranger)
+        (void)gate_->add(std::move(conn));
+        continue;
+      }
       if (preauth_.load() >= preauth_limit()) {
         counters_.over_capacity++;
         continue;  // closed at once: unauthenticated peers must cost little
+      }
+      // The per-source-address new-session limit (perf.connection.new_session_rate_*), as
+      // on UDP: a stranger gets neither a thread nor a key agreement beyond it.
+      if (!new_sessions_->admit(ntohl(from.sin_addr.s_addr), Clock::now())) {
+        counters_.new_session_rate_limited++;
+        continue;
       }
       auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
       spawn([this, c] { handle_connection(std::move(*c)); });
     }
   }
+}
+
+Status<std::string> ProfileRuntime::start_reality() {
+  const auto& rp = profile_.obf.reality;
+  replay_ = std::make_unique<RealityReplayCache>();
+  if (!replay_path_.empty()) {
+    if (auto st = replay_->attach(replay_path_, unix_now()); !st.ok()) {
+      spdlog::warn("[{}] REALITY replay cache kept in memory only: {}", profile_.name, st.error());
+    } else {
+      spdlog::info("[{}] REALITY replay cache {} ({} live tokens)", profile_.name, replay_path_,
+                   replay_->size());
+    }
+  }
+  transport::BridgeLimits bl;
+  bl.max_bridges = rp.max_bridges != 0
+                       ? rp.max_bridges
+                       : std::max<std::size_t>(128, 4 * std::thread::hardware_concurrency());
+  bl.connect_timeout = rp.bridge_connect_timeout;
+  bl.idle = rp.bridge_idle_timeout;
+  bl.lifetime = rp.bridge_lifetime;
+  bridge_ = std::make_unique<transport::Bridge>(
+      transport::HostPort{rp.target, rp.target_port}, bl, [this](transport::BridgeEnd e) {
+        switch (e) {
+          case transport::BridgeEnd::kEof: carrier_.add(CarrierCounter::kBridgeClosedEof); break;
+          case transport::BridgeEnd::kIdle: carrier_.add(CarrierCounter::kBridgeClosedIdle); break;
+          case transport::BridgeEnd::kLifetime:
+            carrier_.add(CarrierCounter::kBridgeClosedLifetime);
+            break;
+          case transport::BridgeEnd::kConnectFailed:
+            carrier_.add(CarrierCounter::kBridgeConnectFailed);
+            break;
+          case transport::BridgeEnd::kError:
+          case transport::BridgeEnd::kStopped:
+            carrier_.add(CarrierCounter::kBridgeClosedError);
+            break;
+        }
+      });
+  if (auto st = bridge_->start(); !st.ok()) return st;
+
+  RealityPolicy policy;
+  policy.identity = &identity_;
+  for (const auto& s : rp.short_ids) {
+    if (auto id = config::parse_short_id(s)) policy.shared_ids.push_back(*id);
+  }
+  policy.users = &users_;
+  policy.replay = replay_.get();
+  RealityGate::Options go;
+  go.budget = std::max<Duration>(rp.peek_timeout, std::chrono::milliseconds(300));
+  go.max_pending = static_cast<std::size_t>(preauth_limit());
+  gate_ = std::make_unique<RealityGate>(
+      go, std::move(policy), carrier_,
+      [this](transport::UniqueFd fd, Bytes hello, std::optional<std::string> owner) {
+        if (preauth_.load() >= preauth_limit()) {
+          counters_.over_capacity++;
+          return;  // closed: unauthenticated peers must cost little
+        }
+        auto c = std::make_shared<transport::UniqueFd>(std::move(fd));
+        auto h = std::make_shared<Bytes>(std::move(hello));
+        spawn([this, c, h, owner] { handle_connection(std::move(*c), std::move(*h), owner); });
+      },
+      [this](transport::UniqueFd fd, Bytes seen, CarrierCounter) {
+        if (bridge_->add(std::move(fd), std::move(seen))) {
+          carrier_.add(CarrierCounter::kBridgeStarted);
+        } else {
+          carrier_.add(CarrierCounter::kBridgeRefusedFull);
+        }
+      });
+  if (auto st = gate_->start(); !st.ok()) return st;
+  spdlog::info("[{}] REALITY: strangers bridged to {}:{} (at most {} at once)", profile_.name,
+               rp.target, rp.target_port, bl.max_bridges);
+  return {};
 }
 
 bool ProfileRuntime::admit_client(AuthContext& ctx) {
@@ -243,9 +368,12 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
     ctx.reason = "client key proof missing or invalid";
     return false;
   }
-  if (guard_.locked_out(ctx.peer.addr, now)) {
+  // The pair (address, user) or the whole address: refused before any Argon2 work.
+  if (guard_.locked_out(ctx.peer.addr, req.user, now)) {
     counters_.locked_out++;
-    ctx.reason = "source address locked out";
+    ctx.reason = guard_.locked_out(ctx.peer.addr, now)
+                     ? "source address locked out"
+                     : "user locked out at this address after failed logins";
     return false;
   }
   if (auto delay = guard_.tarpit(req.user, now); delay > Duration::zero()) {
@@ -290,16 +418,27 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
     if (const auto* g = ctx.users->group(ctx.user->group)) ar.max_sessions = g->max_sessions;
   }
   ar.peer = ctx.peer;
+  std::shared_ptr<engine::TrafficAccount> account;
+  if (accounts_ != nullptr) {
+    account = accounts_->account(req.user);
+    if (account->quota_exhausted()) {  // not a credential failure: no lockout strike
+      ctx.reason = "data quota used up (qeli usage --reset " + req.user + ")";
+      return false;
+    }
+  }
   auto s = sessions_->admit(ar);
   if (!s.ok()) {
     ctx.reason = to_string(s.error());
     return false;
   }
   ctx.session = *s;
+  ctx.session->account = std::move(account);
+  ctx.session->inbox.set_account(ctx.session->account.get());
   return true;
 }
 
-void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
+void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
+                                       std::optional<std::string> short_id_owner) {
   preauth_++;
   bool preauth = true;
   auto leave_preauth = [&] {
@@ -332,6 +471,24 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
     return;
   }
 
+  crypto::Rng& rng = crypto::system_rng();
+  std::unique_ptr<transport::Stream> stream = std::make_unique<transport::TcpStream>(std::move(fd));
+  // The carrier's own set-up (obfs: WebSocket upgrade, junk, nonces) on the raw socket;
+  // then the handshake runs over the layers it built.
+  if (auto setup = make_obfs_setup(p, rng, unix_now())) {
+    setup->start(Clock::now());
+    if (engine::drive_stream_setup(*setup, *stream, stop_, prefix) !=
+        transport::SetupState::kDone) {
+      carrier_.add(counter_of(setup->failure_kind()));
+      spdlog::debug("[{}] {} obfs set-up failed: {}", p.name, ctx.peer.to_string(),
+                    setup->failure());
+      leave_preauth();
+      return;
+    }
+    prefix.clear();
+    stream = setup->into_stream(std::move(stream));
+  }
+
   handshake::ServerConfig hc;
   hc.mode = config::mode_spec(p.transport, p.obf.mode)->flight;
   hc.identity = &identity_;
@@ -346,15 +503,22 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   }
   hc.timeout = p.perf.handshake_timeout;
   hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
-  crypto::Rng& rng = crypto::system_rng();
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
 
-  transport::TcpStream stream(std::move(fd));
   const auto failure = engine::drive_server_handshake(
-      hs, stream, stop_, [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
+      hs, *stream, stop_,
+      [&](handshake::ServerEvent& ev, handshake::ServerHandshake& h) {
         if (auto* auth = std::get_if<handshake::AuthRequest>(&ev)) {
           ctx.req = std::move(*auth);
+          // A per-user REALITY short id admits its own user only (a leaked link of one
+          // user cannot be used with another's credentials).
+          if (short_id_owner && *short_id_owner != ctx.req.user) {
+            note_failure(ctx.peer.addr, ctx.req.user, Clock::now());
+            ctx.reason = "REALITY short id of user '" + *short_id_owner + "' used by another";
+            h.reject();
+            return;
+          }
           if (!admit_client(ctx)) {
             h.reject();
             return;
@@ -366,13 +530,18 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
           ctx.reason = "stream bonding (JOIN) is not enabled";
           h.reject();
         }
-      });
+      },
+      prefix);
   if (failure != handshake::Failure::kNone) {
     if (ctx.session) sessions_->remove(ctx.session);
     if (failure == handshake::Failure::kRejected) {
       counters_.auth_failed++;
       spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, ctx.peer.to_string(), ctx.reason,
                    ctx.req.user.substr(0, 64));
+    } else if (const std::string layer = stream->failure(); !layer.empty()) {
+      // A carrier layer broke under the flight (a malformed WebSocket frame, …).
+      carrier_.add(CarrierCounter::kObfsStreamError);
+      spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(), layer);
     } else {
       counters_.handshake_failed++;
       spdlog::debug("[{}] {} handshake failed: {}", p.name, ctx.peer.to_string(),
@@ -407,7 +576,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   sc.receive.on_control = [sp, &p](const wire::ControlFrame& f) {
     on_client_control(*sp, f, p.tun.mtu, p.name);
   };
-  engine::StreamFramer framer(stream, hs_session.recv.framing(), hs_session.leftover);
+  engine::StreamFramer framer(*stream, hs_session.recv.framing(), hs_session.leftover);
   tunnel::Session ts(std::move(sc), std::move(hs_session.send), std::move(hs_session.recv),
                      framer.room(), rng, session->counters, &sp->peer_state, Clock::now());
   const std::size_t q = session->id % tun_->queue_count();
@@ -415,9 +584,15 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd) {
   const SteadyClock clock;
   const auto end =
       engine::run_session(ts, framer, session->inbox,
-                          engine::TunWriter{&dev, tun_write_mu_[q].get()}, session->stop, clock);
+                          engine::TunWriter{&dev, tun_write_mu_[q].get()}, session->stop, clock,
+                          64, sp->account.get());
   sessions_->remove(session);
-  const std::string why = describe_end(*session, end);
+  std::string why = describe_end(*session, end);
+  if (const std::string layer = stream->failure();
+      !layer.empty() && end == tunnel::SessionEnd::kSocketError) {
+    carrier_.add(CarrierCounter::kObfsStreamError);
+    why += " (" + layer + ")";
+  }
   spdlog::info("[{}] '{}' ({}) disconnected: {} (rx {} pkts, tx {} pkts, drops: {})", p.name,
                session->user, transport::ipv4_to_string(session->tunnel_ip), why,
                session->counters.get(tunnel::SessionCounter::kRxPackets),

@@ -28,6 +28,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,11 +37,16 @@
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
 #include "server/auth_guard.h"
+#include "server/carrier_counters.h"
 #include "server/dns_service.h"
 #include "server/event_log.h"
 #include "server/new_session_limiter.h"
+#include "server/reality_gate.h"
+#include "server/reality_replay.h"
 #include "server/session_table.h"
+#include "server/traffic_accounts.h"
 #include "server/user_directory.h"
+#include "transport/bridge.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
 
@@ -62,6 +68,8 @@ struct ProfileCounters {
   /// (perf.connection.new_session_rate_*), or over a worker's pre-auth crypto budget.
   std::atomic<std::uint64_t> new_session_rate_limited{0};
   std::atomic<std::uint64_t> preauth_crypto_shed{0};
+  /// TCP accept() failures for lack of descriptors or memory (EMFILE, ENFILE, …).
+  std::atomic<std::uint64_t> accept_no_resources{0};
 };
 
 struct UdpWorker;
@@ -83,23 +91,38 @@ class ProfileRuntime {
   Status<std::string> start();
   /// Stops accepting, ends every session, joins every thread, deletes the TUN.
   void stop();
+  /// Runs routing.post_up (after start()); false if it failed (logged). stop() then runs
+  /// routing.post_down before the TUN goes away.
+  bool run_post_up();
 
   const std::string& name() const { return profile_.name; }
   const config::ProfileConfig& profile() const { return profile_; }
   SessionTable& sessions() { return *sessions_; }
   const ProfileCounters& counters() const { return counters_; }
+  /// obfs set-up, REALITY gate and decoy bridge counters (server/carrier_counters.h).
+  const CarrierCounters& carrier_counters() const { return carrier_; }
   const crypto::X25519Public& public_key() const { return identity_.public_key; }
   /// The profile's DNS proxy (dns.enabled), or nullptr.
   const DnsService* dns() const { return dns_.get(); }
   /// Where session and lockout events go (server/event_log.h); null = nowhere. Set
   /// before start().
   void set_events(EventLog* events) { events_ = events; }
+  /// Per-user limits, quotas and totals (shared by every profile); null = none. Before
+  /// start().
+  void set_accounts(TrafficAccounts* accounts) { accounts_ = accounts; }
+  /// Where the REALITY replay cache persists (so a restart does not forget accepted
+  /// tokens); empty = memory only. Set before start().
+  void set_reality_replay_path(std::string path) { replay_path_ = std::move(path); }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
  private:
   void accept_loop();
-  void handle_connection(transport::UniqueFd fd);
+  /// One accepted connection, on its own thread. `prefix`: bytes the REALITY gate already
+  /// read (the ClientHello); `short_id_owner`: the user whose own short id the token
+  /// carried (that user alone may authenticate).
+  void handle_connection(transport::UniqueFd fd, Bytes prefix = {},
+                         std::optional<std::string> short_id_owner = std::nullopt);
   void tun_reader(std::size_t queue);
   bool admit_client(struct AuthContext& ctx);
   void reap_finished_connections();
@@ -109,6 +132,9 @@ class ProfileRuntime {
   void note_failure(std::uint32_t ip, const std::string& user, Instant now);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
+  /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
+  /// gate that decides between them and handle_connection.
+  Status<std::string> start_reality();
   // UDP (udp_runtime.cc)
   Status<std::string> start_udp(std::uint32_t bind_ip);
   void udp_worker(struct UdpWorker& w);
@@ -120,7 +146,9 @@ class ProfileRuntime {
   UserDirectory& users_;
   AuthGuard& guard_;
   ProfileCounters counters_;
+  CarrierCounters carrier_;
   EventLog* events_ = nullptr;
+  TrafficAccounts* accounts_ = nullptr;
   // Lockout closes are logged at most once per 10 s (a locked-out source
   // may reconnect thousands of times a second); locked_out counts them all.
   std::atomic<std::int64_t> last_lockout_log_ms_{0};
@@ -141,12 +169,17 @@ class ProfileRuntime {
   };
   std::list<Conn> conns_;
   std::atomic<int> preauth_{0};
+  std::string replay_path_;
+  std::unique_ptr<RealityReplayCache> replay_;
+  std::unique_ptr<transport::Bridge> bridge_;
+  std::unique_ptr<RealityGate> gate_;
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.
   std::unique_ptr<NewSessionLimiter> new_sessions_;
   std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;
   std::vector<std::thread> udp_threads_;
   bool started_ = false;
   bool nat_applied_ = false;
+  bool post_up_ran_ = false;  ///< post_down is due at stop()
 };
 
 }  // namespace qeli::server

@@ -1,11 +1,14 @@
 #include "server/server.h"
 
+#include <linux/capability.h>
 #include <signal.h>
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "control/control_socket.h"
@@ -19,9 +22,13 @@
 #include "server/control_handler.h"
 #include "server/event_log.h"
 #include "server/profile_runtime.h"
+#include "server/reload_verdict.h"
 #include "server/startup_privileges.h"
+#include "server/traffic_accounts.h"
+#include "server/usage_store.h"
 #include "server/user_directory.h"
 #include "sys/log_output.h"
+#include "sys/privilege_check.h"
 #include "sys/service_notify.h"
 
 namespace qeli::server {
@@ -30,7 +37,39 @@ namespace {
 UserSnapshot users_of(const config::ServerConfig& c) { return UserSnapshot{c.users, c.groups}; }
 
 BruteForcePolicy policy_of(const config::BruteForceConfig& b) {
-  return {b.enabled, b.max_attempts, b.window, b.lockout};
+  return {b.enabled, b.max_attempts,         b.window,
+          b.lockout, b.address_max_attempts, b.per_address_only};
+}
+
+// Before any TUN or socket: the privileges start-up needs, named (sys/privilege_check.h).
+// Without `cfg` (not read yet): only what every server needs.
+std::optional<std::string> missing_server_privileges(const config::ServerConfig* cfg) {
+  std::vector<sys::PrivilegeNeed> needs = {
+      {CAP_NET_ADMIN, "create the TUN devices, their addresses and the NAT tables"}};
+  for (const auto& p : cfg != nullptr ? cfg->profiles : std::vector<config::ProfileConfig>{}) {
+    if (p.enabled && p.bind_port != 0 && p.bind_port < 1024) {
+      needs.push_back({CAP_NET_BIND_SERVICE, "listen on port " + std::to_string(p.bind_port) +
+                                                 " (profile " + p.name + ")"});
+      break;
+    }
+  }
+  return sys::missing_privileges("qeli server", needs);
+}
+
+// After a reload: ends the sessions the new users no longer allow (server/reload_verdict.h).
+std::size_t end_stale_sessions(const std::vector<std::unique_ptr<ProfileRuntime>>& profiles,
+                               const UserSnapshot& before, const UserSnapshot& after) {
+  std::size_t ended = 0;
+  for (const auto& p : profiles) {
+    for (const auto& s : p->sessions().list()) {
+      const auto v = reload_verdict(before.find(s->user), after.find(s->user), p->name());
+      if (!v) continue;
+      spdlog::info("[{}] ending the session of '{}': {} (reload)", p->name(), s->user, v->why);
+      s->end(v->close);
+      ++ended;
+    }
+  }
+  return ended;
 }
 
 void print_findings(const config::Findings& f) {
@@ -59,6 +98,11 @@ int run_server(const ServerOptions& options) {
   // Journal-aware from the first line (config errors included); [logging] once it is read.
   (void)sys::configure_logging({});
   sys::ServiceNotifier notifier;
+  // Say which privilege is missing before a config it may not even be able to read.
+  if (auto why = missing_server_privileges(nullptr)) {
+    spdlog::error("{}", *why);
+    return 1;
+  }
   auto load = config::load_server_config(options.config_path);
   print_findings(load.findings);
   if (!load.ok()) {
@@ -70,12 +114,36 @@ int run_server(const ServerOptions& options) {
     spdlog::error("{}: [logging] file: {}", options.config_path, st.error());
     return 1;
   }
+  if (auto why = missing_server_privileges(&cfg)) {
+    spdlog::error("{}", *why);
+    return 1;
+  }
   const Instant started = std::chrono::steady_clock::now();
   EventLog events;
   ConfigStore config_store(options.config_path);
   UserDirectory users(users_of(cfg));
+  std::unique_ptr<UsageStore> usage_store;
+  if (!options.usage_db.empty()) {
+    const auto dir = std::filesystem::path(options.usage_db).parent_path();
+    std::error_code ec;
+    if (options.usage_db == ServerOptions::kDefaultUsageDb &&
+        !std::filesystem::is_directory(dir, ec)) {
+      spdlog::warn(
+          "{} does not exist: per-user traffic totals are kept in memory only "
+          "(data_limit_gb counts from zero after a restart; see --usage-db)",
+          dir.string());
+    } else if (auto st = open_sqlite_usage_store(options.usage_db); st.ok()) {
+      usage_store = std::move(*st);
+    } else {
+      spdlog::error("usage store: {}", st.error());
+      return 1;
+    }
+  }
+  TrafficAccounts accounts(std::move(usage_store), users_of(cfg));
   AuthGuard guard(policy_of(cfg.auth.brute_force));
-  config::IdentityStore identities(options.identity_dir);
+  const std::string identity_dir =
+      options.identity_dir.empty() ? cfg.identity_dir_path() : options.identity_dir;
+  config::IdentityStore identities(identity_dir);
 
   std::vector<std::unique_ptr<ProfileRuntime>> profiles;
   for (const auto& p : cfg.profiles) {
@@ -90,12 +158,20 @@ int run_server(const ServerOptions& options) {
     spdlog::info("profile {}: identity {}", p.name, to_hex(kp.public_key));
     auto rt = std::make_unique<ProfileRuntime>(p, cfg.auth, std::move(kp), users, guard);
     rt->set_events(&events);
+    rt->set_accounts(&accounts);
+    // Beside the identity key it protects (opened now, before privileges are dropped).
+    rt->set_reality_replay_path(id->path + ".reality-replay");
     if (auto st = rt->start(); !st.ok()) {
       spdlog::error("{}", st.error());
       for (auto& r : profiles) r->stop();
       return 1;
     }
     profiles.push_back(std::move(rt));
+    if (!profiles.back()->run_post_up()) {
+      spdlog::error("profile {}: routing.post_up failed; stopping", p.name);
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
   }
   if (profiles.empty()) {
     spdlog::error("{}: no enabled profile", options.config_path);
@@ -121,9 +197,13 @@ int run_server(const ServerOptions& options) {
       if (auto re = sys::reopen_log_file(); !re.ok()) spdlog::warn("{}", re.error());
       spdlog::warn("[logging] file: {}; keeping the previous log output", st.error());
     }
+    const auto before = users.snapshot();
     users.replace(users_of(again.config));
-    spdlog::info("reloaded users from {} ({} users); profile changes need a restart",
-                 options.config_path, again.config.users.size());
+    accounts.apply(users_of(again.config));
+    const std::size_t ended = end_stale_sessions(profiles, *before, *users.snapshot());
+    spdlog::info("reloaded users from {} ({} users{}); profile changes need a restart",
+                 options.config_path, again.config.users.size(),
+                 ended == 0 ? std::string() : ", " + std::to_string(ended) + " session(s) ended");
     control::Event e;
     e.type = "users.changed";
     e.reason = "reload";
@@ -135,6 +215,7 @@ int run_server(const ServerOptions& options) {
                                         .guard = &guard,
                                         .events = &events,
                                         .config = &config_store,
+                                        .accounts = &accounts,
                                         .reload = reload,
                                         .started = started});
   control::ControlServer control;

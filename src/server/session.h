@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
+#include "engine/traffic_account.h"
 #include "transport/endpoint.h"
 #include "tunnel/peer_state.h"
 #include "tunnel/session_counters.h"
@@ -55,6 +56,8 @@ struct Session {
   /// min(profile MTU, peer_state.mtu) when that is below the profile MTU, else 0: the TUN
   /// reader's one per-packet check (tunio/mtu_clamp.h does the rest only when set).
   std::atomic<std::uint32_t> downlink_mtu{0};
+  /// The user's shared limits, quota and totals (set at admission; null = none).
+  std::shared_ptr<engine::TrafficAccount> account;
 
   /// Ends the session on purpose: records why (the first reason wins) and stops it.
   void end(wire::CloseReason why) {

@@ -24,8 +24,12 @@ void on_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t pr
 std::function<Bytes(tunnel::SessionEnd)> farewell_for(Session& s) {
   return [&s](tunnel::SessionEnd end) -> Bytes {
     if (end == tunnel::SessionEnd::kIdle) s.end(wire::CloseReason::kIdle);
+    if (end == tunnel::SessionEnd::kQuotaExhausted) s.end(wire::CloseReason::kQuotaExhausted);
     if (!s.peer_state.close_notify.load()) return {};
-    if (end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kIdle) return {};
+    if (end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kIdle &&
+        end != tunnel::SessionEnd::kQuotaExhausted) {
+      return {};
+    }
     const auto why = s.close_reason();
     // No reason recorded, or the client itself said goodbye: nothing to tell it.
     if (!why || *why == wire::CloseReason::kClientStopping) return {};
@@ -37,7 +41,8 @@ std::string describe_end(const Session& s, tunnel::SessionEnd end) {
   const auto why = s.close_reason();
   // The client's goodbye names the end even when its TCP FIN was seen first.
   if (why == wire::CloseReason::kClientStopping) return wire::to_string(*why);
-  if (why && (end == tunnel::SessionEnd::kStopped || end == tunnel::SessionEnd::kIdle)) {
+  if (why && (end == tunnel::SessionEnd::kStopped || end == tunnel::SessionEnd::kIdle ||
+              end == tunnel::SessionEnd::kQuotaExhausted)) {
     return wire::to_string(*why);
   }
   return tunnel::to_string(end);

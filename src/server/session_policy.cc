@@ -3,7 +3,9 @@
 #include <vector>
 
 #include "base/endian.h"
+#include "engine/stream_framer.h"
 #include "server/destination_acl.h"
+#include "server/tcp_carrier.h"
 #include "wire/modes.h"
 
 namespace qeli::server {
@@ -29,7 +31,9 @@ tunnel::PushedParams pushed_params(const config::ObfConfig& obf) {
 }
 
 tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p) {
-  tunnel::CarrierRoom r;  // a bare TCP stream (transport::TcpStream) adds nothing
+  // TCP: the room the profile's stream layers take in every record (WebSocket frame
+  // headers for obfs with the front; nothing for a bare TCP stream).
+  tunnel::CarrierRoom r = engine::stream_room(tcp_carrier_overhead(p));
   if (p.transport == config::Transport::kUdp) {
     const wire::ModeRoom m = wire::max_room(wire::Carrier::kDatagram);
     r.head = m.head;

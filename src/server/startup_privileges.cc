@@ -26,6 +26,12 @@ Status<std::string> drop_startup_privileges(const ServerOptions& options,
     plan.own.push_back(std::filesystem::path(options.control_socket).parent_path().string());
   }
   if (!cfg.logging.file.empty()) plan.share.push_back(cfg.logging.file);
+  // The usage store is written every few seconds: the database and SQLite's WAL files.
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::string f = options.usage_db.empty() ? "" : options.usage_db + suffix;
+    std::error_code ec;
+    if (!f.empty() && std::filesystem::exists(f, ec)) plan.own.push_back(f);
+  }
   auto dropped = sys::drop_privileges(plan);
   if (!dropped.ok())
     return fail("cannot drop privileges to '" + plan.user + "': " + dropped.error());

@@ -126,14 +126,14 @@ void UdpWorkerDeleter::operator()(UdpWorker* w) const { delete w; }
 
 Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
   const auto& p = profile_;
-  new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
-      p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
     std::unique_ptr<UdpWorker, UdpWorkerDeleter> w(new UdpWorker);
     w->queue = q;
     transport::UdpOptions uo;
     uo.bind = transport::UdpAddr::from({bind_ip, q == 0 ? p.bind_port : bound_port_});
     uo.reuse_port = true;
+    // On the wildcard address, answer each client from the address it contacted.
+    uo.pktinfo = bind_ip == 0;
     uo.recv_buffer = p.perf.udp_recv_buffer_size;
     uo.send_buffer = p.perf.udp_send_buffer_size;
     uo.log = [name = p.name, q](std::string_view line) {
@@ -214,6 +214,13 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     sc.receive.idle_timeout =
         std::chrono::duration_cast<std::chrono::milliseconds>(p.perf.idle_timeout);
     sc.receive.inbound_filter = inbound_filter(&s, p, ctx);
+    if (engine::TrafficAccount* acct = s.account.get()) {
+      // The worker serves every session of its socket and must not sleep: over the
+      // user's upload rate, packets are dropped (the inner TCP adapts).
+      sc.receive.inbound_filter = [f = std::move(sc.receive.inbound_filter), acct](ByteSpan pkt) {
+        return f(pkt) && acct->admit_receive(pkt.size(), Clock::now());
+      };
+    }
     sc.receive.offered_caps = hc.inner.extensions;
     sc.receive.on_control = [sp = &s, &p](const wire::ControlFrame& f) {
       on_client_control(*sp, f, p.tun.mtu, p.name);
@@ -226,7 +233,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.sender = std::thread([this, &w, &pr] {
       const SteadyClock clock;
       const auto e =
-          engine::run_sender(*pr.tunnel, *pr.framer, pr.session->inbox, pr.session->stop, clock);
+          engine::run_sender(*pr.tunnel, *pr.framer, pr.session->inbox, pr.session->stop, clock,
+                             64, pr.session->account.get());
       if (e != tunnel::SessionEnd::kStopped) pr.tunnel->end().set(e);
       pr.session->stop.stop();
       w.wake.notify();

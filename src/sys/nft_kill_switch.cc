@@ -105,4 +105,25 @@ HostResult<bool> lift_kill_switch(NftContext& nft, const std::string& tun) {
   return nft.delete_table("inet", kill_switch_table_name(tun));
 }
 
+std::vector<std::string> parse_kill_switch_tunnels(std::string_view out) {
+  std::vector<std::string> tuns;
+  const std::string_view marker = "table inet qeli_ks_";
+  while (!out.empty()) {
+    const auto nl = out.find('\n');
+    std::string_view line = out.substr(0, nl);
+    out = nl == std::string_view::npos ? std::string_view{} : out.substr(nl + 1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.starts_with(marker) && line.size() > marker.size()) {
+      tuns.emplace_back(line.substr(marker.size()));
+    }
+  }
+  return tuns;
+}
+
+HostResult<std::vector<std::string>> kill_switch_tunnels(NftContext& nft) {
+  auto out = nft.run("list tables");
+  if (!out.ok()) return host_fail(out.error().code, out.error().detail);
+  return parse_kill_switch_tunnels(*out);
+}
+
 }  // namespace qeli::sys

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sys/host_error.h"
@@ -56,6 +57,13 @@ HostStatus refresh_servers(NftContext& nft, const std::string& tun,
 
 /// Removes the table (a clean stop). Returns false if it was not there.
 HostResult<bool> lift_kill_switch(NftContext& nft, const std::string& tun);
+
+/// The tunnel names of the kill-switch tables in this network namespace (from "list
+/// tables"), e.g. {"vpn0"} for `table inet qeli_ks_vpn0`.
+HostResult<std::vector<std::string>> kill_switch_tunnels(NftContext& nft);
+
+/// The tunnel names in `list tables` output (pure; the parser of kill_switch_tunnels()).
+std::vector<std::string> parse_kill_switch_tunnels(std::string_view list_tables_output);
 
 /// Removes a table left by a crashed run; the same as lift_kill_switch(), named for the
 /// `--cleanup` path so that call sites read as what they mean.

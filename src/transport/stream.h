@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 
 #include "base/bytes.h"
 
@@ -94,6 +95,9 @@ class Stream {
   virtual bool write_pending() const = 0;
   /// Reads this layer's bytes into `out` (non-blocking).
   virtual ReadResult read(MutableByteSpan out) = 0;
+  /// Why the stack failed (kError, or a protocol violation read as kClosed), for the log
+  /// and the counters: this layer's reason, else the one below; empty when none.
+  virtual std::string failure() const { return {}; }
 };
 
 }  // namespace qeli::transport

@@ -51,7 +51,7 @@ class TlsStream final : public Stream {
   StreamStatus close_notify();
 
   /// Why the stream failed (reader or writer side), for the log.
-  std::string failure() const;
+  std::string failure() const override;
   const tls::RecordSender& sender() const { return *sender_; }
   const tls::RecordReceiver& receiver() const { return *receiver_; }
 

@@ -22,6 +22,11 @@ struct UdpAddr {
   };
   /// Bytes of the address in use: sizeof(sockaddr_in), sizeof(sockaddr_in6), or 0 (unset).
   socklen_t len = 0;
+  /// For a peer of a socket bound to the IPv4 wildcard with UdpOptions::pktinfo: our own
+  /// address the peer's datagram was sent to (IP_PKTINFO), so a reply goes out FROM that
+  /// address (a client that dialed a server's second address ignores replies from its
+  /// first). Network byte order; 0 = unknown (the kernel picks). Not part of == or the hash.
+  std::uint32_t local_v4 = 0;
 
   UdpAddr() : v6{} {}
   static UdpAddr from(const Ipv4Endpoint& ep);

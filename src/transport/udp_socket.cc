@@ -14,13 +14,28 @@ namespace {
 
 /// Datagrams planned per sendmmsg round (each is one iovec).
 constexpr std::size_t kSendIovecs = 1024;
-/// Control bytes per received message: UDP_GRO (int) and SO_RXQ_OVFL (u32), with room.
-constexpr std::size_t kRecvControl = 64;
-static_assert(kRecvControl >= CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(std::uint32_t)));
+/// Control bytes per received message: UDP_GRO (int), SO_RXQ_OVFL (u32) and IP_PKTINFO.
+constexpr std::size_t kRecvControl = 96;
+static_assert(kRecvControl >= CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(std::uint32_t)) +
+                                  CMSG_SPACE(sizeof(in_pktinfo)));
 
 struct alignas(cmsghdr) SendControl {
-  std::uint8_t b[CMSG_SPACE(sizeof(std::uint16_t))];
+  std::uint8_t b[CMSG_SPACE(sizeof(std::uint16_t)) + CMSG_SPACE(sizeof(in_pktinfo))];
 };
+
+// Appends an IP_PKTINFO cmsg choosing the source address `local` (network order) at
+// `control + used`; returns the new used length.
+std::size_t add_pktinfo_cmsg(std::uint8_t* control, std::size_t used, std::uint32_t local) {
+  auto* c = reinterpret_cast<cmsghdr*>(control + used);
+  std::memset(c, 0, CMSG_SPACE(sizeof(in_pktinfo)));
+  c->cmsg_level = IPPROTO_IP;
+  c->cmsg_type = IP_PKTINFO;
+  c->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
+  in_pktinfo pi{};
+  pi.ipi_spec_dst.s_addr = local;
+  std::memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+  return used + CMSG_SPACE(sizeof(in_pktinfo));
+}
 struct alignas(cmsghdr) RecvControl {
   std::uint8_t b[kRecvControl];
 };
@@ -156,6 +171,9 @@ Result<UdpSocket, Error<UdpError>> UdpSocket::open(const UdpOptions& options, Ud
   s.set_buffer(SO_SNDBUF, SO_SNDBUFFORCE,
                options.send_buffer != 0 ? options.send_buffer : kUdpAutoBuffer);
   s.caps_.rxq_ovfl = kernel.setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) == 0;
+  if (options.pktinfo && local.family() == AF_INET) {
+    s.caps_.pktinfo = kernel.setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) == 0;
+  }
   if (options.tx_offload) {
     int v = 0;
     socklen_t len = sizeof(v);
@@ -262,9 +280,15 @@ UdpSendReport UdpSocket::send(std::span<const OutDatagram> in) {
         h.msg_hdr.msg_name = const_cast<sockaddr*>(&to->sa);
         h.msg_hdr.msg_namelen = to->len;
       }
-      if (m.gso_size != 0) {
+      std::size_t ctl = 0;
+      if (m.gso_size != 0) ctl = write_segment_cmsg(a_->send_ctl[k].b, m.gso_size);
+      if (const UdpAddr* to = in[base + m.first].to;
+          caps_.pktinfo && to != nullptr && to->local_v4 != 0 && to->family() == AF_INET) {
+        ctl = add_pktinfo_cmsg(a_->send_ctl[k].b, ctl, to->local_v4);
+      }
+      if (ctl != 0) {
         h.msg_hdr.msg_control = a_->send_ctl[k].b;
-        h.msg_hdr.msg_controllen = write_segment_cmsg(a_->send_ctl[k].b, m.gso_size);
+        h.msg_hdr.msg_controllen = ctl;
       }
     }
     std::size_t k = 0;
@@ -368,13 +392,18 @@ Result<std::size_t, UdpError> UdpSocket::recv(std::span<RecvSlot> slots) {
     const std::size_t gso = parse_gro_size(m);
     s.gso_size = gso < s.len ? static_cast<std::uint16_t>(gso) : 0;
     if (s.gso_size != 0) ++counters_.recv_gro_reads;
-    if (caps_.rxq_ovfl && (m.msg_flags & MSG_CTRUNC) == 0) {
+    if ((caps_.rxq_ovfl || caps_.pktinfo) && (m.msg_flags & MSG_CTRUNC) == 0) {
       for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr;
            c = CMSG_NXTHDR(const_cast<msghdr*>(&m), c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL &&
             c->cmsg_len == CMSG_LEN(sizeof(std::uint32_t))) {
           std::memcpy(&ovfl, CMSG_DATA(c), sizeof(ovfl));
           saw_ovfl = true;
+        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+                   c->cmsg_len == CMSG_LEN(sizeof(in_pktinfo))) {
+          in_pktinfo pi{};
+          std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+          s.from.local_v4 = pi.ipi_addr.s_addr;  // the address the peer sent to
         }
       }
     }

@@ -70,7 +70,10 @@ struct UdpOptions {
   std::size_t recv_buffer = 0;  ///< bytes; 0 = auto
   std::size_t send_buffer = 0;  ///< bytes; 0 = auto (kUdpAutoBuffer)
   bool tx_offload = true;       ///< try UDP_SEGMENT
-  bool rx_offload = true;       ///< try UDP_GRO
+  /// IPv4 only: learn each datagram's destination address (IP_PKTINFO, RecvSlot::from's
+  /// local_v4) and send replies from it. For servers bound to the wildcard address.
+  bool pktinfo = false;
+  bool rx_offload = true;  ///< try UDP_GRO
   /// Most messages per sendmmsg / recvmmsg (sizes the socket's private arrays).
   std::size_t max_batch = 128;
   GsoLimits gso;
@@ -82,6 +85,7 @@ struct UdpCapabilities {
   bool tx_gso = false;  ///< UDP_SEGMENT in use (may be switched off later by a fallback)
   bool rx_gro = false;  ///< UDP_GRO in use
   bool rxq_ovfl = false;
+  bool pktinfo = false;         ///< IP_PKTINFO in use
   std::size_t recv_buffer = 0;  ///< bytes the kernel reports (it doubles what was asked)
   std::size_t send_buffer = 0;
   std::string describe() const;

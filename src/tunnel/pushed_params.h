@@ -8,6 +8,7 @@
 // Units are in the types (std::chrono), byte counts are bytes.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -27,13 +28,45 @@ struct PaddingPolicy {
   std::size_t max_bytes = 512;
   bool randomize = true;     ///< uniform in [min, max]; false = always max
   double probability = 1.0;  ///< chance that a record is padded at all, 0..1
+  /// Traffic normalisation (`obf.traffic_normalization`, pushed): data + padding is
+  /// rounded up to the next of these sizes (ascending; 0 entries = off) that fits the
+  /// MTU, so record sizes fall into a few buckets. 0.7.16 appends the bytes to the IP
+  /// packet itself; we put them in the record's padding, which every peer strips, so a
+  /// 0.7.16 peer reads them the same way and no receiver relies on IP-length trimming.
+  /// A fixed array: the policy is copied per session and never allocates.
+  static constexpr std::size_t kMaxRoundSizes = 16;
+  std::array<std::uint16_t, kMaxRoundSizes> round_sizes{};
+  std::size_t round_count = 0;
+
+  /// Sets round_sizes from a list (sorted, at most kMaxRoundSizes, zeros and values
+  /// over 65535 skipped).
+  template <class Sizes>
+  void set_round_sizes(const Sizes& sizes);
 
   /// Padding for a record carrying `data_len` bytes in a tunnel of MTU `mtu` bytes.
   std::size_t pick(std::size_t data_len, std::size_t mtu, crypto::Rng& rng) const;
   /// The largest value pick() can return (for buffer tailroom).
-  std::size_t max() const { return enabled ? max_bytes : 0; }
+  std::size_t max() const {
+    const std::size_t random = enabled ? max_bytes : 0;
+    const std::size_t round = round_count > 0 ? round_sizes[round_count - 1] : 0;
+    return random > round ? random : round;
+  }
   friend bool operator==(const PaddingPolicy&, const PaddingPolicy&) = default;
 };
+
+template <class Sizes>
+void PaddingPolicy::set_round_sizes(const Sizes& sizes) {
+  round_count = 0;
+  for (const auto v : sizes) {
+    if (v == 0 || v > 0xffff || round_count == kMaxRoundSizes) continue;
+    std::size_t i = round_count++;
+    while (i > 0 && round_sizes[i - 1] > v) {  // insertion sort: a handful of entries
+      round_sizes[i] = round_sizes[i - 1];
+      --i;
+    }
+    round_sizes[i] = static_cast<std::uint16_t>(v);
+  }
+}
 
 /// Heartbeat (`obf.heartbeat.*`): an empty record with data_size..data_size+32 random
 /// padding bytes, sent when nothing was sent for `interval` (+ 0..jitter).
@@ -49,7 +82,8 @@ struct HeartbeatPolicy {
   friend bool operator==(const HeartbeatPolicy&, const HeartbeatPolicy&) = default;
 };
 
-/// `obf.traffic_normalization.*` (pushed for 0.7.16 clients; not applied by this build).
+/// `obf.traffic_normalization.*`: pushed, and applied as PaddingPolicy::round_sizes
+/// (SessionParams::apply).
 struct NormalizationParams {
   bool enabled = false;
   std::vector<std::uint32_t> round_sizes{64, 128, 256, 512, 1024, 1500};

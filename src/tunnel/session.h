@@ -28,10 +28,13 @@ struct SessionParams {
   SenderParams send;
   ReceiverParams receive;
 
-  /// Fills both halves from what was pushed / configured: padding and heartbeat, the
-  /// liveness deadline derived from the heartbeat (0.7.16 §3.6).
+  /// Fills both halves from what was pushed / configured: padding (with the traffic
+  /// normalization's round sizes), heartbeat, the liveness deadline derived from the
+  /// heartbeat (0.7.16 §3.6).
   void apply(const PushedParams& p) {
     send.padding = p.padding;
+    send.padding.round_count = 0;
+    if (p.normalization.enabled) send.padding.set_round_sizes(p.normalization.round_sizes);
     send.heartbeat = p.heartbeat;
     receive.liveness = p.heartbeat.liveness();
   }

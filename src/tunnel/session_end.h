@@ -25,6 +25,7 @@ enum class SessionEnd : std::uint8_t {
   kCounterExhausted,  ///< the send counter ran out: reconnect
   kIdle,              ///< no IP packet either way for the idle timeout
   kClosedByPeer,      ///< the peer sent a session-close frame (our extension)
+  kQuotaExhausted,    ///< server: the user's download quota is used up (TrafficAccount)
   kCount
 };
 
@@ -41,6 +42,7 @@ inline constexpr std::array<CounterInfo, static_cast<std::size_t>(SessionEnd::kC
         {"counter_exhausted", "record counter exhausted"},
         {"idle", "idle timeout"},
         {"closed_by_peer", "the peer ended the session"},
+        {"quota_exhausted", "data quota used up"},
     }};
 constexpr const CounterInfo& counter_info(SessionEnd e) {
   return kSessionEndInfo[static_cast<std::size_t>(e)];

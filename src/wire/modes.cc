@@ -11,9 +11,9 @@ namespace {
 constexpr std::array<LayerInfo, static_cast<std::size_t>(Layer::kCount)> kLayers{{
     {"quic", kQuicShortHeaderSize, 0, true},
     {"obfs-seal", kObfsSealSize, 0, true},
-    {"obfs-xor", 0, 0, false},
-    {"websocket", 14, 0, false},  // a masked client frame header with a 64-bit length
-    {"reality-proxy", 0, 0, false},
+    {"obfs-xor", 0, 0, true},
+    {"websocket", 14, 0, true},  // a masked client frame header with a 64-bit length
+    {"reality-proxy", 0, 0, true},
     {"tls13", 5, 17, false},  // record header; content type + AEAD tag
     {"external", 0, 0, true},
 }};

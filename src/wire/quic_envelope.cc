@@ -116,7 +116,9 @@ Result<QuicPacket, QuicError> parse_quic(ByteSpan d) {
   if (!read_varint(d, pos, token_len)) return fail(QuicError::kBadVarint);
   if (token_len != 0) return fail(QuicError::kBadToken);
   if (!read_varint(d, pos, length)) return fail(QuicError::kBadVarint);
-  if (length < kQuicPnSize || length > d.size() - pos) return fail(QuicError::kBadLength);
+  // 0.7.16 (§3.9): one envelope fills its datagram, so Length (packet number + payload)
+  // must be exactly what follows it — neither less (trailing bytes) nor more (truncated).
+  if (length < kQuicPnSize || length != d.size() - pos) return fail(QuicError::kBadLength);
   pkt.packet_number = load_be32(d.data() + pos);
   pkt.payload = d.subspan(pos + kQuicPnSize, static_cast<std::size_t>(length) - kQuicPnSize);
   return pkt;

@@ -7,9 +7,9 @@
 //   short = 43 ‖ dcid(4) ‖ pn(u32 BE) ‖ payload
 //
 // Handshake fragments ride in long headers, data records in short headers. A receiver
-// accepts the legacy long-header flags E3 (older 0.7.x senders) as well as C3. Bytes past
-// a long header's Length are ignored (QUIC's coalescing rule); a Length that overstates
-// the datagram is rejected.
+// accepts the legacy long-header flags E3 (older 0.7.x senders) as well as C3. One
+// envelope fills its datagram (0.7.16): a long header's Length must equal the bytes after
+// it, so a Length that understates (trailing bytes) or overstates the datagram is refused.
 #pragma once
 
 #include <array>
@@ -36,7 +36,7 @@ enum class QuicError : std::uint8_t {
   kBadCidLength,    ///< DCID length != 4 or SCID length != 0
   kBadToken,        ///< a non-empty token (we never send one)
   kBadVarint,       ///< the Length varint runs past the datagram
-  kBadLength,       ///< Length < 4 (no room for the PN) or past the end of the datagram
+  kBadLength,       ///< Length < 4 (no room for the PN) or not exactly the rest of the datagram
   kBufferTooSmall,  ///< wrap: `out` cannot hold header + payload
 };
 const char* to_string(QuicError e);

@@ -11,6 +11,9 @@ const char* to_string(CloseReason r) {
     case CloseReason::kIdle: return "idle timeout";
     case CloseReason::kEvicted: return "evicted by a newer device of the same user (max_sessions)";
     case CloseReason::kClientStopping: return "the client is stopping";
+    case CloseReason::kQuotaExhausted: return "the user's data quota is used up";
+    case CloseReason::kCredentialsChanged:
+      return "the user's password was changed or the user removed";
   }
   return "an unknown reason";
 }

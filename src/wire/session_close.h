@@ -8,8 +8,8 @@
 // when it stops, so the server frees the session and its address at once. A 0.7.16 client never
 // offers the bit and never sees the frame. The reason tells the client what to do next: kicked,
 // superseded, evicted, server stopping, idle → reconnect with the normal backoff;
-// disabled → stop with an error. An unknown reason byte is kept as is (a newer server)
-// and treated like "kicked".
+// disabled, quota used up, credentials changed → stop with an error. An unknown reason byte is kept
+// as is (a newer server) and treated like "kicked".
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,12 @@ enum class CloseReason : std::uint8_t {
   /// Client → server: the client is stopping (SIGTERM/SIGINT); the server ends the session
   /// at once and frees its address instead of waiting for its liveness deadline.
   kClientStopping = 7,
+  /// The user's download quota (data_limit_gb) is used up: do not come back until the
+  /// operator resets it (`qeli usage --reset USER`) or raises the limit.
+  kQuotaExhausted = 8,
+  /// The user's password was changed or the user removed (`qeli passwd`, `share-link`,
+  /// `remove-user`): the stored credentials no longer work, do not come back with them.
+  kCredentialsChanged = 9,
 };
 
 /// "kicked by the operator", …; "unknown reason N" for a byte we do not know.

@@ -34,6 +34,7 @@ cp "/etc/netns/$NS_C/resolv.conf" "$dir/resolv.orig"
 cat >"$dir/server.conf" <<CONF
 [auth]
 users_file = users.conf
+identity_dir = identity
 [profile:hi]
 bind.address = $UL_S
 bind.port = $PORT
@@ -47,7 +48,10 @@ obf.mode = fake-tls
 CONF
 : >"$dir/users.conf"
 echo "pw-hi" | "$QELI" add-client carol --password-stdin -c "$dir/server.conf" >/dev/null
-key=$("$QELI" show-identity -c "$dir/server.conf" --identity-dir "$dir/identity" | grep -Eo '[0-9a-f]{64}' | head -1)
+# The identity dir comes from the config (auth.identity_dir, relative to it) for every
+# command; show-identity never creates a key, so one is made first.
+"$QELI" rotate-identity hi -c "$dir/server.conf" >/dev/null || e2e_fail "rotate-identity"
+key=$("$QELI" show-identity -c "$dir/server.conf" | grep -Eo '[0-9a-f]{64}' | head -1)
 [ -n "$key" ] || e2e_fail "no server key"
 cat >"$dir/client.conf" <<CONF
 [qeli]
@@ -64,7 +68,7 @@ reconnect_base_delay = 1
 CONF
 "$QELI" check-config --client "$dir/client.conf" >/dev/null || e2e_fail "client.conf rejected"
 
-start_server() { e2e_bg server "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" --socket ""; }
+start_server() { e2e_bg server "$NS_S" "$QELI" server -c "$dir/server.conf" --socket ""; }
 start_client() { e2e_bg client "$NS_C" ${E2E_WRAP:-} "$QELI" client -c "$dir/client.conf" --state-dir "$dir/state"; }
 nat_tables() { ip netns exec "$NS_S" nft list tables | grep -c 'qeli_nat_' || true; }
 ks_tables() { ip netns exec "$NS_C" nft list tables | grep -c 'qeli_ks_vpnhi' || true; }

@@ -48,7 +48,7 @@ e2e_add_user() {
 e2e_start_server() {
   local name=$1 dir=$2
   e2e_bg "$name" "$NS_S" "$QELI" server -c "$dir/server.conf" --identity-dir "$dir/identity" \
-    --socket "$dir/control.sock"
+    --socket "$dir/control.sock" --usage-db "$dir/usage.db"
   local ss_flags=-ltn
   [ "${E2E_TRANSPORT:-tcp}" = udp ] && ss_flags=-lun
   e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss $ss_flags | grep -q '$UL_S:$E2E_PORT '" ||
@@ -127,6 +127,10 @@ e2e_finish() {
 # carry: include/exclude, gateway, dns, kill_switch...). Prints the path.
 e2e_client_conf() {
   local dir=$1 name=$2 user=$3 pass=$4 extra=${5:-} key
+  # show-identity is read-only: before the server's first start there may be no key yet
+  # (rotate-identity makes one, as the server would).
+  [ -f "$dir/identity/e2e.key" ] ||
+    "$QELI" rotate-identity e2e -c "$dir/server.conf" --identity-dir "$dir/identity" >/dev/null
   key=$("$QELI" show-identity -c "$dir/server.conf" --identity-dir "$dir/identity" |
     grep -Eo '[0-9a-f]{64}' | head -1)
   [ -n "$key" ] || e2e_fail "no server key"
@@ -181,4 +185,51 @@ e2e_measure() {
 # e2e_measure_header — the header line of the e2e_measure table.
 e2e_measure_header() {
   printf '\n%-9s %8s %10s %12s %10s\n' mode "rtt ms" "up Mbit/s" "down Mbit/s" "udp loss"
+}
+
+# e2e_start_nginx NAME DIR HTTP_PORT HTTPS_PORT — a real nginx (Debian nginx-light) in
+# $NS_S on $UL_S: plain HTTP on HTTP_PORT and HTTPS on HTTPS_PORT with a self-signed
+# certificate for decoy.test (DIR/decoy.crt), serving DIR/www/index.html. The decoy site
+# the obfs 404 and the REALITY bridge are compared with. Stopped by the EXIT trap.
+e2e_start_nginx() {
+  local name=$1 dir=$2 http=$3 https=$4
+  mkdir -p "$dir/www" "$dir/nginx-tmp"
+  echo "<html><body>decoy site $E2E_ID</body></html>" >"$dir/www/index.html"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=decoy.test -addext subjectAltName=DNS:decoy.test \
+    -keyout "$dir/decoy.key" -out "$dir/decoy.crt" >/dev/null 2>&1 || e2e_fail "openssl req"
+  cat >"$dir/nginx.conf" <<CONF
+daemon off;
+user root;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  server_tokens off;
+  access_log off;
+  client_body_temp_path $dir/nginx-tmp;
+  proxy_temp_path $dir/nginx-tmp;
+  fastcgi_temp_path $dir/nginx-tmp;
+  uwsgi_temp_path $dir/nginx-tmp;
+  scgi_temp_path $dir/nginx-tmp;
+  server {
+    listen $UL_S:$http;
+    listen $UL_S:$https ssl http2;
+    server_name decoy.test;
+    ssl_certificate $dir/decoy.crt;
+    ssl_certificate_key $dir/decoy.key;
+    root $dir/www;
+  }
+}
+CONF
+  e2e_bg "$name" "$NS_S" nginx -c "$dir/nginx.conf" -p "$dir"
+  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:$https '" ||
+    e2e_fail "nginx did not listen"
+}
+
+# e2e_counter DIR NAME — one profile counter of the server's `qeli stats --json`.
+e2e_counter() {
+  "$QELI" stats --json --socket "$1/control.sock" |
+    jq -r --arg n "$2" '.[0][$n] // 0'
 }

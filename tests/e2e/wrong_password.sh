@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # e2e: a client with a wrong password is refused, and after 3 consecutive refusals it
 # stops with a clear error and a non-zero exit — before the server's per-IP lockout
-# (brute_force.max_attempts = 5) would lock its own address out — while another client
+# (brute_force.max_attempts = 5) would lock it out at its address — while another client
 # (another source address) keeps being served. Then the lockout itself: two more wrong
-# attempts lock the address out, `qeli list-blocked` shows it with its time left, and
-# `qeli unblock` lets the right password in again.
+# attempts lock (address, bob) out, `qeli list-blocked` shows it with its time left, and
+# `qeli unblock` lets the right password in again (lockout.sh: the pair and the ceiling).
 # Usage: wrong_password.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -56,9 +56,9 @@ e2e_ping "$NS_C2" "$TUN_NET.1" || e2e_fail "alice → server after bob's attempt
 e2e_start_client bob-again "$NS_C" "$dir" "$bad_link"
 e2e_wait_for 20 sh -c "\"$QELI\" list-blocked --json --socket '$dir/control.sock' |
   jq -e 'map(select(.ip == \"$UL_C\")) | length == 1' >/dev/null" ||
-  e2e_fail "bob's address was not locked out after 5 failures"
-"$QELI" list-blocked --socket "$dir/control.sock" | grep -E "^$UL_C +[0-9]+ +5" >/dev/null ||
-  e2e_fail "list-blocked does not show $UL_C with its time left and 5 failures"
+  e2e_fail "bob was not locked out at his address after 5 failures"
+"$QELI" list-blocked --socket "$dir/control.sock" | grep -E "^$UL_C +bob +[0-9]+ +5" >/dev/null ||
+  e2e_fail "list-blocked does not show ($UL_C, bob) with its time left and 5 failures"
 e2e_finish bob-again
 "$QELI" unblock "$UL_C" --socket "$dir/control.sock" >/dev/null || e2e_fail "qeli unblock"
 [ -z "$(blocked)" ] || e2e_fail "still blocked after unblock: $(blocked)"

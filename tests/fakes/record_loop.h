@@ -6,6 +6,9 @@
 // each), then read and deframed by the other end's StreamFramer and opened and rebuilt by
 // a tunnel::Receiver — all on the calling thread.
 //
+// `carrier` puts the TCP obfs layers under the records on both ends (the XOR stream, and
+// the WebSocket frames under it), so the same loop measures and checks those paths.
+//
 // Header-only so tests and benchmarks share it; needs qeli::engine and qeli::transport.
 #pragma once
 
@@ -14,15 +17,22 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "engine/stream_framer.h"
 #include "fakes/packet_builder.h"
 #include "fakes/socket_stream_pair.h"
+#include "transport/obfs_stream.h"
+#include "transport/ws_stream.h"
 #include "tunnel/receiver.h"
 #include "tunnel/sender.h"
+#include "wire/udp_obfs.h"
 
 namespace qeli::test {
+
+/// The stream stack under the records.
+enum class LoopCarrier { kTcp, kObfs, kObfsWebSocket };
 
 class RecordLoop {
  public:
@@ -30,16 +40,17 @@ class RecordLoop {
   /// super-packets (segment size mtu − 52) per batch, Tls framing, optional padding.
   /// The batch must fit the socket buffer (≈ 200 KiB unless SO_SNDBUFFORCE works).
   RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
-             tunnel::PaddingPolicy padding = {})
+             tunnel::PaddingPolicy padding = {}, LoopCarrier carrier = LoopCarrier::kTcp)
       : rng_(7),
-        pair_(socket_stream_pair()),
-        room_(engine::stream_room(pair_.a.overhead())),
+        a_(stack(carrier, true)),
+        b_(stack(carrier, false)),
+        room_(engine::stream_room(a_->overhead())),
         tx_(sender_params(mtu, padding), wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed),
             room_, rng_, sent_, tx_peer_, Instant{}),
         rx_(receiver_params(super_packets > 0),
             wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), got_, rx_peer_, Instant{}),
-        writer_(pair_.a, wire::Framing::kTls, {}),
-        reader_(pair_.b, wire::Framing::kTls, {}),
+        writer_(*a_, wire::Framing::kTls, {}),
+        reader_(*b_, wire::Framing::kTls, {}),
         out_(mtu_packets + super_packets, wire::kMaxSuperPacket, room_.headroom(),
              room_.tailroom(padding)),
         in_(mtu_packets + super_packets, wire::kMaxSuperPacket) {
@@ -47,7 +58,7 @@ class RecordLoop {
     tx_.refresh();
     if (ready()) {
       const int buf = 4 << 20;
-      (void)::setsockopt(pair_.a.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
+      (void)::setsockopt(a_->fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
     }
     const auto mss = mtu - 52;  // IPv4 + TCP with timestamps
     for (std::size_t i = 0; i < mtu_packets; ++i) packets_.push_back({tcp4(1, mtu - 40), {}});
@@ -63,7 +74,7 @@ class RecordLoop {
     for (const auto& p : packets_) batch_bytes_ += p.bytes.size();
   }
 
-  bool ready() const { return pair_.a.fd() >= 0 && pair_.b.fd() >= 0; }
+  bool ready() const { return a_->fd() >= 0 && b_->fd() >= 0; }
   /// Inner IP bytes carried per iteration.
   std::size_t batch_bytes() const { return batch_bytes_; }
 
@@ -126,9 +137,24 @@ class RecordLoop {
     PacketBytes bytes;
     tunio::GsoMetadata meta;
   };
+  // One end of the socket pair (a: the sender, b: the receiver) with `carrier`'s layers.
+  std::unique_ptr<transport::Stream> stack(LoopCarrier carrier, bool sender) {
+    if (sender) pair_ = std::make_unique<SocketStreamPair>(socket_stream_pair());
+    std::unique_ptr<transport::Stream> s =
+        std::make_unique<transport::TcpStream>(std::move(sender ? pair_->a : pair_->b));
+    if (carrier == LoopCarrier::kTcp) return s;
+    if (carrier == LoopCarrier::kObfsWebSocket) {
+      s = std::make_unique<transport::WebSocketStream>(std::move(s), sender, rng_);
+    }
+    const transport::ObfsNonce n1{1}, n2{2};
+    return std::make_unique<transport::ObfsXorStream>(std::move(s), wire::derive_obfs_key("loop"),
+                                                      sender ? n1 : n2, sender ? n2 : n1);
+  }
+
   crypto::Key32 key_;
   crypto::DeterministicRng rng_;
-  SocketStreamPair pair_;
+  std::unique_ptr<SocketStreamPair> pair_;
+  std::unique_ptr<transport::Stream> a_, b_;
   tunnel::CarrierRoom room_;
   tunnel::SessionCounters sent_, got_;
   tunnel::PeerState tx_peer_, rx_peer_;

@@ -76,4 +76,44 @@ void require_ids(const nlohmann::json& j, const std::string& key,
   }
 }
 
+Expect expectation(const nlohmann::json& c) {
+  if (!c.contains("expect") || !c["expect"].is_object()) return Expect::kUnknown;
+  const auto& e = c["expect"];
+  auto flag = [&](const char* k) { return e.contains(k) && e[k].is_boolean() && e[k].get<bool>(); };
+  if (flag("reject")) return Expect::kReject;
+  if (flag("incomplete")) return Expect::kIncomplete;
+  return e.empty() ? Expect::kUnknown : Expect::kAccept;
+}
+
+const char* to_string(Expect e) {
+  switch (e) {
+    case Expect::kAccept: return "accept";
+    case Expect::kReject: return "reject";
+    case Expect::kIncomplete: return "incomplete";
+    case Expect::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+void Tally::count(Expect e) {
+  switch (e) {
+    case Expect::kAccept: ++accept; break;
+    case Expect::kReject: ++reject; break;
+    case Expect::kIncomplete: ++incomplete; break;
+    case Expect::kUnknown:
+      ADD_FAILURE() << "a case with an expectation this test cannot check";
+      break;
+  }
+}
+
+nlohmann::json with_extra_cases(nlohmann::json j, const std::string& key,
+                                const std::vector<nlohmann::json>& extra) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_array()) {
+    ADD_FAILURE() << "vector set has no array '" << key << "'";
+    return j;
+  }
+  for (const auto& c : extra) j[key].push_back(c);
+  return j;
+}
+
 }  // namespace qeli::test

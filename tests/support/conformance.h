@@ -34,4 +34,24 @@ Bytes hex_field(const nlohmann::json& j, const std::string& key);
 void require_ids(const nlohmann::json& j, const std::string& key,
                  const std::vector<std::string>& ids);
 
+/// The kind of expectation a case carries, read from its `expect` object: kReject
+/// (`reject: true`), kIncomplete (`incomplete: true`: fed in full, the input must neither
+/// fail nor complete), or kAccept (an expected output). The reference's files may grow:
+/// tests count what each kind checked instead of comparing against fixed totals.
+enum class Expect { kAccept, kReject, kIncomplete, kUnknown };
+Expect expectation(const nlohmann::json& c);
+const char* to_string(Expect e);
+
+/// Cases checked per kind of expectation, for one vector set.
+struct Tally {
+  int accept = 0, reject = 0, incomplete = 0;
+  int total() const { return accept + reject + incomplete; }
+  void count(Expect e);
+};
+
+/// Returns a copy of `j` with `extra` appended to the array `j[key]` (the superset tests:
+/// our tests must accept any superset of the reference's vectors).
+nlohmann::json with_extra_cases(nlohmann::json j, const std::string& key,
+                                const std::vector<nlohmann::json>& extra);
+
 }  // namespace qeli::test

@@ -119,6 +119,31 @@ TEST(cli, help_on_every_command) {
   EXPECT_NE(top.out.find("add-client"), std::string::npos);
 }
 
+// The trial: `qeli help` and a mistyped command answered "A subcommand is required".
+TEST(cli, help_command_and_did_you_mean) {
+  const auto help = run({"help"});
+  EXPECT_EQ(help.rc, 0);
+  EXPECT_NE(help.out.find("add-client"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("show-identity"), std::string::npos) << help.out;
+  const auto one = run({"help", "client"});
+  EXPECT_EQ(one.rc, 0);
+  EXPECT_NE(one.out.find("--cleanup"), std::string::npos) << one.out;
+  const auto typo = run({"sever", "-c", "x.conf"});
+  EXPECT_EQ(typo.rc, kExitUsage);
+  EXPECT_NE(typo.err.find("'sever' is not a qeli command. Did you mean 'server'?"),
+            std::string::npos)
+      << typo.err;
+  EXPECT_EQ(typo.err.find("A subcommand is required"), std::string::npos);
+  const auto far = run({"frobnicate"});
+  EXPECT_EQ(far.rc, kExitUsage);
+  EXPECT_NE(far.err.find("check-config"), std::string::npos) << "lists the commands: " << far.err;
+  const auto none = run({});
+  EXPECT_EQ(none.rc, kExitUsage);
+  EXPECT_NE(none.err.find("add-client"), std::string::npos) << none.err;
+  EXPECT_EQ(run({"help", "clinet"}).rc, kExitUsage);
+  EXPECT_NE(run({"help", "clinet"}).err.find("did you mean 'client'?"), std::string::npos);
+}
+
 TEST(cli, usage_errors_exit_2) {
   EXPECT_EQ(run({}).rc, kExitUsage);
   EXPECT_EQ(run({"no-such-command"}).rc, kExitUsage);
@@ -154,6 +179,15 @@ TEST_F(CliTest, check_config_ok_and_broken) {
 }
 
 TEST_F(CliTest, show_and_rotate_identity) {
+  // show-identity is read-only: before the server (or rotate-identity) made a key, it says
+  // so and creates nothing.
+  const auto none = run(with_conf({"show-identity"}));
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_NE(none.out.find("none yet"), std::string::npos) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(ids_ + "/main.key"));
+  EXPECT_FALSE(std::filesystem::exists(ids_));
+  ASSERT_EQ(run(with_conf({"rotate-identity", "main"})).rc, 0);
+  ASSERT_EQ(run(with_conf({"rotate-identity", "udp"})).rc, 0);
   const std::string k1 = public_key("main");
   ASSERT_EQ(k1.size(), 64U);
   EXPECT_EQ(public_key("main"), k1);  // stable across runs
@@ -163,9 +197,33 @@ TEST_F(CliTest, show_and_rotate_identity) {
   const auto r = run(with_conf({"rotate-identity", "main"}));
   EXPECT_EQ(r.rc, 0) << r.err;
   const std::string k2 = public_key("main");
+  EXPECT_EQ(run(with_conf({"show-identity"})).rc, 0) << "every profile has a key now";
   EXPECT_NE(k2, k1);
   EXPECT_NE(r.out.find(k2), std::string::npos);
   EXPECT_EQ(run(with_conf({"rotate-identity", "ghost"})).rc, 1);
+}
+
+// The trial: without --identity-dir, show-identity made new keys in /etc/qeli/identity
+// that the server did not use. Every command now takes the directory from the config
+// (auth.identity_dir, relative to the config file), as the server does.
+TEST_F(CliTest, identity_dir_comes_from_the_config) {
+  const std::string conf = tmp_.write(
+      "with_dir.conf",
+      "[auth]\nusers_file = users.conf\nidentity_dir = keys\n"
+      "[profile:main]\nbind.port = 443\ntun.name = q0\nobf.tls.server_name = www.example.org\n");
+  const auto none = run({"show-identity", "-c", conf});
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_NE(none.out.find(tmp_.file("keys") + "/main.key does not exist"), std::string::npos)
+      << none.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp_.file("keys")));
+  const auto made = run({"rotate-identity", "main", "-c", conf});
+  ASSERT_EQ(made.rc, 0) << made.err;
+  EXPECT_TRUE(std::filesystem::exists(tmp_.file("keys") + "/main.key"));
+  const auto shown = run({"show-identity", "-c", conf});
+  EXPECT_EQ(shown.rc, 0) << shown.err;
+  EXPECT_NE(made.out.find(word_after(shown.out, "public key: ")), std::string::npos);
+  // --identity-dir still wins.
+  EXPECT_EQ(run({"show-identity", "-c", conf, "--identity-dir", ids_}).rc, 1);
 }
 
 TEST_F(CliTest, add_client_with_stdin_password_link_and_qr) {

@@ -24,7 +24,7 @@ class ClientsCommandTest : public ::testing::Test {
  protected:
   ClientsCommandTest()
       : users_(make_users()),
-        guard_({true, 1, std::chrono::seconds(300), std::chrono::seconds(900)}) {}
+        guard_({true, 1, std::chrono::seconds(300), std::chrono::seconds(900), 20, true}) {}
 
   void SetUp() override {
     socket_ = tmp_.file("control.sock");

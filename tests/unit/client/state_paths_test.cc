@@ -33,3 +33,33 @@ TEST(StatePaths, CurrentNamespaceIsStable) {
 
 }  // namespace
 }  // namespace qeli::client
+
+namespace qeli::client {
+namespace {
+
+// The trial: two clients with different `dev` in one namespace shared the device id and
+// superseded each other on the server forever.
+TEST(StatePaths, DeviceIdIsPerDevAndNamespace) {
+  EXPECT_EQ(state_paths("", "vpn0", "").device_id, "/var/lib/qeli/device-id")
+      << "the default dev in the initial namespace keeps the path qeli always used";
+  EXPECT_EQ(state_paths("", "vpn1", "").device_id, "/var/lib/qeli/device-id-vpn1");
+  EXPECT_EQ(state_paths("/s", "vpn0", "@blue").device_id, "/s/device-id-vpn0@blue");
+  EXPECT_NE(state_paths("", "vpn0", "").device_id, state_paths("", "office", "").device_id);
+}
+
+TEST(StatePaths, JournalNamesParseBack) {
+  auto a = parse_journal_name("journal-vpn1@blue.log");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->dev, "vpn1");
+  EXPECT_EQ(a->netns_suffix, "@blue");
+  auto b = parse_journal_name("journal-office0.log");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->dev, "office0");
+  EXPECT_EQ(b->netns_suffix, "");
+  EXPECT_FALSE(parse_journal_name("journal-.log"));
+  EXPECT_FALSE(parse_journal_name("device-id"));
+  EXPECT_FALSE(parse_journal_name("journal-vpn0.log.tmp"));
+}
+
+}  // namespace
+}  // namespace qeli::client

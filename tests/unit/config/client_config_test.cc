@@ -59,7 +59,10 @@ TEST(client_config, strict_rules_table) {
       {"proto = udp\nmode = plain", "mode"},
       {"proto = udp\nmode = reality-tls\nreality_sid = ab", "mode"},
       {"mode = reality", "reality_sid"},
-      {"mode = reality\nreality_sid = 0123456789abcdef", nullptr},
+      {"mode = reality\nreality_sid = 0123456789abcdef", "key"},  // the token needs the pin
+      {"mode = reality\nreality_sid = 0123456789abcdef\nkey = " + std::string(64, '0'), "key"},
+      {"mode = reality\nreality_sid = 0123456789abcdef\nkey = " + std::string(64, 'a'), nullptr},
+      {"mode = reality\nreality_sid = f\nkey = " + std::string(64, 'a'), "reality_sid"},
       {"reality_sid = 00", "reality_sid"},
       {"mode = obfs", "obfs_key"},
       {"quic = true", "quic"},

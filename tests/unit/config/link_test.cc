@@ -219,3 +219,27 @@ TEST(link, percent_codec) {
 
 }  // namespace
 }  // namespace qeli::config
+
+namespace qeli::config {
+namespace {
+
+// The trial: a link pasted with surrounding spaces, a newline or quotes was refused.
+TEST(link, surrounding_white_space_and_quotes_are_trimmed) {
+  const std::string bare = "qeli://alice:pw@vpn.example.com:443?proto=tcp&mode=fake-tls#home";
+  for (const std::string& wrapped :
+       {"  " + bare + "  ", bare + "\n", "\t" + bare + "\r\n", "\"" + bare + "\"", "'" + bare + "'",
+        " \"" + bare + "\"\n", "<" + bare + ">", "`" + bare + "`"}) {
+    SCOPED_TRACE(wrapped);
+    const auto l = parse_link(wrapped);
+    ASSERT_TRUE(l.ok()) << l.error();
+    EXPECT_EQ(l->user, "alice");
+    EXPECT_EQ(l->pass, "pw");
+    EXPECT_EQ(l->host, "vpn.example.com");
+    EXPECT_EQ(l->label, "home");
+  }
+  EXPECT_FALSE(parse_link("\"" + bare).ok()) << "an unmatched quote stays and is refused";
+  EXPECT_EQ(trim_link_text("  "), "");
+}
+
+}  // namespace
+}  // namespace qeli::config

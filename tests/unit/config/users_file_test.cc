@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "crypto/argon2id.h"
@@ -19,12 +21,12 @@ constexpr const char* kHash =
 TEST(users_file, append_creates_0600_and_reads_back) {
   test::TempDir tmp;
   const std::string path = tmp.file("users.conf");
-  NewUser u{"bob", kHash, {"main", "plain"}, Ipv4Addr::parse("10.9.0.7"), 2};
+  NewUser u{"bob", kHash, {"main", "plain"}, Ipv4Addr::parse("10.9.0.7"), 2, {"0a0b0c0d"}};
   ASSERT_TRUE(append_user(path, u).ok());
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600U);
-  ASSERT_TRUE(append_user(path, NewUser{"carol", kHash, {}, std::nullopt, 0}).ok());
+  ASSERT_TRUE(append_user(path, NewUser{"carol", kHash, {}, std::nullopt, 0, {}}).ok());
 
   Findings f;
   const auto users = read_users_file(path, f);
@@ -35,6 +37,7 @@ TEST(users_file, append_creates_0600_and_reads_back) {
   EXPECT_EQ(users[0].profiles, (std::vector<std::string>{"main", "plain"}));
   EXPECT_EQ(users[0].static_ip->to_string(), "10.9.0.7");
   EXPECT_EQ(users[0].max_sessions, 2U);
+  EXPECT_EQ(users[0].reality_short_ids, (std::vector<std::string>{"0a0b0c0d"}));
   EXPECT_EQ(users[1].name, "carol");
   EXPECT_TRUE(users[1].profiles.empty());
   EXPECT_TRUE(crypto::argon2id_verify(users[0].password_hash, "demo-password"));
@@ -43,17 +46,17 @@ TEST(users_file, append_creates_0600_and_reads_back) {
 TEST(users_file, refuses_duplicates_bad_names_and_hashes) {
   test::TempDir tmp;
   const std::string path = tmp.file("users.conf");
-  ASSERT_TRUE(append_user(path, NewUser{"bob", kHash, {}, std::nullopt, 0}).ok());
-  const auto dup = append_user(path, NewUser{"bob", kHash, {}, std::nullopt, 0});
+  ASSERT_TRUE(append_user(path, NewUser{"bob", kHash, {}, std::nullopt, 0, {}}).ok());
+  const auto dup = append_user(path, NewUser{"bob", kHash, {}, std::nullopt, 0, {}});
   ASSERT_FALSE(dup.ok());
   EXPECT_EQ(dup.error().code, UsersFileError::kExists);
-  EXPECT_EQ(append_user(path, NewUser{"a b", kHash, {}, std::nullopt, 0}).error().code,
+  EXPECT_EQ(append_user(path, NewUser{"a b", kHash, {}, std::nullopt, 0, {}}).error().code,
             UsersFileError::kBadName);
-  EXPECT_EQ(append_user(path, NewUser{"x]\n[user:y", kHash, {}, std::nullopt, 0}).error().code,
+  EXPECT_EQ(append_user(path, NewUser{"x]\n[user:y", kHash, {}, std::nullopt, 0, {}}).error().code,
             UsersFileError::kBadName);
-  EXPECT_EQ(append_user(path, NewUser{"eve", "plaintext", {}, std::nullopt, 0}).error().code,
+  EXPECT_EQ(append_user(path, NewUser{"eve", "plaintext", {}, std::nullopt, 0, {}}).error().code,
             UsersFileError::kBadHash);
-  EXPECT_EQ(append_user(tmp.file("nodir/users.conf"), NewUser{"z", kHash, {}, std::nullopt, 0})
+  EXPECT_EQ(append_user(tmp.file("nodir/users.conf"), NewUser{"z", kHash, {}, std::nullopt, 0, {}})
                 .error()
                 .code,
             UsersFileError::kIo);
@@ -63,7 +66,7 @@ TEST(users_file, appends_after_a_file_without_trailing_newline) {
   test::TempDir tmp;
   const std::string path = tmp.write(
       "users.conf", std::string("[user:a]\npassword_hash = ") + kHash);  // no final newline
-  ASSERT_TRUE(append_user(path, NewUser{"b", kHash, {}, std::nullopt, 0}).ok());
+  ASSERT_TRUE(append_user(path, NewUser{"b", kHash, {}, std::nullopt, 0, {}}).ok());
   Findings f;
   const auto users = read_users_file(path, f);
   EXPECT_FALSE(f.has_errors());
@@ -78,13 +81,81 @@ TEST(users_file, concurrent_appends_are_serialised) {
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&, i] {
       EXPECT_TRUE(
-          append_user(path, NewUser{"u" + std::to_string(i), kHash, {}, std::nullopt, 0}).ok());
+          append_user(path, NewUser{"u" + std::to_string(i), kHash, {}, std::nullopt, 0, {}}).ok());
     });
   }
   for (auto& t : threads) t.join();
   Findings f;
   EXPECT_EQ(read_users_file(path, f).size(), 8U);
   EXPECT_FALSE(f.has_errors());
+}
+
+// remove-user / passwd: edits keep comments and the other sections byte for byte, write
+// atomically (a new inode renamed over the old), keep the mode, and refuse unknown users.
+const std::string kUsersText = std::string(
+                                   "# managed by hand and by qeli\n"
+                                   "[user:alice]\n"
+                                   "password_hash = OLD\n"
+                                   "password_enc = stale-reversible-copy\n"
+                                   "bandwidth.limit_mbps = 5\n"
+                                   "\n"
+                                   "[user:bob]\n"
+                                   "# bob's note\n"
+                                   "password_hash = ") +
+                               kHash + "\n";
+
+TEST(users_file, remove_user_keeps_everything_else) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("users.conf", kUsersText);
+  ::chmod(path.c_str(), 0640);
+  struct stat before {};
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  ASSERT_TRUE(remove_user(path, "alice").ok());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, std::string("# managed by hand and by qeli\n[user:bob]\n# bob's note\n"
+                              "password_hash = ") +
+                      kHash + "\n");
+  struct stat after {};
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_NE(after.st_ino, before.st_ino);  // replaced by rename, never rewritten in place
+  EXPECT_EQ(after.st_mode & 0777, 0640U);
+  const auto st = remove_user(path, "alice");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, UsersFileError::kNotFound);
+}
+
+TEST(users_file, set_password_replaces_the_hash_and_drops_password_enc) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("users.conf", kUsersText);
+  ASSERT_TRUE(set_user_password(path, "alice", kHash).ok());
+  Findings f;
+  const auto users = read_users_file(path, f);
+  ASSERT_FALSE(f.has_errors());
+  ASSERT_EQ(users.size(), 2U);
+  EXPECT_EQ(users[0].password_hash, kHash);
+  EXPECT_TRUE(users[0].password_enc.empty());
+  EXPECT_EQ(users[0].bandwidth_limit_mbps, 5);
+  EXPECT_EQ(users[1].password_hash, kHash);
+  EXPECT_FALSE(set_user_password(path, "nobody", kHash).ok());
+  EXPECT_FALSE(set_user_password(path, "bob", "not-a-phc").ok());
+}
+
+TEST(users_file, an_append_waiting_on_the_lock_follows_a_rename) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("users.conf", kUsersText);
+  // Interleave removals and appends from two threads: every append must land in the
+  // file the path names at the end (none into a renamed-away inode).
+  std::thread t([&] {
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE(
+          append_user(path, NewUser{"u" + std::to_string(i), kHash, {}, std::nullopt, 0, {}}).ok());
+    }
+  });
+  for (int i = 0; i < 20; ++i) (void)set_user_password(path, "bob", kHash);
+  t.join();
+  Findings f;
+  EXPECT_EQ(read_users_file(path, f).size(), 22U);
 }
 
 }  // namespace

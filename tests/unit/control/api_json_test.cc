@@ -12,7 +12,7 @@ using json = nlohmann::json;
 
 TEST(ControlApiJson, EveryRequestRoundTrips) {
   const std::vector<Request> all = {ListSessions{},
-                                    Kick{"bob", 7},
+                                    Kick{"bob", 7, "credentials-changed"},
                                     DisableUser{"bob"},
                                     EnableUser{"bob"},
                                     ListBlocked{},
@@ -28,7 +28,10 @@ TEST(ControlApiJson, EveryRequestRoundTrips) {
                                     GetConfigVersion{"id"},
                                     Reload{},
                                     Whoami{},
-                                    GetClientStatus{}};
+                                    GetClientStatus{},
+                                    SetBandwidth{"bob", 2.5},
+                                    GetUsage{},
+                                    ResetUsage{"bob"}};
   ASSERT_EQ(all.size(), std::variant_size_v<Request>);
   for (const auto& r : all) {
     const json j = encode_request(r);
@@ -68,6 +71,23 @@ TEST(ControlApiJson, ClientStatusIsFlatAndRoundTrips) {
   EXPECT_EQ(back.tunnel->rx_bytes, 1234U);
   EXPECT_EQ(back.state, "connected");
   EXPECT_EQ(json(back), j);
+}
+
+TEST(ControlApiJson, LimitsAndUsageRequestsAreChecked) {
+  auto r = decode_request(json{{"cmd", "set-bandwidth"}, {"username", "bob"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kBadRequest);
+  r = decode_request(json{{"cmd", "set-bandwidth"}, {"username", "bob"}, {"mbps", -1}});
+  EXPECT_FALSE(r.ok());
+  r = decode_request(json{{"cmd", "kick"}, {"username", "bob"}, {"reason", "whatever"}});
+  EXPECT_FALSE(r.ok());
+  r = decode_request(json{{"cmd", "kick"}, {"username", "bob"}});  // 0.7.16's form
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::get<Kick>(*r).reason, "kicked");
+  UsageList list;
+  list.users.push_back(UserUsage{"bob", 5, 6, 100, 2.5, true});
+  const json j = list;
+  EXPECT_EQ(j.get<UsageList>().users.at(0).quota_bytes, 100U);
 }
 
 TEST(ControlApiJson, MalformedRequestsNameTheMember) {

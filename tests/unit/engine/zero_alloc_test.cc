@@ -53,5 +53,19 @@ TEST(ZeroAlloc, GsoSuperPacketsCarriedWhole) {
   EXPECT_EQ(loop.receiver_counters().get(tunnel::SessionCounter::kDropBadGso), 0U);
 }
 
+// The same path with TCP obfs under the records: the XOR stream in place, and the
+// WebSocket frames written into the batch's headroom and masked in place.
+TEST(ZeroAlloc, ObfsStreamAndWebSocketFrames) {
+  for (const auto carrier : {LoopCarrier::kObfs, LoopCarrier::kObfsWebSocket}) {
+    RecordLoop mtu(32, 0, 1400, {}, carrier);
+    expect_no_steady_state_allocations(mtu);
+    EXPECT_TRUE(mtu.intact(0));
+    EXPECT_TRUE(mtu.intact(31));
+    RecordLoop gso(8, 1, 1400, {}, carrier);
+    expect_no_steady_state_allocations(gso);
+    EXPECT_TRUE(gso.intact(8));
+  }
+}
+
 }  // namespace
 }  // namespace qeli::test

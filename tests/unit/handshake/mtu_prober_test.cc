@@ -109,14 +109,15 @@ TEST(MtuProber, RungThatFitsA1280PathWhenTheEnvelopeOverflows1200) {
   EXPECT_EQ(p.mtu(), 1195u);
 }
 
-TEST(MtuProber, CleanPathTakesTheCeilingWithOneProbe) {
+TEST(MtuProber, CleanPathTakesTheCeilingAfterOneRoundTrip) {
   MtuProber p(config(1400), Instant{});
   const ProbeRun r = drive(p, SimPath{}, Instant{});
   EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
   EXPECT_EQ(p.mtu(), 1400u);
-  ASSERT_EQ(r.sent.size(), 1u);
+  ASSERT_EQ(r.sent.size(), 6u) << "one round: every rung at once, largest first";
   EXPECT_EQ(r.sent[0].probe.outer_size, 1400 + 76);
-  EXPECT_EQ(r.took, 20ms);
+  EXPECT_EQ(r.sent[5].probe.outer_size, 576 + 76);
+  EXPECT_EQ(r.took, 20ms) << "the largest rung's ack ends it at once";
 }
 
 TEST(MtuProber, EmsgsizeSkipsRungsWithoutWaiting) {
@@ -131,19 +132,38 @@ TEST(MtuProber, EmsgsizeSkipsRungsWithoutWaiting) {
   EXPECT_EQ(p.mtu(), 1200u);
   EXPECT_EQ(r.refused, 4u);
   EXPECT_EQ(p.refused(), 4u);
-  EXPECT_EQ(r.sent.size(), 5u);
+  EXPECT_EQ(r.sent.size(), 6u);
   EXPECT_EQ(r.took, 20ms) << "refused rungs cost no time";
 }
 
-TEST(MtuProber, SilentBlackHoleCostsTriesTimesTimeout) {
-  // The path drops big datagrams without telling the kernel: 2 tries × 300 ms per rung.
+TEST(MtuProber, SilentBlackHoleCostsTwoRoundsWhateverTheRung) {
+  // The path drops big datagrams without telling the kernel: round 1 hears 1200 and 576,
+  // round 2 re-probes the four rungs above 1200 and hears nothing.
   SimPath path;
   path.path_limit = 1300;
   MtuProber p(config(1400), Instant{});
   const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
   EXPECT_EQ(p.mtu(), 1200u);
-  EXPECT_EQ(r.sent.size(), 4u * 2 + 1);
-  EXPECT_EQ(r.took, 4 * 2 * 300ms + 20ms);
+  EXPECT_EQ(r.sent.size(), 6u + 4u);
+  EXPECT_EQ(r.took, 2 * 300ms);
+}
+
+// The trial: with the QUIC shape (85 bytes of overhead) on a path that silently drops
+// datagrams above 1280 bytes, the fitting rung (1195) came sixth; at 2 × 300 ms per rung
+// the 3 s budget ran out first and the tunnel got 1400 — up, and moving nothing.
+TEST(MtuProber, QuicShapeOnASilent1280PathFindsItsRungWellWithinTheBudget) {
+  SimPath path;
+  path.path_limit = 1280;
+  MtuProber p(config(1400, 85), Instant{});
+  const ProbeRun r = drive(p, path, Instant{});
+  EXPECT_EQ(p.outcome(), MtuProbeOutcome::kProbed);
+  EXPECT_EQ(p.mtu(), 1195u);
+  EXPECT_LE(r.took, 1s);
+  // The same path with a larger ceiling (jumbo pushed MTU): still within the budget.
+  MtuProber big(config(9000, 85), Instant{});
+  drive(big, path, Instant{});
+  EXPECT_EQ(big.mtu(), 1195u);
 }
 
 TEST(MtuProber, OneLostProbeIsRetried) {
@@ -153,9 +173,9 @@ TEST(MtuProber, OneLostProbeIsRetried) {
   MtuProber p(config(1400), Instant{});
   const ProbeRun r = drive(p, path, Instant{});
   EXPECT_EQ(p.mtu(), 1400u);
-  ASSERT_EQ(r.sent.size(), 2u);
-  EXPECT_NE(r.sent[0].probe.id, r.sent[1].probe.id);
-  EXPECT_EQ(r.sent[0].probe.outer_size, r.sent[1].probe.outer_size);
+  ASSERT_EQ(r.sent.size(), 7u) << "round 2 re-probes only the rung above the best ack";
+  EXPECT_NE(r.sent[0].probe.id, r.sent[6].probe.id);
+  EXPECT_EQ(r.sent[0].probe.outer_size, r.sent[6].probe.outer_size);
 }
 
 TEST(MtuProber, LateAckForALargerRungWins) {
@@ -181,7 +201,7 @@ TEST(MtuProber, StrayAndForgedAcksAreIgnored) {
   EXPECT_EQ(p.mtu(), 1400u);
 }
 
-TEST(MtuProber, NothingAckedFallsBackToTheCeiling) {
+TEST(MtuProber, NothingAckedFallsBackToWhatFitsA1280Path) {
   SimPath path;
   path.path_limit = 0;  // the server never answers
   MtuProberConfig c = config(1400);
@@ -189,8 +209,15 @@ TEST(MtuProber, NothingAckedFallsBackToTheCeiling) {
   MtuProber p(c, Instant{});
   const ProbeRun r = drive(p, path, Instant{});
   EXPECT_EQ(p.outcome(), MtuProbeOutcome::kFallback);
-  EXPECT_EQ(p.mtu(), 1400u);
+  EXPECT_EQ(p.mtu(), 1200u) << "1200 + 76 fits 1280; the ceiling may not";
   EXPECT_EQ(r.sent.size(), 6u * 2);
+  MtuProber quic(config(1400, 85), Instant{});
+  drive(quic, path, Instant{});
+  EXPECT_EQ(quic.outcome(), MtuProbeOutcome::kFallback);
+  EXPECT_EQ(quic.mtu(), 1195u);
+  MtuProber low(config(1000), Instant{});
+  drive(low, path, Instant{});
+  EXPECT_EQ(low.mtu(), 1000u) << "never above the ceiling";
 }
 
 TEST(MtuProber, FallbackSkipsWhatTheKernelRefused) {
@@ -202,19 +229,35 @@ TEST(MtuProber, FallbackSkipsWhatTheKernelRefused) {
   MtuProber p(c, Instant{});
   drive(p, path, Instant{});
   EXPECT_EQ(p.outcome(), MtuProbeOutcome::kFallback);
-  EXPECT_EQ(p.mtu(), 1320u);
+  EXPECT_EQ(p.mtu(), 1200u);
+  SimPath tiny;
+  tiny.kernel_limit = 1000;  // a local link of 1000 bytes: only 576 + 76 may leave
+  tiny.path_limit = 0;
+  MtuProber q(c, Instant{});
+  drive(q, tiny, Instant{});
+  EXPECT_EQ(q.mtu(), 576u) << "never a size the kernel refused";
 }
 
 TEST(MtuProber, BudgetBoundsTheRun) {
   SimPath path;
   path.path_limit = 0;
-  MtuProber p(config(9000), Instant{});  // 11 rungs × 600 ms would be 6.6 s
+  MtuProberConfig c = config(9000);
+  c.timeout = 2s;  // two rounds would take 4 s
+  MtuProber p(c, Instant{});
   const ProbeRun r = drive(p, path, Instant{});
   EXPECT_EQ(p.outcome(), MtuProbeOutcome::kFallback);
-  EXPECT_EQ(p.mtu(), 9000u);
+  EXPECT_EQ(p.mtu(), 1200u);
   EXPECT_EQ(r.took, 3s);
   EXPECT_FALSE(p.deadline());
   EXPECT_FALSE(p.next(Instant{} + 4s));
+  // An ack that came before the budget ran out is kept.
+  SimPath slow;
+  slow.path_limit = 1300;
+  slow.rtt = 2500ms;
+  MtuProber q(c, Instant{});
+  drive(q, slow, Instant{});
+  EXPECT_EQ(q.outcome(), MtuProbeOutcome::kProbed);
+  EXPECT_EQ(q.mtu(), 1200u);
 }
 
 TEST(MtuProbeResponder, EchoesProbesOnly) {

@@ -15,7 +15,7 @@ using json = nlohmann::json;
 struct Fixture {
   Fixture()
       : users(make_users()),
-        guard({true, 2, std::chrono::seconds(300), std::chrono::seconds(900)}) {}
+        guard({true, 2, std::chrono::seconds(300), std::chrono::seconds(900), 20, true}) {}
   static UserSnapshot make_users() {
     UserSnapshot s;
     config::UserConfig alice;
@@ -30,8 +30,10 @@ struct Fixture {
   json call(const json& req) {
     auto r = control::decode_request(req);
     if (!r.ok()) return control::encode_error(r.error());
-    ControlHandler h(ControlTargets{.profiles = &profiles, .users = &users, .guard = &guard},
-                     [this] { return now; });
+    ControlHandler h(
+        ControlTargets{
+            .profiles = &profiles, .users = &users, .guard = &guard, .accounts = &accounts},
+        [this] { return now; });
     auto a = h.handle(*r, control::Caller{0, 0, 0, control::kAllPermissions});
     return a.ok() ? control::encode_reply(*a) : control::encode_error(a.error());
   }
@@ -39,8 +41,34 @@ struct Fixture {
   std::vector<std::unique_ptr<ProfileRuntime>> profiles;
   UserDirectory users;
   AuthGuard guard;
+  TrafficAccounts accounts{nullptr, make_users()};
   Instant now{std::chrono::seconds(1000)};
 };
+
+TEST(ControlHandler, SetBandwidthUsageAndResetUsage) {
+  Fixture f;
+  json r = f.call({{"cmd", "set-bandwidth"}, {"username", "alice"}, {"mbps", 5}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(f.accounts.account("alice")->rate(), 625'000U);
+  (void)f.accounts.account("alice")->on_send(1234, f.now);
+  r = f.call({{"cmd", "usage"}});
+  ASSERT_TRUE(r["ok"].get<bool>());
+  bool seen = false;
+  for (const auto& u : r["users"]) {
+    if (u["username"] != "alice") continue;
+    seen = true;
+    EXPECT_EQ(u["down_bytes"], 1234);
+    EXPECT_EQ(u["limit_mbps"], 5.0);
+    EXPECT_TRUE(u["limit_live"].get<bool>());
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_TRUE(f.call({{"cmd", "reset-usage"}, {"username", "alice"}})["ok"].get<bool>());
+  EXPECT_EQ(f.accounts.account("alice")->down_total(), 0U);
+  r = f.call({{"cmd", "set-bandwidth"}, {"username", "nobody"}, {"mbps", 5}});
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["code"], "not_found");
+  EXPECT_FALSE(f.call({{"cmd", "reset-usage"}, {"username", "nobody"}})["ok"].get<bool>());
+}
 
 TEST(ControlHandler, ListBlockedShowsAddressesAndTimeLeft) {
   Fixture f;

@@ -10,33 +10,19 @@
 #include <thread>
 
 #include "fakes/socket_stream_pair.h"
+#include "fakes/stream_read.h"
 #include "fakes/xor_stream.h"
 #include "transport/stream_io.h"
 
 namespace qeli::transport {
 namespace {
 
+using test::read_exactly;
+
 Bytes pattern(std::size_t n, std::uint8_t seed) {
   Bytes b(n);
   for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(seed + i * 13);
   return b;
-}
-
-// Reads from `s` until `n` bytes arrived (or the stream ends / 5 s pass).
-Bytes read_exactly(Stream& s, std::size_t n) {
-  Bytes got;
-  std::uint8_t buf[8192];
-  for (int idle = 0; got.size() < n && idle < 5000;) {
-    const ReadResult r = s.read(buf);
-    if (r.status == StreamStatus::kOk) {
-      got.insert(got.end(), buf, buf + r.bytes);
-      continue;
-    }
-    if (r.status != StreamStatus::kWouldBlock) break;
-    pollfd p{s.fd(), POLLIN, 0};
-    if (::poll(&p, 1, 1) == 0) ++idle;
-  }
-  return got;
 }
 
 TEST(StreamOverhead, LayersAddUpAndTheTighterChunkLimitWins) {

@@ -273,3 +273,44 @@ TEST(UdpSocket, ReusePortLetsWorkersShareAPort) {
 
 }  // namespace
 }  // namespace qeli::transport
+
+namespace qeli::transport {
+namespace {
+
+// The trial: a server on the wildcard address answered from its primary address when the
+// client dialed another of its addresses, and the client ignored the replies. With
+// pktinfo the reply leaves from the address the client contacted (127.0.0.2 here, any
+// loopback address reaches the wildcard socket), also as a GSO batch.
+TEST(UdpSocket, WildcardServerRepliesFromTheAddressTheClientContacted) {
+  UdpOptions so;
+  so.bind = UdpAddr::from(Ipv4Endpoint{0, 0});
+  so.pktinfo = true;
+  so.log = [](std::string_view) {};
+  UdpSocket server = open_or_die(so);
+  ASSERT_TRUE(server.capabilities().pktinfo);
+  const std::uint16_t port = server.local_address().port();
+  UdpSocket client = open_or_die(loopback_options());
+  const UdpAddr dialed = UdpAddr::from(Ipv4Endpoint{0x7f000002, port});
+  const auto hello = datagram(100, 1);
+  const OutDatagram out{hello.data(), hello.size(), &dialed};
+  ASSERT_EQ(client.send({&out, 1}).sent, 1U);
+  std::vector<UdpAddr> from;
+  ASSERT_EQ(receive_n(server, 1, &from).size(), 1U);
+  EXPECT_EQ(from[0].local_v4, htonl(0x7f000002)) << "the address the client sent to";
+
+  // The reply (three datagrams: a GSO message where the kernel offers it) to that peer.
+  Flow f;
+  f.build({300, 300, 300}, from[0]);
+  ASSERT_EQ(server.send(f.out).sent, 3U);
+  std::vector<UdpAddr> seen;
+  ASSERT_EQ(receive_n(client, 3, &seen).size(), 3U);
+  for (const auto& a : seen) EXPECT_EQ(a, dialed) << a.to_string() << " instead of 127.0.0.2";
+
+  // Without pktinfo the kernel picks the source: 127.0.0.1 for a loopback client.
+  so.pktinfo = false;
+  UdpSocket plain = open_or_die(so);
+  EXPECT_FALSE(plain.capabilities().pktinfo);
+}
+
+}  // namespace
+}  // namespace qeli::transport

@@ -66,12 +66,14 @@ TEST(QuicEnvelope, EveryTruncationOfALongPacketIsRejected) {
   for (std::size_t n = 0; n < pkt.size(); ++n) {
     EXPECT_FALSE(parse_quic(ByteSpan(pkt).first(n)).ok()) << n;
   }
-  // Bytes past Length are ignored (QUIC coalescing), not part of the payload.
+  // 0.7.16 (§3.9): Length must match the datagram exactly; bytes past it are refused.
   Bytes longer = pkt;
   longer.push_back(0xee);
   auto p = parse_quic(longer);
-  ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p->payload.size(), frag.size());
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error(), QuicError::kBadLength);
+  EXPECT_FALSE(looks_like_quic(longer));
+  EXPECT_TRUE(parse_quic(pkt).ok());
 }
 
 TEST(QuicEnvelope, HostileFields) {

@@ -16,12 +16,16 @@ TEST(session_close, bytes_are_as_documented) {
   // Client → server.
   EXPECT_EQ(to_hex(build_session_close(CloseReason::kClientStopping)), "c19b800107");
   EXPECT_STREQ(to_string(CloseReason::kClientStopping), "the client is stopping");
+  // Server → client: why the user may not come back.
+  EXPECT_EQ(to_hex(build_session_close(CloseReason::kQuotaExhausted)), "c19b800108");
+  EXPECT_EQ(to_hex(build_session_close(CloseReason::kCredentialsChanged)), "c19b800109");
 }
 
 TEST(session_close, round_trips_through_the_control_frame_parser) {
   for (auto r : {CloseReason::kKicked, CloseReason::kSuperseded, CloseReason::kShutdown,
                  CloseReason::kDisabled, CloseReason::kIdle, CloseReason::kEvicted,
-                 CloseReason::kClientStopping}) {
+                 CloseReason::kClientStopping, CloseReason::kQuotaExhausted,
+                 CloseReason::kCredentialsChanged}) {
     const Bytes f = build_session_close(r);
     ASSERT_EQ(classify_plaintext(f), PlaintextKind::kControl);
     auto c = parse_control_frame(f);

@@ -1,0 +1,305 @@
+// User management without editing files by hand (reference §6.1):
+//   qeli list-users           every user and group from the config and its users file
+//   qeli remove-user USER     delete its [user:USER] section; its live sessions end
+//   qeli passwd USER          a new password (generated, or from standard input); its live
+//                             sessions end (the client is told its credentials changed)
+//   qeli share-link USER      a new link: a newly generated password, the profile's key
+//   qeli show-routes USER     what the server pushes to and routes into the user
+// Edits go through config/users_file.h (atomic rename under the file's lock; the format
+// stays 0.7.16's), then the running server is told over its control socket: a reload,
+// then the user's sessions end. Users defined inline in server.conf are edited there.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <istream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/control_call.h"
+#include "cli/link_issue.h"
+#include "cli/provisioning.h"
+#include "config/limits.h"
+#include "config/users_file.h"
+#include "control/api_json.h"
+#include "crypto/argon2id.h"
+
+namespace qeli::cli {
+namespace {
+
+struct Options {
+  std::string user;
+  std::string config = config::kDefaultServerConfig;
+  std::string socket = control::kDefaultSocketPath;
+  bool json = false;
+  bool password_stdin = false;
+  LinkOptions link;  // identity_dir empty: the config's auth.identity_dir
+};
+
+// The user as the config has it, refusing users that live inline in server.conf.
+const config::UserConfig* editable_user(const config::ServerConfig& cfg, const Options& o,
+                                        Context& ctx) {
+  const auto* u = cfg.find_user(o.user);
+  if (u == nullptr) {
+    ctx.err << "no user '" << o.user << "' in " << o.config << " or " << cfg.users_file_path()
+            << "\n";
+    return nullptr;
+  }
+  if (u->source_file != cfg.users_file_path()) {
+    ctx.err << "user '" << o.user << "' is defined inline in " << u->source_file << " (line "
+            << u->line << "): edit it there, or move it to " << cfg.users_file_path() << "\n";
+    return nullptr;
+  }
+  return u;
+}
+
+// Tells the running server: reload the users, then end the user's sessions with
+// "credentials changed". A server that cannot be reached is a note, not a failure: the
+// file is already right and the server reads it at its next start or reload.
+void tell_server(const Options& o, Context& ctx) {
+  int rc = 0;
+  std::ostringstream quiet;
+  Context probe{ctx.out, quiet, ctx.in, ctx.rng};
+  const auto reloaded = ask_server(o.socket, control::Reload{}, probe, rc);
+  if (!reloaded) {
+    ctx.err << "note: no running server answered on " << o.socket
+            << "; it applies the change when it starts or reloads (systemctl reload "
+               "qeli-server)\n";
+    return;
+  }
+  if (!reloaded->ok) {
+    ctx.err << "the server refused to reload (its config has errors: qeli check-config " << o.config
+            << "); it still runs with the old users\n";
+    return;
+  }
+  const auto kicked =
+      ask_server(o.socket, control::Kick{o.user, std::nullopt, "credentials-changed"}, probe, rc);
+  ctx.out << "the server reloaded its users; ended " << (kicked ? kicked->kicked : 0)
+          << " live session(s) of " << o.user << "\n";
+}
+
+std::optional<std::string> new_password(const Options& o, Context& ctx, bool& generated) {
+  generated = !o.password_stdin;
+  if (generated) return generate_password(ctx.rng);
+  std::string password;
+  std::getline(ctx.in, password);
+  if (!password.empty() && password.back() == '\r') password.pop_back();
+  if (password.empty()) {
+    ctx.err << "--password-stdin: no password on standard input\n";
+    return std::nullopt;
+  }
+  return password;
+}
+
+// passwd and share-link: a new password hash in the users file, the server told.
+bool change_password(const Options& o, const config::ServerConfig& cfg, const std::string& pw,
+                     Context& ctx) {
+  const auto hash = crypto::argon2id_hash(pw);
+  if (!hash) {
+    ctx.err << "Argon2id hashing failed (out of memory?)\n";
+    return false;
+  }
+  if (auto st = config::set_user_password(cfg.users_file_path(), o.user, *hash); !st.ok()) {
+    ctx.err << st.error().detail << "\n";
+    return false;
+  }
+  ctx.out << "changed the password of " << o.user << " in " << cfg.users_file_path() << "\n";
+  tell_server(o, ctx);
+  return true;
+}
+
+int passwd(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg || editable_user(*cfg, o, ctx) == nullptr) return kExitFailure;
+  bool generated = false;
+  const auto pw = new_password(o, ctx, generated);
+  if (!pw || !change_password(o, *cfg, *pw, ctx)) return kExitFailure;
+  if (generated) ctx.out << "New password (shown once): " << *pw << "\n";
+  ctx.out << "Give " << o.user << " a new link: qeli share-link " << o.user << " --host H[:P]\n";
+  return kExitOk;
+}
+
+int share_link(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg) return kExitFailure;
+  const auto* u = editable_user(*cfg, o, ctx);
+  if (u == nullptr) return kExitFailure;
+  LinkPlan plan;
+  // Everything that can fail is checked before the password changes.
+  if (!plan_link(*cfg, o.user, u->profiles, o.link, ctx, plan) ||
+      !load_link_key(o.link, *cfg, ctx, plan, /*create=*/false)) {
+    return kExitFailure;
+  }
+  // A user with a REALITY short id of their own keeps using it (revoked alone).
+  if (!u->reality_short_ids.empty()) plan.target.reality_short_id = u->reality_short_ids.front();
+  const std::string pw = generate_password(ctx.rng);
+  if (!change_password(o, *cfg, pw, ctx)) return kExitFailure;
+  ctx.out << "The old password and every link issued before stop working now.\n";
+  print_link(o.link, plan, o.user, pw, ctx);
+  return kExitOk;
+}
+
+int remove_user(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg || editable_user(*cfg, o, ctx) == nullptr) return kExitFailure;
+  if (auto st = config::remove_user(cfg->users_file_path(), o.user); !st.ok()) {
+    ctx.err << st.error().detail << "\n";
+    return kExitFailure;
+  }
+  ctx.out << "removed " << o.user << " from " << cfg->users_file_path() << "\n";
+  tell_server(o, ctx);
+  return kExitOk;
+}
+
+std::string join(const std::vector<std::string>& v, const char* empty) {
+  if (v.empty()) return empty;
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+template <class C>
+std::vector<std::string> strings_of(const std::vector<C>& v) {
+  std::vector<std::string> out;
+  for (const auto& x : v) out.push_back(x.to_string());
+  return out;
+}
+
+int list_users(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg) return kExitFailure;
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& u : cfg->users) {
+      out.push_back({{"name", u.name},
+                     {"enabled", u.enabled},
+                     {"group", u.group},
+                     {"profiles", u.profiles},
+                     {"static_ip", u.static_ip ? u.static_ip->to_string() : ""},
+                     {"max_sessions", u.max_sessions},
+                     {"bandwidth_limit_mbps", u.bandwidth_limit_mbps},
+                     {"data_limit_gb", u.data_limit_gb},
+                     {"expire_at", u.expire_at ? nlohmann::json(*u.expire_at) : nlohmann::json()},
+                     {"source_file", u.source_file}});
+    }
+    ctx.out << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  ctx.out << std::left << std::setw(20) << "USER" << std::setw(9) << "ENABLED" << std::setw(12)
+          << "GROUP" << std::setw(16) << "PROFILES" << std::setw(12) << "LIMIT MBPS"
+          << std::setw(10) << "QUOTA GB" << std::setw(12) << "EXPIRES"
+          << "FILE\n";
+  for (const auto& u : cfg->users) {
+    ctx.out << std::left << std::setw(20) << u.name << std::setw(9) << (u.enabled ? "yes" : "no")
+            << std::setw(12) << (u.group.empty() ? "-" : u.group) << std::setw(16)
+            << join(u.profiles, "all") << std::setw(12) << u.bandwidth_limit_mbps << std::setw(10)
+            << u.data_limit_gb << std::setw(12)
+            << (u.expire_at ? std::to_string(*u.expire_at) : std::string("never")) << u.source_file
+            << "\n";
+  }
+  ctx.out << cfg->users.size() << " user(s), " << cfg->groups.size() << " group(s)\n";
+  return kExitOk;
+}
+
+int show_routes(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg) return kExitFailure;
+  const auto* u = cfg->find_user(o.user);
+  if (u == nullptr) {
+    ctx.err << "no user '" << o.user << "'\n";
+    return kExitFailure;
+  }
+  const config::GroupConfig* g = nullptr;
+  for (const auto& gr : cfg->groups) {
+    if (gr.name == u->group) g = &gr;
+  }
+  for (const auto& p : cfg->profiles) {
+    if (!p.enabled || (!u->profiles.empty() && std::find(u->profiles.begin(), u->profiles.end(),
+                                                         p.name) == u->profiles.end())) {
+      continue;
+    }
+    ctx.out << "[profile:" << p.name << "] pool " << p.pool.cidr.to_string() << ", server "
+            << p.tun.address.to_string() << "\n";
+    const auto& routes = u->routes.empty() ? p.routing.routes : u->routes;
+    ctx.out << "  pushed routes (" << (u->routes.empty() ? "the profile's" : "the user's own")
+            << "):";
+    if (routes.empty()) ctx.out << " none (split tunnel: the pool only)";
+    ctx.out << "\n";
+    for (const auto& r : routes) {
+      ctx.out << "    " << r.cidr.to_string() << " via "
+              << (r.gateway ? r.gateway->to_string() : p.tun.address.to_string()) << " metric "
+              << r.metric.value_or(100) << "\n";
+    }
+  }
+  ctx.out << "routed into this client (client_subnet): "
+          << join(strings_of(u->client_subnets), "none") << "\n";
+  const auto& acl = !u->allowed_networks.empty()
+                        ? u->allowed_networks
+                        : (g != nullptr ? g->allowed_networks : u->allowed_networks);
+  ctx.out << "destinations allowed (allowed_networks of "
+          << (!u->allowed_networks.empty()                   ? "the user"
+              : g != nullptr && !g->allowed_networks.empty() ? "group " + g->name
+                                                             : std::string("nobody: any"))
+          << "): " << join(strings_of(acl), "any") << "\n";
+  return kExitOk;
+}
+
+CLI::App* common(CLI::App* cmd, Options& o, bool user, bool socket) {
+  if (user) cmd->add_option("user", o.user, "User name")->required();
+  cmd->add_option("-c,--config", o.config, "Server config")->capture_default_str();
+  if (socket) {
+    cmd->add_option("--socket", o.socket, "Server control socket (to apply the change live)")
+        ->capture_default_str();
+  }
+  return cmd;
+}
+
+}  // namespace
+
+void register_users(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<Options>();
+  auto* list =
+      common(app.add_subcommand("list-users", "List the users and groups of the server's config"),
+             *o, false, false);
+  list->add_flag("--json", o->json, "Print JSON");
+  list->callback([o, &ctx] { ctx.exit_code = list_users(*o, ctx); });
+
+  auto* rm = common(
+      app.add_subcommand("remove-user", "Remove a user from the users file; its live sessions end"),
+      *o, true, true);
+  rm->callback([o, &ctx] { ctx.exit_code = remove_user(*o, ctx); });
+
+  auto* pw =
+      common(app.add_subcommand("passwd",
+                                "Give a user a new password (generated, or --password-stdin); its "
+                                "live sessions end"),
+             *o, true, true);
+  pw->add_flag("--password-stdin", o->password_stdin,
+               "Read the password from the first line of standard input");
+  pw->callback([o, &ctx] { ctx.exit_code = passwd(*o, ctx); });
+
+  auto* share = common(
+      app.add_subcommand("share-link",
+                         "Issue a new qeli:// link for a user with a newly generated password "
+                         "(the old password and links stop working; live sessions end)"),
+      *o, true, true);
+  share->add_option("--host", o->link.host, "Address clients dial: HOST or HOST:PORT")->required();
+  share->add_option("--link-profile", o->link.profile,
+                    "Profile for the link (default: the user's first, else the first profile)");
+  share->add_option("--label", o->link.label, "Link label (default: USER@PROFILE)");
+  share->add_flag("--no-qr", o->link.no_qr, "Print the link without a QR code");
+  share->add_flag("--qr-invert", o->link.qr_invert, "QR code for light-background terminals");
+  share->add_option("--identity-dir", o->link.identity_dir, kIdentityDirHelp);
+  share->callback([o, &ctx] { ctx.exit_code = share_link(*o, ctx); });
+
+  auto* routes =
+      common(app.add_subcommand("show-routes",
+                                "Show what the server pushes to a user (routes), routes into it "
+                                "(client_subnet) and lets it reach (allowed_networks)"),
+             *o, true, false);
+  routes->callback([o, &ctx] { ctx.exit_code = show_routes(*o, ctx); });
+}
+
+}  // namespace qeli::cli

@@ -1,0 +1,23 @@
+#include "server/reload_verdict.h"
+
+#include <algorithm>
+
+namespace qeli::server {
+
+std::optional<ReloadVerdict> reload_verdict(const config::UserConfig* before,
+                                            const config::UserConfig* after,
+                                            const std::string& profile) {
+  if (after == nullptr)
+    return ReloadVerdict{wire::CloseReason::kDisabled, "removed from the config"};
+  if (!after->enabled) return ReloadVerdict{wire::CloseReason::kDisabled, "disabled in the config"};
+  if (before != nullptr && before->password_hash != after->password_hash) {
+    return ReloadVerdict{wire::CloseReason::kKicked, "password changed"};
+  }
+  if (!after->profiles.empty() &&
+      std::find(after->profiles.begin(), after->profiles.end(), profile) == after->profiles.end()) {
+    return ReloadVerdict{wire::CloseReason::kDisabled, "no longer allowed on this profile"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace qeli::server

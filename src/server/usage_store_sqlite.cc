@@ -1,0 +1,141 @@
+// UsageStore over SQLite (libsqlite3): table usage(user TEXT PRIMARY KEY, down_bytes,
+// up_bytes, updated_unix). Statements are prepared per call: the store is written every
+// few seconds, not per packet.
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "server/usage_store.h"
+
+namespace qeli::server {
+namespace {
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    ok_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) == SQLITE_OK;
+  }
+  ~Statement() { sqlite3_finalize(st_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  bool ok() const { return ok_; }
+  sqlite3_stmt* get() { return st_; }
+
+ private:
+  sqlite3_stmt* st_ = nullptr;
+  bool ok_ = false;
+};
+
+class SqliteUsageStore final : public UsageStore {
+ public:
+  SqliteUsageStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  ~SqliteUsageStore() override { sqlite3_close(db_); }
+
+  Result<std::vector<UsageRecord>, std::string> load() override {
+    std::lock_guard lock(mu_);
+    Statement st(db_, "SELECT user, down_bytes, up_bytes, updated_unix FROM usage ORDER BY user");
+    if (!st.ok()) return fail(error("prepare"));
+    std::vector<UsageRecord> out;
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      UsageRecord r;
+      const auto* u = sqlite3_column_text(st.get(), 0);
+      r.user = u != nullptr ? reinterpret_cast<const char*>(u) : "";
+      r.down_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(st.get(), 1));
+      r.up_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(st.get(), 2));
+      r.updated_unix = sqlite3_column_int64(st.get(), 3);
+      out.push_back(std::move(r));
+    }
+    if (rc != SQLITE_DONE) return fail(error("read"));
+    return out;
+  }
+
+  Status<std::string> save(const std::vector<UsageRecord>& records) override {
+    std::lock_guard lock(mu_);
+    if (!exec("BEGIN IMMEDIATE")) return fail(error("begin"));
+    Statement st(db_,
+                 "INSERT INTO usage(user, down_bytes, up_bytes, updated_unix) VALUES(?,?,?,?) "
+                 "ON CONFLICT(user) DO UPDATE SET down_bytes=excluded.down_bytes, "
+                 "up_bytes=excluded.up_bytes, updated_unix=excluded.updated_unix");
+    if (!st.ok()) {
+      exec("ROLLBACK");
+      return fail(error("prepare"));
+    }
+    const std::int64_t now = unix_now();
+    for (const auto& r : records) {
+      sqlite3_reset(st.get());
+      sqlite3_bind_text(st.get(), 1, r.user.c_str(), static_cast<int>(r.user.size()),
+                        SQLITE_TRANSIENT);
+      sqlite3_bind_int64(st.get(), 2, static_cast<sqlite3_int64>(r.down_bytes));
+      sqlite3_bind_int64(st.get(), 3, static_cast<sqlite3_int64>(r.up_bytes));
+      sqlite3_bind_int64(st.get(), 4, now);
+      if (sqlite3_step(st.get()) != SQLITE_DONE) {
+        const std::string e = error("write");
+        exec("ROLLBACK");
+        return fail(e);
+      }
+    }
+    if (!exec("COMMIT")) return fail(error("commit"));
+    return {};
+  }
+
+  Status<std::string> reset(const std::string& user) override {
+    std::lock_guard lock(mu_);
+    Statement st(db_, "DELETE FROM usage WHERE user = ?");
+    if (!st.ok()) return fail(error("prepare"));
+    sqlite3_bind_text(st.get(), 1, user.c_str(), static_cast<int>(user.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(st.get()) != SQLITE_DONE) return fail(error("delete"));
+    return {};
+  }
+
+  bool exec(const char* sql) {
+    return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  std::string error(const char* what) const {
+    return path_ + ": " + what + ": " + sqlite3_errmsg(db_);
+  }
+
+ private:
+  std::mutex mu_;
+  sqlite3* db_;
+  std::string path_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<UsageStore>, std::string> open_sqlite_usage_store(const std::string& path) {
+  // Create the file 0600 ourselves: SQLite would use the umask (totals are per-user data).
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return fail(path + ": cannot create: " + std::string(strerror(errno)));
+  ::close(fd);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+      SQLITE_OK) {
+    std::string e = path + ": " + (db != nullptr ? sqlite3_errmsg(db) : "cannot open");
+    sqlite3_close(db);
+    return fail(e);
+  }
+  sqlite3_busy_timeout(db, 2000);
+  auto store = std::make_unique<SqliteUsageStore>(db, path);
+  if (!store->exec("PRAGMA journal_mode=WAL") ||
+      !store->exec("CREATE TABLE IF NOT EXISTS usage(user TEXT PRIMARY KEY NOT NULL, "
+                   "down_bytes INTEGER NOT NULL, up_bytes INTEGER NOT NULL, "
+                   "updated_unix INTEGER NOT NULL)")) {
+    return fail(store->error("create table"));
+  }
+  return std::unique_ptr<UsageStore>(std::move(store));
+}
+
+}  // namespace qeli::server

@@ -1,0 +1,79 @@
+// Which routes a session installs: split, full by config/link, full by a pushed default
+// route, and the resolvers routed through the tunnel in a split tunnel.
+#include "client/route_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace qeli::client {
+namespace {
+
+bool has(const RoutePlan& p, const std::string& cidr) {
+  return std::any_of(p.via_tun.begin(), p.via_tun.end(),
+                     [&](const TunRoute& r) { return r.cidr == cidr; });
+}
+
+TEST(RoutePlan, SplitTunnelInstallsThePushedRoutesWithTheirMetric) {
+  config::ClientConfig cfg;
+  const auto p = plan_routes(cfg, {{"10.8.0.0/24", "", 100}, {"not-a-cidr", "", 5}});
+  EXPECT_FALSE(p.full_tunnel);
+  EXPECT_FALSE(p.pin_server);
+  ASSERT_EQ(p.via_tun.size(), 1U);
+  EXPECT_EQ(p.via_tun[0].cidr, "10.8.0.0/24");
+  EXPECT_EQ(p.via_tun[0].metric, 100U);
+  EXPECT_FALSE(p.blackhole_ipv6);
+}
+
+TEST(RoutePlan, GatewayMakesAFullTunnelOfTwoHalves) {
+  config::ClientConfig cfg;
+  cfg.gateway = true;
+  const auto p = plan_routes(cfg, {});
+  EXPECT_TRUE(p.full_tunnel);
+  EXPECT_TRUE(p.pin_server);
+  EXPECT_TRUE(has(p, "0.0.0.0/1"));
+  EXPECT_TRUE(has(p, "128.0.0.0/1"));
+  EXPECT_TRUE(p.blackhole_ipv6);
+  cfg.allow_ipv6_leak = true;
+  EXPECT_FALSE(plan_routes(cfg, {}).blackhole_ipv6);
+}
+
+// The trial: a pushed 0.0.0.0/0 went in with metric 100 below the host's default route.
+TEST(RoutePlan, APushedDefaultRouteIsAFullTunnelNotAMetric100Route) {
+  config::ClientConfig cfg;
+  for (const char* spelled : {"0.0.0.0/0"}) {
+    const auto p = plan_routes(cfg, {{spelled, "", 100}, {"10.9.0.0/16", "", 100}});
+    EXPECT_TRUE(p.pushed_default);
+    EXPECT_TRUE(p.full_tunnel);
+    EXPECT_TRUE(p.pin_server);
+    EXPECT_FALSE(has(p, "0.0.0.0/0"));
+    EXPECT_TRUE(has(p, "0.0.0.0/1"));
+    EXPECT_TRUE(has(p, "128.0.0.0/1"));
+    EXPECT_TRUE(has(p, "10.9.0.0/16"));
+  }
+  EXPECT_TRUE(is_default_route("0.0.0.0/0"));
+  EXPECT_FALSE(is_default_route("0.0.0.0/1"));
+  EXPECT_FALSE(is_default_route("::/0")) << "the tunnel carries IPv4";
+}
+
+TEST(RoutePlan, SplitTunnelRoutesTheResolversThroughTheTunnel) {
+  config::ClientConfig cfg;
+  const auto p = plan_routes(cfg, {{"10.8.0.0/24", "", 100}}, {"1.1.1.1", "10.8.0.1", "::1"});
+  EXPECT_TRUE(has(p, "1.1.1.1/32")) << "a resolver outside the pushed routes";
+  EXPECT_TRUE(has(p, "10.8.0.1/32"));
+  EXPECT_FALSE(has(p, "::1/128"));
+  cfg.gateway = true;
+  EXPECT_FALSE(has(plan_routes(cfg, {}, {"1.1.1.1"}), "1.1.1.1/32")) << "already covered";
+}
+
+TEST(RoutePlan, ExcludeGoesThroughTheUnderlay) {
+  config::ClientConfig cfg;
+  cfg.exclude.push_back(*config::Ipv4Cidr::parse("192.0.2.0/24"));
+  const auto p = plan_routes(cfg, {});
+  ASSERT_EQ(p.via_underlay.size(), 1U);
+  EXPECT_EQ(p.via_underlay[0], "192.0.2.0/24");
+  EXPECT_FALSE(p.pin_server);
+}
+
+}  // namespace
+}  // namespace qeli::client

@@ -1,0 +1,55 @@
+// Which live sessions a reload ends: users gone, disabled, with a new password, or no
+// longer allowed on the profile; the rest stay.
+#include "server/reload_verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace qeli::server {
+namespace {
+
+config::UserConfig user(const std::string& hash, bool enabled = true) {
+  config::UserConfig u;
+  u.name = "alice";
+  u.password_hash = hash;
+  u.enabled = enabled;
+  return u;
+}
+
+TEST(ReloadVerdict, EndsWhatTheNewConfigNoLongerAccepts) {
+  const auto old = user("$argon2id$old");
+  auto gone = reload_verdict(&old, nullptr, "main");
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->close, wire::CloseReason::kDisabled);
+  EXPECT_EQ(gone->why, "removed from the config");
+
+  const auto disabled = user("$argon2id$old", false);
+  auto d = reload_verdict(&old, &disabled, "main");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->close, wire::CloseReason::kDisabled);
+
+  const auto rehashed = user("$argon2id$new");
+  auto p = reload_verdict(&old, &rehashed, "main");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->close, wire::CloseReason::kKicked);
+  EXPECT_EQ(p->why, "password changed");
+
+  auto moved = user("$argon2id$old");
+  moved.profiles = {"other"};
+  auto m = reload_verdict(&old, &moved, "main");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->close, wire::CloseReason::kDisabled);
+  EXPECT_FALSE(reload_verdict(&old, &moved, "other"));
+}
+
+TEST(ReloadVerdict, OtherChangesKeepTheSession) {
+  const auto old = user("$argon2id$old");
+  auto changed = user("$argon2id$old");
+  changed.max_sessions = 3;
+  changed.bandwidth_limit_mbps = 5;
+  changed.profiles = {"main"};
+  EXPECT_FALSE(reload_verdict(&old, &changed, "main"));
+  EXPECT_FALSE(reload_verdict(nullptr, &changed, "main")) << "added meanwhile: nothing to compare";
+}
+
+}  // namespace
+}  // namespace qeli::server
