@@ -162,6 +162,9 @@ struct ConfigText {
 struct ValidationResult {
   bool ok = false;  ///< no error and no host-privileged key changed
   std::vector<ConfigFinding> findings;
+  /// Reload only: live sessions the reload ended (their users removed, disabled, given a
+  /// new password or no longer allowed on the profile).
+  std::uint32_t sessions_ended = 0;
 };
 struct ConfigSaved {
   std::string sha256;

@@ -8,10 +8,10 @@ std::optional<ReloadVerdict> reload_verdict(const config::UserConfig* before,
                                             const config::UserConfig* after,
                                             const std::string& profile) {
   if (after == nullptr)
-    return ReloadVerdict{wire::CloseReason::kDisabled, "removed from the config"};
+    return ReloadVerdict{wire::CloseReason::kCredentialsChanged, "removed from the config"};
   if (!after->enabled) return ReloadVerdict{wire::CloseReason::kDisabled, "disabled in the config"};
   if (before != nullptr && before->password_hash != after->password_hash) {
-    return ReloadVerdict{wire::CloseReason::kKicked, "password changed"};
+    return ReloadVerdict{wire::CloseReason::kCredentialsChanged, "password changed"};
   }
   if (!after->profiles.empty() &&
       std::find(after->profiles.begin(), after->profiles.end(), profile) == after->profiles.end()) {

@@ -184,7 +184,7 @@ int run_server(const ServerOptions& options) {
     std::lock_guard lock(reload_mu);
     auto again = config::load_server_config(options.config_path);
     print_findings(again.findings);
-    control::ValidationResult r{again.ok(), to_api_findings(again.findings)};
+    control::ValidationResult r{again.ok(), to_api_findings(again.findings), 0};
     if (!again.ok()) {
       // The log file is reopened even so: logrotate's SIGHUP must not depend on the
       // config being valid at that moment.
@@ -201,6 +201,7 @@ int run_server(const ServerOptions& options) {
     users.replace(users_of(again.config));
     accounts.apply(users_of(again.config));
     const std::size_t ended = end_stale_sessions(profiles, *before, *users.snapshot());
+    r.sessions_ended = static_cast<std::uint32_t>(ended);
     spdlog::info("reloaded users from {} ({} users{}); profile changes need a restart",
                  options.config_path, again.config.users.size(),
                  ended == 0 ? std::string() : ", " + std::to_string(ended) + " session(s) ended");

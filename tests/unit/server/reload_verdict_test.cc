@@ -19,7 +19,7 @@ TEST(ReloadVerdict, EndsWhatTheNewConfigNoLongerAccepts) {
   const auto old = user("$argon2id$old");
   auto gone = reload_verdict(&old, nullptr, "main");
   ASSERT_TRUE(gone);
-  EXPECT_EQ(gone->close, wire::CloseReason::kDisabled);
+  EXPECT_EQ(gone->close, wire::CloseReason::kCredentialsChanged);
   EXPECT_EQ(gone->why, "removed from the config");
 
   const auto disabled = user("$argon2id$old", false);
@@ -30,7 +30,7 @@ TEST(ReloadVerdict, EndsWhatTheNewConfigNoLongerAccepts) {
   const auto rehashed = user("$argon2id$new");
   auto p = reload_verdict(&old, &rehashed, "main");
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->close, wire::CloseReason::kKicked);
+  EXPECT_EQ(p->close, wire::CloseReason::kCredentialsChanged);
   EXPECT_EQ(p->why, "password changed");
 
   auto moved = user("$argon2id$old");
