@@ -473,7 +473,7 @@ Duration Client::connect_once_tcp() {
       [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
         tunnel::SessionParams sc = session_params(*session.auth_ok, mtu, close_notify);
         sc.receive.gso_receive = gso;
-        engine::StreamFramer framer(stream, session.recv.framing(), session.leftover);
+        engine::StreamFramer framer(*stream, session.recv.framing(), session.leftover);
         tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv),
                            framer.room(), rng, counters, nullptr, Clock::now());
         ts.peer().gso = gso;
