@@ -582,10 +582,9 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   const std::size_t q = session->id % tun_->queue_count();
   tunio::TunQueue dev(*tun_, q);
   const SteadyClock clock;
-  const auto end =
-      engine::run_session(ts, framer, session->inbox,
-                          engine::TunWriter{&dev, tun_write_mu_[q].get()}, session->stop, clock,
-                          64, sp->account.get());
+  const auto end = engine::run_session(ts, framer, session->inbox,
+                                       engine::TunWriter{&dev, tun_write_mu_[q].get()},
+                                       session->stop, clock, 64, sp->account.get());
   sessions_->remove(session);
   std::string why = describe_end(*session, end);
   if (const std::string layer = stream->failure();

@@ -22,8 +22,9 @@ namespace qeli::server {
 tunnel::PushedParams pushed_params(const config::ObfConfig& obf);
 
 /// The room the profile's carrier needs around each record (what its sessions' inbox
-/// batches reserve): the stream layers' (WebSocket frame headers for obfs with the front; nothing on a bare TCP stream); on UDP the largest envelope a client
-/// may pick (the obfs seal around a QUIC short header; the shape is detected per client).
+/// batches reserve): the stream layers' (WebSocket frame headers for obfs with the front; nothing
+/// on a bare TCP stream); on UDP the largest envelope a client may pick (the obfs seal around a
+/// QUIC short header; the shape is detected per client).
 tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p);
 
 /// The filter for `session` (which must outlive it): true = deliver, false = drop

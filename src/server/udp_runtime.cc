@@ -232,9 +232,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
                                                   rng, s.counters, &s.peer_state, pr.started);
     pr.sender = std::thread([this, &w, &pr] {
       const SteadyClock clock;
-      const auto e =
-          engine::run_sender(*pr.tunnel, *pr.framer, pr.session->inbox, pr.session->stop, clock,
-                             64, pr.session->account.get());
+      const auto e = engine::run_sender(*pr.tunnel, *pr.framer, pr.session->inbox, pr.session->stop,
+                                        clock, 64, pr.session->account.get());
       if (e != tunnel::SessionEnd::kStopped) pr.tunnel->end().set(e);
       pr.session->stop.stop();
       w.wake.notify();
