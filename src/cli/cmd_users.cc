@@ -74,13 +74,10 @@ void tell_server(const Options& o, Context& ctx) {
             << "); it still runs with the old users\n";
     return;
   }
-  // The reload itself ends the sessions whose user was removed or re-passworded
-  // (server/reload_verdict.h); a kick catches any that outlived it.
-  const auto kicked =
-      ask_server(o.socket, control::Kick{o.user, std::nullopt, "credentials-changed"}, probe, rc);
-  ctx.out << "the server reloaded its users; ended "
-          << reloaded->sessions_ended + (kicked ? kicked->kicked : 0) << " live session(s) of "
-          << o.user << "\n";
+  // The reload itself ends the sessions whose user was removed or re-passworded, telling
+  // each client why (server/reload_verdict.h); a kick after it would count them twice.
+  ctx.out << "the server reloaded its users; ended " << reloaded->sessions_ended
+          << " live session(s) of " << o.user << "\n";
 }
 
 std::optional<std::string> new_password(const Options& o, Context& ctx, bool& generated) {

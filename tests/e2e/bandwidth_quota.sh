@@ -32,11 +32,21 @@ e2e_wait_for 5 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':5202 '" || e2e_f
 
 # mbit NS ARGS... — Mbit/s received in an iperf3 run (first 2 s omitted: slow start and
 # the bucket's initial burst), as a decimal.
+# A paced user's previous test may still be closing when the next starts (iperf3 -s then
+# answers "the server is busy"): try again, up to three times.
 mbit() {
-  local ns=$1
+  local ns=$1 out try
   shift
-  ip netns exec "$ns" iperf3 -c "$TUN_NET.1" -O 2 -J "$@" |
-    jq '.end.sum_received.bits_per_second / 1e6 * 100 | floor / 100'
+  for try in 1 2 3; do
+    out=$(ip netns exec "$ns" iperf3 -c "$TUN_NET.1" -O 2 -J "$@" || true)
+    if jq -e '.end.sum_received.bits_per_second' >/dev/null 2>&1 <<<"$out"; then
+      jq '.end.sum_received.bits_per_second / 1e6 * 100 | floor / 100' <<<"$out"
+      return 0
+    fi
+    echo "iperf3 attempt $try: $(jq -r '.error // "no result"' <<<"$out" 2>/dev/null)" >&2
+    sleep 2
+  done
+  return 1
 }
 within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
