@@ -276,7 +276,7 @@ struct UserConfig {
   std::vector<Ipv4Cidr> client_subnets;
   std::vector<Ipv4Cidr> allowed_networks;
   double bandwidth_limit_mbps = 0;         // 0 = unlimited
-  double bandwidth_burst_mbps = 0;         // stored, not enforced (as in 0.7.16)
+  double bandwidth_burst_mbps = 0;         // the rate bucket (server/traffic_accounts.cc)
   double data_limit_gb = 0;                // 0 = unlimited
   std::optional<std::uint64_t> expire_at;  // unix seconds
   std::map<std::string, std::string> metadata;

@@ -52,9 +52,6 @@ UserConfig read_user(SectionReader& r, std::string name) {
   u.allowed_networks = r.get_cidr_list("allowed_networks", /*allow_bare=*/true);
   u.bandwidth_limit_mbps = r.get_double("bandwidth.limit_mbps", 0, 0, 1e6);
   u.bandwidth_burst_mbps = r.get_double("bandwidth.burst_mbps", 0, 0, 1e6);
-  if (r.has("bandwidth.burst_mbps")) {
-    r.warning("bandwidth.burst_mbps", "stored but not enforced");
-  }
   u.data_limit_gb = r.get_double("data_limit_gb", 0, 0, 1e9);
   if (const IniEntry* e = r.single("expire_at")) {
     u.expire_at = parse_uint(e->value, 0xffffffffffULL);
