@@ -101,6 +101,11 @@ e2e_bg server2 "$NS_S" prlimit --nofile=40:40 "$QELI" server -c "$dir2/server.co
 e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:4435 '" || e2e_fail "server2"
 e2e_start_client erin "$NS_C2" "$dir2" "$link_fd"
 TUN_NET=10.81.0 e2e_wait_tunnel 15 "$NS_C2" >/dev/null || e2e_fail "erin got no tunnel"
+# Traffic before the descriptors run out, too. (It also matters to the sanitizer build:
+# UBSan checks a virtual call's type the first time it sees it by probing the memory
+# through a pipe, which it cannot open once the process has no descriptor left, and then
+# reports a false "invalid vptr".)
+ip netns exec "$NS_C2" ping -c 2 -i 0.2 -W 2 10.81.0.1 >/dev/null || e2e_fail "erin's session"
 e2e_bg flood "$NS_C3" python3 -c '
 import socket, sys, time
 held = []
