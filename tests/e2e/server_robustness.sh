@@ -91,6 +91,13 @@ e2e_ping "$NS_C4" "$TUN_NET.1" || e2e_fail "dave's tunnel during the burst"
 e2e_log "TCP burst: $limited of 30 connections closed by the per-address limit"
 
 # --- 3. EMFILE: back off, log, keep serving --------------------------------------------
+# Not under the sanitizers: UBSan checks a virtual call's type by probing memory through a
+# pipe, which cannot be opened once the server has no descriptor left, and then reports a
+# false "invalid vptr" (a suppression cannot help: it needs the same probe). The release
+# build runs this part in every CI run.
+if [ -n "${ASAN_OPTIONS:-}${UBSAN_OPTIONS:-}" ]; then
+  e2e_log "EMFILE: skipped under the sanitizers (see above)"
+else
 dir2="$E2E_DIR/fd"
 E2E_PORT=4435 TUN_NET=10.81.0 e2e_server_conf "$dir2" fake-tls \
   'perf.connection.new_session_rate_max = 100000'
@@ -101,10 +108,7 @@ e2e_bg server2 "$NS_S" prlimit --nofile=40:40 "$QELI" server -c "$dir2/server.co
 e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '$UL_S:4435 '" || e2e_fail "server2"
 e2e_start_client erin "$NS_C2" "$dir2" "$link_fd"
 TUN_NET=10.81.0 e2e_wait_tunnel 15 "$NS_C2" >/dev/null || e2e_fail "erin got no tunnel"
-# Traffic before the descriptors run out, too. (It also matters to the sanitizer build:
-# UBSan checks a virtual call's type the first time it sees it by probing the memory
-# through a pipe, which it cannot open once the process has no descriptor left, and then
-# reports a false "invalid vptr".)
+# Traffic before the descriptors run out, too.
 ip netns exec "$NS_C2" ping -c 2 -i 0.2 -W 2 10.81.0.1 >/dev/null || e2e_fail "erin's session"
 e2e_bg flood "$NS_C3" python3 -c '
 import socket, sys, time
@@ -132,6 +136,7 @@ e2e_wait_for 20 sh -c "[ \$(grep -c \"connected as 'erin'\" '$E2E_DIR/server2.lo
   e2e_fail "server2 did not accept again after the descriptors were freed"
 e2e_log "EMFILE: $used ticks in 2 s, $lines log line(s), the running session kept working"
 e2e_finish erin2 erin server2
+fi
 
 # --- 4. UDP on the wildcard address: replies from the address the client dialed --------
 ip -n "$NS_S" addr add "$UL_NET.3/24" dev "$VETH_S"
