@@ -28,7 +28,7 @@ APT_PACKAGES=(
   debhelper lintian fakeroot debootstrap systemd-container
   # test and lab tools
   argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3
-  bind9-dnsutils nginx-light
+  bind9-dnsutils nginx-light chromium
 )
 
 # npm fetches PQClean; machines that ship their own Node.js keep it (Debian's npm

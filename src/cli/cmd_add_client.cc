@@ -16,6 +16,7 @@
 #include "config/profile_link.h"
 #include "config/short_id.h"
 #include "config/users_file.h"
+#include "config/values.h"
 #include "crypto/argon2id.h"
 #include "crypto/random.h"
 
@@ -50,7 +51,7 @@ bool allowed_on(const std::vector<std::string>& profiles, const std::string& nam
 // Checks everything that can be checked before the users file is touched.
 bool precheck(const Options& o, const config::ServerConfig& cfg, Context& ctx,
               std::optional<config::Ipv4Addr>& static_ip, LinkPlan& plan) {
-  if (!config::is_valid_user_name(o.user)) {
+  if (!config::is_valid_object_name(o.user)) {
     ctx.err << "user names are 1..64 of letters, digits, - _ . @\n";
     return false;
   }

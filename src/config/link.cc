@@ -1,5 +1,6 @@
 #include "config/link.h"
 
+#include "config/short_id.h"
 #include "config/values.h"
 
 namespace qeli::config {
@@ -75,7 +76,7 @@ std::optional<std::string> apply_param(ShareLink& l, std::string_view name, cons
     l.sni = v;
   } else if (name == "rsid") {
     if (!is_valid_short_id(v)) return "rsid=" + v + " is not a short id (1..16 hex digits)";
-    l.reality_sid = ascii_lower(v);
+    l.reality_sid = short_id_digits(v);  // separators would not survive a trimmed link
   } else if (name == "obfs") {
     l.obfs_key = v;
   } else if (name == "front") {
@@ -236,7 +237,7 @@ std::string emit_link(const ShareLink& l) {
   s += "&mode=" + std::string(to_string(l.mode));
   if (!l.server_key.empty()) s += "&key=" + l.server_key;
   if (l.sni) s += "&sni=" + percent_encode(*l.sni);
-  if (l.reality_sid) s += "&rsid=" + *l.reality_sid;
+  if (l.reality_sid) s += "&rsid=" + percent_encode(*l.reality_sid);
   if (l.obfs_key) s += "&obfs=" + percent_encode(*l.obfs_key);
   if (l.front != Fronting::kWebsocket) s += "&front=" + std::string(to_string(l.front));
   if (l.quic) s += "&quic=1";

@@ -1,5 +1,7 @@
 #include "config/profile_link.h"
 
+#include "config/short_id.h"
+
 namespace qeli::config {
 
 ShareLink link_for_profile(const ProfileConfig& p, const LinkTarget& t) {
@@ -16,9 +18,9 @@ ShareLink link_for_profile(const ProfileConfig& p, const LinkTarget& t) {
     l.sni = p.obf.tls_server_name;
   }
   if (p.obf.reality.enabled && !t.reality_short_id.empty()) {
-    l.reality_sid = ascii_lower(t.reality_short_id);
+    l.reality_sid = short_id_digits(t.reality_short_id);
   } else if (p.obf.reality.enabled && !p.obf.reality.short_ids.empty()) {
-    l.reality_sid = ascii_lower(p.obf.reality.short_ids.front());
+    l.reality_sid = short_id_digits(p.obf.reality.short_ids.front());
   }
   if (p.obf.mode == ObfMode::kObfs) {
     l.obfs_key = p.obf.obfs_key;

@@ -6,6 +6,7 @@
 #include "config/profile_loader.h"
 #include "config/section_reader.h"
 #include "config/unbuilt.h"
+#include "config/values.h"
 
 namespace qeli::config {
 namespace {
@@ -89,16 +90,6 @@ GroupConfig read_group(SectionReader& r, std::string name) {
   return g;
 }
 
-bool valid_object_name(std::string_view n) {
-  if (n.empty() || n.size() > 64) return false;
-  for (char c : n) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.' || c == '@';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
                    std::vector<UserConfig>& inline_users) {
   bool seen_auth = false, seen_web = false, seen_logging = false;
@@ -130,13 +121,13 @@ void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
       if (s.name == "web") cfg.web = read_web(r);
       if (s.name == "logging") cfg.logging = read_logging_section(r);
     } else if (colon != std::string::npos && kind == "profile") {
-      if (!valid_object_name(obj)) {
+      if (!is_valid_object_name(obj)) {
         f.error(doc.file, s.name, "", s.line, "profile names use letters, digits, - _ . @");
         continue;
       }
       cfg.profiles.push_back(read_profile(r, obj));
     } else if (colon != std::string::npos && kind == "group") {
-      if (!valid_object_name(obj)) {
+      if (!is_valid_object_name(obj)) {
         f.error(doc.file, s.name, "", s.line, "group names use letters, digits, - _ . @");
         continue;
       }

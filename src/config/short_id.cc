@@ -32,6 +32,15 @@ std::optional<ShortId> parse_short_id(std::string_view s) {
   return std::nullopt;  // the all-zero wildcard
 }
 
+std::string short_id_digits(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const int d = hex_digit(c);
+    if (d >= 0) out.push_back("0123456789abcdef"[d]);
+  }
+  return out;
+}
+
 std::string short_id_hex(const ShortId& id) { return to_hex(id); }
 
 }  // namespace qeli::config

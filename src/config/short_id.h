@@ -24,6 +24,12 @@ ShortId short_id_from_hex(std::string_view s);
 /// single digit like "f" are refused: they decode to the all-zero wildcard).
 std::optional<ShortId> parse_short_id(std::string_view s);
 
+/// The canonical spelling of a short id for links and configs: its hex digits in lower
+/// case with the separators removed ("AB:cd 01" -> "abcd01"). Decodes to the same bytes
+/// as `s` through short_id_from_hex; a link that carries it survives trimming and
+/// re-emission unchanged.
+std::string short_id_digits(std::string_view s);
+
 /// Lower-case hex of all 8 bytes (for logs and counters).
 std::string short_id_hex(const ShortId& id);
 

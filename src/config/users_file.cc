@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "config/values.h"
 #include "crypto/argon2id.h"
 
 namespace qeli::config {
@@ -187,16 +188,6 @@ Status<Error<UsersFileError>> set_user_password(const std::string& path, const s
   });
 }
 
-bool is_valid_user_name(std::string_view n) {
-  if (n.empty() || n.size() > 64) return false;
-  for (char c : n) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.' || c == '@';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::vector<UserConfig> read_users_file(const std::string& path, Findings& findings) {
   std::vector<UserConfig> users;
   IniDocument doc;
@@ -207,7 +198,7 @@ std::vector<UserConfig> read_users_file(const std::string& path, Findings& findi
 }
 
 Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& u) {
-  if (!is_valid_user_name(u.name)) {
+  if (!is_valid_object_name(u.name)) {
     return fail(Error<UsersFileError>{UsersFileError::kBadName,
                                       "user names are 1..64 of letters, digits, - _ . @"});
   }
@@ -215,7 +206,7 @@ Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser
     return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
   }
   for (const auto& p : u.profiles) {
-    if (!is_valid_user_name(p)) {
+    if (!is_valid_object_name(p)) {
       return fail(Error<UsersFileError>{UsersFileError::kBadName, "bad profile name " + p});
     }
   }

@@ -44,7 +44,4 @@ Status<Error<UsersFileError>> remove_user(const std::string& path, const std::st
 Status<Error<UsersFileError>> set_user_password(const std::string& path, const std::string& name,
                                                 const std::string& password_hash);
 
-/// True for names `add-client` accepts (letters, digits, - _ . @; 1..64 bytes).
-bool is_valid_user_name(std::string_view name);
-
 }  // namespace qeli::config

@@ -164,4 +164,14 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+bool is_valid_object_name(std::string_view n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (char c : n) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.' || c == '@';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace qeli::config

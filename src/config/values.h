@@ -70,6 +70,9 @@ bool is_ipv6_literal(std::string_view s);
 std::string_view trim(std::string_view s);
 /// Splits a comma-separated list, trimming each item and dropping empty items.
 std::vector<std::string> split_list(std::string_view s);
+/// True for the names of users, groups and profiles: letters, digits, - _ . @ and 1..64
+/// bytes (one alphabet, so a name is safe in a section header, a link label and a log).
+bool is_valid_object_name(std::string_view name);
 /// Lower-case ASCII copy.
 std::string ascii_lower(std::string_view s);
 

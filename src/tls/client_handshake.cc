@@ -28,23 +28,7 @@ void ClientHandshake::fail_with(TlsError e) {
   deadline_.reset();
   // The alert we owe, protected once the server's handshake keys exist on our side
   // (our client handshake key), in the clear before that (§6).
-  const auto a = alert_for(e);
-  if (!a) return;
-  const std::uint8_t body[2] = {static_cast<std::uint8_t>(AlertLevel::kFatal),
-                                static_cast<std::uint8_t>(*a)};
-  if (hs_secrets_) {
-    RecordProtection p(suite_, hs_secrets_->client);
-    Bytes rec(kRecordHeaderSize + 2 + seal_tail(0));
-    std::copy(body, body + 2, rec.begin() + kRecordHeaderSize);
-    if (auto n = p.seal(rec, 2, ContentType::kAlert); n) {
-      rec.resize(*n);
-      append(out_, rec);
-    }
-  } else {
-    const std::uint8_t rec[7] = {
-        static_cast<std::uint8_t>(ContentType::kAlert), 0x03, 0x03, 0, 2, body[0], body[1]};
-    append(out_, rec);
-  }
+  append_fatal_alert(out_, e, suite_, hs_secrets_ ? &hs_secrets_->client : nullptr);
 }
 
 void ClientHandshake::on_bytes(ByteSpan in, Instant now) {

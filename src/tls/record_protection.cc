@@ -1,5 +1,7 @@
 #include "tls/record_protection.h"
 
+#include <algorithm>
+
 #include "base/endian.h"
 
 namespace qeli::tls {
@@ -83,6 +85,26 @@ Result<OpenedRecord, TlsError> RecordProtection::open(MutableByteSpan record) {
     default: return fail(TlsError::kUnexpectedMessage);
   }
   return OpenedRecord{type, {p + kRecordHeaderSize, content}};
+}
+
+void append_fatal_alert(Bytes& out, TlsError e, CipherSuite suite, const Secret* handshake_key) {
+  const auto a = alert_for(e);
+  if (!a) return;
+  const std::uint8_t body[2] = {static_cast<std::uint8_t>(AlertLevel::kFatal),
+                                static_cast<std::uint8_t>(*a)};
+  if (handshake_key != nullptr) {
+    RecordProtection p(suite, *handshake_key);
+    Bytes rec(kRecordHeaderSize + 2 + seal_tail(0));
+    std::copy(body, body + 2, rec.begin() + kRecordHeaderSize);
+    if (auto n = p.seal(rec, 2, ContentType::kAlert); n) {
+      rec.resize(*n);
+      append(out, rec);
+    }
+  } else {
+    const std::uint8_t rec[7] = {
+        static_cast<std::uint8_t>(ContentType::kAlert), 0x03, 0x03, 0, 2, body[0], body[1]};
+    append(out, rec);
+  }
 }
 
 }  // namespace qeli::tls

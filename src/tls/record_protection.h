@@ -71,4 +71,10 @@ class RecordProtection {
   std::uint64_t limit_;
 };
 
+/// Appends the fatal alert we owe for `e` (§6, alert_for) to `out`: sealed as the first
+/// record under `handshake_key` (our own handshake traffic secret) once the peer reads
+/// protected records, as a plaintext record when `handshake_key` is null. Nothing for
+/// failures that send no alert (kPeerAlert, kPeerClosed, kTimeout).
+void append_fatal_alert(Bytes& out, TlsError e, CipherSuite suite, const Secret* handshake_key);
+
 }  // namespace qeli::tls

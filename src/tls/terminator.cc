@@ -56,23 +56,8 @@ void Terminator::fail_with(TlsError e) {
   state_ = State::kFailed;
   failure_ = e;
   deadline_.reset();
-  const auto a = alert_for(e);
-  if (!a) return;
-  const std::uint8_t body[2] = {static_cast<std::uint8_t>(AlertLevel::kFatal),
-                                static_cast<std::uint8_t>(*a)};
-  if (hs_secrets_) {  // the client expects our alerts under our handshake key by now
-    RecordProtection p(suite_, hs_secrets_->server);
-    Bytes rec(kRecordHeaderSize + 2 + seal_tail(0));
-    std::copy(body, body + 2, rec.begin() + kRecordHeaderSize);
-    if (auto n = p.seal(rec, 2, ContentType::kAlert); n) {
-      rec.resize(*n);
-      append(out_, rec);
-    }
-  } else {
-    const std::uint8_t rec[7] = {
-        static_cast<std::uint8_t>(ContentType::kAlert), 0x03, 0x03, 0, 2, body[0], body[1]};
-    append(out_, rec);
-  }
+  // The client expects our alerts under our handshake key once it has derived it.
+  append_fatal_alert(out_, e, suite_, hs_secrets_ ? &hs_secrets_->server : nullptr);
 }
 
 void Terminator::on_bytes(ByteSpan in, Instant now) {

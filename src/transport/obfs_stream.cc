@@ -8,7 +8,7 @@ namespace qeli::transport {
 ObfsXorStream::ObfsXorStream(std::unique_ptr<Stream> lower, const crypto::Key32& key,
                              const ObfsNonce& send_nonce, const ObfsNonce& recv_nonce,
                              Bytes leftover, std::uint64_t limit)
-    : lower_(std::move(lower)),
+    : StreamLayer(std::move(lower)),
       send_(key.span(), send_nonce, limit),
       recv_(key.span(), recv_nonce, limit),
       leftover_(std::move(leftover)) {}

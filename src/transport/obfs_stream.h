@@ -24,7 +24,7 @@ namespace qeli::transport {
 
 using ObfsNonce = std::array<std::uint8_t, 12>;
 
-class ObfsXorStream final : public Stream {
+class ObfsXorStream final : public StreamLayer {
  public:
   /// Over `lower` (owned). `leftover`: stream bytes (still XORed) the set-up read past
   /// the nonce; they are returned first. `limit`: keystream bytes per direction (tests).
@@ -32,11 +32,8 @@ class ObfsXorStream final : public Stream {
                 const ObfsNonce& send_nonce, const ObfsNonce& recv_nonce, Bytes leftover = {},
                 std::uint64_t limit = crypto::kChaCha20StreamLimit);
 
-  int fd() const override { return lower_->fd(); }
   Overhead overhead() const override { return lower_->overhead(); }
   StreamStatus write(std::span<MutableByteSpan> chunks) override;
-  StreamStatus resume() override { return lower_->resume(); }
-  bool write_pending() const override { return lower_->write_pending(); }
   ReadResult read(MutableByteSpan out) override;
   std::string failure() const override;
 
@@ -44,7 +41,6 @@ class ObfsXorStream final : public Stream {
   std::uint64_t received_bytes() const { return recv_.position(); }
 
  private:
-  std::unique_ptr<Stream> lower_;
   crypto::ChaCha20Stream send_;
   crypto::ChaCha20Stream recv_;
   Bytes leftover_;

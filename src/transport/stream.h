@@ -38,8 +38,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "base/bytes.h"
 
@@ -98,6 +100,22 @@ class Stream {
   /// Why the stack failed (kError, or a protocol violation read as kClosed), for the log
   /// and the counters: this layer's reason, else the one below; empty when none.
   virtual std::string failure() const { return {}; }
+};
+
+/// An outer layer: owns the stream below it, which it waits on (fd), whose pending writes
+/// it resumes, and whose failure it reports when it has none of its own. A layer that
+/// queues bytes of its own overrides resume()/write_pending().
+class StreamLayer : public Stream {
+ public:
+  int fd() const override { return lower_->fd(); }
+  StreamStatus resume() override { return lower_->resume(); }
+  bool write_pending() const override { return lower_->write_pending(); }
+  std::string failure() const override { return lower_->failure(); }
+
+ protected:
+  explicit StreamLayer(std::unique_ptr<Stream> lower) : lower_(std::move(lower)) {}
+
+  std::unique_ptr<Stream> lower_;  ///< never null
 };
 
 }  // namespace qeli::transport

@@ -7,7 +7,7 @@ namespace qeli::transport {
 
 TlsStream::TlsStream(std::unique_ptr<Stream> lower, std::unique_ptr<tls::RecordSender> sender,
                      std::unique_ptr<tls::RecordReceiver> receiver)
-    : lower_(std::move(lower)),
+    : StreamLayer(std::move(lower)),
       sender_(std::move(sender)),
       receiver_(std::move(receiver)),
       overhead_(lower_->overhead().with_layer(kTlsRecordHead, kTlsRecordTail, kTlsMaxChunk)),

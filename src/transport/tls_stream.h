@@ -27,17 +27,14 @@ inline constexpr std::size_t kTlsRecordHead = tls::kRecordHead;  // 5
 inline constexpr std::size_t kTlsRecordTail = tls::kRecordTail;  // 17
 inline constexpr std::size_t kTlsMaxChunk = tls::kMaxPlaintext;  // 16384
 
-class TlsStream final : public Stream {
+class TlsStream final : public StreamLayer {
  public:
   /// Over `lower` (owned). `leftover`: bytes of this layer the set-up already read.
   TlsStream(std::unique_ptr<Stream> lower, std::unique_ptr<tls::RecordSender> sender,
             std::unique_ptr<tls::RecordReceiver> receiver);
 
-  int fd() const override { return lower_->fd(); }
   Overhead overhead() const override { return overhead_; }
   StreamStatus write(std::span<MutableByteSpan> chunks) override;
-  StreamStatus resume() override { return lower_->resume(); }
-  bool write_pending() const override { return lower_->write_pending(); }
   ReadResult read(MutableByteSpan out) override;
 
   /// KeyUpdates may be sent on our own before the key limit (the peer is ours: a 0.7.16
@@ -56,7 +53,6 @@ class TlsStream final : public Stream {
   const tls::RecordReceiver& receiver() const { return *receiver_; }
 
  private:
-  std::unique_ptr<Stream> lower_;
   std::unique_ptr<tls::RecordSender> sender_;
   std::unique_ptr<tls::RecordReceiver> receiver_;
   Overhead overhead_;

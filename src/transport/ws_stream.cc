@@ -13,7 +13,7 @@ constexpr std::size_t kRxBytes = 4 * (wire::kWsMaxPayload + wire::kWsMaxHeader);
 
 WebSocketStream::WebSocketStream(std::unique_ptr<Stream> lower, bool client, crypto::Rng& rng,
                                  Bytes payload, Bytes raw)
-    : lower_(std::move(lower)),
+    : StreamLayer(std::move(lower)),
       client_(client),
       rng_(rng),
       overhead_(lower_->overhead().with_layer(

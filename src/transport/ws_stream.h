@@ -34,7 +34,7 @@
 
 namespace qeli::transport {
 
-class WebSocketStream final : public Stream {
+class WebSocketStream final : public StreamLayer {
  public:
   /// Over `lower` (owned). `client`: this end masks its frames and expects unmasked ones.
   /// `payload`: frame payload bytes the set-up already extracted (delivered first);
@@ -43,11 +43,8 @@ class WebSocketStream final : public Stream {
                   Bytes raw = {});
   ~WebSocketStream() override;
 
-  int fd() const override { return lower_->fd(); }
   Overhead overhead() const override { return overhead_; }
   StreamStatus write(std::span<MutableByteSpan> chunks) override;
-  StreamStatus resume() override { return lower_->resume(); }
-  bool write_pending() const override { return lower_->write_pending(); }
   ReadResult read(MutableByteSpan out) override;
   std::string failure() const override;
 
@@ -69,7 +66,6 @@ class WebSocketStream final : public Stream {
   wire::WsMask next_mask();
   ReadResult fail_read(std::string why);
 
-  std::unique_ptr<Stream> lower_;
   bool client_;
   crypto::Rng& rng_;
   Overhead overhead_;

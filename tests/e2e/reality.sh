@@ -6,7 +6,8 @@
 #
 #   * a client from `qeli add-client --link` gets a tunnel: ping, iperf3 up/down;
 #   * curl and `openssl s_client` pointed at the qeli port get nginx's certificate and
-#     page, byte for byte;
+#     page, byte for byte; headless Chromium renders the same page through it as from
+#     nginx directly;
 #   * hand-made hellos (tools/reality_hello): a valid token is answered by qeli; the same
 #     hello again (a replay), an expired token, an unknown short id and the short id of a
 #     disabled user are bridged to nginx — each counted; another user's own short id still
@@ -66,6 +67,24 @@ fp() { echo | ip netns exec "$NS_C" openssl s_client -connect "$UL_S:$1" -server
 want=$(openssl x509 -in "$ng/decoy.crt" -noout -fingerprint -sha256)
 [ "$(fp "$E2E_PORT")" = "$want" ] || e2e_fail "openssl s_client through the qeli port: not nginx's certificate"
 [ "$(fp 8443)" = "$want" ] || e2e_fail "nginx itself"
+
+# A real browser: headless Chromium (its own ClientHello: X25519MLKEM768, ECH GREASE,
+# ALPN h2) pointed at the qeli port renders the page it renders from nginx directly. The
+# decoy certificate is trusted by its key (SPKI pin), the name mapped to the server.
+command -v chromium >/dev/null || e2e_fail "chromium is not installed (scripts/bootstrap.sh installs it)"
+spki=$(openssl x509 -in "$ng/decoy.crt" -pubkey -noout | openssl pkey -pubin -outform der |
+  openssl dgst -sha256 -binary | base64)
+chrome_dom() {  # PORT — the DOM Chromium renders for https://decoy.test:PORT/
+  ip netns exec "$NS_C" timeout 60 chromium --headless=new --no-sandbox --disable-gpu \
+    --no-first-run --user-data-dir="$E2E_DIR/chromium-$1" \
+    --ignore-certificate-errors-spki-list="$spki" \
+    --host-resolver-rules="MAP decoy.test $UL_S" \
+    --dump-dom "https://decoy.test:$1/" 2>"$E2E_DIR/chromium-$1.log"
+}
+direct=$(chrome_dom 8443)
+case "$direct" in *"decoy site $E2E_ID"*) ;; *) e2e_fail "chromium to nginx directly: '$direct'" ;; esac
+via=$(chrome_dom "$E2E_PORT")
+[ "$via" = "$direct" ] || e2e_fail "chromium through the qeli port rendered '$via', not '$direct'"
 
 # send_hello HEX — sends a ClientHello record raw; prints the length of the first record
 # of the answer (qeli's fake ServerHello carries an ML-KEM ciphertext: > 1000 bytes;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config/short_id.h"
 #include "support/conformance.h"
 
 namespace qeli::config {
@@ -239,6 +240,36 @@ TEST(link, surrounding_white_space_and_quotes_are_trimmed) {
   }
   EXPECT_FALSE(parse_link("\"" + bare).ok()) << "an unmatched quote stays and is refused";
   EXPECT_EQ(trim_link_text("  "), "");
+}
+
+// Found by fuzz_link: a short id spelled with separators ("006   1      ") was emitted
+// raw, so the emitted link ended in spaces that the next parse trimmed away. Every field
+// an emitted link carries must survive trimming: the short id is stored in its canonical
+// spelling, and free text is percent-encoded wherever it sits.
+TEST(link, emitted_links_are_a_fixed_point_even_for_values_with_separators_and_spaces) {
+  const auto l = parse_link("qeli://eve:pw@vpn.example.com:443?mode=reality&rsid=0A:6 1   ");
+  ASSERT_TRUE(l.ok()) << l.error();
+  ASSERT_TRUE(l->reality_sid.has_value());
+  EXPECT_EQ(*l->reality_sid, "0a61");
+  EXPECT_EQ(short_id_from_hex(*l->reality_sid), short_id_from_hex("0A:6 1"));
+
+  ShareLink spaced;
+  spaced.user = " eve ";
+  spaced.pass = " pw ";
+  spaced.host = "vpn.example.com";
+  spaced.port = 443;
+  spaced.sni = " site ";
+  spaced.obfs_key = " k ";
+  spaced.reality_sid = "0a61";
+  spaced.label = " home ";
+  const std::string once = emit_link(spaced);
+  EXPECT_EQ(once, trim_link_text(once)) << "nothing at either end a trim would remove";
+  const auto again = parse_link(once);
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(emit_link(*again), once);
+  EXPECT_EQ(again->user, " eve ");
+  EXPECT_EQ(again->label, " home ");
+  EXPECT_EQ(again->sni, " site ");
 }
 
 }  // namespace

@@ -63,6 +63,19 @@ TEST(values, endpoint) {
   EXPECT_FALSE(Endpoint::parse("[::1]443"));
 }
 
+// Users, groups and profiles share one alphabet (one predicate: server_config,
+// users_file and add-client all call it).
+TEST(values, object_names) {
+  for (const char* ok : {"alice", "Bob-2", "eve_x", "a.b", "ops@home", "a"}) {
+    EXPECT_TRUE(is_valid_object_name(ok)) << ok;
+  }
+  EXPECT_TRUE(is_valid_object_name(std::string(64, 'a')));
+  EXPECT_FALSE(is_valid_object_name(std::string(65, 'a')));
+  for (const char* bad : {"", "a b", "a:b", "a/b", "[x]", "a#b", "caf\xc3\xa9", "a\nb", "a=b"}) {
+    EXPECT_FALSE(is_valid_object_name(bad)) << bad;
+  }
+}
+
 TEST(values, scalars) {
   EXPECT_EQ(parse_bool("TRUE"), true);
   EXPECT_EQ(parse_bool("off"), false);
