@@ -136,7 +136,8 @@ int run(const Options& o, Context& ctx) {
   ctx.out << "Added user " << o.user << " to " << users_path << "\n";
   if (!own_ids.empty()) ctx.out << "REALITY short id of " << o.user << ": " << own_ids[0] << "\n";
   if (generated) ctx.out << "Password (shown once): " << password << "\n";
-  ctx.out << "Reload the server to apply: systemctl reload qeli (or send it SIGHUP)\n";
+  ctx.out
+      << "Reload the server to apply: systemctl reload qeli-server (or send the server SIGHUP)\n";
   if (plan.profile != nullptr) print_link(link_options(o), plan, o.user, password, ctx);
   return kExitOk;
 }

@@ -2,13 +2,13 @@
 // thin clients of the server's control socket (server/control_handler.h; 0.7.16 §6.1).
 #include <CLI/CLI.hpp>
 
-#include <iomanip>
 #include <memory>
 #include <optional>
 #include <ostream>
 
 #include "cli/commands.h"
 #include "cli/control_call.h"
+#include "cli/text_table.h"
 #include "control/api_json.h"
 #include "control/control_socket.h"
 
@@ -36,18 +36,13 @@ int list_clients(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->clients).dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << std::left << std::setw(10) << "PROFILE" << std::setw(16) << "USER" << std::setw(16)
-          << "TUNNEL IP" << std::setw(22) << "PEER" << std::setw(10) << "SECONDS" << std::setw(12)
-          << "RX PKTS" << std::setw(14) << "RX BYTES" << std::setw(12) << "TX PKTS" << std::setw(14)
-          << "TX BYTES"
-          << "CLIENT\n";
+  TextTable t({"PROFILE", "USER", "TUNNEL IP", "PEER", "SECONDS", "RX PKTS", "RX BYTES", "TX PKTS",
+               "TX BYTES", "CLIENT"});
   for (const auto& c : r->clients) {
-    ctx.out << std::left << std::setw(10) << c.profile << std::setw(16) << c.username
-            << std::setw(16) << c.tunnel_ip << std::setw(22) << c.peer << std::setw(10)
-            << c.connected_secs << std::setw(12) << c.rx_packets << std::setw(14) << c.rx_bytes
-            << std::setw(12) << c.tx_packets << std::setw(14) << c.tx_bytes << c.client_version
-            << " " << c.client_platform << "\n";
+    t.row(c.profile, c.username, c.tunnel_ip, c.peer, c.connected_secs, c.rx_packets, c.rx_bytes,
+          c.tx_packets, c.tx_bytes, c.client_version + " " + c.client_platform);
   }
+  t.print(ctx.out);
   ctx.out << r->clients.size() << " client(s)\n";
   return kExitOk;
 }
@@ -68,13 +63,13 @@ int stats(const Options& o, Context& ctx) {
     ctx.out << out.dump(2) << "\n";
     return kExitOk;
   }
+  TextTable t;
   for (const auto& p : r->profiles) {
     for (const auto& c : p.counters) {
-      if (c.value == 0) continue;
-      ctx.out << std::left << std::setw(12) << p.profile << std::setw(28) << c.name << c.value
-              << "\n";
+      if (c.value != 0) t.row(p.profile, c.name, c.value);
     }
   }
+  t.print(ctx.out);
   return kExitOk;
 }
 
@@ -86,14 +81,11 @@ int list_blocked(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->blocked).dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << std::left << std::setw(18) << "IP" << std::setw(20) << "USER" << std::setw(14)
-          << "SECONDS LEFT"
-          << "FAILURES\n";
+  TextTable t({"IP", "USER", "SECONDS LEFT", "FAILURES"});
   for (const auto& b : r->blocked) {
-    ctx.out << std::left << std::setw(18) << b.ip << std::setw(20)
-            << (b.user.empty() ? std::string("(every user)") : b.user) << std::setw(14)
-            << b.seconds_left << b.failures << "\n";
+    t.row(b.ip, b.user.empty() ? std::string("(every user)") : b.user, b.seconds_left, b.failures);
   }
+  t.print(ctx.out);
   ctx.out << r->blocked.size() << " lockout(s)\n";
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/control_call.h"
+#include "cli/text_table.h"
 #include "control/api_json.h"
 
 namespace qeli::cli {
@@ -42,9 +43,7 @@ int usage(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->users).dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << std::left << std::setw(20) << "USER" << std::setw(14) << "DOWNLOAD MB" << std::setw(14)
-          << "UPLOAD MB" << std::setw(14) << "QUOTA MB"
-          << "LIMIT MBIT/S\n";
+  TextTable t({"USER", "DOWNLOAD MB", "UPLOAD MB", "QUOTA MB", "LIMIT MBIT/S"});
   for (const auto& u : r->users) {
     std::ostringstream limit;
     if (u.limit_mbps > 0) {
@@ -52,11 +51,10 @@ int usage(const Options& o, Context& ctx) {
     } else {
       limit << "unlimited";
     }
-    ctx.out << std::left << std::setw(20) << u.username << std::setw(14) << megabytes(u.down_bytes)
-            << std::setw(14) << megabytes(u.up_bytes) << std::setw(14)
-            << (u.quota_bytes ? megabytes(*u.quota_bytes) : std::string("none")) << limit.str()
-            << "\n";
+    t.row(u.username, megabytes(u.down_bytes), megabytes(u.up_bytes),
+          u.quota_bytes ? megabytes(*u.quota_bytes) : std::string("none"), limit.str());
   }
+  t.print(ctx.out);
   return kExitOk;
 }
 

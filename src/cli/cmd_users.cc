@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <iomanip>
 #include <istream>
 #include <memory>
 #include <ostream>
@@ -21,6 +20,7 @@
 #include "cli/control_call.h"
 #include "cli/link_issue.h"
 #include "cli/provisioning.h"
+#include "cli/text_table.h"
 #include "config/limits.h"
 #include "config/users_file.h"
 #include "control/api_json.h"
@@ -187,18 +187,14 @@ int list_users(const Options& o, Context& ctx) {
     ctx.out << out.dump(2) << "\n";
     return kExitOk;
   }
-  ctx.out << std::left << std::setw(20) << "USER" << std::setw(9) << "ENABLED" << std::setw(12)
-          << "GROUP" << std::setw(16) << "PROFILES" << std::setw(12) << "LIMIT MBPS"
-          << std::setw(10) << "QUOTA GB" << std::setw(12) << "EXPIRES"
-          << "FILE\n";
+  TextTable t(
+      {"USER", "ENABLED", "GROUP", "PROFILES", "LIMIT MBPS", "QUOTA GB", "EXPIRES", "FILE"});
   for (const auto& u : cfg->users) {
-    ctx.out << std::left << std::setw(20) << u.name << std::setw(9) << (u.enabled ? "yes" : "no")
-            << std::setw(12) << (u.group.empty() ? "-" : u.group) << std::setw(16)
-            << join(u.profiles, "all") << std::setw(12) << u.bandwidth_limit_mbps << std::setw(10)
-            << u.data_limit_gb << std::setw(12)
-            << (u.expire_at ? std::to_string(*u.expire_at) : std::string("never")) << u.source_file
-            << "\n";
+    t.row(u.name, u.enabled ? "yes" : "no", u.group.empty() ? "-" : u.group,
+          join(u.profiles, "all"), u.bandwidth_limit_mbps, u.data_limit_gb,
+          u.expire_at ? std::to_string(*u.expire_at) : std::string("never"), u.source_file);
   }
+  t.print(ctx.out);
   ctx.out << cfg->users.size() << " user(s), " << cfg->groups.size() << " group(s)\n";
   return kExitOk;
 }

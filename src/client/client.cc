@@ -452,7 +452,8 @@ Duration Client::connect_once_tcp() {
     setup.start(Clock::now());
     if (engine::drive_stream_setup(setup, *stream, stop_) != transport::SetupState::kDone) {
       if (!stop_.stopped()) {
-        spdlog::warn("obfs set-up with {} failed: {}", endpoint_name_, setup.failure());
+        spdlog::warn("obfs set-up with {} failed: {}. {}", endpoint_name_, setup.failure(),
+                     mode_advice());
       }
       return Duration::zero();
     }

@@ -12,6 +12,22 @@ std::string lockout_advice() {
 
 }  // namespace
 
+std::string mode_advice() {
+  return "If it closed only after a long wait, or answered with something that is not "
+         "qeli, the link probably does not match the server's profile: compare mode=, obfs=, "
+         "front=, awg=/jc= and rsid= with a fresh link (`qeli share-link USER` on the server; a "
+         "server drops or bridges a connection whose first bytes are not its mode's)";
+}
+
+bool is_mode_symptom(handshake::Failure f) {
+  // What a client sees when its first flight is another mode's: the server's answer does
+  // not parse as ours (a REALITY server bridges a hello without a valid token to its cover
+  // site, whose real ServerHello is not qeli's), or its records do not open.
+  return f == handshake::Failure::kBadServerHello || f == handshake::Failure::kRecordFraming ||
+         f == handshake::Failure::kBadFlightRecord || f == handshake::Failure::kRecordAuthFailed ||
+         f == handshake::Failure::kUnexpectedMessage;
+}
+
 FailureHint explain_handshake_failure(handshake::Failure failure, bool udp_auth_sent,
                                       std::string_view endpoint, std::string_view user) {
   FailureHint h;
@@ -22,7 +38,8 @@ FailureHint explain_handshake_failure(handshake::Failure failure, bool udp_auth_
     h.text = at +
              "the server closed the connection before answering. This address is probably "
              "locked out after repeated failed logins from it (by any user); " +
-             lockout_advice() + ". (A server at its connection limit does the same.)";
+             lockout_advice() + ". (A server at its connection limit does the same.) " +
+             mode_advice();
     return h;
   }
   if ((failure == handshake::Failure::kTimeout && udp_auth_sent) ||
@@ -38,6 +55,7 @@ FailureHint explain_handshake_failure(handshake::Failure failure, bool udp_auth_
     return h;
   }
   h.text = at + handshake::to_string(failure);
+  if (is_mode_symptom(failure)) h.text += ". " + mode_advice();
   return h;
 }
 

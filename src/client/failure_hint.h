@@ -36,6 +36,11 @@ struct FailureHint {
 FailureHint explain_handshake_failure(handshake::Failure failure, bool udp_auth_sent,
                                       std::string_view endpoint, std::string_view user);
 
+/// Advice for a failure that looks like a link of another mode than the server's profile.
+std::string mode_advice();
+/// True for handshake failures that a mode mismatch produces (an answer that is not qeli).
+bool is_mode_symptom(handshake::Failure f);
+
 /// The message with which the client stops after `rejections` refusals in a row.
 std::string rejected_too_often(int rejections, std::string_view endpoint, std::string_view user);
 

@@ -397,7 +397,9 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   if (udp && o.multipath.enabled) {
     r.warning("obf.multipath.enabled", "stream bonding is TCP-only; ignored on UDP");
   }
-  if (!udp && o.awg.enabled && o.mode != ObfMode::kObfs) {
+  // A refused obf.mode left the default in o.mode: judging it would add false warnings.
+  const bool mode_known = !r.refused("obf.mode");
+  if (mode_known && !udp && o.awg.enabled && o.mode != ObfMode::kObfs) {
     r.warning("obf.awg.enabled", "AWG junk applies to UDP and TCP obfs only; ignored here");
   }
   if (udp && !o.heartbeat.enabled && !o.shaping.enabled && p.perf.idle_timeout.count() == 0) {
@@ -405,7 +407,7 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
             "a UDP profile needs heartbeat, traffic shaping or an idle timeout, or dead "
             "sessions are never noticed");
   }
-  if (o.mode == ObfMode::kFakeTls && !o.reality.enabled) {
+  if (mode_known && o.mode == ObfMode::kFakeTls && !o.reality.enabled) {
     r.warning("obf.mode",
               "fake-tls has LOW DPI resistance (its TLS is not valid TLS 1.3); where "
               "blocking is active prefer a UDP profile with obf.mode = obfs (reality-tls is "

@@ -1,5 +1,7 @@
 #include "config/section_reader.h"
 
+#include <algorithm>
+
 namespace qeli::config {
 
 SectionReader::SectionReader(const IniSection& section, std::string file, Findings& findings,
@@ -172,6 +174,7 @@ int SectionReader::line_of(std::string_view key) const {
 }
 
 void SectionReader::error(std::string_view key, std::string message) {
+  refused_.emplace_back(key);
   findings_.error(file_, section_.name, key, line_of(key), std::move(message));
 }
 
@@ -180,7 +183,12 @@ void SectionReader::warning(std::string_view key, std::string message) {
 }
 
 void SectionReader::error_at(const IniEntry& e, std::string message) {
+  refused_.push_back(e.key);
   findings_.error(file_, section_.name, e.key, e.line, std::move(message));
+}
+
+bool SectionReader::refused(std::string_view key) const {
+  return std::find(refused_.begin(), refused_.end(), key) != refused_.end();
 }
 
 void SectionReader::finish() {

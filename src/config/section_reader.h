@@ -81,6 +81,9 @@ class SectionReader {
   void error_at(const IniEntry& e, std::string message);
   void bad_value(const IniEntry& e, std::string_view expected);
 
+  /// True once an error was recorded about `key` (its value refused): checks that derive
+  /// from that key's value should stay silent (they would judge the default instead).
+  bool refused(std::string_view key) const;
   /// Reports every entry that no getter read. Call once, after the last getter.
   void finish();
 
@@ -92,6 +95,7 @@ class SectionReader {
   Findings& findings_;
   Severity unknown_severity_;
   std::vector<bool> read_;
+  std::vector<std::string> refused_;  // keys with an error (few: a vector is enough)
 };
 
 }  // namespace qeli::config

@@ -316,6 +316,7 @@ Status<std::string> ProfileRuntime::start_reality() {
             break;
           case transport::BridgeEnd::kConnectFailed:
             carrier_.add(CarrierCounter::kBridgeConnectFailed);
+            warn_bridge_target_unreachable();
             break;
           case transport::BridgeEnd::kError:
           case transport::BridgeEnd::kStopped:
@@ -356,7 +357,31 @@ Status<std::string> ProfileRuntime::start_reality() {
   if (auto st = gate_->start(); !st.ok()) return st;
   spdlog::info("[{}] REALITY: strangers bridged to {}:{} (at most {} at once)", profile_.name,
                rp.target, rp.target_port, bl.max_bridges);
+  if (!bridge_->target_endpoint()) {
+    // Not fatal: at boot DNS may come up after us; the bridge retries every 10 s.
+    spdlog::warn(
+        "[{}] REALITY target {} does not resolve (yet): strangers are dropped, not "
+        "bridged, until it does (retried every 10 s; counter bridge_connect_failed). "
+        "Check obf.tls.reality_proxy.target",
+        profile_.name, rp.target);
+  }
   return {};
+}
+
+void ProfileRuntime::warn_bridge_target_unreachable() {
+  const auto now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+          .count();
+  std::int64_t last = bridge_warned_ms_.load();
+  if (last >= 0 && now_ms - last < 60'000) return;
+  if (!bridge_warned_ms_.compare_exchange_strong(last, now_ms)) return;  // another thread did
+  const auto& rp = profile_.obf.reality;
+  spdlog::warn(
+      "[{}] REALITY: a stranger could not be bridged: {}:{} is unreachable{} ({} "
+      "connect failures so far; at most one such line a minute)",
+      profile_.name, rp.target, rp.target_port,
+      bridge_->target_endpoint() ? "" : " (its name does not resolve)",
+      carrier_.get(CarrierCounter::kBridgeConnectFailed));
 }
 
 bool ProfileRuntime::admit_client(AuthContext& ctx) {

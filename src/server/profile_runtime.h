@@ -135,6 +135,9 @@ class ProfileRuntime {
   /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
   /// gate that decides between them and handle_connection.
   Status<std::string> start_reality();
+  /// A log line when bridges fail to reach the target (at most one a minute: a scanner
+  /// flood must not flood the journal), so an unreachable cover site is not only a counter.
+  void warn_bridge_target_unreachable();
   // UDP (udp_runtime.cc)
   Status<std::string> start_udp(std::uint32_t bind_ip);
   void udp_worker(struct UdpWorker& w);
@@ -172,6 +175,7 @@ class ProfileRuntime {
   std::string replay_path_;
   std::unique_ptr<RealityReplayCache> replay_;
   std::unique_ptr<transport::Bridge> bridge_;
+  std::atomic<std::int64_t> bridge_warned_ms_{-1};  // steady clock ms of the last warning
   std::unique_ptr<RealityGate> gate_;
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.
   std::unique_ptr<NewSessionLimiter> new_sessions_;

@@ -71,6 +71,9 @@ class Bridge {
 
   std::size_t active() const { return active_.load(); }
   const BridgeLimits& limits() const { return limits_; }
+  /// The target's address as last resolved; nullopt while its name has never resolved
+  /// (every bridge then ends kConnectFailed).
+  std::optional<Ipv4Endpoint> target_endpoint();
 
  private:
   struct Conn;
@@ -80,7 +83,6 @@ class Bridge {
   void pump(Conn& c);
   void end(Conn& c, BridgeEnd why);
   void update_interest(Conn& c);
-  std::optional<Ipv4Endpoint> target_endpoint();
 
   HostPort target_;
   BridgeLimits limits_;

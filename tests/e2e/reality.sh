@@ -16,7 +16,9 @@
 #     real client reconnects; a half-closed stranger and a hello dribbled byte by byte
 #     are bridged and counted;
 #   * the server restarts: the client comes back, and a hello accepted before the restart
-#     is still refused after it (the replay cache survives).
+#     is still refused after it (the replay cache survives);
+#   * a target whose name does not resolve is named at start-up and in the log when a
+#     stranger cannot be bridged.
 # Usage: reality.sh QELI_BINARY REALITY_HELLO_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -178,6 +180,19 @@ e2e_wait_for 20 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" || e2e_fail "n
 bridged "$h1" || e2e_fail "after the restart, the replayed hello was answered"
 counter_at_least reality_bridged_replay 1
 e2e_finish alice server-again
+
+# A cover site whose name does not resolve (a trial's typo): start-up says so, and a
+# stranger that cannot be bridged leaves a log line, not only a counter.
+sed -i 's/^obf.tls.reality_proxy.target = .*/obf.tls.reality_proxy.target = cover.invalid/' \
+  "$dir/server.conf"
+e2e_start_server server-unresolved "$dir"
+grep -q "REALITY target cover.invalid does not resolve" "$E2E_DIR/server-unresolved.log" ||
+  e2e_fail "no start-up warning for a target that does not resolve"
+send_hello "$h1" >/dev/null 2>&1 || true
+e2e_wait_for 10 grep -q "could not be bridged: cover.invalid:8443 is unreachable" \
+  "$E2E_DIR/server-unresolved.log" || e2e_fail "no log line for a stranger that could not be bridged"
+counter_at_least bridge_connect_failed 1
+e2e_finish server-unresolved
 e2e_measure_header
 printf '%s\n' "$row"
 e2e_log "reality ok"

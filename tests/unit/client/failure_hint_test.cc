@@ -15,6 +15,24 @@ TEST(FailureHint, ClosedBeforeAnsweringIsProbablyALockout) {
   EXPECT_NE(h.text.find("probably locked out"), std::string::npos) << h.text;
   EXPECT_NE(h.text.find("15 minutes"), std::string::npos) << h.text;
   EXPECT_NE(h.text.find("qeli unblock"), std::string::npos) << h.text;
+  // A trial's mode mismatch (a fake-tls link to an obfs server) ends the same way after the
+  // server's read timeout: the text names that cause too.
+  EXPECT_NE(h.text.find("does not match the server's profile"), std::string::npos) << h.text;
+}
+
+// An answer that is not qeli (a REALITY server bridged a hello without a valid rsid= to
+// its cover site) points at the link's mode parameters; a credential or timing failure
+// does not.
+TEST(FailureHint, AnAnswerThatIsNotQeliPointsAtTheLinksMode) {
+  for (auto f : {handshake::Failure::kBadServerHello, handshake::Failure::kRecordFraming,
+                 handshake::Failure::kRecordAuthFailed}) {
+    const auto h = explain_handshake_failure(f, false, "vpn:443", "bob");
+    EXPECT_NE(h.text.find("rsid="), std::string::npos) << h.text;
+    EXPECT_FALSE(h.rejected);
+  }
+  for (auto f : {handshake::Failure::kTimeout, handshake::Failure::kServerProofInvalid}) {
+    EXPECT_EQ(explain_handshake_failure(f, false, "v", "b").text.find("rsid="), std::string::npos);
+  }
 }
 
 TEST(FailureHint, RefusedAfterAuthNamesThePairLockoutToo) {

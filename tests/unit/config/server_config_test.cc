@@ -102,6 +102,15 @@ TEST_F(ServerConfigTest, bad_value_names_file_section_key_and_line) {
   }
 }
 
+// A trial typed `obf.mode = obsf`: the error came with warnings about fake-tls (the
+// default the refused value left behind). A refused key's dependants stay silent.
+TEST_F(ServerConfigTest, a_refused_mode_adds_no_warnings_about_the_default) {
+  const auto r = load("[profile:p]\ntun.name = q0\nobf.mode = obsf\nobf.awg.enabled = true\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.findings.contains(Severity::kError, "obf.mode", "obsf")) << dump(r.findings);
+  EXPECT_EQ(r.findings.count(Severity::kWarning), 0U) << dump(r.findings);
+}
+
 struct RuleRow {
   const char* lines;  // appended to a valid [profile:p]
   const char* key;    // the key the finding must name; nullptr = must load cleanly
