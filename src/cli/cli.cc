@@ -6,7 +6,7 @@
 #include <optional>
 #include <ostream>
 
-#include "cli/suggest.h"
+#include "base/suggest.h"
 
 namespace qeli::cli {
 namespace {

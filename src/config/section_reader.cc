@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/suggest.h"
+
 namespace qeli::config {
 
 SectionReader::SectionReader(const IniSection& section, std::string file, Findings& findings,
@@ -20,6 +22,7 @@ bool SectionReader::has(std::string_view key) const {
 }
 
 const IniEntry* SectionReader::single(std::string_view key) {
+  asked_.emplace_back(key);
   const IniEntry* found = nullptr;
   for (std::size_t i = 0; i < section_.entries.size(); ++i) {
     const auto& e = section_.entries[i];
@@ -35,6 +38,7 @@ const IniEntry* SectionReader::single(std::string_view key) {
 }
 
 std::vector<const IniEntry*> SectionReader::all(std::string_view key) {
+  asked_.emplace_back(key);
   std::vector<const IniEntry*> out;
   for (std::size_t i = 0; i < section_.entries.size(); ++i) {
     if (section_.entries[i].key == key) {
@@ -195,8 +199,10 @@ void SectionReader::finish() {
   for (std::size_t i = 0; i < section_.entries.size(); ++i) {
     if (read_[i]) continue;
     const auto& e = section_.entries[i];
-    findings_.add({unknown_severity_, file_, section_.name, e.key, e.line,
-                   "unknown key (not read by qeli; a typo?)"});
+    std::string msg = "unknown key (not read by qeli; a typo?)";
+    // The keys this section's getters asked for are exactly the keys it knows.
+    if (auto near = closest_name(e.key, asked_)) msg += " — did you mean `" + *near + "`?";
+    findings_.add({unknown_severity_, file_, section_.name, e.key, e.line, std::move(msg)});
   }
 }
 

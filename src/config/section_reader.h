@@ -95,7 +95,9 @@ class SectionReader {
   Findings& findings_;
   Severity unknown_severity_;
   std::vector<bool> read_;
-  std::vector<std::string> refused_;  // keys with an error (few: a vector is enough)
+  std::vector<std::string> refused_;
+  std::vector<std::string> asked_;  // every key a getter asked for: the section's known keys  //
+                                    // keys with an error (few: a vector is enough)
 };
 
 }  // namespace qeli::config

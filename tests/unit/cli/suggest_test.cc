@@ -1,9 +1,9 @@
 // "Did you mean": the closest subcommand to a mistyped one.
-#include "cli/suggest.h"
+#include "base/suggest.h"
 
 #include <gtest/gtest.h>
 
-namespace qeli::cli {
+namespace qeli {
 namespace {
 
 const std::vector<std::string> kNames = {"server",       "client",  "check-config", "show-identity",
@@ -23,4 +23,4 @@ TEST(suggest, typos_prefixes_and_swaps) {
 }
 
 }  // namespace
-}  // namespace qeli::cli
+}  // namespace qeli

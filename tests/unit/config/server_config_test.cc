@@ -111,6 +111,19 @@ TEST_F(ServerConfigTest, a_refused_mode_adds_no_warnings_about_the_default) {
   EXPECT_EQ(r.findings.count(Severity::kWarning), 0U) << dump(r.findings);
 }
 
+// An unknown key names the known key it is closest to (a trial wrote `obfskey`).
+TEST_F(ServerConfigTest, an_unknown_key_suggests_the_closest_known_one) {
+  const auto r = load("[profile:p]\ntun.name = q0\nobf.obfs_kye = x\ntun.mtuu = 1400\nzzz = 1\n");
+  bool typo = false, mtu = false, far = false;
+  for (const auto& f : r.findings.all()) {
+    if (f.key == "obf.obfs_kye")
+      typo = f.message.find("did you mean `obf.obfs_key`") != std::string::npos;
+    if (f.key == "tun.mtuu") mtu = f.message.find("did you mean `tun.mtu`") != std::string::npos;
+    if (f.key == "zzz") far = f.message.find("did you mean") == std::string::npos;
+  }
+  EXPECT_TRUE(typo && mtu && far) << dump(r.findings);
+}
+
 struct RuleRow {
   const char* lines;  // appended to a valid [profile:p]
   const char* key;    // the key the finding must name; nullptr = must load cleanly

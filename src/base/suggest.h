@@ -1,4 +1,5 @@
-// "Did you mean": the known word closest to a mistyped one (qeli's subcommands).
+// "Did you mean": the known word closest to a mistyped one (qeli's subcommands, config
+// keys).
 #pragma once
 
 #include <optional>
@@ -6,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace qeli::cli {
+namespace qeli {
 
 /// Levenshtein distance (insertions, deletions, substitutions; an adjacent swap counts 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
@@ -17,4 +18,4 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> closest_name(std::string_view word,
                                         const std::vector<std::string>& names);
 
-}  // namespace qeli::cli
+}  // namespace qeli

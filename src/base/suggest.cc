@@ -1,9 +1,9 @@
-#include "cli/suggest.h"
+#include "base/suggest.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace qeli::cli {
+namespace qeli {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment: Levenshtein plus adjacent transpositions ("lsit" → "list").
@@ -45,4 +45,4 @@ std::optional<std::string> closest_name(std::string_view word,
   return best;
 }
 
-}  // namespace qeli::cli
+}  // namespace qeli
