@@ -7,9 +7,11 @@
 #include <istream>
 #include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "base/bytes.h"
 #include "cli/commands.h"
+#include "cli/control_call.h"
 #include "cli/link_issue.h"
 #include "cli/provisioning.h"
 #include "config/limits.h"
@@ -38,6 +40,7 @@ struct Options {
   bool no_qr = false;
   bool qr_invert = false;
   bool own_short_id = false;
+  std::string socket = control::kDefaultSocketPath;
 };
 
 LinkOptions link_options(const Options& o) {
@@ -136,8 +139,21 @@ int run(const Options& o, Context& ctx) {
   ctx.out << "Added user " << o.user << " to " << users_path << "\n";
   if (!own_ids.empty()) ctx.out << "REALITY short id of " << o.user << ": " << own_ids[0] << "\n";
   if (generated) ctx.out << "Password (shown once): " << password << "\n";
-  ctx.out
-      << "Reload the server to apply: systemctl reload qeli-server (or send the server SIGHUP)\n";
+  // A running server learns of the user at once, as with the other user commands.
+  int rc = 0;
+  std::ostringstream quiet;
+  Context probe{ctx.out, quiet, ctx.in, ctx.rng};
+  const auto reloaded = ask_server(o.socket, control::Reload{}, probe, rc);
+  if (reloaded && reloaded->ok) {
+    ctx.out << "The running server reloaded its users: " << o.user << " can connect now\n";
+  } else if (reloaded) {
+    ctx.err << "the server refused to reload (its config has errors: qeli check-config "
+            << o.config << "); " << o.user << " can connect once it reloads\n";
+  } else {
+    ctx.out << "No running server answered on " << o.socket
+            << ". Reload the server to apply: systemctl reload qeli-server (or send the server "
+               "SIGHUP)\n";
+  }
   if (plan.profile != nullptr) print_link(link_options(o), plan, o.user, password, ctx);
   return kExitOk;
 }
@@ -174,6 +190,8 @@ void register_add_client(CLI::App& app, Context& ctx) {
                 "Give the user a REALITY short id of their own (reality_short_ids), used in "
                 "the link instead of the profile's shared one");
   cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
+  cmd->add_option("--socket", opts->socket, "Server control socket (to apply the change live)")
+      ->capture_default_str();
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
 }
 

@@ -8,6 +8,13 @@
 namespace qeli::config {
 namespace {
 
+// obfs hides the stream behind a key every user shares: a short or copied-from-the-docs
+// key is the weak point an observer probes first.
+constexpr std::size_t kObfsKeyMinChars = 16;
+bool looks_like_placeholder(std::string_view key) {
+  return key.size() < kObfsKeyMinChars || key.find_first_of(" \t<>") != std::string_view::npos;
+}
+
 constexpr std::uint64_t kU32Max = 0xffffffffULL;
 constexpr std::uint64_t kAnyBuffer = kU32Max;
 
@@ -389,6 +396,12 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   }
   if (o.mode == ObfMode::kObfs && o.obfs_key.empty()) {
     r.error("obf.obfs_key", "obfs mode requires a non-empty obf.obfs_key");
+  } else if (o.mode == ObfMode::kObfs && looks_like_placeholder(o.obfs_key)) {
+    r.warning("obf.obfs_key",
+              "looks like a placeholder or a weak secret (under " +
+                  std::to_string(kObfsKeyMinChars) +
+                  " characters, or spaces or <>): whoever guesses it can recognise this "
+                  "server's traffic; use e.g. `openssl rand -hex 32`");
   }
   if (udp && o.anti_fingerprinting && o.add_jitter_to_handshake) {
     r.warning("obf.anti_fingerprinting.enabled",

@@ -15,6 +15,17 @@
 
 namespace qeli::tunio {
 
+std::string tun_name_taken(const std::string& name) {
+  return "TUN device " + name +
+         " already exists (another qeli or another program has it, or a persistent device was "
+         "left behind: `ip link del " +
+         name + "`); give this one another name";
+}
+
+bool link_name_exists(const std::string& name) {
+  return name.find('%') == std::string::npos && ::if_nametoindex(name.c_str()) != 0;
+}
+
 namespace {
 constexpr std::size_t kMaxQueues = 256;
 constexpr std::size_t kKernelMaxUdpSegments = 128;  // UDP_MAX_SEGMENTS since 6.9
@@ -143,11 +154,7 @@ Result<int, Error<TunError>> open_queue(TunKernel& k, const std::string& name, s
   if (r < 0) {
     k.close(fd);
     if (r == -EBUSY && (flags & kExclusive) != 0) {
-      return fail(err(TunError::setiff_failed,
-                      "TUN device " + name +
-                          " already exists (another qeli or another program has it, or a "
-                          "persistent device was left behind: `ip link del " +
-                          name + "`); give this one another name"));
+      return fail(err(TunError::setiff_failed, tun_name_taken(name)));
     }
     return fail(err(TunError::setiff_failed, "TUNSETIFF " + name + ": " + std::strerror(-r)));
   }

@@ -2,8 +2,8 @@
 # e2e: user management without editing files (docs/OPERATIONS.md "Users"):
 # list-users, show-routes, share-link (a new password; the old link stops working, the
 # live session ends and its client is told why), passwd (from standard input),
-# remove-user; each edit keeps the users file in 0.7.16's format and the running server
-# picks it up at once. rotate-identity prints the next steps.
+# remove-user, add-client; each edit keeps the users file in 0.7.16's format and the
+# running server picks it up at once. rotate-identity prints the next steps.
 # Usage: user_management.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -65,6 +65,15 @@ grep -q '\[user:alice\]' "$dir/users.conf" && e2e_fail "alice is still in the us
 grep -q '\[user:bob\]' "$dir/users.conf" || e2e_fail "remove-user took bob too"
 "$QELI" list-users -c "$dir/server.conf" | grep -q '^alice ' && e2e_fail "list-users still lists alice"
 q remove-user alice 2>/dev/null && e2e_fail "removing a removed user succeeded"
+
+# add-client with the server running: the server reloads at once; the new user connects
+# without a manual reload.
+out=$(echo 'carol-pass' | q add-client carol --password-stdin --identity-dir "$dir/identity" \
+  --link --host "$UL_S:$E2E_PORT" --link-profile e2e --no-qr)
+grep -q "reloaded its users: carol can connect now" <<<"$out" || e2e_fail "add-client: $out"
+e2e_start_client carol "$NS_C" "$dir" "$(grep '^qeli://' <<<"$out")"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "carol, added live, got no tunnel"
+e2e_finish carol
 
 # rotate-identity says what to do next on the server's side.
 "$QELI" rotate-identity e2e -c "$dir/server.conf" --identity-dir "$dir/identity" |

@@ -201,6 +201,10 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
        "obf.tls.reality_proxy.bridge_lifetime_secs"},
       {"obf.mode = obfs", "obf.obfs_key"},
       {"obf.mode = obfs\nobf.obfs_key = secret", nullptr},  // TCP obfs
+      // A placeholder copied from the docs, or a short key: loads, with a warning.
+      {"obf.mode = obfs\nobf.obfs_key = <a long random secret>", "obf.obfs_key",
+       Severity::kWarning},
+      {"obf.mode = obfs\nobf.obfs_key = 0123456789abcdef0123", nullptr},
       {"bind.transport = udp\nobf.mode = obfs\nobf.obfs_key = secret", nullptr},
       {"obf.awg.jc = 129", "obf.awg.jc"},
       {"obf.awg.jc = 128", nullptr},
