@@ -147,8 +147,8 @@ int run(const Options& o, Context& ctx) {
   if (reloaded && reloaded->ok) {
     ctx.out << "The running server reloaded its users: " << o.user << " can connect now\n";
   } else if (reloaded) {
-    ctx.err << "the server refused to reload (its config has errors: qeli check-config "
-            << o.config << "); " << o.user << " can connect once it reloads\n";
+    ctx.err << "the server refused to reload (its config has errors: qeli check-config " << o.config
+            << "); " << o.user << " can connect once it reloads\n";
   } else {
     ctx.out << "No running server answered on " << o.socket
             << ". Reload the server to apply: systemctl reload qeli-server (or send the server "
