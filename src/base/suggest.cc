@@ -36,6 +36,11 @@ std::optional<std::string> closest_name(std::string_view word,
   std::optional<std::string> best;
   std::size_t best_d = limit + 1;
   for (const auto& n : names) {
+    // The distance is at least the difference in length: skip without the O(n·m) table
+    // (a config key can be any length; only near-equal lengths can be a typo).
+    const std::size_t gap =
+        word.size() > n.size() ? word.size() - n.size() : n.size() - word.size();
+    if (gap >= best_d) continue;
     const std::size_t dist = edit_distance(word, n);
     if (dist < best_d) {
       best_d = dist;
