@@ -28,6 +28,7 @@
 #include "server/usage_store.h"
 #include "server/user_directory.h"
 #include "sys/log_output.h"
+#include "sys/privilege.h"
 #include "sys/privilege_check.h"
 #include "sys/service_notify.h"
 
@@ -82,6 +83,21 @@ void print_findings(const config::Findings& f) {
   }
 }
 
+// The usage database lives in the service user's state directory (qeli:qeli 0750 from
+// the package), where root without CAP_DAC_OVERRIDE (the unit's bounding set) may not
+// create files: with --user it is opened as that user, so its files belong to the user
+// who writes them after the privilege drop. A directory only root may write (a path of
+// the operator's choosing) is then tried as root, as without --user.
+Result<std::unique_ptr<UsageStore>, std::string> open_usage_store(const ServerOptions& options) {
+  if (!options.run_as.empty()) {
+    if (auto as_user = sys::FilesAsUser::enter(options.run_as); as_user.ok()) {
+      auto st = open_sqlite_usage_store(options.usage_db);
+      if (st.ok()) return st;
+    }
+  }
+  return open_sqlite_usage_store(options.usage_db);
+}
+
 }  // namespace
 
 int run_server(const ServerOptions& options) {
@@ -132,7 +148,7 @@ int run_server(const ServerOptions& options) {
           "{} does not exist: per-user traffic totals are kept in memory only "
           "(data_limit_gb counts from zero after a restart; see --usage-db)",
           dir.string());
-    } else if (auto st = open_sqlite_usage_store(options.usage_db); st.ok()) {
+    } else if (auto st = open_usage_store(options); st.ok()) {
       usage_store = std::move(*st);
     } else {
       spdlog::error("usage store: {}", st.error());

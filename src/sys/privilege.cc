@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <sys/capability.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,6 +138,28 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan) {
   }
   if (::setuid(0) == 0) return fail(std::string("could become root again after the drop"));
   return DroppedTo{acct->uid, acct->gid, capability_names(plan.keep)};
+}
+
+Result<FilesAsUser, std::string> FilesAsUser::enter(const std::string& user) {
+  auto a = look_up(user);
+  if (!a.ok()) return fail(a.error());
+  // setfsgid first (while the fsuid is still root's); each returns the previous id.
+  const auto old_gid = static_cast<gid_t>(::setfsgid(a->gid));
+  const auto old_uid = static_cast<uid_t>(::setfsuid(a->uid));
+  // The calls report no error: read the ids back (an invalid id leaves them unchanged).
+  if (static_cast<uid_t>(::setfsuid(static_cast<uid_t>(-1))) != a->uid ||
+      static_cast<gid_t>(::setfsgid(static_cast<gid_t>(-1))) != a->gid) {
+    ::setfsuid(old_uid);
+    ::setfsgid(old_gid);
+    return fail("cannot act on files as user " + user + " (setfsuid refused)");
+  }
+  return FilesAsUser(old_uid, old_gid);
+}
+
+FilesAsUser::~FilesAsUser() {
+  if (!active_) return;
+  ::setfsuid(uid_);
+  ::setfsgid(gid_);
 }
 
 }  // namespace qeli::sys

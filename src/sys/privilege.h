@@ -45,6 +45,29 @@ struct DroppedTo {
 /// Error: a message naming the step and errno (unknown user, setresuid refused, …).
 Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan);
 
+/// For the calling thread only, while the object lives: files are opened with the
+/// permissions of, and created owned by, `user` (setfsuid/setfsgid, Linux). For what the
+/// server creates before drop_privileges() in the user's own state directory: under
+/// systemd root has no CAP_DAC_OVERRIDE, so only the owner may create files there.
+/// Changing the filesystem ids also drops root's file capabilities for that thread; the
+/// destructor restores both. Error: unknown user or root (nothing to switch to).
+class FilesAsUser {
+ public:
+  static Result<FilesAsUser, std::string> enter(const std::string& user);
+  FilesAsUser(FilesAsUser&& o) noexcept : active_(o.active_), uid_(o.uid_), gid_(o.gid_) {
+    o.active_ = false;
+  }
+  FilesAsUser& operator=(FilesAsUser&&) = delete;
+  FilesAsUser(const FilesAsUser&) = delete;
+  ~FilesAsUser();
+
+ private:
+  FilesAsUser(uid_t old_uid, gid_t old_gid) : active_(true), uid_(old_uid), gid_(old_gid) {}
+  bool active_;
+  uid_t uid_;  ///< the filesystem ids to restore
+  gid_t gid_;
+};
+
 /// The capability names of `caps`, e.g. "cap_net_admin" (for logs and docs).
 std::string capability_names(const std::vector<int>& caps);
 
