@@ -804,12 +804,6 @@ int Client::run() {
         !why.empty()) {
       throw Fatal{"mode " + why};
     }
-    // Before any login: a taken TUN name would otherwise cost the server a session first.
-    // A device of a client that just died may still be unregistering: give it 2 s.
-    for (int i = 0; i < 20 && tunio::link_name_exists(cfg_.dev) && !stop_.stopped(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (tunio::link_name_exists(cfg_.dev)) throw Fatal{tunio::tun_name_taken(cfg_.dev)};
     if (!cfg_.post_up.empty() || !cfg_.post_down.empty()) {
       if (auto why = unsafe_command_source(cfg_); !why.empty()) throw Fatal{why};
     }

@@ -22,10 +22,6 @@ std::string tun_name_taken(const std::string& name) {
          name + "`); give this one another name";
 }
 
-bool link_name_exists(const std::string& name) {
-  return name.find('%') == std::string::npos && ::if_nametoindex(name.c_str()) != 0;
-}
-
 namespace {
 constexpr std::size_t kMaxQueues = 256;
 constexpr std::size_t kKernelMaxUdpSegments = 128;  // UDP_MAX_SEGMENTS since 6.9

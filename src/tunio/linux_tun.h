@@ -130,12 +130,8 @@ struct TunQueueCounters {
 };
 
 /// Why a TUN named `name` cannot be ours: a link of that name exists (another qeli, another
-/// program, a persistent device left behind). One text for the early check and TUNSETIFF.
+/// program, a persistent device left behind).
 std::string tun_name_taken(const std::string& name);
-
-/// True when a network link named `name` exists in this namespace now (a name with a
-/// `%d` pattern never does: the kernel picks a free one).
-bool link_name_exists(const std::string& name);
 
 class LinuxTun {
  public:
