@@ -40,6 +40,10 @@
 namespace qeli::server {
 namespace {
 
+// How long a session we ended keeps reading after its farewell (transport/tcp.h
+// half_close_and_drain): a client with the close extension closes at once on reading it.
+constexpr std::chrono::milliseconds kFarewellLinger{2000};
+
 using Clock = std::chrono::steady_clock;
 
 // Pre-auth connections allowed at once per profile (0.7.16: max(256, 8 × cores)).
@@ -611,6 +615,12 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
                                        engine::TunWriter{&dev, tun_write_mu_[q].get()},
                                        session->stop, clock, 64, sp->account.get());
   sessions_->remove(session);
+  // We ended it and may have said why (a kick, the quota, a stop): let that farewell
+  // arrive instead of resetting it away with the client's unread upload.
+  if (end == tunnel::SessionEnd::kStopped || end == tunnel::SessionEnd::kQuotaExhausted ||
+      end == tunnel::SessionEnd::kIdle || end == tunnel::SessionEnd::kCounterExhausted) {
+    transport::half_close_and_drain(stream->fd(), kFarewellLinger);
+  }
   std::string why = describe_end(*session, end);
   if (const std::string layer = stream->failure();
       !layer.empty() && end == tunnel::SessionEnd::kSocketError) {

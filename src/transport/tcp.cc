@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -21,6 +22,24 @@ int remaining_ms(std::chrono::steady_clock::time_point deadline) {
 }
 
 }  // namespace
+
+void half_close_and_drain(int fd, std::chrono::milliseconds max_wait) {
+  if (::shutdown(fd, SHUT_WR) != 0) return;
+  const auto until = std::chrono::steady_clock::now() + max_wait;
+  std::array<std::uint8_t, 16384> scratch;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return;
+    const ssize_t n = ::recv(fd, scratch.data(), scratch.size(), MSG_DONTWAIT);
+    if (n == 0) return;  // the peer closed: nothing unread, close() sends no reset
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return;
+  }
+}
 
 bool set_nonblocking(int fd, bool on) {
   const int flags = fcntl(fd, F_GETFL, 0);

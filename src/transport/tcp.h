@@ -45,6 +45,13 @@ IoResult send_all(int fd, ByteSpan data, std::chrono::milliseconds timeout);
 IoResult recv_some(int fd, MutableByteSpan out, std::chrono::milliseconds timeout,
                    std::size_t& got);
 
+/// Ends our side of a connection so that what we last wrote (a farewell) still arrives:
+/// shutdown(SHUT_WR) queues the FIN after it, then the peer's bytes are read and dropped
+/// until it closes or `max_wait` passes. A plain close() with unread input would reset
+/// the connection and discard our unsent data with it (RFC 1122 §4.2.2.13, RFC 2525
+/// §2.17). The caller closes the fd afterwards.
+void half_close_and_drain(int fd, std::chrono::milliseconds max_wait);
+
 /// Sets or clears O_NONBLOCK.
 bool set_nonblocking(int fd, bool on);
 

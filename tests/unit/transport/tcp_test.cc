@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 namespace qeli::transport {
@@ -53,6 +54,52 @@ TEST(Tcp, LoopbackSendAllAndReceive) {
   EXPECT_EQ(recv_some(server.get(), buf, std::chrono::milliseconds(50), n), IoResult::kTimeout);
   c->reset();
   EXPECT_EQ(recv_some(server.get(), buf, std::chrono::milliseconds(2000), n), IoResult::kClosed);
+}
+
+// A server that ends a session writes a farewell and closes while the client is still
+// uploading. A plain close() with that upload unread resets the connection and drops the
+// farewell from the send queue (a quota test lost "why" under load); a half-close that
+// drains the upload delivers it, then a clean EOF.
+TEST(Tcp, HalfCloseAndDrainDeliversTheLastWriteDespiteUnreadInput) {
+  auto l = tcp_listen({0x7f000001, 0});
+  ASSERT_TRUE(l.ok()) << l.error();
+  auto c = tcp_connect({0x7f000001, bound_port(l->get())}, std::chrono::milliseconds(2000));
+  ASSERT_TRUE(c.ok()) << c.error();
+  int s = -1;
+  for (int i = 0; i < 100 && s < 0; ++i) {
+    s = ::accept4(l->get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (s < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GE(s, 0);
+  UniqueFd server(s);
+  // The server's last writes sit in its send queue (the client reads slowly), as a
+  // farewell does behind a download; the client's upload sits unread in the server.
+  const int sndbuf = 8 << 20;
+  if (::setsockopt(server.get(), SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof sndbuf) != 0) {
+    GTEST_SKIP() << "needs CAP_NET_ADMIN for an 8 MiB send buffer";
+  }
+  ASSERT_EQ(send_all(c->get(), Bytes(64 * 1024, 0x55), std::chrono::milliseconds(1000)),
+            IoResult::kOk);
+  Bytes download((2 << 20) + 3, 0xd0);
+  std::copy_n("bye", 3, download.end() - 3);  // the farewell, last
+  ASSERT_EQ(send_all(server.get(), download, std::chrono::milliseconds(1000)), IoResult::kOk);
+  std::thread closer([&] {
+    half_close_and_drain(server.get(), std::chrono::milliseconds(3000));
+    server.reset();
+  });
+  Bytes got;
+  Bytes buf(65536);
+  IoResult r = IoResult::kOk;
+  while (r == IoResult::kOk) {
+    std::size_t n = 0;
+    r = recv_some(c->get(), buf, std::chrono::milliseconds(3000), n);
+    if (r == IoResult::kOk) got.insert(got.end(), buf.begin(), buf.begin() + static_cast<long>(n));
+  }
+  EXPECT_EQ(r, IoResult::kClosed);
+  EXPECT_EQ(got.size(), download.size()) << "nothing lost to a reset";
+  EXPECT_EQ(got, download);
+  c->reset();  // our close: the drain sees EOF and returns
+  closer.join();
 }
 
 TEST(Tcp, ConnectToClosedPortFails) {
