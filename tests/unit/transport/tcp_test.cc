@@ -20,6 +20,16 @@ std::uint16_t bound_port(int fd) {
   return ntohs(sa.sin_port);
 }
 
+// The listener's next connection (-1 if none came within a second).
+int accept_within_1s(int listener) {
+  int s = -1;
+  for (int i = 0; i < 100 && s < 0; ++i) {
+    s = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (s < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return s;
+}
+
 TEST(Tcp, LoopbackSendAllAndReceive) {
   auto l = tcp_listen({0x7f000001, 0});
   ASSERT_TRUE(l.ok()) << l.error();
@@ -27,13 +37,8 @@ TEST(Tcp, LoopbackSendAllAndReceive) {
   auto c = tcp_connect({0x7f000001, port}, std::chrono::milliseconds(2000));
   ASSERT_TRUE(c.ok()) << c.error();
   EXPECT_EQ(apply_stream_options(c->get(), {}), "");
-  int s = -1;
-  for (int i = 0; i < 100 && s < 0; ++i) {
-    s = ::accept4(l->get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (s < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_GE(s, 0);
-  UniqueFd server(s);
+  UniqueFd server(accept_within_1s(l->get()));
+  ASSERT_GE(server.get(), 0);
   EXPECT_EQ(peer_endpoint(server.get()).addr, 0x7f000001U);
 
   Bytes big(4 << 20);
@@ -65,13 +70,8 @@ TEST(Tcp, HalfCloseAndDrainDeliversTheLastWriteDespiteUnreadInput) {
   ASSERT_TRUE(l.ok()) << l.error();
   auto c = tcp_connect({0x7f000001, bound_port(l->get())}, std::chrono::milliseconds(2000));
   ASSERT_TRUE(c.ok()) << c.error();
-  int s = -1;
-  for (int i = 0; i < 100 && s < 0; ++i) {
-    s = ::accept4(l->get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (s < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_GE(s, 0);
-  UniqueFd server(s);
+  UniqueFd server(accept_within_1s(l->get()));
+  ASSERT_GE(server.get(), 0);
   // The server's last writes sit in its send queue (the client reads slowly), as a
   // farewell does behind a download; the client's upload sits unread in the server.
   const int sndbuf = 8 << 20;
