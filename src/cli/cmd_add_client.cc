@@ -7,7 +7,6 @@
 #include <istream>
 #include <memory>
 #include <ostream>
-#include <sstream>
 
 #include "base/bytes.h"
 #include "cli/commands.h"
@@ -140,10 +139,7 @@ int run(const Options& o, Context& ctx) {
   if (!own_ids.empty()) ctx.out << "REALITY short id of " << o.user << ": " << own_ids[0] << "\n";
   if (generated) ctx.out << "Password (shown once): " << password << "\n";
   // A running server learns of the user at once, as with the other user commands.
-  int rc = 0;
-  std::ostringstream quiet;
-  Context probe{ctx.out, quiet, ctx.in, ctx.rng};
-  const auto reloaded = ask_server(o.socket, control::Reload{}, probe, rc);
+  const auto reloaded = reload_server(o.socket, ctx);
   if (reloaded && reloaded->ok) {
     ctx.out << "The running server reloaded its users: " << o.user << " can connect now\n";
   } else if (reloaded) {

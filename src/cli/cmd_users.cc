@@ -59,10 +59,7 @@ const config::UserConfig* editable_user(const config::ServerConfig& cfg, const O
 // "credentials changed". A server that cannot be reached is a note, not a failure: the
 // file is already right and the server reads it at its next start or reload.
 void tell_server(const Options& o, Context& ctx) {
-  int rc = 0;
-  std::ostringstream quiet;
-  Context probe{ctx.out, quiet, ctx.in, ctx.rng};
-  const auto reloaded = ask_server(o.socket, control::Reload{}, probe, rc);
+  const auto reloaded = reload_server(o.socket, ctx);
   if (!reloaded) {
     ctx.err << "note: no running server answered on " << o.socket
             << "; it applies the change when it starts or reloads (systemctl reload "

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "cli/cli.h"
@@ -32,6 +33,17 @@ std::optional<typename Req::Reply> ask_server(const std::string& socket, const R
   }
   rc = kExitOk;
   return std::move(*r);
+}
+
+/// The user commands' "apply it now": asks a running server to reload its users. nullopt,
+/// printing nothing, when no server answered on `socket` (each caller says what that
+/// means: the file is already right and is read at the next start or reload).
+inline std::optional<control::ValidationResult> reload_server(const std::string& socket,
+                                                              Context& ctx) {
+  int rc = 0;
+  std::ostringstream quiet;
+  Context probe{ctx.out, quiet, ctx.in, ctx.rng};
+  return ask_server(socket, control::Reload{}, probe, rc);
 }
 
 }  // namespace qeli::cli
