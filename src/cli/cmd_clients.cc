@@ -58,6 +58,7 @@ int stats(const Options& o, Context& ctx) {
     for (const auto& p : r->profiles) {
       nlohmann::json j = {{"profile", p.profile}};
       for (const auto& c : p.counters) j[c.name] = c.value;
+      if (!p.tls_target.empty()) j["tls_target"] = p.tls_target;
       out.push_back(std::move(j));
     }
     ctx.out << out.dump(2) << "\n";
@@ -70,6 +71,11 @@ int stats(const Options& o, Context& ctx) {
     }
   }
   t.print(ctx.out);
+  // reality-tls: which shape the terminator mirrors (a fallback means the probe failed).
+  for (const auto& p : r->profiles) {
+    if (!p.tls_target.empty())
+      ctx.out << p.profile << " reality-tls answers as: " << p.tls_target << "\n";
+  }
   return kExitOk;
 }
 

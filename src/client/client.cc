@@ -45,8 +45,11 @@
 #include "sys/sysctl.h"
 #include "transport/endpoint.h"
 #include "transport/obfs_setup.h"
+#include "transport/reality_tls_hello.h"
 #include "transport/tcp.h"
 #include "transport/tcp_stream.h"
+#include "transport/tls_setup.h"
+#include "transport/tls_stream.h"
 #include "transport/udp_socket.h"
 #include "tunio/linux_tun.h"
 #include "tunio/tun_device.h"
@@ -183,6 +186,10 @@ class Client {
   // if it never got that far). Throws Fatal for non-retryable errors.
   Duration connect_once();
   Duration connect_once_tcp();
+  /// The reality-tls TLS 1.3 handshake over `tcp`; its TlsStream over it (which then
+  /// owns `tcp`), or null when it failed (logged).
+  std::unique_ptr<transport::Stream> start_reality_tls(const handshake::ClientConfig& hc,
+                                                       std::unique_ptr<transport::Stream>& tcp);
   Duration connect_once_udp();
   handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
   // After the handshake, on both carriers: throws Fatal for a key mismatch or a missing
@@ -459,12 +466,24 @@ Duration Client::connect_once_tcp() {
     }
     stream = setup.into_stream(std::move(stream));
   }
+  transport::TlsStream* tls_stream = nullptr;
+  if (cfg_.mode == config::ClientMode::kRealityTls) {
+    // reality-tls: a real TLS 1.3 handshake (Chromium's hello, the token in its session
+    // id), then the fake-TLS flight and records inside its application data.
+    auto tls = start_reality_tls(hc, stream);
+    if (!tls) return Duration::zero();
+    tls_stream = static_cast<transport::TlsStream*>(tls.get());  // TlsClientSetup builds one
+    stream = std::move(tls);
+  }
   handshake::ClientHandshake hs(hc, rng);
   hs.start(Clock::now());
   const auto failure = engine::drive_client_handshake(hs, *stream, stop_);
   if (!handshake_succeeded(failure)) return Duration::zero();
   auto session = hs.take_session();
   remember_server_key(session);
+  // Our own server (it negotiated our extensions) takes KeyUpdates before the key's
+  // record limit; toward 0.7.16 the connection is renewed instead (RFC 8446 §5.5).
+  if (tls_stream && session.negotiated_caps != 0) tls_stream->set_peer_is_ours(true);
   // With the GSO extension, the kernel's super-packets cross the tunnel whole.
   const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
   const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
@@ -483,6 +502,37 @@ Duration Client::connect_once_tcp() {
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop_,
                                    clock);
       });
+}
+
+std::unique_ptr<transport::Stream> Client::start_reality_tls(
+    const handshake::ClientConfig& hc, std::unique_ptr<transport::Stream>& tcp) {
+  transport::RealityTlsHelloParams hp;
+  // Config validation guarantees the pinned key and the short id, and a name form of sni.
+  if (hc.sni.kind != wire::Sni::Kind::kHost || hc.sni.host.empty()) {
+    throw Fatal{"reality-tls needs a server name: set `sni` to the REALITY target's host name"};
+  }
+  hp.server_name = hc.sni.host;
+  hp.server_key = *pinned_;
+  hp.short_id = *config::parse_short_id(cfg_.reality_sid);
+  hp.unix_secs = unix_seconds();
+  crypto::Rng& rng = crypto::system_rng();
+  auto hello = transport::build_reality_tls_hello(hp, rng);
+  if (!hello) throw Fatal{"the pinned server key is not a usable X25519 key (check `key`)"};
+  tls::ClientHandshakeConfig tc;
+  tc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+  transport::TlsClientSetup setup(std::move(*hello), tc);
+  setup.start(Clock::now());
+  if (engine::drive_stream_setup(setup, *tcp, stop_) != transport::SetupState::kDone) {
+    if (!stop_.stopped()) {
+      spdlog::warn("TLS handshake with {} failed: {}. {}", endpoint_name_, setup.failure(),
+                   mode_advice());
+    }
+    return nullptr;
+  }
+  spdlog::debug("TLS 1.3 with {}: {}, group {:#06x}{}", endpoint_name_,
+                tls::to_string(*setup.suite()), setup.group(),
+                setup.server_reused_x25519_key() ? " (a 0.7.16 server's hybrid key choice)" : "");
+  return setup.into_stream(std::move(tcp));
 }
 
 // UDP (0.7.16 §3.9): one socket connected to nothing (the server is the only peer we

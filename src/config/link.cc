@@ -259,6 +259,9 @@ std::vector<std::string> validate_link(const ShareLink& l) {
   if (auto why = transport_mode_conflict(l.proto, l.mode); !why.empty())
     out.push_back(std::move(why));
   if (l.quic && l.proto != Transport::kUdp) out.emplace_back("quic=1 needs proto=udp");
+  if (auto why = sni_mode_conflict(l.mode, l.sni.value_or("")); !why.empty()) {
+    out.push_back(std::move(why));
+  }
   if (l.mode == ClientMode::kObfs && (!l.obfs_key || l.obfs_key->empty())) {
     out.emplace_back("mode=obfs needs an obfs= key");
   }

@@ -19,10 +19,6 @@ struct Row {
 bool tcp(const ProfileConfig& p) { return p.transport == Transport::kTcp; }
 bool client_tcp(const ClientConfig& c) { return c.proto == Transport::kTcp; }
 
-constexpr std::string_view kStreamModes =
-    "reality-tls is not built yet (TCP profiles speak plain, fake-tls, reality or obfs; UDP "
-    "profiles fake-tls or obfs)";
-
 // One line per feature. Delete a row when its feature lands.
 const std::array kRows{
     Row{{UnbuiltScope::kWeb, "enabled", "true", "",
@@ -40,10 +36,6 @@ const std::array kRows{
          "blocking private destinations per profile is not built yet; use allowed_networks "
          "on the users or their group"},
         [](const ProfileConfig& p) { return !p.routing.forward_private; }},
-    Row{{UnbuiltScope::kProfile, "obf.mode", "reality-tls",
-         "obf.tls.reality_proxy.short_ids = 1\nobf.tls.reality_proxy.real_tls = true",
-         kStreamModes},
-        [](const ProfileConfig& p) { return p.obf.mode == ObfMode::kRealityTls; }},
     Row{{UnbuiltScope::kProfile, "obf.multipath.enabled", "true", "",
          "TCP stream bonding is not built yet (every JOIN would be refused)"},
         [](const ProfileConfig& p) { return tcp(p) && p.obf.multipath.enabled; }},
@@ -54,10 +46,6 @@ const std::array kRows{
     Row{{UnbuiltScope::kProfile, "obf.traffic_shaping.stealth", "true", "",
          "stealth shaping (rate cap filled with cover records) is not built yet"},
         [](const ProfileConfig& p) { return p.obf.shaping.stealth; }},
-    Row{{UnbuiltScope::kClient, "mode", "reality-tls", "reality_sid = 1", kStreamModes},
-        nullptr,
-        nullptr,
-        [](const ClientConfig& c) { return c.mode == ClientMode::kRealityTls; }},
     Row{{UnbuiltScope::kClient, "shaping", "true", "",
          "flow shaping (cover traffic) is not built yet"},
         nullptr,

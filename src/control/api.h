@@ -121,6 +121,8 @@ struct ProfileStats {
   std::uint16_t port = 0;
   std::uint64_t sessions = 0;  ///< live now
   std::vector<CounterValue> counters;
+  /// reality-tls: the target shape the terminator answers with (tls::describe); else empty.
+  std::string tls_target;
 };
 struct StatsSnapshot {
   std::string version;

@@ -23,6 +23,7 @@ std::string_view name(CarrierCounter c) {
     case CarrierCounter::kRealityRevoked: return "reality_bridged_revoked_short_id";
     case CarrierCounter::kRealityReplay: return "reality_bridged_replay";
     case CarrierCounter::kRealityGateFull: return "reality_gate_full";
+    case CarrierCounter::kRealityTlsFailed: return "reality_tls_handshake_failed";
     case CarrierCounter::kBridgeStarted: return "bridge_started";
     case CarrierCounter::kBridgeRefusedFull: return "bridge_refused_full";
     case CarrierCounter::kBridgeConnectFailed: return "bridge_connect_failed";

@@ -31,7 +31,8 @@ enum class CarrierCounter : std::uint8_t {
   kRealityUnknownShortId,
   kRealityRevoked,  // a per-user short id of a disabled or removed user
   kRealityReplay,
-  kRealityGateFull,  // more peeking connections than the pre-auth limit
+  kRealityGateFull,   // more peeking connections than the pre-auth limit
+  kRealityTlsFailed,  // reality-tls: a valid token, but the TLS 1.3 handshake failed
   // decoy bridge
   kBridgeStarted,
   kBridgeRefusedFull,

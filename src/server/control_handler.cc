@@ -131,6 +131,7 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
         ps.counters.push_back({std::string(name(c)), p->carrier_counters().get(c)});
       }
     }
+    if (const TlsTarget* tt = p->tls_target()) ps.tls_target = tt->describe();
     if (const DnsService* dns = p->dns()) {
       for (std::size_t i = 0; i < dns::kCounterCount; ++i) {
         ps.counters.push_back({std::string(dns::counter_table()[i].name),

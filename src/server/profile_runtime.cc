@@ -31,6 +31,7 @@
 #include "sys/sysctl.h"
 #include "transport/tcp.h"
 #include "transport/tcp_stream.h"
+#include "transport/tls_setup.h"
 #include "tunio/mtu_clamp.h"
 #include "tunio/offload_split.h"
 #include "tunio/tun_device.h"
@@ -185,6 +186,7 @@ void ProfileRuntime::stop() {
     if (accept_thread_.joinable()) accept_thread_.join();
     if (gate_) gate_->stop();  // no new handshake threads after this
     if (bridge_) bridge_->stop();
+    if (tls_target_) tls_target_->stop();
     stop_udp();
     {
       std::lock_guard lock(conn_mu_);
@@ -329,6 +331,18 @@ Status<std::string> ProfileRuntime::start_reality() {
         }
       });
   if (auto st = bridge_->start(); !st.ok()) return st;
+
+  if (rp.real_tls) {
+    // reality-tls: measure how the target answers before the first client arrives.
+    TlsTarget::Options to;
+    to.profile = profile_.name;
+    to.host = rp.target;
+    to.port = rp.target_port;
+    to.sni = profile_.obf.tls_server_name;
+    to.probe = rp.handrolled;
+    tls_target_ = std::make_unique<TlsTarget>(std::move(to));
+    tls_target_->start();
+  }
 
   RealityPolicy policy;
   policy.identity = &identity_;
@@ -516,6 +530,24 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
     }
     prefix.clear();
     stream = setup->into_stream(std::move(stream));
+  }
+  if (tls_target_) {
+    // reality-tls: our TLS 1.3 terminator answers the hello the gate peeked at the way
+    // the target answers Chromium; the fake-TLS flight then runs inside its records.
+    tls::TerminatorConfig tc;
+    tc.shape = tls_target_->current();
+    tc.timeout = p.perf.handshake_timeout;
+    transport::TlsServerSetup setup(std::move(tc), rng);
+    setup.start(Clock::now());
+    if (engine::drive_stream_setup(setup, *stream, stop_, prefix) != transport::SetupState::kDone) {
+      carrier_.add(CarrierCounter::kRealityTlsFailed);
+      spdlog::debug("[{}] {} TLS handshake failed: {}", p.name, ctx.peer.to_string(),
+                    setup.failure());
+      leave_preauth();
+      return;
+    }
+    prefix.clear();
+    stream = setup.into_stream(std::move(stream));
   }
 
   handshake::ServerConfig hc;

@@ -44,6 +44,7 @@
 #include "server/reality_gate.h"
 #include "server/reality_replay.h"
 #include "server/session_table.h"
+#include "server/tls_target.h"
 #include "server/traffic_accounts.h"
 #include "server/user_directory.h"
 #include "transport/bridge.h"
@@ -113,6 +114,8 @@ class ProfileRuntime {
   /// Where the REALITY replay cache persists (so a restart does not forget accepted
   /// tokens); empty = memory only. Set before start().
   void set_reality_replay_path(std::string path) { replay_path_ = std::move(path); }
+  /// reality-tls: the target shape the terminator mirrors; null for other modes.
+  const TlsTarget* tls_target() const { return tls_target_.get(); }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
@@ -177,6 +180,7 @@ class ProfileRuntime {
   std::unique_ptr<transport::Bridge> bridge_;
   std::atomic<std::int64_t> bridge_warned_ms_{-1};  // steady clock ms of the last warning
   std::unique_ptr<RealityGate> gate_;
+  std::unique_ptr<TlsTarget> tls_target_;  // reality-tls only
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.
   std::unique_ptr<NewSessionLimiter> new_sessions_;
   std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "transport/tls_stream.h"
 #include "wire/udp_obfs.h"
 #include "wire/ws_frame.h"
 
@@ -10,6 +11,11 @@ namespace qeli::server {
 transport::Overhead tcp_carrier_overhead(const config::ProfileConfig& p) {
   if (p.obf.mode == config::ObfMode::kObfs && p.obf.obfs_fronting == config::Fronting::kWebsocket) {
     return transport::Overhead{}.with_layer(wire::kWsDataHeader, 0, wire::kWsMaxPayload);
+  }
+  if (p.transport == config::Transport::kTcp && p.obf.reality.enabled && p.obf.reality.real_tls) {
+    // reality-tls: each record inside one TLS 1.3 application_data record.
+    return transport::Overhead{}.with_layer(transport::kTlsRecordHead, transport::kTlsRecordTail,
+                                            transport::kTlsMaxChunk);
   }
   return {};  // obfs without the front and fake-tls/REALITY add nothing to a record
 }

@@ -126,8 +126,38 @@ Status<TlsError> ClientHandshake::on_server_hello(const HandshakeMessage& m) {
   schedule_->with_shared_secret(shared->span());
   hs_secrets_ = schedule_->handshake_secrets(transcript_.hash().span());
   server_hs_.emplace(suite_, hs_secrets_->server);
+  if (group_ == group::kX25519MlKem768 && hello_.keys.separate_hybrid_key()) {
+    auto alt = hello_.keys.agree(group_, sh->key_share->key_exchange, true);
+    if (!alt) return fail(alt.error());
+    alt_schedule_.emplace(suite_);
+    alt_schedule_->with_shared_secret(alt->span());
+    alt_secrets_ = alt_schedule_->handshake_secrets(transcript_.hash().span());
+    alt_server_hs_.emplace(suite_, alt_secrets_->server);
+  }
   step_ = Step::kEncryptedExtensions;
   return {};
+}
+
+Result<OpenedRecord, TlsError> ClientHandshake::open_first_or_next(MutableByteSpan record) {
+  if (!alt_server_hs_) return server_hs_->open(record);
+  // The first encrypted record decides between the two candidates (see the header).
+  // Opening works in place and a failed open leaves garbage: keep a copy for the second.
+  Bytes copy(record.begin(), record.end());
+  auto o = server_hs_->open(record);
+  if (!o) {
+    std::copy(copy.begin(), copy.end(), record.begin());
+    o = alt_server_hs_->open(record);
+    if (o) {
+      schedule_ = std::move(alt_schedule_);
+      hs_secrets_ = std::move(alt_secrets_);
+      server_hs_ = std::move(alt_server_hs_);
+      used_alt_ = true;
+    }
+  }
+  alt_schedule_.reset();
+  alt_secrets_.reset();
+  alt_server_hs_.reset();
+  return o;
 }
 
 Status<TlsError> ClientHandshake::on_encrypted(RecordView v) {
@@ -140,7 +170,7 @@ Status<TlsError> ClientHandshake::on_encrypted(RecordView v) {
     return {};
   }
   if (v.type != ContentType::kApplicationData) return fail(TlsError::kUnexpectedMessage);
-  auto o = server_hs_->open(v.record);
+  auto o = open_first_or_next(v.record);
   if (!o) return fail(o.error());
   if (o->type == ContentType::kAlert) {
     auto a = parse_alert(o->content);

@@ -16,6 +16,12 @@
 // and whole messages), which the target prober turns into a shape.
 // HelloRetryRequest is refused (kHandshakeFailure): our hello carries shares for both
 // groups we support, and no server answering a Chrome hello retries.
+//
+// A 0.7.16 realtls server that picks X25519MLKEM768 takes the hybrid's X25519 half with
+// the key of our stand-alone X25519 share (its own hello uses one key for both). Chromium
+// uses two keys, so after a hybrid ServerHello we derive both candidate schedules and keep
+// the one that opens the first encrypted record: one extra X25519 and HKDF, no new round
+// trip, and our hello stays Chromium's (docs/PROTOCOL.md, "reality-tls").
 #pragma once
 
 #include <optional>
@@ -97,6 +103,9 @@ class ClientHandshake {
 
   const ServerFlight& server_flight() const { return flight_; }
   const Bytes& client_hello_record() const { return hello_.record; }
+  /// After the first encrypted record: the server took the hybrid's X25519 half with our
+  /// stand-alone key (a 0.7.16 realtls server).
+  bool server_reused_x25519_key() const { return used_alt_; }
 
   /// kDone only, once.
   ClientEstablished into_established();
@@ -107,6 +116,7 @@ class ClientHandshake {
   Status<TlsError> on_plaintext(const RecordView& v);
   Status<TlsError> on_server_hello(const HandshakeMessage& m);
   Status<TlsError> on_encrypted(RecordView v);
+  Result<OpenedRecord, TlsError> open_first_or_next(MutableByteSpan record);
   Status<TlsError> on_flight_message(const HandshakeMessage& m);
   void finish();
 
@@ -134,6 +144,11 @@ class ClientHandshake {
   std::optional<KeySchedule> schedule_;
   std::optional<HandshakeSecrets> hs_secrets_;
   std::optional<RecordProtection> server_hs_;
+  // The 0.7.16 candidate (see above), until the first encrypted record decides.
+  std::optional<KeySchedule> alt_schedule_;
+  std::optional<HandshakeSecrets> alt_secrets_;
+  std::optional<RecordProtection> alt_server_hs_;
+  bool used_alt_ = false;
   CipherSuite suite_ = CipherSuite::kAes128GcmSha256;
   std::uint16_t group_ = 0;
   std::optional<std::string> alpn_;

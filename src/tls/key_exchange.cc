@@ -23,8 +23,12 @@ Bytes ClientKeyShares::hybrid_share() const {
   return b;
 }
 
-Result<SharedSecret, TlsError> ClientKeyShares::agree(std::uint16_t group,
-                                                      ByteSpan server_share) const {
+bool ClientKeyShares::separate_hybrid_key() const {
+  return mlkem.has_value() && hybrid_x25519.public_key != x25519.public_key;
+}
+
+Result<SharedSecret, TlsError> ClientKeyShares::agree(std::uint16_t group, ByteSpan server_share,
+                                                      bool standalone_for_hybrid) const {
   SharedSecret out;
   if (group == group::kX25519) {
     if (!x25519_into(x25519.private_key.span(), server_share, out.bytes.data())) {
@@ -39,8 +43,8 @@ Result<SharedSecret, TlsError> ClientKeyShares::agree(std::uint16_t group,
         *mlkem->secret_key,
         std::span<const std::uint8_t, crypto::kMlKem768CiphertextSize>(server_share.data(), 1088));
     std::memcpy(out.bytes.data(), ss.data(), 32);
-    if (!x25519_into(hybrid_x25519.private_key.span(), server_share.subspan(1088),
-                     out.bytes.data() + 32)) {
+    const crypto::X25519KeyPair& half = standalone_for_hybrid ? x25519 : hybrid_x25519;
+    if (!x25519_into(half.private_key.span(), server_share.subspan(1088), out.bytes.data() + 32)) {
       return fail(TlsError::kBadKeyShare);
     }
     out.size = 64;

@@ -34,8 +34,13 @@ struct ClientKeyShares {
 
   /// The 0x11EC key_exchange bytes (ek ‖ x25519); requires `mlkem`.
   Bytes hybrid_share() const;
-  /// The shared secret for the server's answer in `group`.
-  Result<SharedSecret, TlsError> agree(std::uint16_t group, ByteSpan server_share) const;
+  /// The shared secret for the server's answer in `group`. `standalone_for_hybrid`: take
+  /// the hybrid's X25519 half with the stand-alone 0x001D key instead of its own (what a
+  /// 0.7.16 realtls server computes; see ClientHandshake).
+  Result<SharedSecret, TlsError> agree(std::uint16_t group, ByteSpan server_share,
+                                       bool standalone_for_hybrid = false) const;
+  /// True if the hybrid share has its own X25519 key (a Chromium hello).
+  bool separate_hybrid_key() const;
 };
 
 /// Fresh shares: two independent X25519 keys and, if `hybrid`, an ML-KEM-768 key pair.

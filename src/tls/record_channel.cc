@@ -130,6 +130,7 @@ Result<Inbound, TlsError> RecordReceiver::next() {
       case ContentType::kApplicationData:
         if (o->content.empty()) {
           if (++empty_run_ > kMaxEmptyRecords) return fail(TlsError::kTooManyEmptyRecords);
+          if (empty_sizes_.size() < 8) empty_sizes_.push_back(wire);
           continue;
         }
         if (!hs_.at_boundary()) return fail(TlsError::kUnexpectedMessage);  // §5.1 interleave

@@ -132,6 +132,9 @@ class RecordReceiver {
   std::optional<AlertDescription> peer_alert() const { return peer_alert_; }
   /// Wire size (header included) of the last record next() opened.
   std::size_t last_record_size() const { return last_size_; }
+  /// Wire sizes of the first 8 padding-only application-data records (skipped as data):
+  /// the prober's view of a terminator's stand-ins for a target's unprompted records.
+  const std::vector<std::size_t>& empty_record_sizes() const { return empty_sizes_; }
   std::uint64_t key_updates_received() const { return updates_; }
   std::uint64_t tickets_received() const { return tickets_; }
   /// The first 16 non-data records (for the prober); later ones are counted only.
@@ -148,6 +151,7 @@ class RecordReceiver {
   HandshakeReader hs_;
   std::size_t empty_run_ = 0;
   std::size_t last_size_ = 0;
+  std::vector<std::size_t> empty_sizes_;  // first 8 (see empty_record_sizes)
   std::uint64_t updates_ = 0;
   std::uint64_t tickets_ = 0;
   std::optional<AlertDescription> peer_alert_;

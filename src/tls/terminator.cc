@@ -164,7 +164,14 @@ Status<TlsError> Terminator::on_client_hello(const HandshakeMessage& m) {
     }
   }
   if (group == 0) return fail(TlsError::kHandshakeFailure);
-  auto kx = server_key_exchange(group, ch.key_share(group)->key_exchange, rng_);
+  Bytes client_share(ch.key_share(group)->key_exchange.begin(),
+                     ch.key_share(group)->key_exchange.end());
+  if (config_.emulate_qeli0716_hybrid && group == group::kX25519MlKem768 &&
+      ch.key_share(group::kX25519) && client_share.size() > 32) {
+    const ByteSpan x = ch.key_share(group::kX25519)->key_exchange;
+    if (x.size() == 32) std::copy(x.begin(), x.end(), client_share.end() - 32);
+  }
+  auto kx = server_key_exchange(group, client_share, rng_);
   if (!kx) return fail(kx.error());
   suite_ = *suite;
   group_ = group;

@@ -42,6 +42,10 @@ namespace qeli::tls {
 struct TerminatorConfig {
   std::shared_ptr<const TargetShape> shape;
   Duration timeout = std::chrono::seconds(15);
+  /// Answer a hybrid share the way a 0.7.16 realtls server does: its X25519 half against
+  /// the client's stand-alone 0x001D share. Only for interop tests of our client
+  /// (tls/client_handshake.h); a real server leaves it off.
+  bool emulate_qeli0716_hybrid = false;
 };
 
 /// What the terminator hands on (into_established(), once): both directions, ready.

@@ -42,6 +42,10 @@ class TlsClientSetup final : public StreamSetup {
   bool export_keying_material(std::string_view label, ByteSpan context, MutableByteSpan out) const;
   /// After kDone: the negotiated suite and group, and what the server's flight looked like.
   std::optional<tls::CipherSuite> suite() const;
+  /// After kDone: the key-exchange group (0x001D X25519, 0x11EC X25519MLKEM768).
+  std::uint16_t group() const { return est_ ? est_->group : 0; }
+  /// A 0.7.16 realtls server's hybrid key choice was detected (tls/client_handshake.h).
+  bool server_reused_x25519_key() const { return hs_.server_reused_x25519_key(); }
   const tls::ServerFlight& server_flight() const { return hs_.server_flight(); }
 
  private:

@@ -34,7 +34,7 @@ Result<tls::TargetShape, std::string> probe_target(const TargetProbeConfig& cfg,
   hp.server_name = cfg.sni.empty() ? cfg.host : cfg.sni;
   hp.aes_hardware = tls::cpu_has_aes();
   rng.fill(hp.session_id);
-  tls::ClientHandshake hs(tls::build_client_hello(hp, rng), {});
+  tls::ClientHandshake hs(cfg.hello ? cfg.hello(rng) : tls::build_client_hello(hp, rng), {});
   hs.start(Instant{});
   Bytes buf(64 * 1024);
   while (hs.state() == tls::ClientHandshake::State::kRunning) {
@@ -74,6 +74,10 @@ Result<tls::TargetShape, std::string> probe_target(const TargetProbeConfig& cfg,
     const auto wait = std::min(cfg.ticket_idle, left(ticket_end));
     if (wait.count() == 0 || recv_some(fd->get(), buf, wait, got) != IoResult::kOk) break;
     if (!rx.buffer().append({buf.data(), got})) break;
+  }
+  // A qeli terminator stands in for such records with padding-only ones of their sizes.
+  for (std::size_t n : rx.empty_record_sizes()) {
+    if (unprompted.size() < 8) unprompted.push_back(n);
   }
   tls::RecordSender tx(est.suite, est.client_traffic.clone(), nullptr, false);
   if (auto close = tx.close_notify())

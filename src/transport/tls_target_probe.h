@@ -9,11 +9,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "base/result.h"
 #include "crypto/random.h"
+#include "tls/client_hello_builder.h"
 #include "tls/target_shape.h"
 
 namespace qeli::transport {
@@ -26,6 +28,9 @@ struct TargetProbeConfig {
   std::chrono::milliseconds ticket_wait{1500};  ///< at most, after our Finished
   std::chrono::milliseconds ticket_idle{300};   ///< stop after this long without a record
   int cancel_fd = -1;                           ///< readable = give up (a stopping daemon)
+  /// The hello to send; unset = a fresh Chromium hello for `sni` (what the server does).
+  /// The e2e test sends one with a REALITY token to see our terminator's answer.
+  std::function<tls::BuiltClientHello(crypto::Rng&)> hello;
 };
 
 /// The target's shape, or why it could not be measured (resolution, connect, TLS alert,

@@ -14,7 +14,7 @@ constexpr std::array<LayerInfo, static_cast<std::size_t>(Layer::kCount)> kLayers
     {"obfs-xor", 0, 0, true},
     {"websocket", 14, 0, true},  // a masked client frame header with a 64-bit length
     {"reality-proxy", 0, 0, true},
-    {"tls13", 5, 17, false},  // record header; content type + AEAD tag
+    {"tls13", 5, 17, true},  // record header; content type + AEAD tag
     {"external", 0, 0, true},
 }};
 
@@ -23,7 +23,7 @@ constexpr Layer kSeal[] = {Layer::kObfsSeal};
 constexpr Layer kXor[] = {Layer::kObfsXor};
 constexpr Layer kWs[] = {Layer::kWebSocket};
 constexpr Layer kReality[] = {Layer::kRealityProxy};
-constexpr Layer kTls[] = {Layer::kTls13};
+constexpr Layer kRealityTls[] = {Layer::kRealityProxy, Layer::kTls13};
 constexpr std::span<const Layer> kEmpty{};
 
 constexpr ModeSpec kModes[] = {
@@ -35,8 +35,8 @@ constexpr ModeSpec kModes[] = {
      "fake-tls under a ChaCha20 keystream, optionally behind a WebSocket front"},
     {"reality", Carrier::kStream, Framing::kTls, Flight::kFakeTls, kReality, kEmpty,
      "fake-tls whose session_id carries the REALITY token; strangers reach the target"},
-    {"reality-tls", Carrier::kStream, Framing::kTls, Flight::kFakeTls, kTls, kEmpty,
-     "fake-tls inside a real TLS 1.3 session"},
+    {"reality-tls", Carrier::kStream, Framing::kTls, Flight::kFakeTls, kRealityTls, kEmpty,
+     "fake-tls inside a real TLS 1.3 session behind the REALITY gate; strangers reach the target"},
     {"fake-tls", Carrier::kDatagram, Framing::kTls, Flight::kFakeTls, kEmpty, kQuic,
      "one record per datagram; optionally QUIC-shaped (quic=1)"},
     {"obfs", Carrier::kDatagram, Framing::kTls, Flight::kFakeTls, kSeal, kQuic,

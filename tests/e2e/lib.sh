@@ -187,17 +187,37 @@ e2e_measure_header() {
   printf '\n%-9s %8s %10s %12s %10s\n' mode "rtt ms" "up Mbit/s" "down Mbit/s" "udp loss"
 }
 
-# e2e_start_nginx NAME DIR HTTP_PORT HTTPS_PORT — a real nginx (Debian nginx-light) in
-# $NS_S on $UL_S: plain HTTP on HTTP_PORT and HTTPS on HTTPS_PORT with a self-signed
-# certificate for decoy.test (DIR/decoy.crt), serving DIR/www/index.html. The decoy site
-# the obfs 404 and the REALITY bridge are compared with. Stopped by the EXIT trap.
+# e2e_start_nginx NAME DIR HTTP_PORT HTTPS_PORT [chain] — a real nginx (Debian
+# nginx-light) in $NS_S on $UL_S: plain HTTP on HTTP_PORT and HTTPS (h2) on HTTPS_PORT with
+# a self-signed certificate for decoy.test (DIR/decoy.crt), serving DIR/www/index.html.
+# With `chain`: a leaf signed by an intermediate signed by a root (DIR/decoy-root.crt);
+# nginx sends leaf + intermediate (DIR/decoy.crt), as real sites do. The decoy site the
+# obfs 404 and the REALITY bridge are compared with. Stopped by the EXIT trap.
 e2e_start_nginx() {
-  local name=$1 dir=$2 http=$3 https=$4
+  local name=$1 dir=$2 http=$3 https=$4 chain=${5:-}
   mkdir -p "$dir/www" "$dir/nginx-tmp"
   echo "<html><body>decoy site $E2E_ID</body></html>" >"$dir/www/index.html"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj /CN=decoy.test -addext subjectAltName=DNS:decoy.test \
-    -keyout "$dir/decoy.key" -out "$dir/decoy.crt" >/dev/null 2>&1 || e2e_fail "openssl req"
+  local ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+  if [ "$chain" = chain ]; then
+    printf 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n' >"$dir/ca.ext"
+    printf 'basicConstraints=critical,CA:FALSE\nsubjectAltName=DNS:decoy.test\n' >"$dir/leaf.ext"
+    {
+      openssl req -x509 "${ec[@]}" -days 2 -subj "/CN=decoy root" -addext \
+        basicConstraints=critical,CA:TRUE -keyout "$dir/root.key" -out "$dir/decoy-root.crt" &&
+        openssl req "${ec[@]}" -subj "/CN=decoy intermediate" -keyout "$dir/int.key" \
+          -out "$dir/int.csr" &&
+        openssl x509 -req -in "$dir/int.csr" -CA "$dir/decoy-root.crt" -CAkey "$dir/root.key" \
+          -CAcreateserial -days 2 -extfile "$dir/ca.ext" -out "$dir/int.crt" &&
+        openssl req "${ec[@]}" -subj /CN=decoy.test -keyout "$dir/decoy.key" -out "$dir/leaf.csr" &&
+        openssl x509 -req -in "$dir/leaf.csr" -CA "$dir/int.crt" -CAkey "$dir/int.key" \
+          -CAcreateserial -days 2 -extfile "$dir/leaf.ext" -out "$dir/leaf.crt"
+    } >/dev/null 2>&1 || e2e_fail "openssl: the certificate chain"
+    cat "$dir/leaf.crt" "$dir/int.crt" >"$dir/decoy.crt"
+  else
+    openssl req -x509 "${ec[@]}" -days 2 \
+      -subj /CN=decoy.test -addext subjectAltName=DNS:decoy.test \
+      -keyout "$dir/decoy.key" -out "$dir/decoy.crt" >/dev/null 2>&1 || e2e_fail "openssl req"
+  fi
   cat >"$dir/nginx.conf" <<CONF
 daemon off;
 user root;
@@ -217,6 +237,7 @@ http {
     listen $UL_S:$http;
     listen $UL_S:$https ssl http2;
     server_name decoy.test;
+    ssl_protocols TLSv1.2 TLSv1.3;  # Debian 12's nginx 1.22 leaves TLS 1.3 out by default
     ssl_certificate $dir/decoy.crt;
     ssl_certificate_key $dir/decoy.key;
     root $dir/www;

@@ -122,8 +122,8 @@ const std::vector<Entry> kEntries = {
     {Scope::kProfile, "obf.tls.reality_proxy.target", "e2e/reality.sh"},
     {Scope::kProfile, "obf.tls.reality_proxy.target_port", "e2e/reality.sh"},
     {Scope::kProfile, "obf.tls.reality_proxy.short_ids", "e2e/reality.sh"},
-    {Scope::kProfile, "obf.tls.reality_proxy.real_tls", "inert:obf.mode"},
-    {Scope::kProfile, "obf.tls.reality_proxy.handrolled", "no-effect"},
+    {Scope::kProfile, "obf.tls.reality_proxy.real_tls", "e2e/reality_tls.sh"},
+    {Scope::kProfile, "obf.tls.reality_proxy.handrolled", "e2e/reality_tls.sh"},
     {Scope::kProfile, "obf.tls.reality_proxy.peek_timeout_ms", "e2e/reality.sh",
      "peek_timeout"},
     {Scope::kProfile, "obf.tls.reality_proxy.max_bridges", "e2e/reality.sh"},
@@ -494,14 +494,18 @@ TEST(DocumentedKeys, EveryRefusedRowIsRefusedWithItsReason) {
   }
 }
 
-// A link asks for the same client features: the same rows refuse it.
-TEST(DocumentedKeys, ALinkIsRefusedLikeAConfig) {
-  auto link = parse_link(
-      "qeli://u:p@vpn.example:443?proto=tcp&mode=reality-tls&rsid=ab&key="
-      "0000000000000000000000000000000000000000000000000000000000000001");
-  ASSERT_TRUE(link.ok());
-  const auto load = client_config_from_link(*link);
-  EXPECT_TRUE(load.findings.contains(Severity::kError, "mode", "not supported yet"));
+// A link asks for the same client features and is checked by the same code: a
+// reality-tls link is taken, and one that cannot work is refused like a config would be.
+TEST(DocumentedKeys, ALinkIsCheckedLikeAConfig) {
+  const std::string key = "0000000000000000000000000000000000000000000000000000000000000001";
+  auto ok = parse_link("qeli://u:p@vpn.example:443?proto=tcp&mode=reality-tls&rsid=ab&key=" + key);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_FALSE(client_config_from_link(*ok).findings.has_errors());
+  auto bad =
+      parse_link("qeli://u:p@vpn.example:443?proto=tcp&mode=reality-tls&rsid=ab&sni=!&key=" + key);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_TRUE(client_config_from_link(*bad).findings.contains(Severity::kError, "",
+                                                              "reality-tls sends a real"));
 }
 
 }  // namespace

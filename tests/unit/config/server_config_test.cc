@@ -166,7 +166,7 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
        "obf.tls.reality_proxy.short_ids"},
       {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true\n"
        "obf.tls.reality_proxy.short_ids = 0123456789abcdef\nobf.tls.reality_proxy.real_tls = true",
-       "obf.mode"},  // valid, but refused until reality-tls is built (config/unbuilt.cc)
+       nullptr},
       {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = 0000",
        "obf.tls.reality_proxy.short_ids"},
       {"obf.tls.reality_proxy.enabled = true\n"

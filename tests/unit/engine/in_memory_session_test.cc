@@ -239,10 +239,11 @@ TEST_P(InMemorySession, PingBothWaysBulkTransferAndClose) {
 INSTANTIATE_TEST_SUITE_P(Modes, InMemorySession, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
-// `reality` is fake-tls (a case above) behind a server-side gate that peeks at the
-// ClientHello on the socket itself (epoll + MSG_PEEK), which an in-memory carrier does not
-// have: its two endpoints meet over loopback sockets in tests/unit/server/carrier_modes_test.cc.
-constexpr std::string_view kOverSocketsOnly[] = {"reality"};
+// `reality` and `reality-tls` are fake-tls (a case above) behind a server-side gate that
+// peeks at the ClientHello on the socket itself (epoll + MSG_PEEK), which an in-memory
+// carrier does not have: their two endpoints meet over a socket pair in
+// tests/unit/server/carrier_modes_test.cc (reality-tls: with the TLS 1.3 layer between).
+constexpr std::string_view kOverSocketsOnly[] = {"reality", "reality-tls"};
 
 TEST(InMemorySessionModes, EveryBuiltModeHasACase) {
   const auto all = cases();

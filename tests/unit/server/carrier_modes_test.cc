@@ -2,8 +2,9 @@
 // the client wire them: obfs with the WebSocket front, obfs without it and with junk
 // (server: make_obfs_setup from a profile; client: ObfsSetup), and reality (the server
 // peeks the whole hello, authenticate_hello accepts it, the handshake runs on the same
-// bytes as its prefix). The qeli handshake completes inside, and bytes then cross the
-// built stacks both ways.
+// bytes as its prefix), and reality-tls (the same gate, then our TLS 1.3 terminator
+// answers the peeked Chromium hello and the handshake runs inside its records). The qeli
+// handshake completes inside, and bytes then cross the built stacks both ways.
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -17,7 +18,9 @@
 #include "server/reality_auth.h"
 #include "server/tcp_carrier.h"
 #include "tls/hello_peek.h"
+#include "transport/reality_tls_hello.h"
 #include "transport/stream_io.h"
+#include "transport/tls_setup.h"
 #include "wire/udp_obfs.h"
 
 namespace qeli::server {
@@ -27,14 +30,15 @@ using test::read_exactly;
 
 using Clock = std::chrono::steady_clock;
 
-enum class Mode { kObfsWs, kObfsRawJunk, kReality };
+enum class Mode { kObfsWs, kObfsRawJunk, kReality, kRealityTls };
 
 config::ProfileConfig profile(Mode m) {
   config::ProfileConfig p;
   p.name = "t";
-  if (m == Mode::kReality) {
-    p.obf.mode = config::ObfMode::kFakeTls;
+  if (m == Mode::kReality || m == Mode::kRealityTls) {
+    p.obf.mode = m == Mode::kReality ? config::ObfMode::kFakeTls : config::ObfMode::kRealityTls;
     p.obf.reality.enabled = true;
+    p.obf.reality.real_tls = m == Mode::kRealityTls;
     p.obf.reality.short_ids = {"0123456789abcdef"};
     return p;
   }
@@ -83,6 +87,18 @@ void run(Mode m) {
           << setup->failure();
       s = setup->into_stream(std::move(s));
     }
+    if (prof.obf.reality.real_tls) {
+      crypto::DeterministicRng shape_rng(4);
+      tls::TerminatorConfig tc;
+      tc.shape = std::make_shared<const tls::TargetShape>(
+          tls::fallback_shape("decoy.test", "test", shape_rng));
+      transport::TlsServerSetup setup(std::move(tc), srng);
+      setup.start(Clock::now());
+      ASSERT_EQ(engine::drive_stream_setup(setup, *s, stop, prefix), transport::SetupState::kDone)
+          << setup.failure();
+      prefix.clear();
+      s = setup.into_stream(std::move(s));
+    }
     handshake::ServerConfig sc;
     sc.identity = &identity;
     sc.extensions = 0;  // 0.7.16: nothing follows AUTH OK but what the test sends
@@ -110,6 +126,20 @@ void run(Mode m) {
     transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), crng);
     setup.start(Clock::now());
     ASSERT_EQ(engine::drive_stream_setup(setup, *c, stop), transport::SetupState::kDone);
+    c = setup.into_stream(std::move(c));
+  }
+  if (prof.obf.reality.real_tls) {
+    transport::RealityTlsHelloParams hp;
+    hp.server_name = "decoy.test";
+    hp.server_key = identity.public_key;
+    hp.short_id = *config::parse_short_id("0123456789abcdef");
+    hp.unix_secs = unix_now();
+    auto hello = transport::build_reality_tls_hello(hp, crng);
+    ASSERT_TRUE(hello);
+    transport::TlsClientSetup setup(std::move(*hello));
+    setup.start(Clock::now());
+    ASSERT_EQ(engine::drive_stream_setup(setup, *c, stop), transport::SetupState::kDone)
+        << setup.failure();
     c = setup.into_stream(std::move(c));
   }
   handshake::ClientConfig cc;
@@ -147,6 +177,9 @@ void run(Mode m) {
 TEST(CarrierModes, ObfsWithTheWebSocketFront) { run(Mode::kObfsWs); }
 TEST(CarrierModes, ObfsRawWithJunk) { run(Mode::kObfsRawJunk); }
 TEST(CarrierModes, RealityTokenThenTheHandshakeOnTheSameBytes) { run(Mode::kReality); }
+TEST(CarrierModes, RealityTlsTokenInAChromiumHelloThenTheHandshakeInsideTls) {
+  run(Mode::kRealityTls);
+}
 
 }  // namespace
 }  // namespace qeli::server

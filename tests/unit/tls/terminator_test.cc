@@ -255,6 +255,29 @@ TEST(Terminator, Qeli0716RealtlsClientNeverGetsChaCha) {
   EXPECT_EQ(se.group, 0x11EC);  // the hybrid works: its X25519 half is the client's one key
 }
 
+// A 0.7.16 realtls server computes the hybrid's X25519 half with our stand-alone key;
+// our Chromium hello has two keys, so the client must find that out by itself.
+TEST(ClientHandshake, ChromiumHelloCompletesWithAQeli0716ServersHybridKeyChoice) {
+  for (const bool emulate : {false, true}) {
+    auto shape = shape_with([](TargetShape& s) { s.group = 0x11EC; });
+    crypto::DeterministicRng srng(14);
+    ClientHandshake client(hello(5), {});
+    TerminatorConfig tc{shape};
+    tc.emulate_qeli0716_hybrid = emulate;
+    Terminator server(tc, srng);
+    run(client, server);
+    ASSERT_EQ(client.state(), ClientHandshake::State::kDone) << client.failure_detail();
+    ASSERT_EQ(server.state(), Terminator::State::kDone) << server.failure_detail();
+    EXPECT_EQ(client.server_reused_x25519_key(), emulate);
+    ClientEstablished ce = client.into_established();
+    ServerEstablished se = server.into_established();
+    EXPECT_EQ(ce.group, 0x11EC);
+    auto csig = std::make_shared<KeyUpdateSignal>();
+    RecordSender ctx(ce.suite, ce.client_traffic.clone(), csig, true);
+    EXPECT_EQ(pass(ctx, *se.receiver, "up"), "up");
+  }
+}
+
 TEST(Terminator, WrongClientFinishedFailsAndDoesNotEstablish) {
   auto shape = shape_with(nullptr);
   crypto::DeterministicRng srng(13);

@@ -32,8 +32,8 @@ TEST(ModeTable, WhatThisBuildCarries) {
   EXPECT_EQ(refusal(Carrier::kDatagram, "reality-tls"), "reality-tls is TCP-only");
   EXPECT_EQ(refusal(Carrier::kStream, "obfs"), "");
   EXPECT_EQ(refusal(Carrier::kStream, "reality"), "");
-  EXPECT_EQ(refusal(Carrier::kStream, "reality-tls"),
-            "reality-tls over tcp is not available in this build yet");
+  EXPECT_EQ(refusal(Carrier::kStream, "reality-tls"), "");
+  EXPECT_TRUE(has_layer(*find_mode(Carrier::kStream, "reality-tls"), Layer::kTls13));
   EXPECT_NE(refusal(Carrier::kStream, "nope").find("unknown mode nope"), std::string::npos);
   EXPECT_EQ(mode_names(), "plain|fake-tls|obfs|reality|reality-tls");
 }
