@@ -18,6 +18,9 @@
 #   qeli-obfs       10.204.4.0/24    qeli TCP obfs: ChaCha20 stream behind the WebSocket front
 #   qeli-obfs-raw   10.204.4.0/24    qeli TCP obfs without the front (the XOR stream only)
 #   qeli-reality    10.204.4.0/24    qeli TCP fake-tls behind the REALITY gate (token checked)
+#   qeli-reality-tls 10.204.4.0/24   qeli TCP reality-tls: real TLS 1.3 (AES-128-GCM, the
+#                                    fallback shape) around the fake-TLS flight and records
+#   qeli-reality-tls-0716 ...        the same with QELI_DISABLE_EXTENSIONS=1 at both ends
 #   wggo            10.204.1.0/24    wireguard-go, ChaCha20-Poly1305 over UDP, TUN MTU 1420
 #   ovpn-udp        10.204.2.0/24    OpenVPN p2p TLS, UDP, CHACHA20-POLY1305, TUN MTU 1400, no DCO
 #   ovpn-tcp        10.204.3.0/24    OpenVPN p2p TLS, TCP, CHACHA20-POLY1305, TUN MTU 1400, no DCO
@@ -95,7 +98,7 @@ LOCK=/run/qeli-bench-lab.lock
 
 RUNS=3
 DUR=10
-ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,wggo,ovpn-udp,ovpn-tcp"
+ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,qeli-reality-tls,qeli-reality-tls-0716,wggo,ovpn-udp,ovpn-tcp"
 SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
@@ -434,6 +437,17 @@ obf.tls.reality_proxy.enabled = true
 obf.tls.reality_proxy.target = $UL_S
 obf.tls.reality_proxy.target_port = 9
 obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
+    reality-tls)
+      # No target to mirror in the lab: handrolled = false answers with the fallback shape
+      # (what nginx/OpenSSL sends: TLS_AES_128_GCM_SHA256, X25519) without probing.
+      obf=reality-tls
+      extra="obf.tls.server_name = decoy.lab
+obf.tls.reality_proxy.enabled = true
+obf.tls.reality_proxy.real_tls = true
+obf.tls.reality_proxy.handrolled = false
+obf.tls.reality_proxy.target = $UL_S
+obf.tls.reality_proxy.target_port = 9
+obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
     *) die "unknown qeli mode $mode" ;;
   esac
   mkdir -p "$d/identity"
@@ -486,12 +500,14 @@ setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 o
   [[ ${2:-} == 0716 ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
   return 0
 }
-for m in plain fake-tls padding frag obfs obfs-raw reality; do
+for m in plain fake-tls padding frag obfs obfs-raw reality reality-tls; do
   eval "setup_qeli_${m//-/_}() { setup_qeli $m; }"
   eval "teardown_qeli_${m//-/_}() { teardown_vpn; }"
 done
 setup_qeli_fake_tls_0716() { setup_qeli fake-tls 0716; }
 teardown_qeli_fake_tls_0716() { teardown_vpn; }
+setup_qeli_reality_tls_0716() { setup_qeli reality-tls 0716; }
+teardown_qeli_reality_tls_0716() { teardown_vpn; }
 setup_qeli_udp_fake_tls() { setup_qeli fake-tls udp; }
 teardown_qeli_udp_fake_tls() { teardown_vpn; }
 teardown_baseline() { :; }
