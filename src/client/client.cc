@@ -188,7 +188,8 @@ class Client {
   Duration connect_once_tcp();
   /// The reality-tls TLS 1.3 handshake over `tcp`; its TlsStream over it (which then
   /// owns `tcp`), or null when it failed (logged).
-  std::unique_ptr<transport::Stream> start_reality_tls(const handshake::ClientConfig& hc,
+  /// With our extensions on, it also offers the TLS binding (caps::kTlsBinding) in `hc`.
+  std::unique_ptr<transport::Stream> start_reality_tls(handshake::ClientConfig& hc,
                                                        std::unique_ptr<transport::Stream>& tcp);
   Duration connect_once_udp();
   handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
@@ -389,6 +390,14 @@ bool Client::handshake_succeeded(handshake::Failure failure, bool udp_auth_sent)
     throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
   }
   if (failure == handshake::Failure::kNone) return true;
+  if (failure == handshake::Failure::kTlsBindingMismatch) {
+    spdlog::error(
+        "the TLS session to {} is terminated by something in between (a TLS-inspecting "
+        "proxy, or an attack): the server proved another TLS session than ours. Nothing was "
+        "sent; retrying, but this path cannot carry reality-tls",
+        endpoint_name_);
+    return false;
+  }
   // 0.7.16 never says why it refuses: client/failure_hint.h reads what the timing says.
   const FailureHint hint =
       explain_handshake_failure(failure, udp_auth_sent, endpoint_name_, cfg_.user);
@@ -444,7 +453,7 @@ Duration Client::connect_once_tcp() {
   std::unique_ptr<transport::Stream> stream =
       std::make_unique<transport::TcpStream>(std::move(sock));
 
-  const handshake::ClientConfig hc =
+  handshake::ClientConfig hc =
       handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
   crypto::Rng& rng = crypto::system_rng();
   if (cfg_.mode == config::ClientMode::kObfs) {
@@ -484,6 +493,10 @@ Duration Client::connect_once_tcp() {
   // Our own server (it negotiated our extensions) takes KeyUpdates before the key's
   // record limit; toward 0.7.16 the connection is renewed instead (RFC 8446 §5.5).
   if (tls_stream && session.negotiated_caps != 0) tls_stream->set_peer_is_ours(true);
+  if (session.tls_bound) {
+    spdlog::info("reality-tls: {} proved our TLS session; records go without the inner AEAD",
+                 endpoint_name_);
+  }
   // With the GSO extension, the kernel's super-packets cross the tunnel whole.
   const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
   const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
@@ -493,11 +506,14 @@ Duration Client::connect_once_tcp() {
       [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
         tunnel::SessionParams sc = session_params(*session.auth_ok, mtu, close_notify);
         sc.receive.gso_receive = gso;
+        sc.receive.accept_tls_bound = session.tls_bound;
         engine::StreamFramer framer(*stream, session.recv.framing(), session.leftover);
         tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv),
                            framer.room(), rng, counters, nullptr, Clock::now());
         ts.peer().gso = gso;
         ts.peer().close_notify = close_notify;
+        // Both ends proved one TLS session: the inner AEAD goes (docs/PROTOCOL.md §16).
+        ts.peer().tls_bound = session.tls_bound;
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop_,
                                    clock);
@@ -505,7 +521,7 @@ Duration Client::connect_once_tcp() {
 }
 
 std::unique_ptr<transport::Stream> Client::start_reality_tls(
-    const handshake::ClientConfig& hc, std::unique_ptr<transport::Stream>& tcp) {
+    handshake::ClientConfig& hc, std::unique_ptr<transport::Stream>& tcp) {
   transport::RealityTlsHelloParams hp;
   // Config validation guarantees the pinned key and the short id, and a name form of sni.
   if (hc.sni.kind != wire::Sni::Kind::kHost || hc.sni.host.empty()) {
@@ -532,6 +548,12 @@ std::unique_ptr<transport::Stream> Client::start_reality_tls(
   spdlog::debug("TLS 1.3 with {}: {}, group {:#06x}{}", endpoint_name_,
                 tls::to_string(*setup.suite()), setup.group(),
                 setup.server_reused_x25519_key() ? " (a 0.7.16 server's hybrid key choice)" : "");
+  handshake::TlsExporter exporter{};
+  if (hc.extensions != 0 &&
+      setup.export_keying_material(handshake::kTlsBindingExporterLabel, {}, exporter)) {
+    hc.tls_exporter = exporter;
+    hc.extensions |= handshake::caps::kTlsBinding;
+  }
   return setup.into_stream(std::move(tcp));
 }
 

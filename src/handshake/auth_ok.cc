@@ -92,6 +92,7 @@ Bytes build_auth_ok(const AuthOk& ok) {
   j["max_streams"] = ok.max_streams;
   j["multipath_adaptive"] = ok.multipath_adaptive;
   if (ok.x_caps) j["x_caps"] = *ok.x_caps;
+  if (ok.x_tls_bind) j["x_tls_bind"] = *ok.x_tls_bind;
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   // Sized once and filled with memcpy: GCC 12 reports a false -Warray-bounds for the
   // insert-after-construct form under -O2.
@@ -160,6 +161,9 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
     if (j.contains("x_caps") && caps_ok && caps <= 0xFFFFFFFFULL) {
       ok.x_caps = static_cast<std::uint32_t>(caps);
     }
+    bool bind_ok = true;
+    const std::string bind = get_string(j, "x_tls_bind", bind_ok);
+    if (bind_ok && bind.size() == 64) ok.x_tls_bind = bind;  // else absent: not bound
   }
   if (!good) return fail(AuthOkError::kBadField);
   return ok;

@@ -44,6 +44,8 @@ struct AuthOk {
   std::uint8_t max_streams = 1;
   bool multipath_adaptive = false;
   std::optional<std::uint32_t> x_caps;  ///< our extension; absent from 0.7.16 servers
+  /// Our extension (caps::kTlsBinding): the server's TLS binding proof, 64 hex digits.
+  std::optional<std::string> x_tls_bind;
 };
 
 enum class AuthOkError : std::uint8_t {

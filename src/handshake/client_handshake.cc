@@ -243,11 +243,30 @@ struct ClientHandshake::Impl {
       if (!ok.ok()) return fail_with(Failure::kBadAuthOk);
       if (ok->x_caps && cfg.extensions != 0) {
         s.negotiated_caps = *ok->x_caps & cfg.extensions;
+        std::uint32_t ours = cfg.extensions;
+        if ((s.negotiated_caps & caps::kTlsBinding) != 0) {
+          // Both ends see one TLS session, or someone terminates TLS between them.
+          if (!cfg.tls_exporter || !ok->x_tls_bind ||
+              *ok->x_tls_bind !=
+                  to_hex(tls_binding_proof(*cfg.tls_exporter, BindingSide::kServer))) {
+            return fail_with(Failure::kTlsBindingMismatch);
+          }
+          s.tls_bound = true;
+        } else {
+          ours &= ~caps::kTlsBinding;
+        }
         // Tell the server what we support (a control frame a 0.7.16 server skips).
-        const Bytes frame = wire::build_capabilities(cfg.extensions);
-        Bytes rec_out(wire::record_size(framing(), frame.size(), 0));
-        if (!s.send.seal(frame, 0, rec_out).ok()) return fail_with(Failure::kSealFailed);
-        emit(std::move(rec_out));
+        auto send_frame = [&](const Bytes& frame) {
+          Bytes rec_out(wire::record_size(framing(), frame.size(), 0));
+          if (!s.send.seal(frame, 0, rec_out).ok()) return false;
+          emit(std::move(rec_out));
+          return true;
+        };
+        if (!send_frame(wire::build_capabilities(ours))) return fail_with(Failure::kSealFailed);
+        if (s.tls_bound && !send_frame(wire::build_tls_binding(
+                               tls_binding_proof(*cfg.tls_exporter, BindingSide::kClient)))) {
+          return fail_with(Failure::kSealFailed);
+        }
       }
       s.auth_ok = std::move(*ok);
     }

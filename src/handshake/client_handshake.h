@@ -25,6 +25,7 @@
 #include "crypto/random.h"
 #include "handshake/auth_message.h"
 #include "handshake/auth_ok.h"
+#include "handshake/tls_binding.h"
 #include "handshake/types.h"
 #include "wire/faketls_client_hello.h"
 #include "wire/packet_codec.h"
@@ -69,6 +70,10 @@ struct ClientConfig {
   /// AUTH OK is dropped instead of failing the handshake — anyone can inject a datagram.
   /// (The server proof stays fatal: it is how a key mismatch shows.)
   bool drop_unauthenticated_replies = false;
+  /// reality-tls: the outer TLS session's exporter (handshake/tls_binding.h). With
+  /// caps::kTlsBinding in `extensions`, a server that offers the bit must prove the same
+  /// exporter in AUTH OK, or the handshake fails kTlsBindingMismatch.
+  std::optional<TlsExporter> tls_exporter;
 };
 
 struct ClientSession {
@@ -79,6 +84,9 @@ struct ClientSession {
   std::optional<AuthOk> auth_ok;       ///< nullopt after a JOIN
   std::uint32_t negotiated_caps = 0;   ///< intersection of both ends' extension bits
   Bytes leftover;                      ///< bytes read past the handshake (caller owns)
+  /// caps::kTlsBinding negotiated and the server's proof verified (we sent ours): data
+  /// records may go without the inner AEAD both ways (wire/packet_codec.h).
+  bool tls_bound = false;
 };
 
 class ClientHandshake {

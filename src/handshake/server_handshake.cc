@@ -306,6 +306,9 @@ void ServerHandshake::accept(AuthOk ok) {
   if (impl_->cfg.extensions != 0) {
     ok.x_caps = impl_->cfg.extensions;
     impl_->advertised_caps = impl_->cfg.extensions;
+    if ((impl_->cfg.extensions & caps::kTlsBinding) != 0 && impl_->cfg.tls_exporter) {
+      ok.x_tls_bind = to_hex(tls_binding_proof(*impl_->cfg.tls_exporter, BindingSide::kServer));
+    }
   } else {
     ok.x_caps.reset();  // extension off: byte-identical to 0.7.16
   }

@@ -27,6 +27,7 @@
 #include "crypto/x25519.h"
 #include "handshake/auth_message.h"
 #include "handshake/auth_ok.h"
+#include "handshake/tls_binding.h"
 #include "handshake/types.h"
 #include "wire/packet_codec.h"
 
@@ -60,6 +61,9 @@ struct ServerConfig {
   /// Datagram carriers (UDP): a record that fails to authenticate while waiting for AUTH
   /// is dropped instead of failing the handshake — anyone can inject a datagram.
   bool drop_unauthenticated_records = false;
+  /// reality-tls: the outer TLS session's exporter. With caps::kTlsBinding in
+  /// `extensions`, AUTH OK carries our proof (`x_tls_bind`, handshake/tls_binding.h).
+  std::optional<TlsExporter> tls_exporter;
 };
 
 struct AuthRequest {

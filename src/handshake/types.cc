@@ -36,6 +36,8 @@ const char* to_string(Failure f) {
     case Failure::kUnexpectedMessage: return "unexpected message";
     case Failure::kSealFailed: return "seal failed";
     case Failure::kHelloTooSmall: return "UDP ClientHello under 1200 bytes";
+    case Failure::kTlsBindingMismatch:
+      return "the server sees another TLS session: something terminates TLS in between";
   }
   return "?";
 }

@@ -42,6 +42,7 @@ enum class Failure : std::uint8_t {
   kUnexpectedMessage,      ///< a record arrived when none was expected
   kSealFailed,             ///< our own sealing failed (a bug)
   kHelloTooSmall,          ///< UDP server: a reassembled ClientHello under 1200 bytes
+  kTlsBindingMismatch,     ///< reality-tls: the server sees another TLS session (MITM)
 };
 const char* to_string(Failure f);
 
@@ -66,6 +67,10 @@ inline constexpr std::uint32_t kRekey = 1U << 2;               ///< reserved: re
 /// Each end sends a session-close frame (wire/session_close.h) before it ends a session
 /// on purpose (docs/PROTOCOL.md §12).
 inline constexpr std::uint32_t kCloseNotify = 1U << 3;
+/// reality-tls only: both ends prove they see the same TLS session (its RFC 8446 §7.5
+/// exporter), then data records go without the inner AEAD (docs/PROTOCOL.md §16). Offered
+/// by the caller when the carrier is TLS 1.3 (not part of our_extensions()).
+inline constexpr std::uint32_t kTlsBinding = 1U << 4;
 }  // namespace caps
 
 enum class Carrier : std::uint8_t { kStream, kDatagram };

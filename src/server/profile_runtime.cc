@@ -531,6 +531,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
     prefix.clear();
     stream = setup->into_stream(std::move(stream));
   }
+  std::optional<handshake::TlsExporter> tls_exporter;
   if (tls_target_) {
     // reality-tls: our TLS 1.3 terminator answers the hello the gate peeked at the way
     // the target answers Chromium; the fake-TLS flight then runs inside its records.
@@ -547,6 +548,10 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
       return;
     }
     prefix.clear();
+    handshake::TlsExporter e{};
+    if (setup.export_keying_material(handshake::kTlsBindingExporterLabel, {}, e)) {
+      tls_exporter = e;
+    }
     stream = setup.into_stream(std::move(stream));
   }
 
@@ -564,6 +569,11 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   }
   hc.timeout = p.perf.handshake_timeout;
   hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
+  if (tls_exporter && hc.extensions != 0) {
+    // Offer the TLS binding; a client that proves the same exporter drops the inner AEAD.
+    hc.extensions |= handshake::caps::kTlsBinding;
+    hc.tls_exporter = tls_exporter;
+  }
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
 
@@ -634,6 +644,10 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   sc.receive.inbound_filter = inbound_filter(sp, p, ctx);
   sc.receive.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
   sc.receive.offered_caps = hc.extensions;
+  if ((hc.extensions & handshake::caps::kTlsBinding) != 0) {
+    sc.receive.tls_binding_proof =
+        handshake::tls_binding_proof(*tls_exporter, handshake::BindingSide::kClient);
+  }
   sc.receive.on_control = [sp, &p](const wire::ControlFrame& f) {
     on_client_control(*sp, f, p.tun.mtu, p.name);
   };

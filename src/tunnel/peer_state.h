@@ -15,6 +15,9 @@ struct PeerState {
   std::atomic<bool> gso{false};
   /// The peer takes session-close frames (caps::kCloseNotify).
   std::atomic<bool> close_notify{false};
+  /// reality-tls: the peer proved it sees our TLS session (caps::kTlsBinding): data
+  /// records go without the inner AEAD (wire/packet_codec.h "TLS-bound records").
+  std::atomic<bool> tls_bound{false};
   /// The tunnel MTU the peer reported (control frame 1, clamped to 576..16638; 0 = none).
   std::atomic<std::uint32_t> mtu{0};
 };

@@ -1,5 +1,6 @@
 #include "tunnel/receiver.h"
 
+#include "crypto/ct.h"
 #include "handshake/types.h"
 #include "tunio/offload_validate.h"
 #include "tunnel/gso_convert.h"
@@ -36,6 +37,7 @@ Receiver::Receiver(ReceiverParams params, wire::PacketCodec codec, SessionCounte
       last_auth_(now),
       idle_since_(now) {
   if (params_.gso_receive) gso_.emplace();
+  if (params_.accept_tls_bound) codec_.set_accept_tls_bound(true);
 }
 
 Inbound Receiver::open(MutableByteSpan record, Instant now) {
@@ -97,6 +99,14 @@ Inbound Receiver::control(ByteSpan plaintext) {
       const std::uint32_t both = *caps & params_.offered_caps;
       peer_.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
       peer_.close_notify = (both & handshake::caps::kCloseNotify) != 0;
+      binding_offered_ = (both & handshake::caps::kTlsBinding) != 0;
+    }
+  } else if (f.type == wire::kCtrlTlsBinding && binding_offered_ && params_.tls_binding_proof) {
+    auto proof = wire::parse_tls_binding(f);
+    if (proof.ok() && crypto::ct_equal(*proof, *params_.tls_binding_proof)) {
+      // Its records after this frame may come TLS-bound; ours go so from the next batch.
+      codec_.set_accept_tls_bound(true);
+      peer_.tls_bound = true;
     }
   } else if (f.type == wire::kCtrlMtuReport) {
     if (auto mtu = wire::parse_mtu_report(f); mtu.ok()) peer_.mtu = *mtu;

@@ -20,6 +20,7 @@
 // One thread (the session's receive side). Nothing allocates after construction.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -70,6 +71,13 @@ struct ReceiverParams {
   /// The extension bits we offered (a server: AUTH OK `x_caps`); the peer's capability
   /// frame picks from them into PeerState. Zero = ignore capability frames (a client).
   std::uint32_t offered_caps = 0;
+  /// reality-tls, server: the client's TLS binding proof we expect (handshake/tls_binding.h)
+  /// when we offered caps::kTlsBinding. Its frame, after a capability frame with the bit,
+  /// lets both directions drop the inner AEAD (PeerState::tls_bound).
+  std::optional<std::array<std::uint8_t, 32>> tls_binding_proof;
+  /// reality-tls, client: the server's proof verified in the handshake: take TLS-bound
+  /// records from the start.
+  bool accept_tls_bound = false;
   /// A session-close frame from the peer ends the session (kClosedByPeer).
   bool end_on_close_frame = false;
   /// A byte-stream carrier: a record that fails to open ends the session.
@@ -115,6 +123,7 @@ class Receiver {
   Instant last_auth_;
   std::uint64_t idle_packets_ = 0;
   Instant idle_since_;
+  bool binding_offered_ = false;  // the peer's capability frame took caps::kTlsBinding
 };
 
 }  // namespace qeli::tunnel

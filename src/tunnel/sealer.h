@@ -76,6 +76,8 @@ class Sealer {
   std::size_t mtu() const { return mtu_; }
   const CarrierRoom& room() const { return room_; }
   const PaddingPolicy& padding() const { return padding_; }
+  /// From now on records go without the inner AEAD (the peer proved the TLS binding).
+  void set_tls_bound() { codec_.set_send_tls_bound(true); }
   /// The send counter of the codec (records sealed so far).
   std::uint64_t records_sealed() const { return codec_.send_counter(); }
 

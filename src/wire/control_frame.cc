@@ -88,6 +88,22 @@ Result<std::uint32_t, ControlError> parse_capabilities(const ControlFrame& f) {
   return load_be32(f.body.data());
 }
 
+Result<ByteSpan, ControlError> parse_tls_binding(const ControlFrame& f) {
+  if (f.type != kCtrlTlsBinding || f.body.size() != kTlsBindingProofSize) {
+    return fail(ControlError::kBadBody);
+  }
+  return f.body;
+}
+
+Bytes build_tls_binding(ByteSpan proof) {
+  if (proof.size() != kTlsBindingProofSize) return {};
+  return build_with(kCtrlHeaderSize + kTlsBindingProofSize, [&](MutableByteSpan o) {
+    const std::size_t n = write_header(kCtrlTlsBinding, kTlsBindingProofSize, o);
+    if (n != 0) std::memcpy(o.data() + kCtrlHeaderSize, proof.data(), proof.size());
+    return n;
+  });
+}
+
 std::size_t write_mtu_report(std::uint16_t mtu, MutableByteSpan out) {
   const std::size_t n = write_header(kCtrlMtuReport, 2, out);
   if (n != 0) store_be16(out.data() + kCtrlHeaderSize, mtu);

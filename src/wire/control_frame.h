@@ -52,6 +52,10 @@ Result<ClientInfo, ControlError> parse_client_info(const ControlFrame& f);
 
 /// Type 0x40 (our extension) body: u32 BE capability bitmask.
 Result<std::uint32_t, ControlError> parse_capabilities(const ControlFrame& f);
+/// The 32-byte proof of a TLS binding frame (type 0x42).
+Result<ByteSpan, ControlError> parse_tls_binding(const ControlFrame& f);
+/// A TLS binding frame (4 + 32 bytes).
+Bytes build_tls_binding(ByteSpan proof);
 
 /// Builders write the frame into `out` and return its size, or 0 if `out` is too small
 /// or a field is invalid. Maximum sizes: MTU report 6, capabilities 8, client info 53.

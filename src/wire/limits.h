@@ -72,6 +72,11 @@ inline constexpr std::uint8_t kCtrlUdpPayloadBudget = 3;
 /// Type 0x40: OUR extension (not in 0.7.16): client→server capability bitmask, u32 BE.
 /// Sent only to a server that advertised `x_caps` in AUTH OK; older peers skip it.
 inline constexpr std::uint8_t kCtrlCapabilities = 0x40;
+/// Type 0x42: OUR extension (capability bit handshake::caps::kTlsBinding): client→server
+/// proof that it sees the same TLS session, body = 32 bytes (handshake/tls_binding.h).
+/// Sent right after the capability frame, only to a server that offered the bit.
+inline constexpr std::uint8_t kCtrlTlsBinding = 0x42;
+inline constexpr std::size_t kTlsBindingProofSize = 32;
 /// Type 0x80: OUR extension (capability bit handshake::caps::kCloseNotify): server→client
 /// "this session ends now", body = reason(1) (wire/session_close.h). Sent only to a
 /// client that answered the capability offer with that bit.

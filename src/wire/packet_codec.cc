@@ -1,5 +1,7 @@
 #include "wire/packet_codec.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "base/endian.h"
@@ -66,7 +68,8 @@ Result<std::size_t, SealError> PacketCodec::seal_in_place(MutableByteSpan buf, s
   } else {
     store_be16(p, static_cast<std::uint16_t>(payload_len));
   }
-  const crypto::Nonce12 nonce = prp_->permute(seed_, send_counter_);
+  const crypto::Nonce12 nonce =
+      send_tls_bound_ ? crypto::Nonce12{} : prp_->permute(seed_, send_counter_);
   std::memcpy(p + hdr, nonce.data(), kNonceSize);
 
   std::uint8_t* pt = p + hdr + kNonceSize;
@@ -76,9 +79,11 @@ Result<std::size_t, SealError> PacketCodec::seal_in_place(MutableByteSpan buf, s
   store_be16(pt + kCounterSize + data_len + padding_len, static_cast<std::uint16_t>(padding_len));
 
   std::uint8_t* tag = pt + pt_len;
-  if (!aead_.seal(std::span<const std::uint8_t, kNonceSize>(nonce), {},
-                  std::span<std::uint8_t>(pt, pt_len),
-                  std::span<std::uint8_t, kTagSize>(tag, kTagSize))) {
+  if (send_tls_bound_) {
+    std::memset(tag, 0, kTagSize);  // the TLS record below protects it
+  } else if (!aead_.seal(std::span<const std::uint8_t, kNonceSize>(nonce), {},
+                         std::span<std::uint8_t>(pt, pt_len),
+                         std::span<std::uint8_t, kTagSize>(tag, kTagSize))) {
     return fail(SealError::kCrypto);
   }
   ++send_counter_;
@@ -115,9 +120,11 @@ Result<OpenedRecord, OpenError> PacketCodec::open_in_place(MutableByteSpan recor
   std::uint8_t* pt = record.data() + hdr + kNonceSize;
   const std::size_t pt_len = payload_len - kNonceSize - kTagSize;
   const std::uint8_t* tag = pt + pt_len;
-  if (!aead_.open(std::span<const std::uint8_t, kNonceSize>(nonce, kNonceSize), {},
-                  std::span<std::uint8_t>(pt, pt_len),
-                  std::span<const std::uint8_t, kTagSize>(tag, kTagSize))) {
+  const bool tls_bound = accept_tls_bound_ && std::all_of(nonce, nonce + kNonceSize,
+                                                          [](std::uint8_t b) { return b == 0; });
+  if (!tls_bound && !aead_.open(std::span<const std::uint8_t, kNonceSize>(nonce, kNonceSize), {},
+                                std::span<std::uint8_t>(pt, pt_len),
+                                std::span<const std::uint8_t, kTagSize>(tag, kTagSize))) {
     return fail(OpenError::kAuthFailed);
   }
   // pt_len ≥ counter + padlen by the kMinRecordPayload check.

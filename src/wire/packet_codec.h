@@ -20,6 +20,15 @@
 // Records can be sealed back to back into one large buffer (batched sends): seal into
 // `buf.subspan(offset)` and advance `offset` by the returned size. No call allocates.
 //
+// TLS-bound records (our extension, docs/PROTOCOL.md §16). Inside a TLS 1.3 session whose
+// exporter both ends proved to each other (so no one terminates TLS between them), the
+// TLS record already gives confidentiality, integrity and order. There a sender may leave
+// the inner AEAD out: the same layout with the nonce and the tag all zero and the
+// plaintext in clear (set_send_tls_bound). A receiver told so (set_accept_tls_bound)
+// takes a record whose nonce is all zero that way — the counter still goes through the
+// replay window — and opens every other record as before (an AEAD nonce of twelve zero
+// bytes has probability 2^-96). A 0.7.16 peer never sees one: the bit is negotiated.
+//
 // Thread-safety: none; one codec per direction per connection, used by one thread.
 #pragma once
 
@@ -129,6 +138,13 @@ class PacketCodec {
   /// records that authenticated and parsed.
   Result<OpenedRecord, OpenError> open_in_place(MutableByteSpan record);
 
+  /// Sender: records from now on without the inner AEAD (see above). Only after the
+  /// peer's TLS binding proof verified.
+  void set_send_tls_bound(bool on) { send_tls_bound_ = on; }
+  bool send_tls_bound() const { return send_tls_bound_; }
+  /// Receiver: take records with an all-zero nonce as TLS-bound ones (see above).
+  void set_accept_tls_bound(bool on) { accept_tls_bound_ = on; }
+
   /// The counter the next sealed record will carry (starts at 0).
   std::uint64_t send_counter() const { return send_counter_; }
 
@@ -139,6 +155,8 @@ class PacketCodec {
   std::array<std::uint8_t, 4> seed_{};
   std::uint64_t send_counter_ = 0;
   crypto::ReplayWindow replay_;
+  bool send_tls_bound_ = false;
+  bool accept_tls_bound_ = false;
 
  public:
   /// Test hook: starts the send counter at `c` (to test counter exhaustion).

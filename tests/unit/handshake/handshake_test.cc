@@ -98,6 +98,58 @@ TEST_P(EveryMode, full_handshake_then_records_both_ways) {
   expect_records_both_ways(r);
 }
 
+// reality-tls channel binding (handshake/tls_binding.h): the same exporter on both ends
+// binds; another exporter (TLS terminated in between) fails the client; without the bit
+// on one side nothing changes.
+TEST(TlsBinding, SameExporterBindsAnotherFailsTheClientOneSidedIsIgnored) {
+  TlsExporter a{}, b{};
+  a.fill(0x11);
+  b.fill(0x22);
+  auto run = [&](std::optional<TlsExporter> client, std::optional<TlsExporter> server) {
+    test::Harness h(Mode::kFakeTls);
+    if (client) {
+      h.client_cfg.extensions |= caps::kTlsBinding;
+      h.client_cfg.tls_exporter = client;
+    }
+    if (server) {
+      h.server_cfg.extensions |= caps::kTlsBinding;
+      h.server_cfg.tls_exporter = server;
+    }
+    return h.run();
+  };
+  auto bound = run(a, a);
+  ASSERT_EQ(bound.client_state, State::kDone);
+  EXPECT_TRUE(bound.client->tls_bound);
+  EXPECT_NE(bound.client->negotiated_caps & caps::kTlsBinding, 0U);
+  // The capability frame (with the bit), then the client's proof.
+  wire::RecordReader reader(wire::Framing::kTls, wire::kMaxRecordPayload);
+  ASSERT_EQ(reader.feed(bound.c2s_after_done), bound.c2s_after_done.size());
+  std::vector<std::uint8_t> types;
+  Bytes proof;
+  for (auto next = reader.next(); next.status == wire::RecordReader::Status::kRecord;
+       next = reader.next()) {
+    auto opened = bound.server->recv.open_in_place(next.record);
+    ASSERT_TRUE(opened.ok());
+    auto frame = wire::parse_control_frame(opened->data);
+    ASSERT_TRUE(frame.ok());
+    types.push_back(frame->type);
+    if (frame->type == wire::kCtrlTlsBinding) proof.assign(frame->body.begin(), frame->body.end());
+  }
+  EXPECT_EQ(types, (std::vector<std::uint8_t>{wire::kCtrlCapabilities, wire::kCtrlTlsBinding}));
+  EXPECT_EQ(to_hex(proof), to_hex(tls_binding_proof(a, BindingSide::kClient)));
+
+  auto mitm = run(a, b);
+  EXPECT_EQ(mitm.client_state, State::kFailed);
+  EXPECT_EQ(mitm.client_failure, Failure::kTlsBindingMismatch);
+
+  auto old_server = run(a, std::nullopt);
+  ASSERT_EQ(old_server.client_state, State::kDone);
+  EXPECT_FALSE(old_server.client->tls_bound);
+  auto old_client = run(std::nullopt, a);
+  ASSERT_EQ(old_client.client_state, State::kDone);
+  EXPECT_FALSE(old_client.client->tls_bound);
+}
+
 }  // namespace
 }  // namespace qeli::handshake
 

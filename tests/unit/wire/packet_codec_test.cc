@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "base/endian.h"
@@ -214,6 +215,40 @@ TEST(packet_codec, nonces_do_not_expose_the_counter) {
   int differing = 0;
   for (std::size_t i = 2; i < 14; ++i) differing += a[i] != b[i];
   EXPECT_GE(differing, 6);
+}
+
+// TLS-bound records (docs/PROTOCOL.md §16): same layout, nonce and tag zero, plaintext in
+// clear; taken only by a receiver told so, and still through the replay window.
+TEST(PacketCodecTlsBound, RoundTripsOnlyWhereAcceptedAndKeepsTheReplayWindow) {
+  Pair p(Framing::kTls);
+  const Bytes data = pattern(1000);
+  Bytes rec(record_size(Framing::kTls, data.size(), 8));
+  p.tx.set_send_tls_bound(true);
+  ASSERT_EQ(p.tx.seal(data, 8, rec).value(), rec.size());
+  // Nonce and tag are zero and the data travels in clear (the TLS record protects it).
+  EXPECT_EQ(to_hex(ByteSpan(rec).subspan(5, 12)), std::string(24, '0'));
+  EXPECT_EQ(to_hex(ByteSpan(rec).last(16)), std::string(32, '0'));
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), rec.begin() + seal_headroom(Framing::kTls)));
+
+  Bytes copy = rec;
+  EXPECT_EQ(p.rx.open_in_place(copy).error(), OpenError::kAuthFailed);  // not accepted yet
+  p.rx.set_accept_tls_bound(true);
+  copy = rec;
+  auto opened = p.rx.open_in_place(copy);
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(Bytes(opened->data.begin(), opened->data.end()), data);
+  EXPECT_EQ(opened->counter, 0U);
+  copy = rec;
+  EXPECT_EQ(p.rx.open_in_place(copy).error(), OpenError::kReplay);
+
+  // Sealed records still open next to bound ones, and a bound receiver still checks them.
+  p.tx.set_send_tls_bound(false);
+  Bytes sealed(record_size(Framing::kTls, data.size(), 0));
+  ASSERT_TRUE(p.tx.seal(data, 0, sealed).ok());
+  Bytes bad = sealed;
+  bad[30] ^= 1;
+  EXPECT_EQ(p.rx.open_in_place(bad).error(), OpenError::kAuthFailed);
+  ASSERT_TRUE(p.rx.open_in_place(sealed).ok());
 }
 
 }  // namespace
