@@ -31,6 +31,14 @@ std::shared_ptr<const tls::TargetShape> shape() {
   return std::make_shared<const tls::TargetShape>(tls::fallback_shape("decoy.test", "test", rng));
 }
 
+// The binding's exporter of a finished TLS set-up (client or server side).
+template <class Setup>
+std::optional<handshake::TlsExporter> exporter_of(const Setup& setup) {
+  handshake::TlsExporter e{};
+  if (!setup.export_keying_material(handshake::kTlsBindingExporterLabel, {}, e)) return {};
+  return e;
+}
+
 // The server side of reality-tls after the gate: terminator, exporter, qeli handshake.
 std::unique_ptr<transport::Stream> terminate(std::unique_ptr<transport::Stream> s, crypto::Rng& rng,
                                              engine::StopSignal& stop,
@@ -38,10 +46,7 @@ std::unique_ptr<transport::Stream> terminate(std::unique_ptr<transport::Stream> 
   transport::TlsServerSetup setup({shape()}, rng);
   setup.start(Clock::now());
   if (engine::drive_stream_setup(setup, *s, stop) != transport::SetupState::kDone) return nullptr;
-  if (exporter) {
-    handshake::TlsExporter e{};
-    if (setup.export_keying_material(handshake::kTlsBindingExporterLabel, {}, e)) *exporter = e;
-  }
+  if (exporter) *exporter = exporter_of(setup);
   return setup.into_stream(std::move(s));
 }
 
@@ -60,10 +65,7 @@ std::unique_ptr<transport::Stream> dial(std::unique_ptr<transport::Stream> s,
   transport::TlsClientSetup setup(std::move(*hello));
   setup.start(Clock::now());
   if (engine::drive_stream_setup(setup, *s, stop) != transport::SetupState::kDone) return nullptr;
-  if (exporter) {
-    handshake::TlsExporter e{};
-    if (setup.export_keying_material(handshake::kTlsBindingExporterLabel, {}, e)) *exporter = e;
-  }
+  if (exporter) *exporter = exporter_of(setup);
   return setup.into_stream(std::move(s));
 }
 
