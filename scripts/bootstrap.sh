@@ -29,6 +29,9 @@ APT_PACKAGES=(
   # test and lab tools
   argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3
   bind9-dnsutils nginx-light chromium
+  # promtool (tests/e2e/metrics.sh parses /metrics with it); installed without
+  # recommends, so no node exporter comes along
+  prometheus
 )
 
 # npm fetches PQClean; machines that ship their own Node.js keep it (Debian's npm

@@ -58,6 +58,7 @@ int stats(const Options& o, Context& ctx) {
     for (const auto& p : r->profiles) {
       nlohmann::json j = {{"profile", p.profile}};
       for (const auto& c : p.counters) j[c.name] = c.value;
+      for (const auto& c : p.traffic) j[c.name] = c.value;
       if (!p.tls_target.empty()) j["tls_target"] = p.tls_target;
       out.push_back(std::move(j));
     }
@@ -66,8 +67,10 @@ int stats(const Options& o, Context& ctx) {
   }
   TextTable t;
   for (const auto& p : r->profiles) {
-    for (const auto& c : p.counters) {
-      if (c.value != 0) t.row(p.profile, c.name, c.value);
+    for (const auto* set : {&p.counters, &p.traffic}) {
+      for (const auto& c : *set) {
+        if (c.value != 0) t.row(p.profile, c.name, c.value);
+      }
     }
   }
   t.print(ctx.out);

@@ -1,5 +1,6 @@
 #include "config/server_config.h"
 #include "config/logging_section.h"
+#include "config/metrics_section.h"
 
 #include <filesystem>
 
@@ -92,7 +93,7 @@ GroupConfig read_group(SectionReader& r, std::string name) {
 
 void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
                    std::vector<UserConfig>& inline_users) {
-  bool seen_auth = false, seen_web = false, seen_logging = false;
+  bool seen_auth = false, seen_web = false, seen_logging = false, seen_metrics = false;
   auto once = [&](bool& seen, const IniSection& s) {
     if (seen) {
       f.error(doc.file, s.name, "", s.line, "section given more than once");
@@ -112,14 +113,17 @@ void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
       }
       continue;
     }
-    if (s.name == "auth" || s.name == "web" || s.name == "logging") {
+    if (s.name == "auth" || s.name == "web" || s.name == "logging" || s.name == "metrics") {
       // A repeated singleton section is refused as a whole (error above), not merged.
-      if (!once(s.name == "auth" ? seen_auth : s.name == "web" ? seen_web : seen_logging, s)) {
-        continue;
-      }
+      bool& seen = s.name == "auth"      ? seen_auth
+                   : s.name == "web"     ? seen_web
+                   : s.name == "logging" ? seen_logging
+                                         : seen_metrics;
+      if (!once(seen, s)) continue;
       if (s.name == "auth") cfg.auth = read_auth(r);
       if (s.name == "web") cfg.web = read_web(r);
       if (s.name == "logging") cfg.logging = read_logging_section(r);
+      if (s.name == "metrics") cfg.metrics = read_metrics_section(r);
     } else if (colon != std::string::npos && kind == "profile") {
       if (!is_valid_object_name(obj)) {
         f.error(doc.file, s.name, "", s.line, "profile names use letters, digits, - _ . @");

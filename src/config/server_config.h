@@ -290,11 +290,23 @@ struct GroupConfig {
   std::vector<Ipv4Cidr> allowed_networks;
 };
 
+/// [metrics]: the Prometheus endpoint `qeli server` serves on its own (docs/CONFIG.md §4a).
+struct MetricsConfig {
+  bool enabled = false;
+  Ipv4Addr listen_address{0x7f000001};  // 127.0.0.1
+  std::uint16_t listen_port = 9477;
+  bool per_user = false;               // per-user series (one per user: opt-in)
+  std::uint32_t per_user_limit = 100;  // 1..10000 users with series; the rest omitted
+
+  friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
+};
+
 struct ServerConfig {
   std::string file;
   AuthConfig auth;
   WebConfig web;
   LoggingConfig logging;
+  MetricsConfig metrics;
   std::vector<ProfileConfig> profiles;
   std::vector<UserConfig> users;  // inline users merged with the users file (file wins)
   std::vector<GroupConfig> groups;

@@ -110,6 +110,10 @@ void validate_server_config(const ServerConfig& cfg, Findings& f) {
   if (cfg.web.enabled) {
     binds.push_back({Transport::kTcp, cfg.web.bind, cfg.web.port, "[web] panel", "web", "port", 0});
   }
+  if (cfg.metrics.enabled) {
+    binds.push_back({Transport::kTcp, cfg.metrics.listen_address.to_string(),
+                     cfg.metrics.listen_port, "[metrics] listen", "metrics", "listen", 0});
+  }
   for (std::size_t i = 0; i < binds.size(); ++i) {
     for (std::size_t j = i + 1; j < binds.size(); ++j) {
       if (collide(binds[i], binds[j])) {

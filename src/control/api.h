@@ -120,13 +120,19 @@ struct ProfileStats {
   std::string mode;       ///< the link mode ("fake-tls", "udp-quic", ...)
   std::uint16_t port = 0;
   std::uint64_t sessions = 0;  ///< live now
+  /// The profile's own counters, then (by name prefix) `obfs_*`/`reality_*`/`bridge_*`
+  /// carrier counters and `dns_*` DNS proxy counters.
   std::vector<CounterValue> counters;
+  /// The session counters (`tx_bytes`, `rx_packets`, `drop_replay`, …) summed over every
+  /// session the profile has had since start-up, live ones included: monotonic.
+  std::vector<CounterValue> traffic;
   /// reality-tls: the target shape the terminator answers with (tls::describe); else empty.
   std::string tls_target;
 };
 struct StatsSnapshot {
   std::string version;
   std::int64_t uptime_secs = 0;
+  std::int64_t started_unix_secs = 0;  ///< when the server started (wall clock)
   std::uint64_t users = 0, users_disabled = 0, blocked_ips = 0;
   std::vector<ProfileStats> profiles;
 };

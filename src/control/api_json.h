@@ -48,9 +48,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockedAddress, ip, user, second
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockedList, blocked, blocked_ips)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnblockResult, ip)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileStats, profile, transport, mode, port,
-                                                sessions, counters, tls_target)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StatsSnapshot, version, uptime_secs, users,
-                                                users_disabled, blocked_ips, profiles)
+                                                sessions, counters, traffic, tls_target)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StatsSnapshot, version, uptime_secs,
+                                                started_unix_secs, users, users_disabled,
+                                                blocked_ips, profiles)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, seq, unix_ms, type, profile, username,
                                                 device, ip, reason, rx_bytes, tx_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EventList, boot, last_seq, events)

@@ -109,6 +109,7 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
   control::StatsSnapshot out;
   out.version = QELI_VERSION;
   out.uptime_secs = std::chrono::duration_cast<std::chrono::seconds>(now - t.started).count();
+  out.started_unix_secs = t.started_unix_secs;
   const auto users = t.users->snapshot();
   out.users = users->users.size();
   for (const auto& u : users->users) {
@@ -123,6 +124,10 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
     ps.port = p->bound_port() != 0 ? p->bound_port() : p->profile().bind_port;
     ps.sessions = p->sessions().size();
     ps.counters = counter_values(p->counters());
+    const auto totals = p->sessions().traffic_totals();
+    for (std::size_t i = 0; i < totals.size(); ++i) {
+      ps.traffic.push_back({std::string(tunnel::kSessionCounterInfo[i].name), totals[i]});
+    }
     const auto& obf = p->profile().obf;
     if (p->profile().transport == config::Transport::kTcp &&
         (obf.mode == config::ObfMode::kObfs || obf.reality.enabled)) {

@@ -42,6 +42,7 @@ struct ControlTargets {
   /// Re-reads the config as SIGHUP does (null: `reload` is kUnavailable).
   std::function<control::ValidationResult()> reload = nullptr;
   Instant started{};
+  std::int64_t started_unix_secs = 0;  ///< the wall-clock time of `started`
 };
 
 class ControlHandler : public control::ControlService {

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,8 @@
 
 #include "control/control_socket.h"
 #include "control/peer_access.h"
+#include "metrics/metrics_page.h"
+#include "metrics/metrics_server.h"
 #include "transport/endpoint.h"
 
 #include "config/identity_store.h"
@@ -53,6 +56,11 @@ std::optional<std::string> missing_server_privileges(const config::ServerConfig*
                                                  " (profile " + p.name + ")"});
       break;
     }
+  }
+  if (cfg != nullptr && cfg->metrics.enabled && cfg->metrics.listen_port < 1024) {
+    needs.push_back(
+        {CAP_NET_BIND_SERVICE,
+         "listen on port " + std::to_string(cfg->metrics.listen_port) + " ([metrics])"});
   }
   return sys::missing_privileges("qeli server", needs);
 }
@@ -135,6 +143,9 @@ int run_server(const ServerOptions& options) {
     return 1;
   }
   const Instant started = std::chrono::steady_clock::now();
+  const std::int64_t started_unix = std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
   EventLog events;
   ConfigStore config_store(options.config_path);
   UserDirectory users(users_of(cfg));
@@ -193,6 +204,32 @@ int run_server(const ServerOptions& options) {
     spdlog::error("{}: no enabled profile", options.config_path);
     return 1;
   }
+  // [metrics] as running: per_user and per_user_limit follow a reload (the scrape thread
+  // reads them), enabled and listen need a restart (the socket is bound before the
+  // privilege drop, as the profiles' are).
+  config::MetricsConfig metrics_running = cfg.metrics;
+  std::atomic<bool> metrics_per_user{cfg.metrics.per_user};
+  std::atomic<std::uint32_t> metrics_per_user_limit{cfg.metrics.per_user_limit};
+  auto apply_metrics = [&](const config::MetricsConfig& m) {
+    if (m == metrics_running) return;
+    metrics_per_user = m.per_user;
+    metrics_per_user_limit = m.per_user_limit;
+    metrics_running.per_user = m.per_user;
+    metrics_running.per_user_limit = m.per_user_limit;
+    if (m.enabled != metrics_running.enabled ||
+        m.listen_address != metrics_running.listen_address ||
+        m.listen_port != metrics_running.listen_port) {
+      spdlog::warn(
+          "[metrics] enabled/listen changed: that needs a restart; the endpoint keeps its "
+          "current state ({})",
+          metrics_running.enabled ? "serving on " + metrics_running.listen_address.to_string() +
+                                        ":" + std::to_string(metrics_running.listen_port)
+                                  : "off");
+    } else {
+      spdlog::info("[metrics] per_user = {}, per_user_limit = {} (reload)", m.per_user,
+                   m.per_user_limit);
+    }
+  };
   // SIGHUP and the control API's reload / config-save: re-read the config; on any
   // error finding keep the running one, else replace the users (sessions stay).
   std::mutex reload_mu;
@@ -213,6 +250,7 @@ int run_server(const ServerOptions& options) {
       if (auto re = sys::reopen_log_file(); !re.ok()) spdlog::warn("{}", re.error());
       spdlog::warn("[logging] file: {}; keeping the previous log output", st.error());
     }
+    apply_metrics(again.config.metrics);
     const auto before = users.snapshot();
     users.replace(users_of(again.config));
     accounts.apply(users_of(again.config));
@@ -234,16 +272,42 @@ int run_server(const ServerOptions& options) {
                                         .config = &config_store,
                                         .accounts = &accounts,
                                         .reload = reload,
-                                        .started = started});
+                                        .started = started,
+                                        .started_unix_secs = started_unix});
   control::ControlServer control;
   if (!options.control_socket.empty()) {
     auto st =
         control.start(options.control_socket, handler, control::host_access_policy(std::nullopt));
     if (!st.ok()) spdlog::warn("control socket disabled: {}", st.error());
   }
+  // The Prometheus endpoint reads the same answers as `qeli stats`, from the handler in
+  // this process (no socket round trip, no permission check: it publishes only counters).
+  metrics::MetricsServer metrics_server;
+  if (cfg.metrics.enabled) {
+    auto st = metrics_server.start(
+        cfg.metrics.listen_address.value, cfg.metrics.listen_port,
+        [&](std::string& body, std::string& error) {
+          auto page = metrics::metrics_page(handler, {metrics_per_user, metrics_per_user_limit});
+          if (!page.ok()) {
+            error = page.error();
+            return false;
+          }
+          body = std::move(*page);
+          return true;
+        });
+    if (!st.ok()) {
+      spdlog::error("[metrics] listen: {}", st.error());
+      control.stop();
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
+    spdlog::info("metrics: serving /metrics on {}:{}", cfg.metrics.listen_address.to_string(),
+                 metrics_server.port());
+  }
   if (!options.run_as.empty()) {
     if (auto st = drop_startup_privileges(options, cfg); !st.ok()) {
       spdlog::error("{}", st.error());
+      metrics_server.stop();
       control.stop();
       for (auto& r : profiles) r->stop();
       return 1;
@@ -274,6 +338,7 @@ int run_server(const ServerOptions& options) {
     break;
   }
   notifier.stopping();
+  metrics_server.stop();
   control.stop();
   for (auto& r : profiles) r->stop();
   return 0;

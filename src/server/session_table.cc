@@ -84,6 +84,7 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
   }
   auto s = std::make_shared<Session>(next_id_++, req.user, req.device_key, ip, req.peer, geometry_);
   by_device_[req.device_key] = s;
+  counted_[s->id] = s;
   {
     std::unique_lock rl(routes_mu_);
     routes_[ip] = s;
@@ -97,6 +98,22 @@ void SessionTable::remove(const std::shared_ptr<Session>& s) {
   auto it = by_device_.find(s->device_key);
   if (it != by_device_.end() && it->second == s) by_device_.erase(it);
   if (!s->superseded.exchange(true)) pool_.release(s->tunnel_ip);
+  if (counted_.erase(s->id) > 0) {
+    for (std::size_t i = 0; i < retired_.size(); ++i) {
+      retired_[i] += s->counters.get(static_cast<tunnel::SessionCounter>(i));
+    }
+  }
+}
+
+std::array<std::uint64_t, tunnel::SessionCounters::kSize> SessionTable::traffic_totals() const {
+  std::lock_guard lock(mu_);
+  auto out = retired_;
+  for (const auto& [id, s] : counted_) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] += s->counters.get(static_cast<tunnel::SessionCounter>(i));
+    }
+  }
+  return out;
 }
 
 std::vector<std::shared_ptr<Session>> SessionTable::list() const {

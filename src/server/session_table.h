@@ -10,8 +10,13 @@
 //
 // Thread-safe: one mutex for admission and removal; the routing map is read under a
 // shared lock once per TUN batch.
+//
+// Traffic totals: every admitted session is counted until remove() folds its counters
+// into the table's retired totals, under the same mutex that traffic_totals() reads
+// under, so a total never goes down when a session ends (a Prometheus counter must not).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -65,6 +70,11 @@ class SessionTable {
   void stop_all();
   std::size_t size() const;
 
+  /// Per counter (tunnel::SessionCounter order): the sum over the sessions removed so far
+  /// and those still counted (admitted, not yet removed — superseded ones included).
+  /// Monotonic. Reads relaxed atomics: the data plane is never stopped.
+  std::array<std::uint64_t, tunnel::SessionCounters::kSize> traffic_totals() const;
+
  private:
   void unroute_locked(const std::shared_ptr<Session>& s);
 
@@ -75,6 +85,9 @@ class SessionTable {
   std::uint64_t next_id_ = 1;
   bool stopping_ = false;  ///< set by stop_all(), under mu_
   std::unordered_map<std::string, std::shared_ptr<Session>> by_device_;
+  /// Admitted and not yet removed, by id (by_device_ forgets superseded sessions early).
+  std::unordered_map<std::uint64_t, std::shared_ptr<Session>> counted_;
+  std::array<std::uint64_t, tunnel::SessionCounters::kSize> retired_{};
   mutable std::shared_mutex routes_mu_;
   std::unordered_map<std::uint32_t, std::shared_ptr<Session>> routes_;
 };

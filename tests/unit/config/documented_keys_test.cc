@@ -29,7 +29,7 @@
 namespace qeli::config {
 namespace {
 
-enum class Scope { kAuth, kWeb, kLogging, kProfile, kUser, kGroup, kClient, kLink };
+enum class Scope { kAuth, kWeb, kLogging, kMetrics, kProfile, kUser, kGroup, kClient, kLink };
 
 struct Entry {
   Scope scope;
@@ -69,6 +69,12 @@ const std::vector<Entry> kEntries = {
     {Scope::kLogging, "file", "unit/sys/log_output_test.cc", "reopen"},
     {Scope::kLogging, "time_format", "unit/sys/log_output_test.cc", "TimeFormat"},
     {Scope::kLogging, "format", "no-effect"},
+    // [metrics]
+    {Scope::kMetrics, "enabled", "e2e/metrics.sh"},
+    {Scope::kMetrics, "listen", "e2e/metrics.sh"},
+    {Scope::kMetrics, "per_user", "e2e/metrics.sh"},
+    {Scope::kMetrics, "per_user_limit", "unit/metrics/metrics_page_test.cc",
+     "PerUserSeriesAreCapped"},
     // [profile:NAME] listener, identity, TUN, pool
     {Scope::kProfile, "enabled", "unit/config/server_config_test.cc", "enabled = false"},
     {Scope::kProfile, "identity_key", "unit/config/identity_store_test.cc", "override"},
@@ -308,6 +314,7 @@ const char* name(Scope s) {
     case Scope::kAuth: return "[auth]";
     case Scope::kWeb: return "[web]";
     case Scope::kLogging: return "[logging]";
+    case Scope::kMetrics: return "[metrics]";
     case Scope::kProfile: return "[profile:NAME]";
     case Scope::kUser: return "[user:NAME]";
     case Scope::kGroup: return "[group:NAME]";
@@ -346,6 +353,8 @@ std::map<std::pair<Scope, std::string>, std::string> documented_keys(const std::
         scope = Scope::kAuth;
       else if (line.find("[web]") != std::string::npos)
         scope = Scope::kWeb;
+      else if (line.find("[metrics]") != std::string::npos)
+        scope = Scope::kMetrics;
       else if (line.find("[logging]") != std::string::npos &&
                line.find("Server") != std::string::npos)
         scope = Scope::kLogging;
@@ -411,8 +420,8 @@ TEST(DocumentedKeys, TheParserFindsEverySection) {
   const auto keys = documented_keys(read(source_dir() + "/docs/CONFIG.md"));
   std::map<Scope, int> per;
   for (const auto& [k, line] : keys) per[k.first]++;
-  for (Scope s : {Scope::kAuth, Scope::kWeb, Scope::kLogging, Scope::kProfile, Scope::kUser,
-                  Scope::kGroup, Scope::kClient, Scope::kLink}) {
+  for (Scope s : {Scope::kAuth, Scope::kWeb, Scope::kLogging, Scope::kMetrics, Scope::kProfile,
+                  Scope::kUser, Scope::kGroup, Scope::kClient, Scope::kLink}) {
     EXPECT_GE(per[s], 3) << name(s) << ": the CONFIG.md parser lost a section";
   }
 }

@@ -6,27 +6,15 @@
 
 #include "config/client_config.h"
 #include "config/server_config.h"
-#include "temp_dir.h"
+#include "section_fixture.h"
 
 namespace qeli::config {
 namespace {
 
-class LoggingTest : public ::testing::Test {
+class LoggingTest : public ServerSectionTest {
  protected:
-  ServerLoad server(const std::string& logging) {
-    tmp_.write("users.conf", "");
-    return load_server_config_text(
-        "[auth]\nusers_file = users.conf\n[logging]\n" + logging + "[profile:p]\n",
-        tmp_.file("server.conf"));
-  }
-  test::TempDir tmp_;
+  ServerLoad server(const std::string& logging) { return server_with("logging", logging); }
 };
-
-std::string dump(const Findings& f) {
-  std::string s;
-  for (const auto& i : f.all()) s += i.to_string() + "\n";
-  return s;
-}
 
 TEST_F(LoggingTest, every_value) {
   auto r = server("level = debug\ntime_format = rfc3339\nfile = /tmp/qeli-test.log\n");

@@ -115,5 +115,29 @@ TEST(SessionTable, MaxSessionsEvictionIsNotASupersede) {
   EXPECT_EQ((*first)->close_reason(), wire::CloseReason::kEvicted);
 }
 
+// The totals behind qeli_bytes_total: a session's counters stay in them after it ends,
+// and a superseded session still counts until its connection is removed (a Prometheus
+// counter must never go down).
+TEST(SessionTable, TrafficTotalsAreMonotonicAcrossSessionEnds) {
+  using tunnel::SessionCounter;
+  const auto tx = static_cast<std::size_t>(SessionCounter::kTxBytes);
+  auto t = make_table();
+  auto first = t.admit(device("alice", "01"));
+  ASSERT_TRUE(first.ok());
+  (*first)->counters.add(SessionCounter::kTxBytes, 100);
+  EXPECT_EQ(t.traffic_totals()[tx], 100U);
+  auto second = t.admit(device("alice", "01"));  // supersedes the first
+  ASSERT_TRUE(second.ok());
+  (*second)->counters.add(SessionCounter::kTxBytes, 7);
+  EXPECT_EQ(t.traffic_totals()[tx], 107U);
+  (*first)->counters.add(SessionCounter::kTxBytes, 1);  // its last record
+  t.remove(*first);
+  EXPECT_EQ(t.traffic_totals()[tx], 108U);
+  t.remove(*first);  // a second removal does not count it twice
+  t.remove(*second);
+  EXPECT_EQ(t.traffic_totals()[tx], 108U);
+  EXPECT_EQ(t.size(), 0U);
+}
+
 }  // namespace
 }  // namespace qeli::server
