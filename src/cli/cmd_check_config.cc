@@ -1,4 +1,5 @@
-// qeli check-config [--client] FILE — the start-up validation without starting anything.
+// qeli check-config [--client] FILE (or -c FILE) — the start-up validation without starting
+// anything.
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -43,9 +44,15 @@ void register_check_config(CLI::App& app, Context& ctx) {
       "check-config",
       "Validate a config file (and the users file it names) exactly as start-up does; "
       "exit 1 on any error or unknown key");
-  cmd->add_option("file", opts->file, "Config file")->required();
+  auto* file = cmd->add_option("file", opts->file, "Config file");
+  // `-c` as `qeli server -c FILE` takes it: the same habit works here.
+  auto* dash_c = cmd->add_option("-c,--config", opts->file, "Config file (instead of FILE)");
+  file->excludes(dash_c);
   cmd->add_flag("--client", opts->client, "The file is a client config ([qeli] section)");
-  cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });
+  cmd->callback([opts, &ctx] {
+    if (opts->file.empty()) throw CLI::RequiredError("FILE (or -c FILE)");
+    ctx.exit_code = run(*opts, ctx);
+  });
 }
 
 }  // namespace qeli::cli

@@ -2,6 +2,7 @@
 #include "config/logging_section.h"
 
 #include "config/section_reader.h"
+#include "config/sni_rules.h"
 #include "config/unbuilt.h"
 
 namespace qeli::config {
@@ -183,7 +184,14 @@ void check_client(SectionReader& r, const ClientConfig& c) {
       (c.key.empty() || c.key.find_first_not_of('0') == std::string::npos)) {
     r.error("key", "REALITY modes need the server's key pinned (the token is sealed to it)");
   }
-  if (auto why = sni_mode_conflict(c.mode, c.sni); !why.empty()) r.error("sni", std::move(why));
+  if (auto why = sni_conflict(c.mode, c.sni); !why.empty()) r.error("sni", std::move(why));
+  if (auto why = sni_advice(c.mode, c.sni); !why.empty()) r.warning("sni", std::move(why));
+  if (c.mode == ClientMode::kRealityTls && c.sni.empty() && !c.server.host.empty() &&
+      !is_host_name(c.server.host)) {
+    r.error("sni",
+            "reality-tls needs the REALITY target's host name: set sni (host is not a "
+            "host name)");
+  }
   const int secrets = !c.pass.empty() + !c.password_file.empty() + !c.password_command.empty();
   if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
   refuse_unbuilt(c, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });

@@ -1,6 +1,7 @@
 #include "config/link.h"
 
 #include "config/short_id.h"
+#include "config/sni_rules.h"
 #include "config/values.h"
 
 namespace qeli::config {
@@ -23,18 +24,6 @@ int hex_digit(char c) {
 bool is_hex(std::string_view s) {
   for (char c : s) {
     if (hex_digit(c) < 0) return false;
-  }
-  return true;
-}
-
-// Host names as DNS and /etc/hosts allow them (RFC 1123 letters, digits, '-', '.', plus
-// '_' seen in the wild), or an IPv4 literal. No percent-escapes: a host is emitted as is.
-bool is_host_name(std::string_view h) {
-  if (h.empty() || h.size() > 253) return false;
-  for (char c : h) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '.' || c == '_';
-    if (!ok) return false;
   }
   return true;
 }
@@ -205,7 +194,7 @@ Result<ShareLink, std::string> parse_link(std::string_view uri) {
     if (l.host.find(':') != std::string::npos) return refuse("IPv6 hosts must be bracketed");
   }
   if (l.host.empty()) return refuse("empty host");
-  if (l.host.find(':') == std::string::npos && !is_host_name(l.host)) {
+  if (l.host.find(':') == std::string::npos && !is_host_name(l.host) && !Ipv4Addr::parse(l.host)) {
     return refuse("host has characters a host name cannot have");
   }
   const auto port = parse_uint(port_text, 65535);
@@ -259,8 +248,11 @@ std::vector<std::string> validate_link(const ShareLink& l) {
   if (auto why = transport_mode_conflict(l.proto, l.mode); !why.empty())
     out.push_back(std::move(why));
   if (l.quic && l.proto != Transport::kUdp) out.emplace_back("quic=1 needs proto=udp");
-  if (auto why = sni_mode_conflict(l.mode, l.sni.value_or("")); !why.empty()) {
-    out.push_back(std::move(why));
+  if (auto why = sni_conflict(l.mode, l.sni.value_or("")); !why.empty()) {
+    out.push_back("sni=: " + why);
+  }
+  if (l.mode == ClientMode::kRealityTls && l.sni.value_or("").empty() && !is_host_name(l.host)) {
+    out.emplace_back("mode=reality-tls needs sni= with the REALITY target's host name");
   }
   if (l.mode == ClientMode::kObfs && (!l.obfs_key || l.obfs_key->empty())) {
     out.emplace_back("mode=obfs needs an obfs= key");

@@ -81,12 +81,6 @@ std::string transport_mode_conflict(Transport t, ClientMode m) { return conflict
 
 std::string transport_mode_conflict(Transport t, ObfMode m) { return conflict(t, to_string(m)); }
 
-std::string sni_mode_conflict(ClientMode m, std::string_view sni) {
-  if (m != ClientMode::kRealityTls || (sni != "!" && sni != "~" && sni != "@")) return {};
-  return "reality-tls sends a real TLS server_name: set sni to the REALITY target's host name "
-         "(the `!`, `~` and `@` forms are for fake-tls)";
-}
-
 bool is_valid_short_id(std::string_view s) { return parse_short_id(s).has_value(); }
 
 }  // namespace qeli::config

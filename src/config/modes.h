@@ -54,11 +54,6 @@ const wire::ModeSpec* mode_spec(Transport t, ObfMode m);
 std::string transport_mode_conflict(Transport t, ClientMode m);
 std::string transport_mode_conflict(Transport t, ObfMode m);
 
-/// Why `sni` cannot go with `mode` (empty if it can): a reality-tls hello names the
-/// target, so the fake-tls forms `!` (no extension), `~` and `@` (empty) are refused.
-/// Shared by the config file and link checks.
-std::string sni_mode_conflict(ClientMode m, std::string_view sni);
-
 /// True for a REALITY short id (config/short_id.h parse_short_id: 1..16 hex digits with
 /// optional ':' '-' ' ' separators, not decoding to all zero; reference §4.1, §5.8).
 bool is_valid_short_id(std::string_view s);

@@ -1,5 +1,6 @@
 #include "config/profile_loader.h"
 
+#include "config/sni_rules.h"
 #include "config/unbuilt.h"
 
 #include "dns/limits.h"
@@ -364,6 +365,18 @@ void read_perf(SectionReader& r, ProfileConfig& p) {
                                          f.new_session_rate_window, seconds{1}, seconds{86400});
 }
 
+// A REALITY target naming this profile's own listener, as far as the config alone tells
+// (a loopback or the bound address on the bound port; start-up also resolves names and
+// checks the host's addresses).
+bool is_own_listener(const ProfileConfig& p, std::string_view target, std::uint16_t port) {
+  if (port != p.bind_port) return false;
+  const auto bind = Ipv4Addr::parse(p.bind_address);
+  const auto t = target == "localhost" ? Ipv4Addr::parse("127.0.0.1") : Ipv4Addr::parse(target);
+  if (!bind || !t) return false;
+  const bool loopback = (t->value >> 24) == 127 || t->value == 0;
+  return *t == *bind || (bind->value == 0 && loopback);
+}
+
 // Rules that combine several keys of one profile (reference §5.8).
 void check_profile(SectionReader& r, const ProfileConfig& p) {
   const bool udp = p.transport == Transport::kUdp;
@@ -384,11 +397,21 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
     r.warning("obf.tls.reality_proxy.real_tls",
               "false: this is fake-TLS calling itself REALITY (clients use mode=reality)");
   }
+  if (!o.reality.enabled && o.reality.real_tls) {
+    r.warning("obf.tls.reality_proxy.real_tls",
+              "has no effect while obf.tls.reality_proxy.enabled = false");
+  }
   if (o.reality.enabled) {
     if (o.reality.short_ids.empty()) {
       r.error("obf.tls.reality_proxy.short_ids", "the REALITY proxy needs at least one short id");
     }
     if (o.reality.target.empty()) r.error("obf.tls.reality_proxy.target", "must not be empty");
+    if (is_own_listener(p, o.reality.target, o.reality.target_port)) {
+      r.error("obf.tls.reality_proxy.target",
+              "is this profile's own listener (" + p.bind_address + ":" +
+                  std::to_string(p.bind_port) +
+                  "): strangers would be bridged back into it in a loop");
+    }
     if (Ipv4Addr::parse(o.reality.target) || is_ipv6_literal(o.reality.target)) {
       r.warning("obf.tls.reality_proxy.target",
                 "a bare IP target has no certificate name to borrow; use a host name");
@@ -412,6 +435,18 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   }
   // A refused obf.mode left the default in o.mode: judging it would add false warnings.
   const bool mode_known = !r.refused("obf.mode");
+  if (mode_known) {
+    const ClientMode lm = p.link_mode();
+    if (auto why = sni_conflict(lm, o.tls_server_name); !why.empty()) {
+      r.error("obf.tls.server_name", std::move(why));
+    } else if (lm == ClientMode::kRealityTls && o.tls_server_name.empty()) {
+      r.error("obf.tls.server_name",
+              "reality-tls links and the target probe need the REALITY target's host name");
+    }
+    if (auto why = sni_advice(lm, o.tls_server_name); !why.empty()) {
+      r.warning("obf.tls.server_name", std::move(why));
+    }
+  }
   if (mode_known && !udp && o.awg.enabled && o.mode != ObfMode::kObfs) {
     r.warning("obf.awg.enabled", "AWG junk applies to UDP and TCP obfs only; ignored here");
   }
@@ -423,8 +458,8 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   if (mode_known && o.mode == ObfMode::kFakeTls && !o.reality.enabled) {
     r.warning("obf.mode",
               "fake-tls has LOW DPI resistance (its TLS is not valid TLS 1.3); where "
-              "blocking is active prefer a UDP profile with obf.mode = obfs (reality-tls is "
-              "not built yet)");
+              "blocking is active prefer obf.mode = reality-tls (a real TLS 1.3 handshake "
+              "borrowed from a real site) or obfs");
   }
 }
 

@@ -171,7 +171,7 @@ Status<std::string> ProfileRuntime::start() {
   }
   accept_thread_ = std::thread([this] { accept_loop(); });
   spdlog::info("[{}] listening on tcp {}:{} ({} mode), TUN {} {} mtu {} ({} queues)", p.name,
-               p.bind_address, bound_port_, config::to_string(p.obf.mode), tun_->name(), cidr,
+               p.bind_address, bound_port_, config::to_string(p.link_mode()), tun_->name(), cidr,
                p.tun.mtu, tun_->queue_count());
   return {};
 }
@@ -296,6 +296,7 @@ void ProfileRuntime::accept_loop() {
 
 Status<std::string> ProfileRuntime::start_reality() {
   const auto& rp = profile_.obf.reality;
+  if (auto st = refuse_self_target(); !st.ok()) return st;
   replay_ = std::make_unique<RealityReplayCache>();
   if (!replay_path_.empty()) {
     if (auto st = replay_->attach(replay_path_, unix_now()); !st.ok()) {
@@ -361,6 +362,13 @@ Status<std::string> ProfileRuntime::start_reality() {
           counters_.over_capacity++;
           return;  // closed: unauthenticated peers must cost little
         }
+        // The per-source new-session limit, as on the non-REALITY path: only a valid
+        // token reaches it (strangers were bridged), so it bounds key agreements and
+        // Argon2id, never what a prober of the port sees.
+        if (!new_sessions_->admit(transport::peer_endpoint(fd.get()).addr, Clock::now())) {
+          counters_.new_session_rate_limited++;
+          return;
+        }
         auto c = std::make_shared<transport::UniqueFd>(std::move(fd));
         auto h = std::make_shared<Bytes>(std::move(hello));
         spawn([this, c, h, owner] { handle_connection(std::move(*c), std::move(*h), owner); });
@@ -382,6 +390,26 @@ Status<std::string> ProfileRuntime::start_reality() {
         "bridged, until it does (retried every 10 s; counter bridge_connect_failed). "
         "Check obf.tls.reality_proxy.target",
         profile_.name, rp.target);
+  }
+  return {};
+}
+
+Status<std::string> ProfileRuntime::refuse_self_target() const {
+  // A target that is this very listener would bridge every stranger (and the reality-tls
+  // probe) back into ourselves until the pool and the file descriptors run out.
+  const auto& rp = profile_.obf.reality;
+  if (rp.target_port != bound_port_) return {};
+  std::uint32_t bind_ip = 0;
+  (void)transport::parse_ipv4(profile_.bind_address, bind_ip);
+  auto addrs = transport::resolve_ipv4(transport::HostPort{rp.target, rp.target_port});
+  if (!addrs) return {};  // not resolvable yet: start_reality warns about it
+  for (const auto& a : *addrs) {
+    if ((bind_ip == 0 || bind_ip == a.addr) && transport::is_local_ipv4(a.addr)) {
+      return fail("obf.tls.reality_proxy.target " + rp.target + ":" +
+                  std::to_string(rp.target_port) + " (" + a.to_string() +
+                  ") is this profile's own listener: strangers would be bridged back into it "
+                  "in a loop. Point it at the site the port should look like");
+    }
   }
   return {};
 }

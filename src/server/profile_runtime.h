@@ -116,6 +116,10 @@ class ProfileRuntime {
   void set_reality_replay_path(std::string path) { replay_path_ = std::move(path); }
   /// reality-tls: the target shape the terminator mirrors; null for other modes.
   const TlsTarget* tls_target() const { return tls_target_.get(); }
+  /// A reload: reality-tls probes its target again (in the background).
+  void on_reload() {
+    if (tls_target_) tls_target_->refresh_now();
+  }
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 
@@ -141,6 +145,7 @@ class ProfileRuntime {
   /// A log line when bridges fail to reach the target (at most one a minute: a scanner
   /// flood must not flood the journal), so an unreachable cover site is not only a counter.
   void warn_bridge_target_unreachable();
+  Status<std::string> refuse_self_target() const;
   // UDP (udp_runtime.cc)
   Status<std::string> start_udp(std::uint32_t bind_ip);
   void udp_worker(struct UdpWorker& w);

@@ -255,6 +255,7 @@ int run_server(const ServerOptions& options) {
     users.replace(users_of(again.config));
     accounts.apply(users_of(again.config));
     const std::size_t ended = end_stale_sessions(profiles, *before, *users.snapshot());
+    for (auto& p : profiles) p->on_reload();
     r.sessions_ended = static_cast<std::uint32_t>(ended);
     spdlog::info("reloaded users from {} ({} users{}); profile changes need a restart",
                  options.config_path, again.config.users.size(),

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 
@@ -26,6 +27,10 @@ void TlsTarget::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void TlsTarget::refresh_now() {
+  if (opt_.probe) wake_.notify();
+}
+
 std::shared_ptr<const tls::TargetShape> TlsTarget::current() const {
   std::lock_guard lock(mu_);
   return shape_;
@@ -41,7 +46,7 @@ void TlsTarget::probe_once(bool first) {
   const std::string name = opt_.sni.empty() ? opt_.host : opt_.sni;
   if (!opt_.probe) {
     auto s = std::make_shared<const tls::TargetShape>(tls::fallback_shape(
-        name, "handrolled = false: a self-signed certificate, the target is not probed", rng));
+        name, "handrolled = false: a generated certificate, the target is not probed", rng));
     spdlog::info("[{}] reality-tls: answering as {}", opt_.profile, tls::describe(*s));
     std::lock_guard lock(mu_);
     shape_ = std::move(s);
@@ -74,7 +79,7 @@ void TlsTarget::probe_once(bool first) {
     shape_ = std::make_shared<const tls::TargetShape>(tls::fallback_shape(name, r.error(), rng));
     spdlog::warn(
         "[{}] reality-tls: cannot probe the target {}:{} ({}); answering with the fallback "
-        "shape (a self-signed certificate for {}) until it can be reached. Check "
+        "shape (a generated certificate for {}) until it can be reached. Check "
         "obf.tls.reality_proxy.target",
         opt_.profile, opt_.host, opt_.port, r.error(), name);
   }
@@ -91,11 +96,15 @@ void TlsTarget::refresh_loop() {
                  ? opt_.refresh
                  : std::min<std::chrono::milliseconds>(opt_.refresh, std::chrono::seconds(60));
     }
-    pollfd p{stop_.fd(), POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(wait.count(), INT32_MAX)));
-    if (r != 0 || stop_.stopped()) {
-      if (r < 0 && errno == EINTR) continue;
-      return;
+    std::array<pollfd, 2> p{{{stop_.fd(), POLLIN, 0}, {wake_.fd(), POLLIN, 0}}};
+    const int r = ::poll(p.data(), p.size(),
+                         static_cast<int>(std::min<std::int64_t>(wait.count(), INT32_MAX)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 || stop_.stopped()) return;
+    if ((p[1].revents & POLLIN) != 0) {
+      wake_.drain();
+      spdlog::info("[{}] reality-tls: probing the target {}:{} again (reload)", opt_.profile,
+                   opt_.host, opt_.port);
     }
     probe_once(false);
   }

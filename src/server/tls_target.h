@@ -5,9 +5,10 @@
 // we, with two differences: a failed refresh keeps the last good shape instead of
 // falling back, and the shape in use is logged and shown by `qeli stats`. Until a probe
 // succeeds (the target down at boot), the conservative fallback shape is used
-// (tls::fallback_shape: OpenSSL/nginx's answer, a self-signed certificate for the name).
-// With `obf.tls.reality_proxy.handrolled = false` (0.7.16's self-signed terminator) the
-// target is never probed: the fallback shape is the answer.
+// (tls::fallback_shape: OpenSSL/nginx's answer, a certificate for the name under a CA of
+// our own). A reload (SIGHUP) probes again at once.
+// With `obf.tls.reality_proxy.handrolled = false` (0.7.16's terminator with a generated
+// certificate) the target is never probed: the fallback shape is the answer.
 //
 // Thread-safe: current() may be called by any connection thread while the refresh
 // thread swaps the shape.
@@ -45,6 +46,9 @@ class TlsTarget {
   /// The first probe (blocking, at most `timeout`), then the refresh thread.
   void start();
   void stop();
+  /// Probe again soon, on the refresh thread (a reload: the operator may have changed the
+  /// target site's certificate or fixed its reachability). Returns at once; thread-safe.
+  void refresh_now();
 
   std::shared_ptr<const tls::TargetShape> current() const;
   /// describe(current()), for `qeli stats`.
@@ -56,6 +60,7 @@ class TlsTarget {
 
   Options opt_;
   engine::StopSignal stop_;  // also cancels a probe under way
+  engine::Notifier wake_;    // refresh_now()
   mutable std::mutex mu_;
   bool probed_ok_ = false;  // a probe has worked once
   std::shared_ptr<const tls::TargetShape> shape_;

@@ -159,8 +159,8 @@ Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
     udp_threads_.emplace_back([this, wp = w.get()] { udp_worker(*wp); });
   }
   spdlog::info("[{}] listening on udp {}:{} ({} mode), TUN {} mtu {} ({} workers)", p.name,
-               p.bind_address, bound_port_, config::to_string(p.obf.mode), tun_->name(), p.tun.mtu,
-               udp_workers_.size());
+               p.bind_address, bound_port_, config::to_string(p.link_mode()), tun_->name(),
+               p.tun.mtu, udp_workers_.size());
   return {};
 }
 

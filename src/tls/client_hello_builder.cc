@@ -302,7 +302,7 @@ bool cpu_has_aes() {
 }
 
 BuiltClientHello build_client_hello(const ClientHelloParams& p, crypto::Rng& rng) {
-  if (p.server_name.empty() || p.server_name.size() > 255) std::abort();
+  if (p.server_name.empty() || p.server_name.size() > kMaxServerNameSize) std::abort();
   BuiltClientHello out;
   rng.fill(out.random);
   const std::uint16_t grease_cipher = random_grease(rng);

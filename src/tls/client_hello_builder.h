@@ -34,9 +34,13 @@ const char* to_string(HelloProfile p);
 /// e.g. WebSocket; reality-tls.md B.6).
 enum class HelloAlpn : std::uint8_t { kH2AndHttp11, kHttp11Only };
 
+/// The longest server_name our hellos carry (RFC 6066 §3 would allow more; a DNS host
+/// name has at most 253 characters, and config checks hold names to that).
+inline constexpr std::size_t kMaxServerNameSize = 255;
+
 struct ClientHelloParams {
   HelloProfile profile = HelloProfile::kChromium156;
-  std::string_view server_name;  ///< non-empty host name (1..255 bytes)
+  std::string_view server_name;  ///< non-empty host name (1..kMaxServerNameSize bytes)
   std::array<std::uint8_t, kLegacySessionIdSize> session_id{};
   HelloAlpn alpn = HelloAlpn::kH2AndHttp11;
   /// ECH GREASE AEAD: AES-128-GCM where the CPU has AES instructions, else ChaCha20

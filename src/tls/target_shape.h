@@ -90,8 +90,9 @@ std::string describe(const TargetShape& s);
 /// The shape used when the target cannot be reached: what OpenSSL 3 / nginx (the most
 /// common TLS 1.3 stack) sends a Chromium hello — TLS_AES_128_GCM_SHA256, X25519,
 /// [supported_versions, key_share], CCS, EE with ALPN h2, one record per message, two
-/// tickets — with a freshly generated self-signed ECDSA P-256 certificate for `sni`
-/// (there is no real chain to borrow). `why` goes into `source`.
+/// tickets — with a freshly generated ECDSA P-256 leaf for `sni` under a CA certificate of
+/// our own, sent as a two-certificate chain (there is no real chain to borrow). `why` goes
+/// into `source`.
 TargetShape fallback_shape(std::string_view sni, std::string_view why, crypto::Rng& rng);
 
 }  // namespace qeli::tls

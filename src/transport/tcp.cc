@@ -164,4 +164,15 @@ Ipv4Endpoint peer_endpoint(int fd) {
   return Ipv4Endpoint::from_sockaddr(sa);
 }
 
+bool is_local_ipv4(std::uint32_t addr) {
+  // bind() to port 0 succeeds exactly for local addresses (EADDRNOTAVAIL otherwise);
+  // a UDP socket sends nothing and needs no cleanup beyond close.
+  UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return false;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(addr);
+  return ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) == 0;
+}
+
 }  // namespace qeli::transport

@@ -58,4 +58,9 @@ bool set_nonblocking(int fd, bool on);
 /// The local and remote addresses of a connected IPv4 socket.
 Ipv4Endpoint peer_endpoint(int fd);
 
+/// True when `addr` (host byte order) is an address of this host (any of its interfaces,
+/// 127/8, 0.0.0.0): a socket can bind to it. Used to refuse a relay target that is our own
+/// listener.
+bool is_local_ipv4(std::uint32_t addr);
+
 }  // namespace qeli::transport

@@ -24,6 +24,12 @@ std::chrono::milliseconds left(Clock::time_point end) {
 
 Result<tls::TargetShape, std::string> probe_target(const TargetProbeConfig& cfg, crypto::Rng& rng) {
   const std::string where = cfg.host + ":" + std::to_string(cfg.port);
+  // Config checks keep the name in range; a caller's bad name is an error, never an abort.
+  const std::string_view name = cfg.sni.empty() ? std::string_view(cfg.host) : cfg.sni;
+  if (name.empty() || name.size() > tls::kMaxServerNameSize) {
+    return fail("cannot probe " + where + ": the server name must be 1.." +
+                std::to_string(tls::kMaxServerNameSize) + " bytes");
+  }
   auto addrs = resolve_ipv4(HostPort{cfg.host, cfg.port});
   if (!addrs) return fail("cannot resolve " + where + ": " + addrs.error().message);
   const auto end = Clock::now() + cfg.timeout;
@@ -31,7 +37,7 @@ Result<tls::TargetShape, std::string> probe_target(const TargetProbeConfig& cfg,
   if (!fd) return fail("cannot connect to " + where + ": " + fd.error());
 
   tls::ClientHelloParams hp;
-  hp.server_name = cfg.sni.empty() ? cfg.host : cfg.sni;
+  hp.server_name = name;
   hp.aes_hardware = tls::cpu_has_aes();
   rng.fill(hp.session_id);
   tls::ClientHandshake hs(cfg.hello ? cfg.hello(rng) : tls::build_client_hello(hp, rng), {});

@@ -17,6 +17,8 @@
 #     are bridged and counted;
 #   * the server restarts: the client comes back, and a hello accepted before the restart
 #     is still refused after it (the replay cache survives);
+#   * valid tokens count against the per-source new-session limit; a target that is the
+#     profile's own listener is refused by check-config;
 #   * a target whose name does not resolve is named at start-up and in the log when a
 #     stranger cannot be bridged.
 # Usage: reality.sh QELI_BINARY REALITY_HELLO_BINARY
@@ -179,7 +181,20 @@ e2e_start_server server-again "$dir"
 e2e_wait_for 20 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" || e2e_fail "no traffic after restart"
 bridged "$h1" || e2e_fail "after the restart, the replayed hello was answered"
 counter_at_least reality_bridged_replay 1
+# Valid tokens are new sessions: the per-source limit (perf.connection.new_session_rate_max,
+# 10 per minute) holds for them as on any TCP profile — strangers, bridged, are not counted.
+for _ in $(seq 12); do send_hello "$("$HELLO" "$key" 0123456789abcdef 0 decoy.test)" >/dev/null || true; done
+counter_at_least new_session_rate_limited 1
 e2e_finish alice server-again
+
+# A target that is the profile's own listener would bridge strangers into itself.
+sed "s/^obf.tls.reality_proxy.target = .*/obf.tls.reality_proxy.target = $UL_S/;
+     s/^obf.tls.reality_proxy.target_port = .*/obf.tls.reality_proxy.target_port = $E2E_PORT/" \
+  "$dir/server.conf" >"$dir/self-target.conf"
+if "$QELI" check-config -c "$dir/self-target.conf" >"$E2E_DIR/self-target.log" 2>&1; then
+  e2e_fail "check-config accepted a REALITY target that is the profile's own listener"
+fi
+grep -q "own listener" "$E2E_DIR/self-target.log" || e2e_fail "self target: $(cat "$E2E_DIR/self-target.log")"
 
 # A cover site whose name does not resolve (a trial's typo): start-up says so, and a
 # stranger that cannot be bridged leaves a log line, not only a counter.

@@ -148,6 +148,8 @@ TEST(cli, usage_errors_exit_2) {
   EXPECT_EQ(run({}).rc, kExitUsage);
   EXPECT_EQ(run({"no-such-command"}).rc, kExitUsage);
   EXPECT_EQ(run({"check-config"}).rc, kExitUsage);
+  EXPECT_EQ(run({"check-config", "--client"}).rc, kExitUsage);
+  EXPECT_EQ(run({"check-config", "a.conf", "-c", "b.conf"}).rc, kExitUsage);
   EXPECT_EQ(run({"add-client", "bob", "--host", "h"}).rc, kExitUsage);  // --host needs --link
 }
 
@@ -155,6 +157,8 @@ TEST_F(CliTest, check_config_ok_and_broken) {
   auto r = run({"check-config", conf_});
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find(": OK"), std::string::npos);
+  r = run({"check-config", "-c", conf_});  // as `qeli server -c` takes it
+  EXPECT_EQ(r.rc, 0) << r.out;
 
   const auto bad = tmp_.write("bad.conf", "[profile:p]\ntun.mtu = 99999\ntun.mtuu = 1\n");
   r = run({"check-config", bad});

@@ -47,6 +47,25 @@ TEST(client_config, defaults) {
   EXPECT_EQ(c.fallbacks.heartbeat_interval, std::chrono::milliseconds{15000});
 }
 
+TEST(client_config, reality_tls_with_a_server_ip_needs_sni) {
+  const std::string body =
+      "[qeli]\nserver = 192.0.2.1:443\nmode = reality-tls\nreality_sid = ab\n"
+      "key = " +
+      std::string(64, 'a') + "\n";
+  const auto r = load_client_config_text(body, "client.conf");
+  EXPECT_FALSE(r.ok());
+  bool found = false;
+  for (const auto& f : r.findings.all()) found = found || f.key == "sni";
+  EXPECT_TRUE(found) << dump(r.findings);
+  EXPECT_TRUE(load_client_config_text(body + "sni = www.example.com\n", "client.conf").ok());
+}
+
+TEST(client_config, an_ip_address_as_sni_is_a_warning_in_fake_tls) {
+  const auto r = load("sni = 192.0.2.1\n");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  EXPECT_EQ(r.findings.count(Severity::kWarning), 1U) << dump(r.findings);
+}
+
 TEST(client_config, strict_rules_table) {
   struct Row {
     std::string lines;
@@ -92,7 +111,16 @@ TEST(client_config, strict_rules_table) {
       {"apps_mode = some", "apps_mode"},
       {"mtu = 1400 # comment", "mtu"},
       {"user = a\nuser = b", "user"},
-      {"sevrer = x:1", "sevrer"},  // unknown keys are errors in client files
+      {"sevrer = x:1", "sevrer"},                 // unknown keys are errors in client files
+      {"sni = " + std::string(254, 'a'), "sni"},  // longer than any host name
+      {"mode = reality-tls\nreality_sid = ab\nkey = " + std::string(64, 'a') + "\nsni = 192.0.2.1",
+       "sni"},  // a real hello never names an IP
+      {"mode = reality-tls\nreality_sid = ab\nkey = " + std::string(64, 'a') + "\nsni = ~", "sni"},
+      {"mode = reality-tls\nreality_sid = ab\nkey = " + std::string(64, 'a') +
+           "\nsni = www.example.com",
+       nullptr},
+      {"mode = reality-tls\nreality_sid = ab\nkey = " + std::string(64, 'a') + "\n",
+       nullptr},  // the server's host name serves as sni
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.lines);

@@ -202,6 +202,26 @@ TEST(link, validation_rules) {
   EXPECT_EQ(problems("qeli://a:b@h:1?proto=udp&awg=1&jc=1&jmin=30&jmax=20").size(), 1U);
   EXPECT_EQ(problems("qeli://a:b@h:1?proto=udp&awg=1&jc=1&jmin=30&jmax=1401").size(), 1U);
   EXPECT_EQ(problems("qeli://a:b@h:1?mtu=575").size(), 1U);
+  // reality-tls names the target in a real hello: a host name, never an IP.
+  EXPECT_TRUE(problems("qeli://"
+                       "a:b@h.example:1?mode=reality-tls&rsid=01&key="
+                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+                  .empty());
+  EXPECT_EQ(problems("qeli://"
+                     "a:b@192.0.2.1:1?mode=reality-tls&rsid=01&key="
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+                .size(),
+            1U);
+  EXPECT_TRUE(problems("qeli://"
+                       "a:b@192.0.2.1:1?mode=reality-tls&rsid=01&sni=www.example.com&key="
+                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+                  .empty());
+  EXPECT_EQ(problems("qeli://"
+                     "a:b@192.0.2.1:1?mode=reality-tls&rsid=01&sni=192.0.2.9&key="
+                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+                .size(),
+            1U);
+  EXPECT_EQ(problems("qeli://a:b@h:1?sni=" + std::string(254, 'a')).size(), 1U);
   EXPECT_TRUE(problems("qeli://a:b@h:1?mtu=16638").empty());
   EXPECT_EQ(problems("qeli://a:b@h:1?mtu=16639").size(), 1U);
 }

@@ -125,7 +125,7 @@ TEST_F(ServerConfigTest, an_unknown_key_suggests_the_closest_known_one) {
 }
 
 struct RuleRow {
-  const char* lines;  // appended to a valid [profile:p]
+  std::string lines;  // appended to a valid [profile:p]
   const char* key;    // the key the finding must name; nullptr = must load cleanly
   Severity severity = Severity::kError;
 };
@@ -190,6 +190,61 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = f",
        "obf.tls.reality_proxy.short_ids"},  // decodes to all zero (0.7.16's strict parse)
       {"obf.tls.reality_proxy.enabled = true\nobf.tls.reality_proxy.short_ids = aa:bb-cc dd",
+       nullptr},
+      // obf.tls.server_name: a host name of at most 253 characters; reality-tls probes the
+      // target with it, so no IP, no empty name, no fake-tls forms there.
+      {"obf.tls.server_name = " + std::string(254, 'a'), "obf.tls.server_name"},
+      {"obf.tls.server_name = " + std::string(60, 'a') + "." + std::string(60, 'b'), nullptr},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.server_name = 192.0.2.7",
+       "obf.tls.server_name"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.server_name =",
+       "obf.tls.server_name"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.server_name = !",
+       "obf.tls.server_name"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.server_name = ~",
+       "obf.tls.server_name"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.server_name = bad name.example",
+       "obf.tls.server_name"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.server_name = www.example.com",
+       nullptr},
+      {"obf.tls.server_name = 192.0.2.7", "obf.tls.server_name", Severity::kWarning},
+      {"obf.tls.server_name = !", nullptr},  // fake-tls: no SNI extension
+      {"obf.tls.reality_proxy.real_tls = true", "obf.tls.reality_proxy.real_tls",
+       Severity::kWarning},
+      // A target that is this profile's own listener would bridge into itself.
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.reality_proxy.target = 127.0.0.1\nobf.tls.reality_proxy.target_port = 443",
+       "obf.tls.reality_proxy.target"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.reality_proxy.target = localhost\nobf.tls.reality_proxy.target_port = 443",
+       "obf.tls.reality_proxy.target"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nbind.address = 10.1.2.3\nobf.tls.reality_proxy.target = 10.1.2.3\n"
+       "obf.tls.reality_proxy.target_port = 443",
+       "obf.tls.reality_proxy.target"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nbind.address = 10.1.2.3\nobf.tls.reality_proxy.target = 127.0.0.1\n"
+       "obf.tls.reality_proxy.target_port = 443",
+       nullptr},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nobf.tls.reality_proxy.target = localhost\nobf.tls.reality_proxy.target_port = 8443",
        nullptr},
       {"obf.tls.reality_proxy.max_bridges = 65537", "obf.tls.reality_proxy.max_bridges"},
       {"obf.tls.reality_proxy.max_bridges = 16", nullptr},
