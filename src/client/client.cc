@@ -45,6 +45,7 @@
 #include "sys/sysctl.h"
 #include "transport/endpoint.h"
 #include "transport/obfs_setup.h"
+#include "transport/obfs_stream.h"
 #include "transport/reality_tls_hello.h"
 #include "transport/tcp.h"
 #include "transport/tcp_stream.h"
@@ -456,6 +457,7 @@ Duration Client::connect_once_tcp() {
   handshake::ClientConfig hc =
       handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
   crypto::Rng& rng = crypto::system_rng();
+  transport::ObfsXorStream* obfs_stream = nullptr;
   if (cfg_.mode == config::ClientMode::kObfs) {
     // obfs: WebSocket upgrade, junk and the nonce exchange, then the flight inside.
     transport::ObfsParams op;
@@ -464,6 +466,7 @@ Duration Client::connect_once_tcp() {
     op.junk = wire::JunkPlan::from_config(cfg_.awg, cfg_.jc, cfg_.jmin, cfg_.jmax);
     op.host = hc.sni.kind == wire::Sni::Kind::kHost ? hc.sni.host : std::string();
     op.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+    op.header_xor = (hc.extensions & handshake::caps::kObfsHeaderXor) != 0;
     transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), rng);
     setup.start(Clock::now());
     if (engine::drive_stream_setup(setup, *stream, stop_) != transport::SetupState::kDone) {
@@ -474,6 +477,7 @@ Duration Client::connect_once_tcp() {
       return Duration::zero();
     }
     stream = setup.into_stream(std::move(stream));
+    obfs_stream = static_cast<transport::ObfsXorStream*>(stream.get());  // the top layer
   }
   transport::TlsStream* tls_stream = nullptr;
   if (cfg_.mode == config::ClientMode::kRealityTls) {
@@ -493,6 +497,12 @@ Duration Client::connect_once_tcp() {
   // Our own server (it negotiated our extensions) takes KeyUpdates before the key's
   // record limit; toward 0.7.16 the connection is renewed instead (RFC 8446 §5.5).
   if (tls_stream && session.negotiated_caps != 0) tls_stream->set_peer_is_ours(true);
+  if (obfs_stream && (session.negotiated_caps & handshake::caps::kObfsHeaderXor) != 0) {
+    // Both ours: record bodies (AEAD ciphertext) skip the obfs keystream from our next
+    // record; the server follows (docs/PROTOCOL.md §17).
+    obfs_stream->begin_header_only();
+    spdlog::info("obfs: {} is ours; record bodies skip the second keystream", endpoint_name_);
+  }
   if (session.tls_bound) {
     spdlog::info("reality-tls: {} proved our TLS session; records go without the inner AEAD",
                  endpoint_name_);

@@ -16,7 +16,10 @@ std::string mode_advice() {
   return "If it closed only after a long wait, or answered with something that is not "
          "qeli, the link probably does not match the server's profile: compare mode=, obfs=, "
          "front=, awg=/jc= and rsid= with a fresh link (`qeli share-link USER` on the server; a "
-         "server drops or bridges a connection whose first bytes are not its mode's)";
+         "server drops or bridges a connection whose first bytes are not its mode's). A "
+         "REALITY server also bridges a token sealed to another key= (the server's identity "
+         "was rotated) or stamped by a clock more than 2 minutes off: check this machine's "
+         "time";
 }
 
 bool is_mode_symptom(handshake::Failure f) {

@@ -9,7 +9,7 @@ std::uint32_t our_extensions(Carrier carrier) {
   const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
   if (v != nullptr && std::string_view(v) == "1") return 0;
   std::uint32_t bits = caps::kCapabilityExchange | caps::kCloseNotify;
-  if (carrier == Carrier::kStream) bits |= caps::kGsoSuperPackets;
+  if (carrier == Carrier::kStream) bits |= caps::kGsoSuperPackets | caps::kObfsHeaderXor;
   return bits;
 }
 

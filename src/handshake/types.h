@@ -71,6 +71,9 @@ inline constexpr std::uint32_t kCloseNotify = 1U << 3;
 /// exporter), then data records go without the inner AEAD (docs/PROTOCOL.md §16). Offered
 /// by the caller when the carrier is TLS 1.3 (not part of our_extensions()).
 inline constexpr std::uint32_t kTlsBinding = 1U << 4;
+/// TCP obfs only: record bodies skip the obfs keystream, headers keep it; the client
+/// switches first, in-band (transport/obfs_stream.h, docs/PROTOCOL.md §17).
+inline constexpr std::uint32_t kObfsHeaderXor = 1U << 6;
 }  // namespace caps
 
 enum class Carrier : std::uint8_t { kStream, kDatagram };

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "handshake/types.h"
 #include "transport/tls_stream.h"
 #include "wire/udp_obfs.h"
 #include "wire/ws_frame.h"
@@ -29,6 +30,8 @@ std::unique_ptr<transport::ObfsSetup> make_obfs_setup(const config::ProfileConfi
   op.junk =
       wire::JunkPlan::from_config(p.obf.awg.enabled, p.obf.awg.jc, p.obf.awg.jmin, p.obf.awg.jmax);
   op.unix_now = now;
+  op.header_xor = (handshake::our_extensions(handshake::Carrier::kStream) &
+                   handshake::caps::kObfsHeaderXor) != 0;
   // 0.7.16 bounds the whole unauthenticated obfs accept by 20 s.
   op.timeout = std::chrono::seconds(20);
   return std::make_unique<transport::ObfsSetup>(transport::ObfsSetup::Side::kServer, std::move(op),

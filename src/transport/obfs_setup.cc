@@ -229,12 +229,14 @@ std::unique_ptr<Stream> ObfsSetup::into_stream(std::unique_ptr<Stream> lower) {
   if (state_ != SetupState::kDone) return nullptr;
   if (!p_.websocket) {
     return std::make_unique<ObfsXorStream>(std::move(lower), p_.key, own_, peer_,
-                                           std::exchange(in_, {}));
+                                           std::exchange(in_, {}), crypto::kChaCha20StreamLimit,
+                                           p_.header_xor);
   }
   auto ws = std::make_unique<WebSocketStream>(std::move(lower), side_ == Side::kClient, rng_,
                                               std::exchange(payload_leftover_, {}),
                                               std::exchange(in_, {}));
-  return std::make_unique<ObfsXorStream>(std::move(ws), p_.key, own_, peer_);
+  return std::make_unique<ObfsXorStream>(std::move(ws), p_.key, own_, peer_, Bytes{},
+                                         crypto::kChaCha20StreamLimit, p_.header_xor);
 }
 
 }  // namespace qeli::transport

@@ -44,6 +44,8 @@ struct ObfsParams {
   Duration junk_timeout = std::chrono::seconds(15);
   /// Server: the 404's Date (unix seconds at accept).
   std::uint64_t unix_now = 0;
+  /// This end speaks the header-only keystream extension (ObfsXorStream `header_xor`).
+  bool header_xor = false;
 };
 
 /// Why a set-up failed (the server counts each).

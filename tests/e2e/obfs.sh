@@ -5,7 +5,9 @@
 # Per variant — ws (WebSocket front), raw (no front), ws-awg (front + 3 junk records),
 # raw-awg — provision a user with `qeli add-client --link`, start the server, start the
 # client from the link, then ping both ways, iperf3 TCP up and down (e2e_measure), and a
-# server restart the client survives. For the WebSocket front: a plain HTTP GET of any
+# server restart the client survives, then a client on 0.7.16's wire (extensions off).
+# Between two of ours the header-only keystream is negotiated (docs/PROTOCOL.md §17). For
+# the WebSocket front: a plain HTTP GET of any
 # other path gets the byte-identical 404 real nginx gives (Date aside), counted; a head
 # that never ends (> 4096 bytes) and a raw junk length over 1400 are refused and
 # counted. Usage: obfs.sh QELI_BINARY [VARIANT...]
@@ -46,6 +48,10 @@ obf.heartbeat.interval_ms = 5000"
   cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "$v: client TUN never got an address"
   e2e_measure "obfs-$v" "$cip"
   results+=("$E2E_ROW")
+  # Two of ours: record bodies skip the second keystream (caps bit 6, PROTOCOL §17); the
+  # iperf3 runs above crossed the switch in both directions.
+  grep -q "record bodies skip the second keystream" "$E2E_DIR/client-$v.log" ||
+    e2e_fail "$v: the header-only keystream was not negotiated"
 
   if [ "$front" = websocket ]; then
     # Anyone else gets what nginx says about a missing page.
@@ -116,7 +122,15 @@ assert s.recv(100) == b''"  || e2e_fail "$v: an overlong junk record was not clo
   e2e_wait_for 20 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" ||
     e2e_fail "$v: no traffic after the server restart"
   e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$v: ping after the restart"
-  e2e_finish "client-$v" "server-$v-again"
+  e2e_finish "client-$v"
+  # A client on 0.7.16's wire (no extensions): every byte keyed, as before.
+  QELI_DISABLE_EXTENSIONS=1 e2e_start_client "client-$v-0716" "$NS_C" "$dir" "$link"
+  e2e_wait_for 20 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" ||
+    e2e_fail "$v: a client without extensions got no traffic through"
+  e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$v: ping from a client without extensions"
+  ! grep -q "record bodies skip" "$E2E_DIR/client-$v-0716.log" ||
+    e2e_fail "$v: a client without extensions switched"
+  e2e_finish "client-$v-0716" "server-$v-again"
   e2e_log "obfs $v ok"
 }
 

@@ -28,6 +28,7 @@ TEST(FailureHint, AnAnswerThatIsNotQeliPointsAtTheLinksMode) {
                  handshake::Failure::kRecordAuthFailed}) {
     const auto h = explain_handshake_failure(f, false, "vpn:443", "bob");
     EXPECT_NE(h.text.find("rsid="), std::string::npos) << h.text;
+    EXPECT_NE(h.text.find("clock"), std::string::npos) << h.text;  // a REALITY token's time
     EXPECT_FALSE(h.rejected);
   }
   for (auto f : {handshake::Failure::kTimeout, handshake::Failure::kServerProofInvalid}) {
