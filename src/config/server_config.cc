@@ -1,8 +1,12 @@
 #include "config/server_config.h"
 #include "config/logging_section.h"
 #include "config/metrics_section.h"
+#include "config/webhooks_section.h"
 
+#include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "config/profile_loader.h"
 #include "config/section_reader.h"
@@ -93,7 +97,8 @@ GroupConfig read_group(SectionReader& r, std::string name) {
 
 void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
                    std::vector<UserConfig>& inline_users) {
-  bool seen_auth = false, seen_web = false, seen_logging = false, seen_metrics = false;
+  bool seen_auth = false, seen_web = false, seen_logging = false, seen_metrics = false,
+       seen_webhooks = false;
   auto once = [&](bool& seen, const IniSection& s) {
     if (seen) {
       f.error(doc.file, s.name, "", s.line, "section given more than once");
@@ -113,17 +118,20 @@ void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
       }
       continue;
     }
-    if (s.name == "auth" || s.name == "web" || s.name == "logging" || s.name == "metrics") {
+    if (s.name == "auth" || s.name == "web" || s.name == "logging" || s.name == "metrics" ||
+        s.name == "webhooks") {
       // A repeated singleton section is refused as a whole (error above), not merged.
       bool& seen = s.name == "auth"      ? seen_auth
                    : s.name == "web"     ? seen_web
                    : s.name == "logging" ? seen_logging
-                                         : seen_metrics;
+                   : s.name == "metrics" ? seen_metrics
+                                         : seen_webhooks;
       if (!once(seen, s)) continue;
       if (s.name == "auth") cfg.auth = read_auth(r);
       if (s.name == "web") cfg.web = read_web(r);
       if (s.name == "logging") cfg.logging = read_logging_section(r);
       if (s.name == "metrics") cfg.metrics = read_metrics_section(r);
+      if (s.name == "webhooks") cfg.webhooks = read_webhooks_section(r);
     } else if (colon != std::string::npos && kind == "profile") {
       if (!is_valid_object_name(obj)) {
         f.error(doc.file, s.name, "", s.line, "profile names use letters, digits, - _ . @");
@@ -148,6 +156,32 @@ void load_sections(const IniDocument& doc, ServerConfig& cfg, Findings& f,
     r.finish();
   }
   read_user_sections(doc, /*allow_other_sections=*/true, inline_users, f);
+}
+
+}  // namespace
+
+namespace {
+
+// [webhooks] secret_file: read with the config, so check-config and start-up judge it alike.
+// Trailing white space (a newline from `echo`) is not part of the key.
+void read_webhook_secret(ServerConfig& cfg, Findings& f) {
+  auto& w = cfg.webhooks;
+  if (!w.enabled || w.secret_file.empty()) return;
+  const std::string path = cfg.webhooks_secret_path();
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) {
+    f.error(cfg.file, "webhooks", "secret_file", 0, "cannot read " + path);
+    return;
+  }
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.pop_back();
+  if (s.size() < 32) {
+    f.error(cfg.file, "webhooks", "secret_file", 0,
+            path + " holds " + std::to_string(s.size()) +
+                " bytes; a webhook secret needs at least 32 (openssl rand -hex 32)");
+    return;
+  }
+  w.secret = std::move(s);
 }
 
 }  // namespace
@@ -185,6 +219,7 @@ ServerLoad load_server_config_text(std::string_view text, const std::string& fil
     }
     out.config.users.push_back(std::move(u));
   }
+  read_webhook_secret(out.config, out.findings);
   validate_server_config(out.config, out.findings);
   return out;
 }
@@ -227,6 +262,14 @@ std::string ServerConfig::users_file_path() const { return beside_config(file, a
 
 std::string ServerConfig::identity_dir_path() const {
   return beside_config(file, auth.identity_dir);
+}
+
+std::string ServerConfig::webhooks_outbox_path() const {
+  return beside_config(file, webhooks.outbox);
+}
+
+std::string ServerConfig::webhooks_secret_path() const {
+  return webhooks.secret_file.empty() ? std::string() : beside_config(file, webhooks.secret_file);
 }
 
 }  // namespace qeli::config

@@ -6,6 +6,7 @@
 // a config with any error finding must not be used. docs/CONFIG.md lists every key.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -301,12 +302,37 @@ struct MetricsConfig {
   friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
 };
 
+/// [webhooks]: events POSTed to one HTTPS endpoint, signed, from a durable outbox
+/// (docs/CONFIG.md "Server [webhooks]", docs/OPERATIONS.md "Webhooks").
+struct WebhooksConfig {
+  bool enabled = false;
+  std::string url;  // http(s)://host[:port]/path
+  /// The HMAC key's file (at least 32 bytes after trimming); never in this file, which
+  /// the control API's config-get shows.
+  std::string secret_file;
+  std::string secret;               // its content, read by load_server_config
+  std::vector<std::string> events;  // empty = every kind (kWebhookEvents)
+  std::string outbox = "/var/lib/qeli/server/webhooks.db";
+  std::chrono::seconds timeout{5};
+  std::chrono::seconds retry_for{24 * 3600};  // then a delivery is given up
+  bool allow_http = false;                    // plain http:// URLs
+  bool allow_private = false;                 // loopback/private/link-local/CGNAT targets
+
+  friend bool operator==(const WebhooksConfig&, const WebhooksConfig&) = default;
+};
+
+/// The event kinds a webhook can carry (control::Event::type).
+inline constexpr std::array<std::string_view, 8> kWebhookEvents = {
+    "session.connected", "session.disconnected", "session.kicked", "auth.lockout",
+    "user.disabled",     "user.enabled",         "users.changed",  "config.changed"};
+
 struct ServerConfig {
   std::string file;
   AuthConfig auth;
   WebConfig web;
   LoggingConfig logging;
   MetricsConfig metrics;
+  WebhooksConfig webhooks;
   std::vector<ProfileConfig> profiles;
   std::vector<UserConfig> users;  // inline users merged with the users file (file wins)
   std::vector<GroupConfig> groups;
@@ -317,6 +343,9 @@ struct ServerConfig {
   std::string users_file_path() const;
   /// auth.identity_dir, a relative path resolved against the config file's directory.
   std::string identity_dir_path() const;
+  /// webhooks.outbox / webhooks.secret_file, resolved like the others.
+  std::string webhooks_outbox_path() const;
+  std::string webhooks_secret_path() const;
 };
 
 struct ServerLoad {

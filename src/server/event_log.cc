@@ -18,10 +18,15 @@ void EventLog::push(control::Event e) {
   e.unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::system_clock::now().time_since_epoch())
                   .count();
-  std::lock_guard lock(mu_);
-  e.seq = next_seq_++;
-  ring_.push_back(std::move(e));
-  if (ring_.size() > kCapacity) ring_.pop_front();
+  control::Event copy;
+  {
+    std::lock_guard lock(mu_);
+    e.seq = next_seq_++;
+    if (observer_) copy = e;
+    ring_.push_back(std::move(e));
+    if (ring_.size() > kCapacity) ring_.pop_front();
+  }
+  if (observer_) observer_(copy);
 }
 
 control::EventList EventLog::since(std::uint64_t after, std::uint32_t limit) const {

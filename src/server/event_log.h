@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -21,8 +22,11 @@ class EventLog {
   static constexpr std::size_t kCapacity = 4096;
   EventLog();
 
-  /// Numbers and stamps `e` (seq, unix_ms) and keeps it.
+  /// Numbers and stamps `e` (seq, unix_ms) and keeps it; then hands it to the observer.
   void push(control::Event e);
+  /// Called with every event after it is numbered (the webhook dispatcher), on the
+  /// pushing thread, outside the log's lock: it must be quick. Set before events flow.
+  void set_observer(std::function<void(const control::Event&)> f) { observer_ = std::move(f); }
   /// Events with seq > `after`, oldest first, at most `limit`.
   control::EventList since(std::uint64_t after, std::uint32_t limit) const;
   const std::string& boot() const { return boot_; }
@@ -32,6 +36,7 @@ class EventLog {
   mutable std::mutex mu_;
   std::deque<control::Event> ring_;
   std::uint64_t next_seq_ = 1;
+  std::function<void(const control::Event&)> observer_;
 };
 
 }  // namespace qeli::server

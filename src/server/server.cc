@@ -30,6 +30,7 @@
 #include "server/traffic_accounts.h"
 #include "server/usage_store.h"
 #include "server/user_directory.h"
+#include "server/webhook_dispatcher.h"
 #include "sys/log_output.h"
 #include "sys/privilege.h"
 #include "sys/privilege_check.h"
@@ -96,14 +97,20 @@ void print_findings(const config::Findings& f) {
 // create files: with --user it is opened as that user, so its files belong to the user
 // who writes them after the privilege drop. A directory only root may write (a path of
 // the operator's choosing) is then tried as root, as without --user.
-Result<std::unique_ptr<UsageStore>, std::string> open_usage_store(const ServerOptions& options) {
+// The webhook outbox follows the same rule.
+template <class Open>
+auto open_as_service_user(const ServerOptions& options, Open open) -> decltype(open()) {
   if (!options.run_as.empty()) {
     if (auto as_user = sys::FilesAsUser::enter(options.run_as); as_user.ok()) {
-      auto st = open_sqlite_usage_store(options.usage_db);
+      auto st = open();
       if (st.ok()) return st;
     }
   }
-  return open_sqlite_usage_store(options.usage_db);
+  return open();
+}
+
+Result<std::unique_ptr<UsageStore>, std::string> open_usage_store(const ServerOptions& options) {
+  return open_as_service_user(options, [&] { return open_sqlite_usage_store(options.usage_db); });
 }
 
 }  // namespace
@@ -167,6 +174,21 @@ int run_server(const ServerOptions& options) {
     }
   }
   TrafficAccounts accounts(std::move(usage_store), users_of(cfg));
+  // [webhooks]: every selected event is written to the durable outbox as it happens; one
+  // thread delivers. A broken outbox stops the start (events would be lost silently).
+  std::unique_ptr<WebhookDispatcher> webhooks;
+  if (cfg.webhooks.enabled) {
+    auto d = open_as_service_user(options, [&] { return make_webhook_dispatcher(cfg); });
+    if (!d.ok()) {
+      spdlog::error("{}", d.error());
+      return 1;
+    }
+    webhooks = std::move(*d);
+    events.set_observer([w = webhooks.get()](const control::Event& e) { w->on_event(e); });
+    webhooks->start();
+    spdlog::info("[webhooks] delivering to {} ({} pending in {})", cfg.webhooks.url,
+                 webhooks->outbox().pending(), cfg.webhooks_outbox_path());
+  }
   AuthGuard guard(policy_of(cfg.auth.brute_force));
   const std::string identity_dir =
       options.identity_dir.empty() ? cfg.identity_dir_path() : options.identity_dir;
@@ -342,6 +364,9 @@ int run_server(const ServerOptions& options) {
   metrics_server.stop();
   control.stop();
   for (auto& r : profiles) r->stop();
+  // Last: the sessions' ends above are in the outbox; what is not delivered now is after
+  // the next start.
+  if (webhooks) webhooks->stop();
   return 0;
 }
 

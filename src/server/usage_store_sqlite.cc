@@ -1,16 +1,12 @@
 // UsageStore over SQLite (libsqlite3): table usage(user TEXT PRIMARY KEY, down_bytes,
 // up_bytes, updated_unix). Statements are prepared per call: the store is written every
 // few seconds, not per packet.
-#include <fcntl.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <mutex>
 
+#include "server/sqlite_db.h"
 #include "server/usage_store.h"
 
 namespace qeli::server {
@@ -22,30 +18,13 @@ std::int64_t unix_now() {
       .count();
 }
 
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) {
-    ok_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) == SQLITE_OK;
-  }
-  ~Statement() { sqlite3_finalize(st_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  bool ok() const { return ok_; }
-  sqlite3_stmt* get() { return st_; }
-
- private:
-  sqlite3_stmt* st_ = nullptr;
-  bool ok_ = false;
-};
-
 class SqliteUsageStore final : public UsageStore {
  public:
-  SqliteUsageStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-  ~SqliteUsageStore() override { sqlite3_close(db_); }
+  explicit SqliteUsageStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
 
   Result<std::vector<UsageRecord>, std::string> load() override {
     std::lock_guard lock(mu_);
-    Statement st(db_, "SELECT user, down_bytes, up_bytes, updated_unix FROM usage ORDER BY user");
+    Statement st(*db_, "SELECT user, down_bytes, up_bytes, updated_unix FROM usage ORDER BY user");
     if (!st.ok()) return fail(error("prepare"));
     std::vector<UsageRecord> out;
     int rc;
@@ -65,7 +44,7 @@ class SqliteUsageStore final : public UsageStore {
   Status<std::string> save(const std::vector<UsageRecord>& records) override {
     std::lock_guard lock(mu_);
     if (!exec("BEGIN IMMEDIATE")) return fail(error("begin"));
-    Statement st(db_,
+    Statement st(*db_,
                  "INSERT INTO usage(user, down_bytes, up_bytes, updated_unix) VALUES(?,?,?,?) "
                  "ON CONFLICT(user) DO UPDATE SET down_bytes=excluded.down_bytes, "
                  "up_bytes=excluded.up_bytes, updated_unix=excluded.updated_unix");
@@ -93,49 +72,30 @@ class SqliteUsageStore final : public UsageStore {
 
   Status<std::string> reset(const std::string& user) override {
     std::lock_guard lock(mu_);
-    Statement st(db_, "DELETE FROM usage WHERE user = ?");
+    Statement st(*db_, "DELETE FROM usage WHERE user = ?");
     if (!st.ok()) return fail(error("prepare"));
     sqlite3_bind_text(st.get(), 1, user.c_str(), static_cast<int>(user.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(st.get()) != SQLITE_DONE) return fail(error("delete"));
     return {};
   }
 
-  bool exec(const char* sql) {
-    return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
-  }
-  std::string error(const char* what) const {
-    return path_ + ": " + what + ": " + sqlite3_errmsg(db_);
-  }
+  bool exec(const char* sql) { return db_->exec(sql); }
+  std::string error(const char* what) const { return db_->error(what); }
 
  private:
   std::mutex mu_;
-  sqlite3* db_;
-  std::string path_;
+  std::unique_ptr<SqliteDb> db_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<UsageStore>, std::string> open_sqlite_usage_store(const std::string& path) {
-  // Create the file 0600 ourselves: SQLite would use the umask (totals are per-user data).
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return fail(path + ": cannot create: " + std::string(strerror(errno)));
-  ::close(fd);
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
-      SQLITE_OK) {
-    std::string e = path + ": " + (db != nullptr ? sqlite3_errmsg(db) : "cannot open");
-    sqlite3_close(db);
-    return fail(e);
-  }
-  sqlite3_busy_timeout(db, 2000);
-  auto store = std::make_unique<SqliteUsageStore>(db, path);
-  if (!store->exec("PRAGMA journal_mode=WAL") ||
-      !store->exec("CREATE TABLE IF NOT EXISTS usage(user TEXT PRIMARY KEY NOT NULL, "
-                   "down_bytes INTEGER NOT NULL, up_bytes INTEGER NOT NULL, "
-                   "updated_unix INTEGER NOT NULL)")) {
-    return fail(store->error("create table"));
-  }
-  return std::unique_ptr<UsageStore>(std::move(store));
+  auto db = SqliteDb::open(path,
+                           "CREATE TABLE IF NOT EXISTS usage(user TEXT PRIMARY KEY NOT NULL, "
+                           "down_bytes INTEGER NOT NULL, up_bytes INTEGER NOT NULL, "
+                           "updated_unix INTEGER NOT NULL)");
+  if (!db) return fail(db.error());
+  return std::unique_ptr<UsageStore>(std::make_unique<SqliteUsageStore>(std::move(*db)));
 }
 
 }  // namespace qeli::server

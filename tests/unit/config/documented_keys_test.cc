@@ -29,7 +29,18 @@
 namespace qeli::config {
 namespace {
 
-enum class Scope { kAuth, kWeb, kLogging, kMetrics, kProfile, kUser, kGroup, kClient, kLink };
+enum class Scope {
+  kAuth,
+  kWeb,
+  kLogging,
+  kMetrics,
+  kWebhooks,
+  kProfile,
+  kUser,
+  kGroup,
+  kClient,
+  kLink
+};
 
 struct Entry {
   Scope scope;
@@ -75,6 +86,16 @@ const std::vector<Entry> kEntries = {
     {Scope::kMetrics, "per_user", "e2e/metrics.sh"},
     {Scope::kMetrics, "per_user_limit", "unit/metrics/metrics_page_test.cc",
      "PerUserSeriesAreCapped"},
+    // [webhooks]
+    {Scope::kWebhooks, "enabled", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "url", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "secret_file", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "events", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "outbox", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "allow_http", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "allow_private", "e2e/webhooks.sh"},
+    {Scope::kWebhooks, "timeout_secs", "unit/config/webhooks_section_test.cc"},
+    {Scope::kWebhooks, "retry_hours", "unit/server/webhook_test.cc", "GivesUp"},
     // [profile:NAME] listener, identity, TUN, pool
     {Scope::kProfile, "enabled", "unit/config/server_config_test.cc", "enabled = false"},
     {Scope::kProfile, "identity_key", "unit/config/identity_store_test.cc", "override"},
@@ -315,6 +336,7 @@ const char* name(Scope s) {
     case Scope::kWeb: return "[web]";
     case Scope::kLogging: return "[logging]";
     case Scope::kMetrics: return "[metrics]";
+    case Scope::kWebhooks: return "[webhooks]";
     case Scope::kProfile: return "[profile:NAME]";
     case Scope::kUser: return "[user:NAME]";
     case Scope::kGroup: return "[group:NAME]";
@@ -355,6 +377,8 @@ std::map<std::pair<Scope, std::string>, std::string> documented_keys(const std::
         scope = Scope::kWeb;
       else if (line.find("[metrics]") != std::string::npos)
         scope = Scope::kMetrics;
+      else if (line.find("[webhooks]") != std::string::npos)
+        scope = Scope::kWebhooks;
       else if (line.find("[logging]") != std::string::npos &&
                line.find("Server") != std::string::npos)
         scope = Scope::kLogging;
@@ -420,8 +444,8 @@ TEST(DocumentedKeys, TheParserFindsEverySection) {
   const auto keys = documented_keys(read(source_dir() + "/docs/CONFIG.md"));
   std::map<Scope, int> per;
   for (const auto& [k, line] : keys) per[k.first]++;
-  for (Scope s : {Scope::kAuth, Scope::kWeb, Scope::kLogging, Scope::kMetrics, Scope::kProfile,
-                  Scope::kUser, Scope::kGroup, Scope::kClient, Scope::kLink}) {
+  for (Scope s : {Scope::kAuth, Scope::kWeb, Scope::kLogging, Scope::kMetrics, Scope::kWebhooks,
+                  Scope::kProfile, Scope::kUser, Scope::kGroup, Scope::kClient, Scope::kLink}) {
     EXPECT_GE(per[s], 3) << name(s) << ": the CONFIG.md parser lost a section";
   }
 }
