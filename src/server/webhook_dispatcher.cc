@@ -50,6 +50,7 @@ void WebhookDispatcher::start() {
 void WebhookDispatcher::stop() {
   stop_.stop();
   if (thread_.joinable()) thread_.join();
+  persist_queued();  // the last events (sessions ended by the stop) wait for the next start
 }
 
 bool WebhookDispatcher::selected(const std::string& type) const {
@@ -68,13 +69,36 @@ void WebhookDispatcher::on_event(const control::Event& e) {
   item.created_ms = e.unix_ms != 0 ? e.unix_ms : now_ms_();
   item.body = webhook_body(e, item.id, node_);
   item.next_ms = item.created_ms;
-  if (auto st = outbox_->enqueue(item); !st.ok()) {
+  {
+    std::lock_guard lock(queue_mu_);
+    if (queue_.size() < kMaxQueued) {
+      queue_.push_back(std::move(item));
+      item.id.clear();
+    }
+  }
+  if (!item.id.empty()) {
     counters_.enqueue_failed++;
-    spdlog::warn("[webhooks] could not queue {} ({}): {}", e.type, item.id, st.error());
+    spdlog::warn("[webhooks] {} dropped: {} events wait for the outbox already", e.type,
+                 kMaxQueued);
     return;
   }
-  counters_.enqueued++;
   wake_.notify();
+}
+
+void WebhookDispatcher::persist_queued() {
+  std::vector<OutboxItem> batch;
+  {
+    std::lock_guard lock(queue_mu_);
+    batch.swap(queue_);
+  }
+  for (const OutboxItem& item : batch) {
+    if (auto st = outbox_->enqueue(item); !st.ok()) {
+      counters_.enqueue_failed++;
+      spdlog::warn("[webhooks] could not keep {} ({}): {}", item.type, item.id, st.error());
+      continue;
+    }
+    counters_.enqueued++;
+  }
 }
 
 std::chrono::milliseconds WebhookDispatcher::backoff(std::uint32_t attempts) {
@@ -84,6 +108,7 @@ std::chrono::milliseconds WebhookDispatcher::backoff(std::uint32_t attempts) {
 }
 
 std::size_t WebhookDispatcher::run_due() {
+  persist_queued();
   std::size_t tried = 0;
   for (const OutboxItem& item : outbox_->due(now_ms_(), 16)) {
     if (stop_.stopped()) break;

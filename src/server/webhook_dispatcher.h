@@ -1,6 +1,8 @@
 // WebhookDispatcher: events → the durable outbox → signed POSTs (docs/OPERATIONS.md
-// "Webhooks"). on_event() writes the event's envelope to the outbox (nothing is sent on
-// the caller's thread); one thread sends what is due, one delivery at a time, oldest
+// "Webhooks"). on_event() hands the event's envelope to the dispatcher thread (no disk
+// and no network on the caller's thread, which may be a connection or a UDP worker; at
+// most kMaxQueued wait, past that an event is dropped, counted and logged); that thread
+// writes them to the outbox, then sends what is due, one delivery at a time, oldest
 // first. A 2xx answer delivers; anything else — no answer, 3xx (redirects are not
 // followed), 4xx, 5xx — is retried after 10 s, 20 s, 40 s … (at most 1 h, ±20 % jitter)
 // until `retry_for` after the event, then given up. Every attempt lands in the outbox's
@@ -11,8 +13,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "config/server_config.h"
 #include "config/webhooks_section.h"
@@ -44,8 +48,12 @@ class WebhookDispatcher {
   void start();
   void stop();
 
-  /// Thread-safe and quick: an event of a selected kind goes to the outbox.
+  static constexpr std::size_t kMaxQueued = 10000;
+
+  /// Thread-safe and quick: an event of a selected kind is queued for the outbox.
   void on_event(const control::Event& e);
+  /// Writes the queued events to the outbox (the thread's first step; tests call it).
+  void persist_queued();
   /// Sends what is due now (the thread's step; tests call it directly). Returns how many
   /// attempts it made.
   std::size_t run_due();
@@ -67,6 +75,8 @@ class WebhookDispatcher {
   std::string node_;
   std::function<std::int64_t()> now_ms_;
   WebhookCounters counters_;
+  std::mutex queue_mu_;
+  std::vector<OutboxItem> queue_;
   engine::StopSignal stop_;
   engine::Notifier wake_;
   std::thread thread_;

@@ -143,6 +143,8 @@ TEST(Webhooks, DispatcherRetriesWithBackOffThenDeliversOrGivesUp) {
   control::Event other = e;
   other.type = "auth.lockout";  // not selected
   d.on_event(other);
+  EXPECT_EQ(d.outbox().pending(), 0U);  // queued for the dispatcher thread, not yet kept
+  d.persist_queued();
   EXPECT_EQ(d.outbox().pending(), 1U);
 
   EXPECT_EQ(d.run_due(), 1U);  // refused
@@ -178,6 +180,7 @@ TEST(Webhooks, DispatcherRetriesWithBackOffThenDeliversOrGivesUp) {
   fp->answers.assign(100, PostResult{500, ""});
   e.unix_ms = now;
   d.on_event(e);
+  d.persist_queued();
   for (int i = 0; i < 100 && d.outbox().pending() > 0; ++i) {
     now = std::max(now, *d.outbox().next_due());
     d.run_due();
