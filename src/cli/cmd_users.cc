@@ -5,6 +5,9 @@
 //                             sessions end (the client is told its credentials changed)
 //   qeli share-link USER      a new link: a newly generated password, the profile's key
 //   qeli show-routes USER     what the server pushes to and routes into the user
+//   qeli add-device USER      a credential and link for one device (revoked alone)
+//   qeli list-devices [USER]  the devices and their ids
+//   qeli revoke-device USER ID  that device's link stops working; its sessions end
 // Edits go through config/users_file.h (atomic rename under the file's lock; the format
 // stays 0.7.16's), then the running server is told over its control socket: a reload,
 // then the user's sessions end. Users defined inline in server.conf are edited there.
@@ -21,8 +24,10 @@
 #include "cli/link_issue.h"
 #include "cli/provisioning.h"
 #include "cli/text_table.h"
+#include "config/device_credential.h"
 #include "config/limits.h"
 #include "config/users_file.h"
+#include "config/values.h"
 #include "control/api_json.h"
 #include "crypto/argon2id.h"
 
@@ -31,6 +36,7 @@ namespace {
 
 struct Options {
   std::string user;
+  std::string device;  // add-device: its name; revoke-device: its id
   std::string config = config::kDefaultServerConfig;
   std::string socket = control::kDefaultSocketPath;
   bool json = false;
@@ -239,6 +245,111 @@ int show_routes(const Options& o, Context& ctx) {
   return kExitOk;
 }
 
+// add-device: a credential for one device, hashed into the user's section, shown once
+// inside the link (config/device_credential.h).
+int add_device(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg) return kExitFailure;
+  const auto* u = editable_user(*cfg, o, ctx);
+  if (u == nullptr) return kExitFailure;
+  if (!config::is_valid_object_name(o.device)) {
+    ctx.err << "--name: device names are 1..64 of letters, digits, - _ . @\n";
+    return kExitFailure;
+  }
+  for (const auto& d : u->devices) {
+    if (d.name == o.device) {
+      ctx.err << o.user << " already has a device named " << o.device << " (id " << d.id
+              << "); revoke it first or choose another name\n";
+      return kExitFailure;
+    }
+  }
+  LinkPlan plan;
+  const bool link = !o.link.host.empty();
+  if (link && (!plan_link(*cfg, o.user, u->profiles, o.link, ctx, plan) ||
+               !load_link_key(o.link, *cfg, ctx, plan, /*create=*/false))) {
+    return kExitFailure;
+  }
+  if (!u->reality_short_ids.empty()) plan.target.reality_short_id = u->reality_short_ids.front();
+  std::string id = config::new_device_id(ctx.rng);
+  while (u->find_device(id) != nullptr) id = config::new_device_id(ctx.rng);
+  const std::string credential = config::new_device_secret(id, ctx.rng);
+  const auto hash = crypto::argon2id_hash(credential);
+  if (!hash) {
+    ctx.err << "Argon2id hashing failed (out of memory?)\n";
+    return kExitFailure;
+  }
+  if (auto st = config::add_device(cfg->users_file_path(), o.user, {id, o.device, *hash});
+      !st.ok()) {
+    ctx.err << st.error().detail << "\n";
+    return kExitFailure;
+  }
+  ctx.out << "added device " << o.device << " (id " << id << ") to " << o.user << " in "
+          << cfg->users_file_path() << "\n";
+  tell_server(o, ctx);
+  ctx.out << "Its credential is shown once, here; the server keeps only a hash. Revoke it "
+             "alone with: qeli revoke-device "
+          << o.user << " " << id << "\n";
+  if (link) {
+    print_link(o.link, plan, o.user, credential, ctx);
+  } else {
+    ctx.out << "user " << o.user << ", password (shown once): " << credential << "\n";
+  }
+  return kExitOk;
+}
+
+int list_devices(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg) return kExitFailure;
+  if (!o.user.empty() && cfg->find_user(o.user) == nullptr) {
+    ctx.err << "no user '" << o.user << "'\n";
+    return kExitFailure;
+  }
+  std::size_t n = 0;
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& u : cfg->users) {
+      if (!o.user.empty() && u.name != o.user) continue;
+      for (const auto& d : u.devices)
+        out.push_back({{"user", u.name}, {"id", d.id}, {"name", d.name}});
+    }
+    ctx.out << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  TextTable t({"USER", "DEVICE", "ID"});
+  for (const auto& u : cfg->users) {
+    if (!o.user.empty() && u.name != o.user) continue;
+    for (const auto& d : u.devices) {
+      t.row(u.name, d.name, d.id);
+      ++n;
+    }
+  }
+  t.print(ctx.out);
+  ctx.out << n << " device(s)\n";
+  return kExitOk;
+}
+
+int revoke_device(const Options& o, Context& ctx) {
+  const auto cfg = load_server_for_provisioning(o.config, ctx);
+  if (!cfg || editable_user(*cfg, o, ctx) == nullptr) return kExitFailure;
+  if (auto st = config::remove_device(cfg->users_file_path(), o.user, o.device); !st.ok()) {
+    ctx.err << st.error().detail << "\n";
+    return kExitFailure;
+  }
+  ctx.out << "revoked device " << o.device << " of " << o.user << "; its link no longer logs in\n";
+  tell_server(o, ctx);
+  return kExitOk;
+}
+
+// The options of an issued link besides --host (share-link, add-device).
+void link_options(CLI::App* cmd, LinkOptions& l) {
+  cmd->add_option("--link-profile", l.profile,
+                  "Profile for the link (default: the user's first, else the first profile)");
+  cmd->add_option("--label", l.label, "Link label (default: USER@PROFILE)");
+  cmd->add_flag("--no-qr", l.no_qr, "Print the link without a QR code");
+  cmd->add_flag("--qr-invert", l.qr_invert, "QR code for light-background terminals");
+  cmd->add_option("--identity-dir", l.identity_dir, kIdentityDirHelp);
+}
+
 CLI::App* common(CLI::App* cmd, Options& o, bool user, bool socket) {
   if (user) cmd->add_option("user", o.user, "User name")->required();
   cmd->add_option("-c,--config", o.config, "Server config")->capture_default_str();
@@ -279,12 +390,7 @@ void register_users(CLI::App& app, Context& ctx) {
                          "(the old password and links stop working; live sessions end)"),
       *o, true, true);
   share->add_option("--host", o->link.host, "Address clients dial: HOST or HOST:PORT")->required();
-  share->add_option("--link-profile", o->link.profile,
-                    "Profile for the link (default: the user's first, else the first profile)");
-  share->add_option("--label", o->link.label, "Link label (default: USER@PROFILE)");
-  share->add_flag("--no-qr", o->link.no_qr, "Print the link without a QR code");
-  share->add_flag("--qr-invert", o->link.qr_invert, "QR code for light-background terminals");
-  share->add_option("--identity-dir", o->link.identity_dir, kIdentityDirHelp);
+  link_options(share, o->link);
   share->callback([o, &ctx] { ctx.exit_code = share_link(*o, ctx); });
 
   auto* routes =
@@ -293,6 +399,30 @@ void register_users(CLI::App& app, Context& ctx) {
                                 "(client_subnet) and lets it reach (allowed_networks)"),
              *o, true, false);
   routes->callback([o, &ctx] { ctx.exit_code = show_routes(*o, ctx); });
+
+  auto* add_dev =
+      common(app.add_subcommand("add-device",
+                                "Give one device of a user its own credential and link (no user "
+                                "password in it; revoked alone with revoke-device)"),
+             *o, true, true);
+  add_dev->add_option("--name", o->device, "Device name (laptop, alice-phone, ...)")->required();
+  add_dev->add_option("--host", o->link.host,
+                      "Address clients dial: HOST or HOST:PORT (prints a link and QR code)");
+  link_options(add_dev, o->link);
+  add_dev->callback([o, &ctx] { ctx.exit_code = add_device(*o, ctx); });
+
+  auto* list_dev = app.add_subcommand("list-devices", "List the devices of every user (or one)");
+  list_dev->add_option("user", o->user, "Only this user");
+  list_dev->add_option("-c,--config", o->config, "Server config")->capture_default_str();
+  list_dev->add_flag("--json", o->json, "Print JSON");
+  list_dev->callback([o, &ctx] { ctx.exit_code = list_devices(*o, ctx); });
+
+  auto* revoke = common(app.add_subcommand("revoke-device",
+                                           "Revoke one device's credential: its link stops "
+                                           "working and its live sessions end"),
+                        *o, true, true);
+  revoke->add_option("id", o->device, "Device id (qeli list-devices)")->required();
+  revoke->callback([o, &ctx] { ctx.exit_code = revoke_device(*o, ctx); });
 }
 
 }  // namespace qeli::cli

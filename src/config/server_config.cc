@@ -243,6 +243,13 @@ const ProfileConfig* ServerConfig::find_profile(std::string_view name) const {
   return nullptr;
 }
 
+const DeviceCredential* UserConfig::find_device(std::string_view id) const {
+  for (const auto& d : devices) {
+    if (d.id == id) return &d;
+  }
+  return nullptr;
+}
+
 const UserConfig* ServerConfig::find_user(std::string_view name) const {
   for (const auto& u : users) {
     if (u.name == name) return &u;

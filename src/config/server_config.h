@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/log_options.h"
+#include "config/device_credential.h"
 #include "config/finding.h"
 #include "config/ini_reader.h"
 #include "config/limits.h"
@@ -281,6 +282,9 @@ struct UserConfig {
   double data_limit_gb = 0;                // 0 = unlimited
   std::optional<std::uint64_t> expire_at;  // unix seconds
   std::map<std::string, std::string> metadata;
+  /// Credentials of this user's devices (config/device_credential.h), by id.
+  std::vector<DeviceCredential> devices;
+  const DeviceCredential* find_device(std::string_view id) const;
 };
 
 struct GroupConfig {

@@ -4,6 +4,7 @@
 #include "config/modes.h"
 #include "config/section_reader.h"
 #include "config/server_config.h"
+#include "config/values.h"
 #include "crypto/argon2id.h"
 
 namespace qeli::config {
@@ -56,6 +57,26 @@ UserConfig read_user(SectionReader& r, std::string name) {
   if (const IniEntry* e = r.single("expire_at")) {
     u.expire_at = parse_uint(e->value, 0xffffffffffULL);
     if (!u.expire_at) r.bad_value(*e, "unix seconds");
+  }
+  // device.<id> = <name> <Argon2id PHC>: one device's own credential (device_credential.h).
+  for (const IniEntry* e : r.with_prefix("device.")) {
+    DeviceCredential d;
+    d.id = e->key.substr(7);
+    const auto space = e->value.find(' ');
+    if (space != std::string::npos) {
+      d.name = e->value.substr(0, space);
+      const auto phc = e->value.find_first_not_of(' ', space);
+      if (phc != std::string::npos) d.phc = e->value.substr(phc);
+    }
+    if (!is_device_id(d.id)) {
+      r.error_at(*e, "expected device.<8 hex digits> = <name> <Argon2id PHC> (qeli add-device)");
+    } else if (!is_valid_object_name(d.name) || !crypto::argon2id_is_phc(d.phc)) {
+      r.error_at(*e, "expected `<name> <Argon2id PHC>` (qeli add-device)");
+    } else if (u.find_device(d.id) != nullptr) {
+      r.error_at(*e, "given more than once");
+    } else {
+      u.devices.push_back(std::move(d));
+    }
   }
   for (const IniEntry* e : r.with_prefix("metadata.")) {
     const std::string k = e->key.substr(9);

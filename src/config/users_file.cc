@@ -188,6 +188,52 @@ Status<Error<UsersFileError>> set_user_password(const std::string& path, const s
   });
 }
 
+Status<Error<UsersFileError>> add_device(const std::string& path, const std::string& user,
+                                         const DeviceCredential& d) {
+  if (!is_device_id(d.id) || !is_valid_object_name(d.name)) {
+    return fail(Error<UsersFileError>{UsersFileError::kBadName,
+                                      "device names are 1..64 of letters, digits, - _ . @"});
+  }
+  if (!crypto::argon2id_is_phc(d.phc)) {
+    return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
+  }
+  bool exists = false;
+  auto st = rewrite(path, user, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+    for (std::size_t i = b + 1; i < e; ++i) exists = exists || key_of(lines[i]) == "device." + d.id;
+    if (exists) return;
+    // After the section's last key line (before trailing blank lines or comments).
+    std::size_t at = e;
+    while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
+    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at),
+                 "device." + d.id + " = " + d.name + " " + d.phc);
+  });
+  if (!st.ok()) return st;
+  if (exists) {
+    return fail(
+        Error<UsersFileError>{UsersFileError::kExists, user + " already has a device " + d.id});
+  }
+  return {};
+}
+
+Status<Error<UsersFileError>> remove_device(const std::string& path, const std::string& user,
+                                            const std::string& id) {
+  bool found = false;
+  auto st = rewrite(path, user, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+    for (std::size_t i = e; i-- > b + 1;) {
+      if (key_of(lines[i]) == "device." + id) {
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+        found = true;
+      }
+    }
+  });
+  if (!st.ok()) return st;
+  if (!found) {
+    return fail(Error<UsersFileError>{UsersFileError::kNotFound,
+                                      user + " has no device " + id + " (qeli list-devices)"});
+  }
+  return {};
+}
+
 std::vector<UserConfig> read_users_file(const std::string& path, Findings& findings) {
   std::vector<UserConfig> users;
   IniDocument doc;

@@ -44,4 +44,14 @@ Status<Error<UsersFileError>> remove_user(const std::string& path, const std::st
 Status<Error<UsersFileError>> set_user_password(const std::string& path, const std::string& name,
                                                 const std::string& password_hash);
 
+/// Adds `device.<id> = <name> <phc>` to the user's section (add-device). kExists if the
+/// user has the id already; kNotFound without the user. Same locking and atomic
+/// replacement as remove_user.
+Status<Error<UsersFileError>> add_device(const std::string& path, const std::string& user,
+                                         const DeviceCredential& device);
+
+/// Removes the user's `device.<id>` line (revoke-device). kNotFound if there is none.
+Status<Error<UsersFileError>> remove_device(const std::string& path, const std::string& user,
+                                            const std::string& id);
+
 }  // namespace qeli::config

@@ -20,6 +20,7 @@ struct AuthContext {
   const config::UserConfig* user = nullptr;
   std::shared_ptr<Session> session;
   std::string reason;  // why it was rejected (log + counters)
+  std::string device;  // the device credential's id it logged in with; empty = password
 };
 
 }  // namespace qeli::server

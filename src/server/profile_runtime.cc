@@ -452,15 +452,26 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   }
   ctx.users = users_.snapshot();
   ctx.user = ctx.users->find(req.user);
-  const bool password_ok =
-      guard_.verify_password(ctx.user != nullptr ? ctx.user->password_hash : "", req.password);
+  // A device credential (config/device_credential.h) names the one hash to check; any
+  // other password is the user's own. Either way one Argon2id, run even for an unknown
+  // user or device so the answer's timing does not tell which.
+  const auto device_id = config::device_id_of(req.password);
+  const config::DeviceCredential* device =
+      device_id && ctx.user != nullptr ? ctx.user->find_device(*device_id) : nullptr;
+  const std::string& phc = device != nullptr     ? device->phc
+                           : device_id           ? std::string()
+                           : ctx.user != nullptr ? ctx.user->password_hash
+                                                 : std::string();
+  const bool password_ok = guard_.verify_password(phc, req.password);
   auto reject = [&](std::string why) {
     note_failure(ctx.peer.addr, req.user, Clock::now());
     ctx.reason = std::move(why);
     return false;
   };
   if (ctx.user == nullptr) return reject("unknown user");
-  if (!password_ok) return reject("wrong password");
+  if (device_id && device == nullptr) return reject("unknown or revoked device " + *device_id);
+  if (!password_ok) return reject(device != nullptr ? "wrong device credential" : "wrong password");
+  ctx.device = device != nullptr ? device->id : std::string();
   if (!ctx.user->enabled) return reject("user disabled");
   if (users_.disabled(req.user)) return reject("user disabled by the operator (qeli enable-user)");
   if (!ctx.user->profiles.empty() && std::find(ctx.user->profiles.begin(), ctx.user->profiles.end(),
@@ -503,6 +514,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
     return false;
   }
   ctx.session = *s;
+  ctx.session->set_credential(ctx.device);
   ctx.session->account = std::move(account);
   ctx.session->inbox.set_account(ctx.session->account.get());
   return true;

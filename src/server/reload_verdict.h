@@ -8,7 +8,10 @@
 //                                        a client that understands it does not come back)
 //   enabled = false                    → ended, kDisabled
 //   password_hash changed              → ended, kKicked (the client reconnects and has to
-//                                        log in with the new password)
+//                                        log in with the new password) — for a session
+//                                        that logged in with the password
+//   its device credential revoked      → ended, kDisabled (a device session: the user's
+//   or replaced                          password and other devices do not matter to it)
 //   no longer allowed on this profile  → ended, kDisabled
 //   anything else (limits, routes, …)  → the session stays
 //
@@ -28,10 +31,12 @@ struct ReloadVerdict {
   std::string why;  ///< for the log: "removed from the config", …
 };
 
-/// `before`/`after`: the user in the old and the new config (null = absent). nullopt: the
+/// `before`/`after`: the user in the old and the new config (null = absent); `device`: the
+/// id of the device credential the session used (empty = the password). nullopt: the
 /// session may stay.
 std::optional<ReloadVerdict> reload_verdict(const config::UserConfig* before,
                                             const config::UserConfig* after,
-                                            const std::string& profile);
+                                            const std::string& profile,
+                                            const std::string& device = {});
 
 }  // namespace qeli::server

@@ -72,7 +72,8 @@ std::size_t end_stale_sessions(const std::vector<std::unique_ptr<ProfileRuntime>
   std::size_t ended = 0;
   for (const auto& p : profiles) {
     for (const auto& s : p->sessions().list()) {
-      const auto v = reload_verdict(before.find(s->user), after.find(s->user), p->name());
+      const auto v =
+          reload_verdict(before.find(s->user), after.find(s->user), p->name(), s->credential());
       if (!v) continue;
       spdlog::info("[{}] ending the session of '{}': {} (reload)", p->name(), s->user, v->why);
       s->end(v->close);

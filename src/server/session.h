@@ -65,6 +65,16 @@ struct Session {
     close_reason_.compare_exchange_strong(none, static_cast<std::uint8_t>(why));
     stop.stop();
   }
+  /// The device credential's id the session logged in with (empty: the user's password);
+  /// a reload that revokes it ends the session (server/reload_verdict.h).
+  void set_credential(std::string device_id) {
+    std::lock_guard lock(info_mu);
+    credential_ = std::move(device_id);
+  }
+  std::string credential() {
+    std::lock_guard lock(info_mu);
+    return credential_;
+  }
   /// Why end() was called, if it was.
   std::optional<wire::CloseReason> close_reason() const {
     const std::uint8_t r = close_reason_.load();
@@ -74,6 +84,7 @@ struct Session {
 
  private:
   std::atomic<std::uint8_t> close_reason_{0};
+  std::string credential_;  // guarded by info_mu
 };
 
 }  // namespace qeli::server

@@ -231,6 +231,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kUser, "data_limit_gb", "e2e/bandwidth_quota.sh"},
     {Scope::kUser, "expire_at", "untested"},
     {Scope::kUser, "metadata.<key>", "no-effect"},
+    {Scope::kUser, "device.<id>", "e2e/device_links.sh", "revoke-device"},
     // [group:NAME]
     {Scope::kGroup, "bandwidth_limit_mbps", "unit/server/usage_store_test.cc", "group"},
     {Scope::kGroup, "max_sessions", "untested"},

@@ -160,3 +160,71 @@ TEST(users_file, an_append_waiting_on_the_lock_follows_a_rename) {
 
 }  // namespace
 }  // namespace qeli::config
+
+namespace qeli::config {
+namespace {
+
+TEST(users_file, devices_are_added_read_back_and_revoked_alone) {
+  test::TempDir tmp;
+  const std::string path = tmp.file("users.conf");
+  ASSERT_TRUE(append_user(path, NewUser{"bob", kHash, {}, std::nullopt, 0, {}}).ok());
+  ASSERT_TRUE(append_user(path, NewUser{"carol", kHash, {}, std::nullopt, 0, {}}).ok());
+  ASSERT_TRUE(add_device(path, "bob", {"0a0b0c0d", "phone", kHash}).ok());
+  ASSERT_TRUE(add_device(path, "bob", {"deadbeef", "laptop", kHash}).ok());
+  EXPECT_EQ(add_device(path, "bob", {"0a0b0c0d", "again", kHash}).error().code,
+            UsersFileError::kExists);
+  EXPECT_EQ(add_device(path, "nobody", {"11111111", "x", kHash}).error().code,
+            UsersFileError::kNotFound);
+  EXPECT_EQ(add_device(path, "bob", {"1234", "x", kHash}).error().code, UsersFileError::kBadName);
+  EXPECT_EQ(add_device(path, "bob", {"12345678", "x", "plain"}).error().code,
+            UsersFileError::kBadHash);
+  Findings f;
+  auto users = read_users_file(path, f);
+  ASSERT_FALSE(f.has_errors());
+  ASSERT_EQ(users[0].devices.size(), 2U);
+  EXPECT_EQ(users[0].devices[0], (DeviceCredential{"0a0b0c0d", "phone", kHash}));
+  EXPECT_EQ(users[0].find_device("deadbeef")->name, "laptop");
+  EXPECT_TRUE(users[1].devices.empty());
+
+  ASSERT_TRUE(remove_device(path, "bob", "0a0b0c0d").ok());
+  EXPECT_EQ(remove_device(path, "bob", "0a0b0c0d").error().code, UsersFileError::kNotFound);
+  users = read_users_file(path, f);
+  ASSERT_EQ(users[0].devices.size(), 1U);
+  EXPECT_EQ(users[0].devices[0].id, "deadbeef");
+  EXPECT_EQ(users[0].password_hash, kHash);  // the user's own password untouched
+}
+
+TEST(users_file, malformed_device_lines_are_errors) {
+  test::TempDir tmp;
+  for (const std::string& line : std::vector<std::string>{
+           "device.xyz = phone " + std::string(kHash), std::string("device.0a0b0c0d = phone"),
+           "device.0a0b0c0d = " + std::string(kHash),
+           "device.0a0b0c0d = bad/name " + std::string(kHash),
+           std::string("device.0a0b0c0d = phone   ")}) {
+    const std::string path = tmp.write(
+        "u.conf", "[user:bob]\npassword_hash = " + std::string(kHash) + "\n" + line + "\n");
+    Findings f;
+    (void)read_users_file(path, f);
+    EXPECT_TRUE(f.has_errors()) << line;
+  }
+}
+
+TEST(device_credential, form) {
+  crypto::DeterministicRng rng(5);
+  const std::string id = new_device_id(rng);
+  EXPECT_TRUE(is_device_id(id));
+  const std::string c = new_device_secret(id, rng);
+  EXPECT_EQ(c.size(), 4U + 8U + 1U + 32U);
+  EXPECT_EQ(device_id_of(c), id);
+  for (const char* other :
+       {"", "hunter2", "qd1.", "qd1.0a0b0c0d", "qd1.0A0B0C0D.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "qd1.0a0b0c0d.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",  // 31
+        "qd1.0a0b0c0d.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=",
+        "qd2.0a0b0c0d.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}) {
+    EXPECT_FALSE(device_id_of(other)) << other;  // checked as the user's own password
+  }
+  EXPECT_EQ(device_id_of("qd1.0a0b0c0d.aaaaaaaaaaaaaaa-_aaaaaaaaaaaaaaa"), "0a0b0c0d");
+}
+
+}  // namespace
+}  // namespace qeli::config

@@ -53,3 +53,31 @@ TEST(ReloadVerdict, OtherChangesKeepTheSession) {
 
 }  // namespace
 }  // namespace qeli::server
+
+namespace qeli::server {
+namespace {
+
+TEST(ReloadVerdict, ADeviceSessionFollowsItsDeviceNotThePassword) {
+  auto old = user("$argon2id$old");
+  old.devices = {{"0a0b0c0d", "phone", "$argon2id$p"}, {"deadbeef", "laptop", "$argon2id$l"}};
+  auto revoked = old;
+  revoked.devices.erase(revoked.devices.begin());
+  auto v = reload_verdict(&old, &revoked, "main", "0a0b0c0d");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->close, wire::CloseReason::kDisabled);
+  EXPECT_EQ(v->why, "device revoked");
+  EXPECT_FALSE(reload_verdict(&old, &revoked, "main", "deadbeef")) << "the other device stays";
+  EXPECT_FALSE(reload_verdict(&old, &revoked, "main")) << "password sessions stay";
+
+  auto repassworded = old;
+  repassworded.password_hash = "$argon2id$new";
+  EXPECT_FALSE(reload_verdict(&old, &repassworded, "main", "deadbeef"));
+  EXPECT_TRUE(reload_verdict(&old, &repassworded, "main"));
+
+  auto disabled = old;
+  disabled.enabled = false;
+  EXPECT_TRUE(reload_verdict(&old, &disabled, "main", "deadbeef")) << "the user still rules";
+}
+
+}  // namespace
+}  // namespace qeli::server
