@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -71,7 +72,8 @@ class Client {
   const config::ClientConfig& cfg_;
   // Stops the resolve before the core runs; the core has its own (ClientCore::stop).
   engine::StopSignal stop_;
-  std::atomic<ClientCore*> core_{nullptr};
+  std::mutex core_mu_;  // guards core_: the signal thread stops it, run() owns it
+  ClientCore* core_ = nullptr;
   // `qeli status` and systemd (client/status_service.h).
   sys::ServiceNotifier notifier_;
   ClientStatus status_;
@@ -267,7 +269,8 @@ int Client::run() {
         notifier_.stopping();
         spdlog::info("signal {}: stopping", sig);
         stop_.stop();
-        if (ClientCore* core = core_.load()) core->stop();
+        std::lock_guard lock(core_mu_);
+        if (core_ != nullptr) core_->stop();
         return;
       }
     }
@@ -323,10 +326,16 @@ int Client::run() {
     // server that is down at boot must not fail the unit: the client keeps trying).
     notifier_.ready("connecting to " + endpoint_name_);
     ClientCore core(core_options(std::move(password), pinned, pin_from_store), make_env(host));
-    core_.store(&core);
-    if (stop_.stopped()) core.stop();  // a signal before core_ was set
+    {
+      std::lock_guard lock(core_mu_);
+      core_ = &core;
+      if (stop_.stopped()) core.stop();  // a signal before core_ was set
+    }
     const auto result = core.run();
-    core_.store(nullptr);
+    {
+      std::lock_guard lock(core_mu_);
+      core_ = nullptr;
+    }
     if (!result.ok()) {
       if (!result.error().detail.empty()) spdlog::error("{}", result.error().detail);
       // Given up (reconnect off or retries used up): the kill switch stays engaged and
