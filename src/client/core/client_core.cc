@@ -138,9 +138,7 @@ Status<ClientError> ClientCore::run_claimed() {
   try {
     result = check(options_, env_);
     if (result.ok()) result = connect_loop();
-  } catch (const Fatal& f) {
-    result = fatal(f.message);
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // out of memory, or a bug
     result = fail(ClientError{ClientErrc::kInternal, e.what()});
   } catch (...) {
     result = fail(ClientError{ClientErrc::kInternal, "unknown exception"});
@@ -165,6 +163,7 @@ Status<ClientError> ClientCore::connect_loop() {
     (void)c.connect_once();
     if (stop_.stopped()) break;
     const Connector::Attempt& attempt = c.attempt();
+    if (!attempt.fatal.empty()) return fatal(attempt.fatal);
     if (attempt.authenticated) rejections = 0;
     if (attempt.closed == wire::CloseReason::kDisabled) {
       return fatal("the server disabled user '" + cfg.user + "' (qeli disable-user): not " +

@@ -91,14 +91,16 @@ bool Connector::handshake_succeeded(handshake::Failure failure, bool udp_auth_se
     // The next step: a rotation on purpose needs a re-pin; anything else may be an attack.
     const std::string repin =
         opt_.repin_hint.empty() ? "import a new link or set `key` to the new key" : opt_.repin_hint;
-    throw Fatal{"SERVER KEY MISMATCH: " + endpoint_name_ +
-                " presented a different identity key than the pinned one. If the operator "
-                "rotated it (qeli rotate-identity), get a new link (`qeli share-link USER` on "
-                "the server) or " +
-                repin + "; otherwise do not connect: someone may be impersonating the server"};
+    stop_for_good("SERVER KEY MISMATCH: " + endpoint_name_ +
+                  " presented a different identity key than the pinned one. If the operator "
+                  "rotated it (qeli rotate-identity), get a new link (`qeli share-link USER` on "
+                  "the server) or " +
+                  repin + "; otherwise do not connect: someone may be impersonating the server");
+    return false;
   }
   if (failure == handshake::Failure::kPinRequired) {
-    throw Fatal{"the server key must be pinned (set `key` or use a qeli:// link with key=)"};
+    stop_for_good("the server key must be pinned (set `key` or use a qeli:// link with key=)");
+    return false;
   }
   if (failure == handshake::Failure::kNone) return true;
   if (failure == handshake::Failure::kTlsBindingMismatch) {
@@ -118,15 +120,17 @@ bool Connector::handshake_succeeded(handshake::Failure failure, bool udp_auth_se
   return false;
 }
 
-void Connector::remember_server_key(const handshake::ClientSession& session) {
-  if (session.server_key_was_pinned) return;
+bool Connector::remember_server_key(const handshake::ClientSession& session) {
+  if (session.server_key_was_pinned) return true;
   if (core_.env_.trust_on_first_use) {
     if (auto err = core_.env_.trust_on_first_use(session.server_key); !err.empty()) {
-      throw Fatal{err};
+      stop_for_good(std::move(err));
+      return false;
     }
   }
   pinned_ = session.server_key;
   log_.info("trusting {} on first use: key {}", endpoint_name_, to_hex(session.server_key));
+  return true;
 }
 
 tunnel::SessionParams Connector::session_params(const handshake::AuthOk& ok, std::size_t mtu,
@@ -161,7 +165,7 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   tc.gso = gso;
   tc.read_mode = read_mode;
   auto tunnel = core_.env_.open_tunnel(tc);
-  if (!tunnel.ok()) throw Fatal{tunnel.error()};
+  if (!tunnel.ok()) return stop_for_good(tunnel.error());
   auto counters = std::make_shared<tunnel::SessionCounters>();
   core_.connected(tc, counters);
   (*tunnel)->started(*counters);

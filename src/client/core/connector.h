@@ -20,12 +20,6 @@
 
 namespace qeli::client {
 
-/// A non-retryable failure, thrown inside the core only: ClientCore::run() turns it into
-/// its error (ClientErrc::kFatal). Never crosses the core's API.
-struct Fatal {
-  std::string message;
-};
-
 /// Wall-clock seconds since the Unix epoch (the REALITY token's timestamp).
 std::uint64_t unix_seconds();
 
@@ -36,12 +30,14 @@ class Connector {
     bool rejected = false;                    ///< the server refused the credentials
     bool authenticated = false;               ///< AUTH OK arrived
     std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
+    /// Non-empty: a failure that must not be retried (ClientErrc::kFatal), said so.
+    std::string fatal;
   };
 
   Connector(ClientCore& core, const CoreLog& log);
 
   /// One connection, until its session ends. Returns how long the data phase ran (zero
-  /// if it never got that far). Throws Fatal for non-retryable errors.
+  /// if it never got that far). A non-retryable failure is attempt().fatal.
   Duration connect_once();
   const Attempt& attempt() const { return attempt_; }
   /// The addresses tried in turn (ClientEnv::refresh_servers replaces them).
@@ -60,11 +56,19 @@ class Connector {
   Duration connect_datagram();
 
   handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
-  // After the handshake, on both carriers: throws Fatal for a key mismatch or a missing
-  // pin, logs and returns false for any other failure (noting a credential rejection:
+  // After the handshake, on both carriers: false for a key mismatch or a missing pin
+  // (attempt_.fatal) and for any other failure, logged (noting a credential rejection:
   // a close after AUTH, or on UDP no answer to a sent AUTH).
   bool handshake_succeeded(handshake::Failure failure, bool udp_auth_sent = false);
-  void remember_server_key(const handshake::ClientSession& session);
+  // Learns a key that was not pinned (ClientEnv::trust_on_first_use); false when the
+  // host refuses to store it (attempt_.fatal).
+  bool remember_server_key(const handshake::ClientSession& session);
+  // Notes a failure that must not be retried; returns what an attempt that got nowhere
+  // returns.
+  Duration stop_for_good(std::string why) {
+    attempt_.fatal = std::move(why);
+    return Duration::zero();
+  }
   // A control frame from the server during the data phase: notes a session-close reason.
   void on_server_control(const wire::ControlFrame& f);
   // What both carriers' sessions share: the pushed (or fallback) padding and heartbeat,

@@ -74,7 +74,7 @@ Duration Connector::connect_datagram() {
   if (stop.stopped() || !succeeded) return Duration::zero();
   handshake::UdpClientHandshake& hs = *done;
   auto udp = hs.take_session();
-  remember_server_key(udp.session);
+  if (!remember_server_key(udp.session)) return Duration::zero();
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);

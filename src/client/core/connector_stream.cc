@@ -98,7 +98,7 @@ Duration Connector::connect_stream() {
   const auto failure = engine::drive_client_handshake(hs, *stream, stop);
   if (!handshake_succeeded(failure)) return Duration::zero();
   auto session = hs.take_session();
-  remember_server_key(session);
+  if (!remember_server_key(session)) return Duration::zero();
   // Our own server (it negotiated our extensions) takes KeyUpdates before the key's
   // record limit; toward 0.7.16 the connection is renewed instead (RFC 8446 §5.5).
   if (tls_stream && session.negotiated_caps != 0) tls_stream->set_peer_is_ours(true);
@@ -140,18 +140,24 @@ std::unique_ptr<transport::Stream> Connector::start_reality_tls(
   transport::RealityTlsHelloParams hp;
   // Config validation guarantees the pinned key and the short id, and a name form of sni.
   if (hc.sni.kind != wire::Sni::Kind::kHost || hc.sni.host.empty()) {
-    throw Fatal{"reality-tls needs a server name: set `sni` to the REALITY target's host name"};
+    stop_for_good("reality-tls needs a server name: set `sni` to the REALITY target's host name");
+    return nullptr;
   }
-  if (!pinned_) throw Fatal{"reality-tls needs the server key pinned (set `key`)"};
   const auto sid = config::parse_short_id(cfg_.reality_sid);
-  if (!sid) throw Fatal{"reality-tls needs a short id (set `sid`)"};
+  if (!pinned_ || !sid) {
+    stop_for_good("reality-tls needs the server key and a short id (set `key` and `sid`)");
+    return nullptr;
+  }
   hp.server_name = hc.sni.host;
   hp.server_key = *pinned_;
   hp.short_id = *sid;
   hp.unix_secs = unix_seconds();
   crypto::Rng& rng = crypto::system_rng();
   auto hello = transport::build_reality_tls_hello(hp, rng);
-  if (!hello) throw Fatal{"the pinned server key is not a usable X25519 key (check `key`)"};
+  if (!hello) {
+    stop_for_good("the pinned server key is not a usable X25519 key (check `key`)");
+    return nullptr;
+  }
   tls::ClientHandshakeConfig tc;
   tc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
   transport::TlsClientSetup setup(std::move(*hello), tc);
