@@ -31,8 +31,12 @@ namespace qeli::test {
 class StreamServerSession {
  public:
   StreamServerSession(std::unique_ptr<transport::Stream> stream,
-                      const crypto::X25519KeyPair& identity, handshake::AuthOk auth_ok)
-      : stream_(std::move(stream)), identity_(identity), auth_ok_(std::move(auth_ok)) {
+                      const crypto::X25519KeyPair& identity, handshake::AuthOk auth_ok,
+                      bool bind_static = true)
+      : stream_(std::move(stream)),
+        identity_(identity),
+        auth_ok_(std::move(auth_ok)),
+        bind_static_(bind_static) {
     thread_ = std::thread([this] { run(); });
   }
   ~StreamServerSession() {
@@ -70,6 +74,7 @@ class StreamServerSession {
     handshake::ServerConfig sc;
     sc.mode = handshake::Mode::kFakeTls;
     sc.identity = &identity_;
+    sc.bind_static = bind_static_;  // off: a client may learn our key on first use
     sc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
     handshake::ServerHandshake hs(sc, rng_);
     hs.start(std::chrono::steady_clock::now());
@@ -103,6 +108,7 @@ class StreamServerSession {
   std::unique_ptr<transport::Stream> stream_;
   const crypto::X25519KeyPair& identity_;  // the caller's; outlives us
   const handshake::AuthOk auth_ok_;
+  const bool bind_static_;
   crypto::DeterministicRng rng_{12};
   const SteadyClock clock_;
   engine::StopSignal stop_;

@@ -77,12 +77,12 @@ Bytes packet(bool up, std::uint16_t n, std::size_t payload) {
 
 // One client core, one server session over a socket pair.
 struct Fixture {
-  Fixture() : identity(server_identity()) {
+  explicit Fixture(bool bind_static = true) : identity(server_identity()) {
     int sv[2] = {-1, -1};
     EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     client_end = transport::UniqueFd(sv[0]);
     server.emplace(std::make_unique<transport::TcpStream>(transport::UniqueFd(sv[1])), identity,
-                   auth_ok());
+                   auth_ok(), bind_static);
   }
   ClientEnv env() {
     ClientEnv e;
@@ -226,6 +226,52 @@ TEST(InMemoryClientCore, BadOptionsAreRefusedWithoutThrowing) {
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.error().code, ClientErrc::kFatal);
     EXPECT_EQ(result.error().detail, "no TUN here");
+  }
+}
+
+TEST(InMemoryClientCore, AnUnpinnedKeyIsOfferedToTheHostOnFirstUse) {
+  Fixture f(/*bind_static=*/false);
+  ClientCoreOptions o = options(f.identity.public_key);
+  o.pinned.reset();
+  o.config.bind_static = false;  // the bound key schedule needs the key beforehand
+  ClientEnv e = f.env();
+  std::optional<handshake::X25519Public> offered;
+  e.trust_on_first_use = [&](const handshake::X25519Public& key) -> std::string {
+    offered = key;
+    return {};
+  };
+  ClientCore core(std::move(o), std::move(e));
+  ASSERT_TRUE(core.start().ok());
+  ASSERT_TRUE(f.wait_connected(10s));
+  ASSERT_TRUE(offered.has_value());
+  EXPECT_EQ(*offered, f.identity.public_key);
+  EXPECT_TRUE(ping(f.client_tun, f.server->tun, true));
+  core.stop();
+  EXPECT_TRUE(core.join().ok());
+}
+
+// The socket hook sees every socket before it connects (TCP) or binds (UDP); a socket it
+// refuses never reaches the network. With reconnect off the core then gives up.
+TEST(InMemoryClientCore, EverySocketPassesTheProtectHookFirst) {
+  for (const auto proto : {config::Transport::kTcp, config::Transport::kUdp}) {
+    ClientCoreOptions o = options(server_identity().public_key);
+    o.config.proto = proto;
+    o.servers = {transport::Ipv4Endpoint{0x7f000001, 9}};
+    std::vector<int> seen;
+    ClientEnv e;
+    e.protect = [&](int fd) {
+      seen.push_back(fd);
+      return false;
+    };
+    e.open_tunnel = [](const TunnelConfig&) -> Result<std::unique_ptr<Tunnel>, std::string> {
+      return fail(std::string("never reached"));
+    };
+    ClientCore core(std::move(o), std::move(e));
+    const auto result = core.run();
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().code, ClientErrc::kGaveUp);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_GE(seen.front(), 0);
   }
 }
 
