@@ -1,4 +1,7 @@
-// The `qeli client` daemon for Linux (qeli 0.7.16 §8):
+// The `qeli client` daemon for Linux (qeli 0.7.16 §8). The protocol — connect, set-up,
+// handshake, data phase, reconnect with back-off — is client/core's ClientCore; this
+// daemon is its host: resolution, known_hosts, the device id, the TUN with routes, DNS
+// and the kill switch (client/linux_tunnel.h, journaled), signals, systemd, `qeli status`.
 //
 //   1. resolve the server ONCE (IPv4) before anything on the host changes, and pin it;
 //   2. loop: connect → handshake (the server proves its identity against the pinned key

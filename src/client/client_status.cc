@@ -15,17 +15,6 @@ std::int64_t unix_secs(std::chrono::system_clock::time_point t) {
 
 }  // namespace
 
-const char* to_string(ClientState s) {
-  switch (s) {
-    case ClientState::kStarting: return "starting";
-    case ClientState::kConnecting: return "connecting";
-    case ClientState::kConnected: return "connected";
-    case ClientState::kWaiting: return "waiting to reconnect";
-    case ClientState::kStopping: return "stopping";
-  }
-  return "unknown";
-}
-
 ClientStatus::ClientStatus(std::string server, std::string user, std::string proto,
                            std::string mode)
     : server_(std::move(server)),

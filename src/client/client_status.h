@@ -13,13 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/core/client_state.h"
 #include "control/api.h"
 #include "tunnel/session_counters.h"
 
 namespace qeli::client {
-
-enum class ClientState { kStarting, kConnecting, kConnected, kWaiting, kStopping };
-const char* to_string(ClientState s);
 
 struct TunnelInfo {
   std::string server_address;  ///< "203.0.113.7:443", the address in use

@@ -61,9 +61,10 @@ Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog) {
 }
 
 Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep, std::chrono::milliseconds timeout,
-                                          int cancel_fd) {
+                                          int cancel_fd, const SocketHook& protect) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return fail(errno_text("socket"));
+  if (protect && !protect(fd.get())) return fail("connect " + ep.to_string() + ": not protected");
   const sockaddr_in sa = ep.to_sockaddr();
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) != 0) {
     if (errno != EINPROGRESS) return fail(errno_text(("connect " + ep.to_string()).c_str()));

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "base/bytes.h"
@@ -28,8 +29,11 @@ Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog = 1
 /// (>= 0, e.g. a StopSignal's fd) becomes readable first, gives up at once with an error
 /// that says "cancelled": a daemon told to stop must not sit out a connect to an
 /// unreachable server (SYNs are retried for the whole timeout, 30 s by default).
+/// `protect`, if set, sees the socket after socket() and before connect() (a phone's VPN
+/// service exempts it from the tunnel there); false fails the connect.
+using SocketHook = std::function<bool(int fd)>;
 Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep, std::chrono::milliseconds timeout,
-                                          int cancel_fd = -1);
+                                          int cancel_fd = -1, const SocketHook& protect = {});
 
 /// Applies `opt` to a connected socket. Errors are ignored except for the log line
 /// returned (empty when everything applied).

@@ -158,6 +158,9 @@ Result<UdpSocket, Error<UdpError>> UdpSocket::open(const UdpOptions& options, Ud
   const int fd = kernel.socket(local.family(), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(E{UdpError::kSocket, errno_text("socket", -fd)});
   s.fd_ = fd;
+  if (options.protect && !options.protect(fd)) {
+    return fail(E{UdpError::kSocket, "the socket could not be protected"});
+  }
   const int one = 1;
   if (options.reuse_port) {
     const int rc = kernel.setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));

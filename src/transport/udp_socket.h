@@ -77,6 +77,9 @@ struct UdpOptions {
   /// Most messages per sendmmsg / recvmmsg (sizes the socket's private arrays).
   std::size_t max_batch = 128;
   GsoLimits gso;
+  /// Sees the socket after socket() and before bind() (a phone's VPN service exempts it
+  /// from the tunnel there); false fails open() with kSocket.
+  std::function<bool(int fd)> protect;
   /// Receives the capabilities line at open and the one-off fallback lines; null = stderr.
   std::function<void(std::string_view)> log;
 };

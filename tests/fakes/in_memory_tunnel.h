@@ -286,11 +286,11 @@ class InMemoryTunnel {
     const bool gso = (negotiated_ & handshake::caps::kGsoSuperPackets) != 0;
     const bool close_notify = (negotiated_ & handshake::caps::kCloseNotify) != 0;
 
-    // The client, as client/client.cc sets it up: what was pushed over its fallbacks.
+    // The client, as client/core/connector.cc sets it up: what was pushed over its fallbacks.
     tunnel::SessionParams cp;
     cp.apply(tunnel::parse_pushed_params(client_hs_->auth_ok->obfuscation_json, {}));
     cp.send.mtu = o_.mtu;
-    // A UDP client reads its TUN split: MTU-sized send slots (client/client.cc).
+    // A UDP client reads its TUN split: MTU-sized send slots (client/core/connector_datagram.cc).
     if (o_.mode->carrier == wire::Carrier::kDatagram) cp.send.max_packet = o_.mtu;
     cp.send.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(o_.mtu)));
     cp.send.initial_frames.push_back(wire::build_client_info("in-memory", "test"));

@@ -1,4 +1,4 @@
-#include "client/connect_plan.h"
+#include "client/core/connect_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // What the client says when a handshake fails: a close before the server's first flight
 // means a locked-out address (the trial saw only "peer closed").
-#include "client/failure_hint.h"
+#include "client/core/failure_hint.h"
 
 #include <gtest/gtest.h>
 

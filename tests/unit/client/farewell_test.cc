@@ -1,6 +1,6 @@
 // The client's goodbye (our close extension, client → server): sent only when the client
 // itself stops and the server took the extension.
-#include "client/farewell.h"
+#include "client/core/farewell.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "client/failure_hint.h"
+#include "client/core/failure_hint.h"
 
 namespace qeli::client {
 namespace {

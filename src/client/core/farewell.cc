@@ -1,4 +1,4 @@
-#include "client/farewell.h"
+#include "client/core/farewell.h"
 
 #include "wire/session_close.h"
 

@@ -1,0 +1,87 @@
+// ClientEnv: everything a ClientCore needs from its host, injected — the core itself does
+// no host changes, owns no signals and opens no TUN:
+//
+//   * sockets: `protect` sees every socket after socket() and before connect()/bind() (a
+//     phone's VPN service exempts it from the tunnel); `dial_tcp` replaces the TCP connect
+//     altogether (tests hand over one end of a socket pair);
+//   * the tunnel: `open_tunnel` gets what the server pushed in AUTH OK and returns the
+//     TUN to carry it. The Linux daemon creates a TUN, sets its address and MTU and
+//     installs routes and DNS (client/linux_tunnel.h); an app builds its TUN through the
+//     platform and hands over the fd (tunio::FdTun); tests return a channel in memory;
+//   * trust: `trust_on_first_use` stores a server key learned without a pin;
+//   * the server's addresses: `refresh_servers` before each reconnect;
+//   * reporting: `on_state` and `log`.
+//
+// Threading: every callback runs on the thread that runs the core (ClientCore::run or the
+// thread start() made), one at a time. None may throw (the core catches and stops).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "client/core/client_state.h"
+#include "handshake/auth_ok.h"
+#include "handshake/types.h"
+#include "transport/endpoint.h"
+#include "transport/unique_fd.h"
+#include "tunio/linux_tun.h"
+#include "tunio/tun_device.h"
+#include "tunnel/session_counters.h"
+
+namespace qeli::client {
+
+/// What a tunnel carries: what the server pushed in AUTH OK and what the core chose.
+struct TunnelConfig {
+  handshake::AuthOk pushed;        ///< address, prefix, routes, DNS as the server sent them
+  std::size_t mtu = 0;             ///< the tunnel MTU (configured, pushed or probed)
+  transport::Ipv4Endpoint server;  ///< the address of the server the session runs over
+  bool gso = false;                ///< super-packets cross whole (read the TUN whole)
+  tunio::ReadMode read_mode = tunio::ReadMode::split;
+};
+
+/// One session's TUN and whatever the host set up for it. Lives exactly as long as the
+/// session: destroying it undoes what opening it changed (routes, DNS, the TUN itself).
+class Tunnel {
+ public:
+  virtual ~Tunnel() = default;
+  virtual tunio::TunDevice& device() = 0;
+  /// The data phase starts; `counters` stay valid until ended().
+  virtual void started(const tunnel::SessionCounters& counters) { (void)counters; }
+  /// The data phase ended with `why` (before the destructor).
+  virtual void ended(const std::string& why) { (void)why; }
+};
+
+/// Opens the tunnel for a session; an error is fatal (the core stops with it).
+using TunnelOpener =
+    std::function<Result<std::unique_ptr<Tunnel>, std::string>(const TunnelConfig& config)>;
+
+enum class LogLevel : std::uint8_t { kDebug, kInfo, kWarn, kError };
+
+struct ClientEnv {
+  /// After socket(), before connect() or bind(); false fails that attempt. Empty = none.
+  std::function<bool(int fd)> protect;
+  /// Replaces the TCP connect (the default: transport::tcp_connect with `protect`).
+  /// `cancel_fd` becomes readable when the core is stopped.
+  std::function<Result<transport::UniqueFd, std::string>(
+      const transport::Ipv4Endpoint& server, std::chrono::milliseconds timeout, int cancel_fd)>
+      dial_tcp;
+  /// Required.
+  TunnelOpener open_tunnel;
+  /// A server key learned on first use (no pin): an error text is fatal. Empty = keep it
+  /// for this run only.
+  std::function<std::string(const handshake::X25519Public& key)> trust_on_first_use;
+  /// Before a reconnect: the server's addresses now (empty = keep the ones we have).
+  std::function<std::vector<transport::Ipv4Endpoint>()> refresh_servers;
+  /// Every state change, with its detail ("reconnecting in 812 ms").
+  std::function<void(ClientState state, const std::string& detail)> on_state;
+  /// One line of the core's log. Empty = dropped.
+  std::function<void(LogLevel level, std::string_view line)> log;
+};
+
+}  // namespace qeli::client

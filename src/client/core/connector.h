@@ -1,0 +1,102 @@
+// Connector: one connection of a ClientCore at a time — connect (each address in turn),
+// the carrier's set-up, the handshake, then the data phase over the tunnel the host
+// opens — and what it learned for the connect loop (client_core.cc) to decide on.
+// Stream carriers are connector_stream.cc, the datagram one connector_datagram.cc.
+// Internal to client/core. Runs on the core's thread only.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "client/core/client_core.h"
+#include "client/core/core_log.h"
+#include "handshake/client_handshake.h"
+#include "transport/stream.h"
+#include "tunnel/session.h"
+#include "wire/session_close.h"
+
+namespace qeli::client {
+
+/// Wall-clock seconds since the Unix epoch (the REALITY token's timestamp).
+std::uint64_t unix_seconds();
+
+class Connector {
+ public:
+  /// What the last connect_once() learned.
+  struct Attempt {
+    bool rejected = false;                    ///< the server refused the credentials
+    bool authenticated = false;               ///< AUTH OK arrived
+    std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
+    /// Non-empty: a failure that must not be retried (ClientErrc::kFatal), said so.
+    std::string fatal;
+  };
+
+  Connector(ClientCore& core, const CoreLog& log);
+
+  /// One connection, until its session ends. Returns how long the data phase ran (zero
+  /// if it never got that far). A non-retryable failure is attempt().fatal.
+  Duration connect_once();
+  const Attempt& attempt() const { return attempt_; }
+  /// The addresses tried in turn (ClientEnv::refresh_servers replaces them).
+  void set_servers(std::vector<transport::Ipv4Endpoint> servers) { servers_ = std::move(servers); }
+  const std::vector<transport::Ipv4Endpoint>& servers() const { return servers_; }
+  /// "host:port" as configured (for the log).
+  const std::string& endpoint_name() const { return endpoint_name_; }
+
+ private:
+  Duration connect_stream();
+  /// The reality-tls TLS 1.3 handshake over `tcp`; its TlsStream over it (which then
+  /// owns `tcp`), or null when it failed (logged). With our extensions on, it also
+  /// offers the TLS binding (caps::kTlsBinding) in `hc`.
+  std::unique_ptr<transport::Stream> start_reality_tls(handshake::ClientConfig& hc,
+                                                       std::unique_ptr<transport::Stream>& tcp);
+  Duration connect_datagram();
+
+  handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
+  // After the handshake, on both carriers: false for a key mismatch or a missing pin
+  // (attempt_.fatal) and for any other failure, logged (noting a credential rejection:
+  // a close after AUTH, or on UDP no answer to a sent AUTH).
+  bool handshake_succeeded(handshake::Failure failure, bool udp_auth_sent = false);
+  // Learns a key that was not pinned (ClientEnv::trust_on_first_use); false when the
+  // host refuses to store it (attempt_.fatal).
+  bool remember_server_key(const handshake::ClientSession& session);
+  // Notes a failure that must not be retried; returns what an attempt that got nowhere
+  // returns.
+  Duration stop_for_good(std::string why) {
+    attempt_.fatal = std::move(why);
+    return Duration::zero();
+  }
+  // A control frame from the server during the data phase: notes a session-close reason.
+  void on_server_control(const wire::ControlFrame& f);
+  // What both carriers' sessions share: the pushed (or fallback) padding and heartbeat,
+  // the MTU, the MTU report and client info sent first, our close extension.
+  tunnel::SessionParams session_params(const handshake::AuthOk& ok, std::size_t mtu,
+                                       bool close_notify);
+  // Opens the tunnel for `ok` through the host (ClientEnv::open_tunnel), runs `data` (the
+  // carrier's data phase) until the session ends, and closes it. Returns how long the
+  // data phase ran.
+  using DataPhase = std::function<tunnel::SessionEnd(tunio::TunDevice&, std::size_t mtu,
+                                                     tunnel::SessionCounters&)>;
+  Duration run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
+                      bool gso, const DataPhase& data);
+  // The tunnel MTU without probing: `mtu` from the config or link, else the pushed one,
+  // else 1400 (0.7.16 §8).
+  std::size_t configured_mtu(const handshake::AuthOk& ok) const {
+    return cfg_.mtu > 0 ? cfg_.mtu : ok.mtu.value_or(1400);
+  }
+
+  ClientCore& core_;
+  const ClientCoreOptions& opt_;
+  const config::ClientConfig& cfg_;
+  const CoreLog& log_;
+  Attempt attempt_;
+  std::vector<transport::Ipv4Endpoint> servers_;
+  transport::Ipv4Endpoint server_;  ///< the address of servers_ the session uses
+  std::string endpoint_name_;
+  std::optional<handshake::X25519Public> pinned_;
+};
+
+}  // namespace qeli::client

@@ -1,0 +1,184 @@
+// The stream carriers (plain, fake-tls, obfs, reality, reality-tls over TCP): a connect to
+// each address in turn, the outer layers' set-up (obfs: WebSocket upgrade, junk and
+// nonces; reality-tls: a real TLS 1.3 handshake), the handshake, the stream data phase.
+#include <chrono>
+
+#include "client/core/connect_plan.h"
+#include "client/core/connector.h"
+#include "client/core/failure_hint.h"
+#include "config/short_id.h"
+#include "crypto/random.h"
+#include "engine/flight_driver.h"
+#include "engine/session_loop.h"
+#include "engine/stream_framer.h"
+#include "transport/obfs_setup.h"
+#include "transport/obfs_stream.h"
+#include "transport/reality_tls_hello.h"
+#include "transport/tcp.h"
+#include "transport/tcp_stream.h"
+#include "transport/tls_setup.h"
+#include "transport/tls_stream.h"
+#include "wire/modes.h"
+#include "wire/tcp_junk.h"
+#include "wire/udp_obfs.h"
+
+namespace qeli::client {
+Duration Connector::connect_stream() {
+  const engine::StopSignal& stop = core_.stop_;
+  transport::UniqueFd sock;
+  std::string last_error;
+  const SteadyClock clock;
+  const auto got = try_in_turn(
+      servers_.size(), std::chrono::duration_cast<Duration>(cfg_.timeout), clock,
+      [&](std::size_t i, Duration share) {
+        // Cancelled by stop(): an unreachable server would otherwise hold the stop for
+        // the whole connect timeout.
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(share);
+        auto c = core_.env_.dial_tcp
+                     ? core_.env_.dial_tcp(servers_[i], ms, stop.fd())
+                     : transport::tcp_connect(servers_[i], ms, stop.fd(), core_.env_.protect);
+        if (c.ok()) {
+          sock = std::move(*c);
+          return AttemptResult::kConnected;
+        }
+        last_error = c.error();
+        return stop.stopped() ? AttemptResult::kStop : AttemptResult::kNoAnswer;
+      });
+  if (stop.stopped()) return Duration::zero();
+  if (!got) {
+    log_.warn("connect failed: {}", last_error);
+    return Duration::zero();
+  }
+  server_ = servers_[*got];
+  transport::StreamOptions so;
+  so.nodelay = cfg_.tcp_nodelay;
+  so.keepalive_secs = static_cast<int>(cfg_.keepalive.count());
+  so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
+  so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
+  transport::apply_stream_options(sock.get(), so);
+  std::unique_ptr<transport::Stream> stream =
+      std::make_unique<transport::TcpStream>(std::move(sock));
+
+  handshake::ClientConfig hc =
+      handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
+  crypto::Rng& rng = crypto::system_rng();
+  transport::ObfsXorStream* obfs_stream = nullptr;
+  if (cfg_.mode == config::ClientMode::kObfs) {
+    // obfs: WebSocket upgrade, junk and the nonce exchange, then the flight inside.
+    transport::ObfsParams op;
+    op.key = wire::derive_obfs_key(cfg_.obfs_key);
+    op.websocket = cfg_.front == config::Fronting::kWebsocket;
+    op.junk = wire::JunkPlan::from_config(cfg_.awg, cfg_.jc, cfg_.jmin, cfg_.jmax);
+    op.host = hc.sni.kind == wire::Sni::Kind::kHost ? hc.sni.host : std::string();
+    op.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+    op.header_xor = (hc.extensions & handshake::caps::kObfsHeaderXor) != 0;
+    transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), rng);
+    setup.start(std::chrono::steady_clock::now());
+    if (engine::drive_stream_setup(setup, *stream, stop) != transport::SetupState::kDone) {
+      if (!stop.stopped()) {
+        log_.warn("obfs set-up with {} failed: {}. {}", endpoint_name_, setup.failure(),
+                  mode_advice());
+      }
+      return Duration::zero();
+    }
+    stream = setup.into_stream(std::move(stream));
+    obfs_stream = static_cast<transport::ObfsXorStream*>(stream.get());  // the top layer
+  }
+  transport::TlsStream* tls_stream = nullptr;
+  if (cfg_.mode == config::ClientMode::kRealityTls) {
+    // reality-tls: a real TLS 1.3 handshake (Chromium's hello, the token in its session
+    // id), then the fake-TLS flight and records inside its application data.
+    auto tls = start_reality_tls(hc, stream);
+    if (!tls) return Duration::zero();
+    tls_stream = static_cast<transport::TlsStream*>(tls.get());  // TlsClientSetup builds one
+    stream = std::move(tls);
+  }
+  handshake::ClientHandshake hs(hc, rng);
+  hs.start(std::chrono::steady_clock::now());
+  const auto failure = engine::drive_client_handshake(hs, *stream, stop);
+  if (!handshake_succeeded(failure)) return Duration::zero();
+  auto session = hs.take_session();
+  if (!remember_server_key(session)) return Duration::zero();
+  // Our own server (it negotiated our extensions) takes KeyUpdates before the key's
+  // record limit; toward 0.7.16 the connection is renewed instead (RFC 8446 §5.5).
+  if (tls_stream && session.negotiated_caps != 0) tls_stream->set_peer_is_ours(true);
+  if (obfs_stream && (session.negotiated_caps & handshake::caps::kObfsHeaderXor) != 0) {
+    // Both ours: record bodies (AEAD ciphertext) skip the obfs keystream from our next
+    // record; the server follows (docs/PROTOCOL.md §17).
+    obfs_stream->begin_header_only();
+    log_.info("obfs: {} is ours; record bodies skip the second keystream", endpoint_name_);
+  }
+  if (session.tls_bound) {
+    log_.info("reality-tls: {} proved our TLS session; records go without the inner AEAD",
+              endpoint_name_);
+  }
+  // With the GSO extension, the kernel's super-packets cross the tunnel whole.
+  const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
+  const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
+  return run_tunnel(
+      *session.auth_ok, configured_mtu(*session.auth_ok),
+      gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
+      [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
+        tunnel::SessionParams sc = session_params(*session.auth_ok, mtu, close_notify);
+        sc.receive.gso_receive = gso;
+        sc.receive.accept_tls_bound = session.tls_bound;
+        engine::StreamFramer framer(*stream, session.recv.framing(), session.leftover);
+        tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv),
+                           framer.room(), rng, counters, nullptr, std::chrono::steady_clock::now());
+        ts.peer().gso = gso;
+        ts.peer().close_notify = close_notify;
+        // Both ends proved one TLS session: the inner AEAD goes (docs/PROTOCOL.md §16).
+        ts.peer().tls_bound = session.tls_bound;
+        engine::TunQueueSource source(tun, counters);
+        return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,
+                                   clock);
+      });
+}
+
+std::unique_ptr<transport::Stream> Connector::start_reality_tls(
+    handshake::ClientConfig& hc, std::unique_ptr<transport::Stream>& tcp) {
+  transport::RealityTlsHelloParams hp;
+  // Config validation guarantees the pinned key and the short id, and a name form of sni.
+  if (hc.sni.kind != wire::Sni::Kind::kHost || hc.sni.host.empty()) {
+    stop_for_good("reality-tls needs a server name: set `sni` to the REALITY target's host name");
+    return nullptr;
+  }
+  const auto sid = config::parse_short_id(cfg_.reality_sid);
+  if (!pinned_ || !sid) {
+    stop_for_good("reality-tls needs the server key and a short id (set `key` and `sid`)");
+    return nullptr;
+  }
+  hp.server_name = hc.sni.host;
+  hp.server_key = *pinned_;
+  hp.short_id = *sid;
+  hp.unix_secs = unix_seconds();
+  crypto::Rng& rng = crypto::system_rng();
+  auto hello = transport::build_reality_tls_hello(hp, rng);
+  if (!hello) {
+    stop_for_good("the pinned server key is not a usable X25519 key (check `key`)");
+    return nullptr;
+  }
+  tls::ClientHandshakeConfig tc;
+  tc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+  transport::TlsClientSetup setup(std::move(*hello), tc);
+  setup.start(std::chrono::steady_clock::now());
+  if (engine::drive_stream_setup(setup, *tcp, core_.stop_) != transport::SetupState::kDone) {
+    if (!core_.stop_.stopped()) {
+      log_.warn("TLS handshake with {} failed: {}. {}", endpoint_name_, setup.failure(),
+                mode_advice());
+    }
+    return nullptr;
+  }
+  log_.debug("TLS 1.3 with {}: {}, group {:#06x}{}", endpoint_name_, tls::to_string(*setup.suite()),
+             setup.group(),
+             setup.server_reused_x25519_key() ? " (a 0.7.16 server's hybrid key choice)" : "");
+  handshake::TlsExporter exporter{};
+  if (hc.extensions != 0 &&
+      setup.export_keying_material(handshake::kTlsBindingExporterLabel, {}, exporter)) {
+    hc.tls_exporter = exporter;
+    hc.extensions |= handshake::caps::kTlsBinding;
+  }
+  return setup.into_stream(std::move(tcp));
+}
+
+}  // namespace qeli::client
