@@ -208,6 +208,8 @@ class Client {
   // the MTU, the MTU report and client info sent first, our close extension.
   tunnel::SessionParams session_params(const handshake::AuthOk& ok, std::size_t mtu,
                                        bool close_notify);
+  // Whether `negotiated_caps` has caps::kAesGcm (noted for the status and the log).
+  bool aes_negotiated(std::uint32_t negotiated_caps);
   Duration run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
                       bool gso, const DataPhase& data);
   // The tunnel MTU without probing: `mtu` from the config or link, else the pushed one,
@@ -229,6 +231,7 @@ class Client {
     bool rejected = false;                    ///< the server refused the credentials
     bool authenticated = false;               ///< AUTH OK arrived
     std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
+    bool aes_gcm = false;                     ///< data records go AES-256-GCM
   };
   Attempt attempt_;
   std::vector<transport::Ipv4Endpoint> servers_;
@@ -500,6 +503,7 @@ Duration Client::connect_once_tcp() {
   // With the GSO extension, the kernel's super-packets cross the tunnel whole.
   const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
   const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
+  const bool aes = aes_negotiated(session.negotiated_caps);
   return run_tunnel(
       *session.auth_ok, configured_mtu(*session.auth_ok),
       gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
@@ -514,6 +518,7 @@ Duration Client::connect_once_tcp() {
         ts.peer().close_notify = close_notify;
         // Both ends proved one TLS session: the inner AEAD goes (docs/PROTOCOL.md §16).
         ts.peer().tls_bound = session.tls_bound;
+        ts.peer().aes_gcm = aes;
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop_,
                                    clock);
@@ -617,6 +622,7 @@ Duration Client::connect_once_udp() {
   auto udp = hs.take_session();
   remember_server_key(udp.session);
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
+  const bool aes = aes_negotiated(udp.session.negotiated_caps);
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);
   if (cfg_.mtu == 0 && cfg_.mtu_probe) {
@@ -653,10 +659,17 @@ Duration Client::connect_once_udp() {
         tunnel::Session ts(std::move(sc), std::move(udp.session.send), std::move(udp.session.recv),
                            framer.room(), rng, counters, nullptr, Clock::now());
         ts.peer().close_notify = close_notify;
+        ts.peer().aes_gcm = aes;
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop_,
                                    clock);
       });
+}
+
+bool Client::aes_negotiated(std::uint32_t negotiated_caps) {
+  // Both ends have AES-GCM instructions: records go AES-256-GCM (docs/PROTOCOL.md §17).
+  attempt_.aes_gcm = (negotiated_caps & handshake::caps::kAesGcm) != 0;
+  return attempt_.aes_gcm;
 }
 
 tunnel::SessionParams Client::session_params(const handshake::AuthOk& ok, std::size_t mtu,
@@ -767,9 +780,9 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
     routes.take_over_dns(*resolv_, dns.dns, dev);
   }
   spdlog::info("DNS: {}", dns.why);
-  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})", endpoint_name_,
+  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{}{})", endpoint_name_,
                cfg_.user, cidr, dev, mtu, ok.routes.size(), full ? ", full tunnel" : "",
-               gso ? ", GSO super-packets" : "");
+               gso ? ", GSO super-packets" : "", attempt_.aes_gcm ? ", AES-256-GCM records" : "");
 
   tunnel::SessionCounters counters;
   TunnelInfo info;
@@ -781,6 +794,7 @@ Duration Client::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio:
   info.mtu = mtu;
   info.full_tunnel = full;
   info.extensions = gso ? "gso" : "";
+  if (attempt_.aes_gcm) info.extensions += info.extensions.empty() ? "aes-gcm" : ", aes-gcm";
   status_.connected(info, &counters);
   notifier_.status("connected to " + endpoint_name_ + " as " + cfg_.user + ": " + cidr + " on " +
                    dev);
