@@ -11,8 +11,12 @@
 #   baseline        (none)           iperf3 straight over the veth
 #   qeli-plain      10.204.4.0/24    qeli TCP, obf.mode = plain, no padding, no fragmentation
 #   qeli-fake-tls   10.204.4.0/24    qeli TCP, obf.mode = fake-tls, no padding, no fragmentation
+#                                    (records AES-256-GCM on a CPU with AES-GCM instructions)
+#   qeli-fake-tls-chacha ...         the same with QELI_DISABLE_AESGCM=1 at both ends (ChaCha20-
+#                                    Poly1305 records, every other extension on)
 #   qeli-fake-tls-0716 10.204.4.0/24 the same with QELI_DISABLE_EXTENSIONS=1 at both ends (0.7.16 wire)
 #   qeli-udp-fake-tls 10.204.4.0/24  qeli over UDP, fake-tls (one record per datagram)
+#   qeli-udp-fake-tls-chacha ...     the same with QELI_DISABLE_AESGCM=1 at both ends
 #   qeli-padding    10.204.4.0/24    qeli TCP, fake-tls + padding (profile defaults)
 #   qeli-frag       10.204.4.0/24    qeli TCP, fake-tls + fragmentation (profile defaults)
 #   qeli-obfs       10.204.4.0/24    qeli TCP obfs: ChaCha20 stream behind the WebSocket front
@@ -98,7 +102,7 @@ LOCK=/run/qeli-bench-lab.lock
 
 RUNS=3
 DUR=10
-ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,qeli-reality-tls,qeli-reality-tls-0716,wggo,ovpn-udp,ovpn-tcp"
+ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-chacha,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-udp-fake-tls-chacha,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,qeli-reality-tls,qeli-reality-tls-0716,wggo,ovpn-udp,ovpn-tcp"
 SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
@@ -479,11 +483,14 @@ qeli_link() { # DIR USER PASSWORD -> prints the qeli:// link
     --identity-dir "$1/identity" --link --host "$UL_S:$QELI_PORT" --link-profile lab --no-qr |
     grep '^qeli://' | head -1
 }
-setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 on the wire
-  #                   | udp = the UDP transport]
-  local mode=$1 d=$WORK/qeli-$1${2:+-$2} link sp cp env=() transport=tcp
-  [[ ${2:-} == 0716 ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
-  [[ ${2:-} == udp ]] && transport=udp
+setup_qeli() { # MODE [OPTION...]: 0716 = both ends without our extensions, exactly 0.7.16
+  #                 on the wire | chacha = both ends without AES-GCM records
+  #                 (QELI_DISABLE_AESGCM=1) | udp = the UDP transport
+  local mode=$1 opts="${*:2}" d link sp cp env=() transport=tcp
+  d=$WORK/qeli-$mode${opts:+-${opts// /-}}
+  [[ " $opts " == *" 0716 "* ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
+  [[ " $opts " == *" chacha "* ]] && env=(env QELI_DISABLE_AESGCM=1)
+  [[ " $opts " == *" udp "* ]] && transport=udp
   qeli_server_conf "$d" "$mode" 4 "$transport"
   link=$(qeli_link "$d" lab "lab-pass-$RANDOM$RANDOM") || die "qeli add-client printed no link"
   spawn "$NS_S" "$d/s.log" "${env[@]}" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
@@ -497,7 +504,15 @@ setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 o
     bash -c "ip -n $NS_C -4 -o addr | grep -q ' 10\.204\.4\.'"
   TARGET=10.204.4.1 MTU=$QELI_MTU
   NOTE="$("$QELI" version 2>/dev/null | head -1), ${transport^^}, mode $mode, TUN MTU $QELI_MTU"
-  [[ ${2:-} == 0716 ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
+  [[ " $opts " == *" 0716 "* ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
+  [[ " $opts " == *" chacha "* ]] && NOTE+=", AES-GCM records off (QELI_DISABLE_AESGCM=1)"
+  # The AEAD the session's records took (the client logs it when it connects).
+  for _ in $(seq 30); do grep -q "connected to" "$d/c.log" 2>/dev/null && break; sleep 0.1; done
+  if grep -q "AES-256-GCM records" "$d/c.log" 2>/dev/null; then
+    NOTE+=", records AES-256-GCM"
+  else
+    NOTE+=", records ChaCha20-Poly1305"
+  fi
   return 0
 }
 for m in plain fake-tls padding frag obfs obfs-raw reality reality-tls; do
@@ -510,6 +525,10 @@ setup_qeli_reality_tls_0716() { setup_qeli reality-tls 0716; }
 teardown_qeli_reality_tls_0716() { teardown_vpn; }
 setup_qeli_udp_fake_tls() { setup_qeli fake-tls udp; }
 teardown_qeli_udp_fake_tls() { teardown_vpn; }
+setup_qeli_fake_tls_chacha() { setup_qeli fake-tls chacha; }
+teardown_qeli_fake_tls_chacha() { teardown_vpn; }
+setup_qeli_udp_fake_tls_chacha() { setup_qeli fake-tls udp chacha; }
+teardown_qeli_udp_fake_tls_chacha() { teardown_vpn; }
 teardown_baseline() { :; }
 
 # ============================================================================= measuring
