@@ -106,7 +106,11 @@ Inbound Receiver::control(ByteSpan plaintext) {
       peer_.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
       peer_.close_notify = (both & handshake::caps::kCloseNotify) != 0;
       binding_offered_ = (both & handshake::caps::kTlsBinding) != 0;
-      if ((both & handshake::caps::kAesGcm) != 0) peer_.aes_gcm = true;
+      if ((both & handshake::caps::kAesGcm) != 0) {
+        peer_.aes_gcm = true;
+      } else {
+        codec_.set_refuse_aes();  // it will never seal with AES: no trial for it
+      }
     }
   } else if (f.type == wire::kCtrlTlsBinding && binding_offered_ && params_.tls_binding_proof) {
     auto proof = wire::parse_tls_binding(f);

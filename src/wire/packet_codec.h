@@ -157,6 +157,8 @@ class PacketCodec {
   /// Receiver: take AES-256-GCM records too, with a stream's or datagrams' switch rules.
   void set_accept_aes(bool stream) { aead_.accept_aes(stream); }
   bool recv_accepts_aes() const { return aead_.accepts_aes(); }
+  /// Receiver: the peer's capabilities lack caps::kAesGcm: ChaCha only (before any AES).
+  void set_refuse_aes() { aead_.refuse_aes(); }
   /// Receiver: an AES record authenticated (the peer switched).
   bool recv_aes_seen() const { return aead_.aes_seen(); }
   /// Receiver: only AES records are taken now.

@@ -64,6 +64,11 @@ class RecordAead {
   void accept_aes(bool stream);
   /// accept_aes() was called.
   bool accepts_aes() const { return state_ != RecvState::kChaCha; }
+  /// ChaCha only again (the peer said it does not take AES); no effect once an AES record
+  /// was taken.
+  void refuse_aes() {
+    if (!aes_seen_) state_ = RecvState::kChaCha;
+  }
   /// Opens `pt` in place if either accepted AEAD authenticates it; which one, or nullopt
   /// (then `pt` is garbage).
   std::optional<RecordAeadKind> open(Nonce nonce, std::span<std::uint8_t> pt, ConstTag tag);

@@ -134,6 +134,24 @@ TEST(PacketCodecAes, StreamReceiverAcceptingAfterTheFirstAesRecordArrivesStillOp
   EXPECT_TRUE(l.rx.recv_aes_only());
 }
 
+TEST(PacketCodecAes, RefusedAgainBeforeTheFirstAesRecordOnlyChaChaOpens) {
+  // The server offered the bit, the client's capability frame said no: ChaCha only.
+  Link l;
+  l.rx.set_accept_aes(true);
+  EXPECT_EQ(open(l.rx, l.seal()).value(), 0U);
+  l.rx.set_refuse_aes();
+  EXPECT_FALSE(l.rx.recv_accepts_aes());
+  l.tx.set_send_aes();
+  EXPECT_EQ(open(l.rx, l.seal()).error(), OpenError::kAuthFailed);
+  // Once an AES record was taken, refusing changes nothing.
+  Link m;
+  m.rx.set_accept_aes(false);
+  m.tx.set_send_aes();
+  EXPECT_EQ(open(m.rx, m.seal()).value(), 0U);
+  m.rx.set_refuse_aes();
+  EXPECT_EQ(open(m.rx, m.seal()).value(), 1U);
+}
+
 TEST(PacketCodecAes, TamperedAesRecordsAreRefusedBeforeAndAfterTheSwitch) {
   for (const bool stream : {true, false}) {
     Link l(stream ? Framing::kRaw : Framing::kTls);
