@@ -16,13 +16,16 @@ namespace {
 
 // range(0) = MTU packets per batch, range(1) = 64 KiB super-packets per batch,
 // range(2) = padding on (1) or off (0), range(3) = the stack under the records (0 TCP,
-// 1 obfs XOR stream, 2 obfs behind WebSocket frames).
+// 1 obfs XOR stream, 2 obfs behind WebSocket frames), range(4) = the records' AEAD (0
+// ChaCha20-Poly1305, 1 AES-256-GCM: caps::kAesGcm).
 void BM_TcpDataPath(benchmark::State& state) {
   tunnel::PaddingPolicy pad;
   if (state.range(2) != 0) pad = tunnel::PaddingPolicy{true, 16, 256, true, 1.0};
+  const bool aes = state.range(4) != 0;
   RecordLoop loop(static_cast<std::size_t>(state.range(0)),
                   static_cast<std::size_t>(state.range(1)), 1400, pad,
-                  static_cast<LoopCarrier>(state.range(3)));
+                  static_cast<LoopCarrier>(state.range(3)), aes);
+  if (aes) loop.switch_to_aes();
   if (!loop.ready() || !loop.run_once() || !loop.run_once()) {
     state.SkipWithError("the record loop failed");
     return;
@@ -42,15 +45,17 @@ void BM_TcpDataPath(benchmark::State& state) {
       bits * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TcpDataPath)
-    ->ArgNames({"mtu_pkts", "super_pkts", "pad", "carrier"})
-    ->Args({32, 0, 0, 0})
-    ->Args({32, 0, 1, 0})
-    ->Args({0, 2, 0, 0})
-    ->Args({0, 2, 1, 0})
-    ->Args({32, 0, 0, 1})
-    ->Args({0, 2, 0, 1})
-    ->Args({32, 0, 0, 2})
-    ->Args({0, 2, 0, 2})
+    ->ArgNames({"mtu_pkts", "super_pkts", "pad", "carrier", "aes"})
+    ->Args({32, 0, 0, 0, 0})
+    ->Args({32, 0, 0, 0, 1})
+    ->Args({32, 0, 1, 0, 0})
+    ->Args({0, 2, 0, 0, 0})
+    ->Args({0, 2, 0, 0, 1})
+    ->Args({0, 2, 1, 0, 0})
+    ->Args({32, 0, 0, 1, 0})
+    ->Args({0, 2, 0, 1, 0})
+    ->Args({32, 0, 0, 2, 0})
+    ->Args({0, 2, 0, 2, 0})
     ->UseRealTime();
 
 // The per-user limits hook (engine/traffic_pacing.h) as a send loop calls it once per

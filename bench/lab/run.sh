@@ -11,8 +11,12 @@
 #   baseline        (none)           iperf3 straight over the veth
 #   qeli-plain      10.204.4.0/24    qeli TCP, obf.mode = plain, no padding, no fragmentation
 #   qeli-fake-tls   10.204.4.0/24    qeli TCP, obf.mode = fake-tls, no padding, no fragmentation
+#                                    (records AES-256-GCM on a CPU with AES-GCM instructions)
+#   qeli-fake-tls-chacha ...         the same with QELI_DISABLE_AESGCM=1 at both ends (ChaCha20-
+#                                    Poly1305 records, every other extension on)
 #   qeli-fake-tls-0716 10.204.4.0/24 the same with QELI_DISABLE_EXTENSIONS=1 at both ends (0.7.16 wire)
 #   qeli-udp-fake-tls 10.204.4.0/24  qeli over UDP, fake-tls (one record per datagram)
+#   qeli-udp-fake-tls-chacha ...     the same with QELI_DISABLE_AESGCM=1 at both ends
 #   qeli-padding    10.204.4.0/24    qeli TCP, fake-tls + padding (profile defaults)
 #   qeli-frag       10.204.4.0/24    qeli TCP, fake-tls + fragmentation (profile defaults)
 #   qeli-obfs       10.204.4.0/24    qeli TCP obfs: ChaCha20 stream behind the WebSocket front
@@ -24,6 +28,12 @@
 #   wggo            10.204.1.0/24    wireguard-go, ChaCha20-Poly1305 over UDP, TUN MTU 1420
 #   ovpn-udp        10.204.2.0/24    OpenVPN p2p TLS, UDP, CHACHA20-POLY1305, TUN MTU 1400, no DCO
 #   ovpn-tcp        10.204.3.0/24    OpenVPN p2p TLS, TCP, CHACHA20-POLY1305, TUN MTU 1400, no DCO
+#   ceiling         10.204.5.0/24    the ceiling relay (--ceiling-src): TUN super-packets sealed
+#                                    ChaCha20-Poly1305 in <= 16 KiB records over one TCP
+#                                    connection, nothing else (no handshake, replay window,
+#                                    padding); qeli's TCP modes as a fraction of it, same run
+#   ceiling-aes     10.204.5.0/24    the same with AES-128-GCM (the relay's AES variant)
+#   (ceiling and ceiling-aes are not in the default list: they need the relay's source)
 # qeli runs as a new user would: `qeli add-client --link` prints a qeli:// link, the server
 # runs `qeli server -c FILE`, the client `qeli client LINK` (tun.mtu 1400 is pushed).
 #
@@ -61,6 +71,9 @@
 #   --qeli BIN           qeli binary (default build/release/qeli)
 #   --idle-clients N     idle-RSS test with N clients (default 100; 0 = skip)
 #   --perf LIST          systems to profile with perf during an extra tcp_up (default none)
+#   --ceiling-src FILE   gso_tcp_relay.c for the ceiling systems, built with gcc -O2 -lcrypto
+#                        into the work dir (default ../shared/lab/ceiling/gso_tcp_relay.c
+#                        beside the repository; it is a measuring probe, not part of qeli)
 #   --out DIR            output directory
 #   --update-docs        rewrite the lab section of docs/BENCHMARKS.md
 #   --report-only DIR    measure nothing: rebuild lab.json, table.md, lab.png (and the docs
@@ -94,11 +107,15 @@ OVPN_MTU=1400
 OVPN_CIPHER=CHACHA20-POLY1305
 QELI_PORT=8443
 QELI_MTU=1400
+CEIL_PORT=7000
+CEIL_S=qblcs0
+CEIL_C=qblcc0
+CEILING_SRC=$ROOT/../shared/lab/ceiling/gso_tcp_relay.c
 LOCK=/run/qeli-bench-lab.lock
 
 RUNS=3
 DUR=10
-ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,qeli-reality-tls,qeli-reality-tls-0716,wggo,ovpn-udp,ovpn-tcp"
+ALL_SYSTEMS="baseline,qeli-plain,qeli-fake-tls,qeli-fake-tls-chacha,qeli-fake-tls-0716,qeli-udp-fake-tls,qeli-udp-fake-tls-chacha,qeli-padding,qeli-frag,qeli-obfs,qeli-obfs-raw,qeli-reality,qeli-reality-tls,qeli-reality-tls-0716,wggo,ovpn-udp,ovpn-tcp"
 SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
@@ -133,6 +150,7 @@ while (($#)); do
     --qeli) QELI=$2; shift 2 ;;
     --idle-clients) IDLE_CLIENTS=$2; shift 2 ;;
     --perf) PERF_ARG=$2; shift 2 ;;
+    --ceiling-src) CEILING_SRC=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --update-docs) UPDATE_DOCS=1; shift ;;
     --report-only) REPORT_ONLY=$2; shift 2 ;;
@@ -417,6 +435,36 @@ teardown_vpn() {
   for p in "${VPN_PIDS[@]}"; do stop_pid "$p"; done
 }
 
+# The ceiling relay (--ceiling-src): one process per namespace opens its own vnet-hdr TUN,
+# the client connects to the server over the veth, each prints "ready" when connected.
+setup_ceiling_relay() { # CIPHER (chacha|aes)
+  local cipher=$1 d=$WORK/ceiling-$1 sp cp args
+  [[ -f $CEILING_SRC ]] || die "ceiling: no relay source at $CEILING_SRC (--ceiling-src)"
+  mkdir -p "$d"
+  [[ -x $WORK/gso_tcp_relay ]] ||
+    gcc -O2 -Wall -pthread -o "$WORK/gso_tcp_relay" "$CEILING_SRC" -lcrypto 2>"$d/build.log" ||
+    die "ceiling: the relay did not build (see $d/build.log)"
+  args=(--port "$CEIL_PORT" --addr "$UL_S" --mode gso --cipher "$cipher" --rec 16384)
+  spawn "$NS_S" "$d/s.log" "$WORK/gso_tcp_relay" --role server --tun "$CEIL_S" "${args[@]}"
+  sp=$LAST_PID
+  wait_for "ceiling relay listening" 10 "$sp" listens "$NS_S" "$CEIL_PORT"
+  spawn "$NS_C" "$d/c.log" "$WORK/gso_tcp_relay" --role client --tun "$CEIL_C" "${args[@]}"
+  cp=$LAST_PID
+  VPN_PIDS=("$sp" "$cp") VPN_ROLES=(srv cli)
+  wait_for "ceiling relays connected" 10 "$sp $cp" \
+    bash -c "grep -q '^ready' '$d/s.log' && grep -q '^ready' '$d/c.log'"
+  ip -n "$NS_S" addr add 10.204.5.1/24 dev "$CEIL_S"
+  ip -n "$NS_C" addr add 10.204.5.2/24 dev "$CEIL_C"
+  ip -n "$NS_S" link set "$CEIL_S" mtu "$QELI_MTU" up
+  ip -n "$NS_C" link set "$CEIL_C" mtu "$QELI_MTU" up
+  TARGET=10.204.5.1 MTU=$QELI_MTU
+  NOTE="ceiling relay ($(basename "$CEILING_SRC")), gso, $([[ $cipher == aes ]] && echo AES-128-GCM || echo ChaCha20-Poly1305), records <= 16 KiB, TCP, TUN MTU $QELI_MTU"
+}
+setup_ceiling() { setup_ceiling_relay chacha; }
+teardown_ceiling() { teardown_vpn; }
+setup_ceiling_aes() { setup_ceiling_relay aes; }
+teardown_ceiling_aes() { teardown_vpn; }
+
 # qeli_server_conf DIR MODE SUBNET_OCTET: writes DIR/server.conf (+ empty users.conf)
 qeli_server_conf() { # DIR MODE OCTET [TRANSPORT (tcp)]
   local d=$1 mode=$2 o=$3 transport=${4:-tcp} obf=fake-tls padding=false frag=false extra=""
@@ -479,11 +527,14 @@ qeli_link() { # DIR USER PASSWORD -> prints the qeli:// link
     --identity-dir "$1/identity" --link --host "$UL_S:$QELI_PORT" --link-profile lab --no-qr |
     grep '^qeli://' | head -1
 }
-setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 on the wire
-  #                   | udp = the UDP transport]
-  local mode=$1 d=$WORK/qeli-$1${2:+-$2} link sp cp env=() transport=tcp
-  [[ ${2:-} == 0716 ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
-  [[ ${2:-} == udp ]] && transport=udp
+setup_qeli() { # MODE [OPTION...]: 0716 = both ends without our extensions, exactly 0.7.16
+  #                 on the wire | chacha = both ends without AES-GCM records
+  #                 (QELI_DISABLE_AESGCM=1) | udp = the UDP transport
+  local mode=$1 opts="${*:2}" d link sp cp env=() transport=tcp
+  d=$WORK/qeli-$mode${opts:+-${opts// /-}}
+  [[ " $opts " == *" 0716 "* ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
+  [[ " $opts " == *" chacha "* ]] && env=(env QELI_DISABLE_AESGCM=1)
+  [[ " $opts " == *" udp "* ]] && transport=udp
   qeli_server_conf "$d" "$mode" 4 "$transport"
   link=$(qeli_link "$d" lab "lab-pass-$RANDOM$RANDOM") || die "qeli add-client printed no link"
   spawn "$NS_S" "$d/s.log" "${env[@]}" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
@@ -497,7 +548,15 @@ setup_qeli() { # MODE [0716 = both ends without our extensions, exactly 0.7.16 o
     bash -c "ip -n $NS_C -4 -o addr | grep -q ' 10\.204\.4\.'"
   TARGET=10.204.4.1 MTU=$QELI_MTU
   NOTE="$("$QELI" version 2>/dev/null | head -1), ${transport^^}, mode $mode, TUN MTU $QELI_MTU"
-  [[ ${2:-} == 0716 ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
+  [[ " $opts " == *" 0716 "* ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
+  [[ " $opts " == *" chacha "* ]] && NOTE+=", AES-GCM records off (QELI_DISABLE_AESGCM=1)"
+  # The AEAD the session's records took (the client logs it when it connects).
+  for _ in $(seq 30); do grep -q "connected to" "$d/c.log" 2>/dev/null && break; sleep 0.1; done
+  if grep -q "AES-256-GCM records" "$d/c.log" 2>/dev/null; then
+    NOTE+=", records AES-256-GCM"
+  else
+    NOTE+=", records ChaCha20-Poly1305"
+  fi
   return 0
 }
 for m in plain fake-tls padding frag obfs obfs-raw reality reality-tls; do
@@ -510,6 +569,10 @@ setup_qeli_reality_tls_0716() { setup_qeli reality-tls 0716; }
 teardown_qeli_reality_tls_0716() { teardown_vpn; }
 setup_qeli_udp_fake_tls() { setup_qeli fake-tls udp; }
 teardown_qeli_udp_fake_tls() { teardown_vpn; }
+setup_qeli_fake_tls_chacha() { setup_qeli fake-tls chacha; }
+teardown_qeli_fake_tls_chacha() { teardown_vpn; }
+setup_qeli_udp_fake_tls_chacha() { setup_qeli fake-tls udp chacha; }
+teardown_qeli_udp_fake_tls_chacha() { teardown_vpn; }
 teardown_baseline() { :; }
 
 # ============================================================================= measuring
@@ -821,7 +884,8 @@ summarize() {
     | def m($s; $t): first(($all.stats[] | select(.system == $s and .test == $t) | .mbps.med), null);
       def ratio($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
       .ratios = [.stats[] | select(.test | startswith("tcp_")) | .test as $t | .mbps.med as $v |
-        {system, test, vs_wggo: ratio($v; m("wggo"; $t)), vs_veth: ratio($v; m("baseline"; $t))}]' >"$OUTDIR/lab.json"
+        {system, test, vs_wggo: ratio($v; m("wggo"; $t)), vs_veth: ratio($v; m("baseline"; $t)),
+         vs_ceiling: ratio($v; m("ceiling"; $t)), vs_ceiling_aes: ratio($v; m("ceiling-aes"; $t))}]' >"$OUTDIR/lab.json"
 }
 
 # markdown: lab.json -> table.md
@@ -842,10 +906,10 @@ markdown() {
     "\($a.meta.runs) runs, TCP tests \($a.meta.tcp_seconds) s, UDP tests \($a.meta.udp_seconds) s; median (min–max).",
     "Command: `\($a.meta.command)`", "",
     "#### TCP through the tunnel (iperf3, Mbit/s at the receiver)", "",
-    "| system | 1 stream up | 1 stream down | 4 streams up | spread up | × wggo up / down | of veth up / down | retr up |",
-    "|---|---|---|---|---|---|---|---|",
+    "| system | 1 stream up | 1 stream down | 4 streams up | spread up | × wggo up / down | of veth up / down | of ceiling up / down | of ceiling-aes up / down | retr up |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ($order[] as $sy | s($sy; "tcp_up") as $u | s($sy; "tcp_down") as $d | s($sy; "tcp_p4") as $p |
-     "| \($sy) | \($u.mbps | mm(r0)) | \($d.mbps | mm(r0)) | \($p.mbps | mm(r0)) | \(if $u.spread_pct == null then "–" else "\($u.spread_pct | round)%" end) | \(x(rt($sy; "tcp_up").vs_wggo)) / \(x(rt($sy; "tcp_down").vs_wggo)) | \(pc(rt($sy; "tcp_up").vs_veth)) / \(pc(rt($sy; "tcp_down").vs_veth)) | \($u.retransmits.med | r0) |"),
+     "| \($sy) | \($u.mbps | mm(r0)) | \($d.mbps | mm(r0)) | \($p.mbps | mm(r0)) | \(if $u.spread_pct == null then "–" else "\($u.spread_pct | round)%" end) | \(x(rt($sy; "tcp_up").vs_wggo)) / \(x(rt($sy; "tcp_down").vs_wggo)) | \(pc(rt($sy; "tcp_up").vs_veth)) / \(pc(rt($sy; "tcp_down").vs_veth)) | \(pc(rt($sy; "tcp_up").vs_ceiling)) / \(pc(rt($sy; "tcp_down").vs_ceiling)) | \(pc(rt($sy; "tcp_up").vs_ceiling_aes)) / \(pc(rt($sy; "tcp_down").vs_ceiling_aes)) | \($u.retransmits.med | r0) |"),
     "",
     "#### CPU (median; % of one core over the steady-state window; cores per Gbit/s = busy cores ÷ receiver Gbit/s)", "",
     "*box* = the whole machine from /proc/stat; *outside* = processes outside the two lab namespaces (other work on a shared box);",

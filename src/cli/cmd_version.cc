@@ -14,9 +14,11 @@
 namespace qeli::cli {
 namespace {
 
-// The extensions this build can negotiate with another qeli (docs/PROTOCOL.md §10, §12);
-// a 0.7.16 peer sees none of them.
-constexpr const char* kExtensions = "gso-super-packets, session-close";
+// The extensions this build can negotiate with another qeli (docs/PROTOCOL.md §10, §12,
+// §16, §17, §18; AES-256-GCM records only on a CPU with AES-GCM instructions); a 0.7.16
+// peer sees none of them.
+constexpr const char* kExtensions =
+    "gso-super-packets, session-close, tls-binding, obfs-header-xor, aes-256-gcm";
 
 }  // namespace
 

@@ -185,9 +185,10 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
     changes_.take_over_dns(host_.resolv, dns.dns, dev);
   }
   spdlog::info("DNS: {}", dns.why);
-  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{})",
+  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{}{})",
                host_.endpoint_name, cfg.user, cidr, dev, mtu, ok.routes.size(),
-               full ? ", full tunnel" : "", tc.gso ? ", GSO super-packets" : "");
+               full ? ", full tunnel" : "", tc.gso ? ", GSO super-packets" : "",
+               tc.aes_gcm ? ", AES-256-GCM records" : "");
 
   info_.server_address =
       transport::ipv4_to_string(tc.server.addr) + ":" + std::to_string(tc.server.port);
@@ -197,6 +198,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   info_.mtu = mtu;
   info_.full_tunnel = full;
   info_.extensions = tc.gso ? "gso" : "";
+  if (tc.aes_gcm) info_.extensions += info_.extensions.empty() ? "aes-gcm" : ", aes-gcm";
   hook_env_ = {{"QELI_DEV", dev},
                {"QELI_SERVER", host_.endpoint_name},
                {"QELI_USER", cfg.user},

@@ -81,6 +81,9 @@ struct SessionInfo {
   std::uint64_t drop_queue_full = 0, drop_replay = 0, drop_tun_write = 0, drop_bad_gso = 0;
   std::uint64_t drop_too_big = 0;
   bool gso = false, close_notify = false;
+  /// How the server seals this session's records: "chacha20-poly1305", "aes-256-gcm"
+  /// (caps::kAesGcm) or "none (tls-bound)" (reality-tls with the TLS binding).
+  std::string aead;
   std::string client_version, client_platform;
   /// Every session counter by its table name (tunnel::SessionCounter, with help strings
   /// in tunnel/session_counters.h): the named fields above plus whatever a newer build

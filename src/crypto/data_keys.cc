@@ -22,6 +22,7 @@ std::string_view salt_of(KdfScheme s) {
 
 constexpr std::string_view kInfoS2C = "server-to-client-enc-key";
 constexpr std::string_view kInfoC2S = "client-to-server-enc-key";
+constexpr std::string_view kInfoAes256Gcm = "qeli aes-256-gcm";
 
 }  // namespace
 
@@ -56,6 +57,12 @@ DataKeys derive_data_keys(KdfScheme scheme, std::span<const std::uint8_t, 32> ee
   hkdf_expand(prk.span(), as_bytes(kInfoS2C), keys.server_to_client.span());
   hkdf_expand(prk.span(), as_bytes(kInfoC2S), keys.client_to_server.span());
   return keys;
+}
+
+Key32 derive_aes256gcm_key(std::span<const std::uint8_t, 32> direction_key) {
+  Key32 out;
+  hkdf({}, direction_key, as_bytes(kInfoAes256Gcm), out.span());
+  return out;
 }
 
 }  // namespace qeli::crypto

@@ -13,6 +13,12 @@
 //
 // ee = X25519(eph, eph), ml = ML-KEM-768 shared secret, es = X25519(client eph, server
 // static). Note the order: X25519 first, the reverse of TLS's X25519MLKEM768.
+//
+// Our extension (capability bit 5, docs/PROTOCOL.md §18): the AES-256-GCM key of a
+// direction is derived from that direction's ChaCha20-Poly1305 key, so one key is never
+// used by two algorithms:
+//
+//   aes_key = HKDF-SHA256(salt = "", IKM = direction key, info = "qeli aes-256-gcm")[32]
 #pragma once
 
 #include <cstdint>
@@ -38,5 +44,8 @@ struct DataKeys {
 /// bound ones (each 32 bytes); a missing input is a caller bug and aborts.
 DataKeys derive_data_keys(KdfScheme scheme, std::span<const std::uint8_t, 32> ee, const Key32* ml,
                           const Key32* es);
+
+/// The AES-256-GCM key of a direction from its 32-byte (ChaCha20-Poly1305) key (above).
+Key32 derive_aes256gcm_key(std::span<const std::uint8_t, 32> direction_key);
 
 }  // namespace qeli::crypto

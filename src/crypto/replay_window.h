@@ -25,6 +25,9 @@ class ReplayWindow {
 
   void reset();
 
+  /// The highest counter accepted so far (0 before the first).
+  std::uint64_t top() const { return top_; }
+
  private:
   static constexpr std::size_t kWords = kWindowSize / 64;
   bool bit(std::uint64_t counter) const;

@@ -267,6 +267,12 @@ struct ClientHandshake::Impl {
                                tls_binding_proof(*cfg.tls_exporter, BindingSide::kClient)))) {
           return fail_with(Failure::kSealFailed);
         }
+        if ((s.negotiated_caps & caps::kAesGcm) != 0) {
+          // Negotiation is complete on our side: every record after the capability frame
+          // goes AES-256-GCM, and the server's may once it read that frame (§18).
+          s.send.set_send_aes();
+          s.recv.set_accept_aes(true);
+        }
       }
       s.auth_ok = std::move(*ok);
     }

@@ -262,6 +262,10 @@ struct ServerHandshake::Impl {
     append(leftover, extra);
     session.emplace(ServerSession{std::move(*send), std::move(*recv), sni, joined,
                                   joined ? 0 : advertised_caps, std::move(leftover)});
+    // We offered AES-GCM records: the client's may come so once it took the bit (its
+    // capability frame, or its first AES record; docs/PROTOCOL.md §18). Ours switch when
+    // the data plane learns that (tunnel::PeerState::aes_gcm).
+    if ((session->advertised_caps & caps::kAesGcm) != 0) session->recv.set_accept_aes(true);
     send.reset();
     recv.reset();
     phase = Phase::kDone;

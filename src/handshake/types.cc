@@ -3,13 +3,23 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "crypto/cpu_features.h"
+
 namespace qeli::handshake {
 
+namespace {
+bool env_is_1(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string_view(v) == "1";
+}
+}  // namespace
+
 std::uint32_t our_extensions(Carrier carrier) {
-  const char* v = std::getenv("QELI_DISABLE_EXTENSIONS");
-  if (v != nullptr && std::string_view(v) == "1") return 0;
+  if (env_is_1("QELI_DISABLE_EXTENSIONS")) return 0;
   std::uint32_t bits = caps::kCapabilityExchange | caps::kCloseNotify;
   if (carrier == Carrier::kStream) bits |= caps::kGsoSuperPackets | caps::kObfsHeaderXor;
+  static const bool aes_gcm = crypto::cpu_has_aes_gcm();
+  if (aes_gcm && !env_is_1("QELI_DISABLE_AESGCM")) bits |= caps::kAesGcm;
   return bits;
 }
 

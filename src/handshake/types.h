@@ -71,6 +71,10 @@ inline constexpr std::uint32_t kCloseNotify = 1U << 3;
 /// exporter), then data records go without the inner AEAD (docs/PROTOCOL.md §16). Offered
 /// by the caller when the carrier is TLS 1.3 (not part of our_extensions()).
 inline constexpr std::uint32_t kTlsBinding = 1U << 4;
+/// Data records with AES-256-GCM instead of ChaCha20-Poly1305, under a key derived from
+/// each direction's key (docs/PROTOCOL.md §18). Offered only where this CPU runs AES-GCM
+/// in hardware (crypto::cpu_has_aes_gcm) and QELI_DISABLE_AESGCM is not 1.
+inline constexpr std::uint32_t kAesGcm = 1U << 5;
 /// TCP obfs only: record bodies skip the obfs keystream, headers keep it; the client
 /// switches first, in-band (transport/obfs_stream.h, docs/PROTOCOL.md §17).
 inline constexpr std::uint32_t kObfsHeaderXor = 1U << 6;
@@ -80,7 +84,9 @@ enum class Carrier : std::uint8_t { kStream, kDatagram };
 
 /// The extension bits this build offers (server, AUTH OK `x_caps`) and answers with
 /// (client): none when the environment says QELI_DISABLE_EXTENSIONS=1 (exact 0.7.16
-/// behaviour, for tests and measurements); GSO super-packets on stream carriers only.
+/// behaviour, for tests and measurements); GSO super-packets on stream carriers only;
+/// AES-GCM records only on a CPU with AES-GCM instructions and without
+/// QELI_DISABLE_AESGCM=1 (for measurements).
 std::uint32_t our_extensions(Carrier carrier);
 
 using X25519Public = std::array<std::uint8_t, 32>;

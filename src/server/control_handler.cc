@@ -84,6 +84,9 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   });
   i.gso = s.peer_state.gso.load();
   i.close_notify = s.peer_state.close_notify.load();
+  i.aead = s.peer_state.tls_bound.load() ? "none (tls-bound)"
+           : s.peer_state.aes_gcm.load() ? "aes-256-gcm"
+                                         : "chacha20-poly1305";
   return i;
 }
 

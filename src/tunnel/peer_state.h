@@ -18,6 +18,9 @@ struct PeerState {
   /// reality-tls: the peer proved it sees our TLS session (caps::kTlsBinding): data
   /// records go without the inner AEAD (wire/packet_codec.h "TLS-bound records").
   std::atomic<bool> tls_bound{false};
+  /// The peer takes AES-256-GCM records (caps::kAesGcm): ours go so from the next batch
+  /// (wire/record_aead.h). A server also learns it from the client's first AES record.
+  std::atomic<bool> aes_gcm{false};
   /// The tunnel MTU the peer reported (control frame 1, clamped to 576..16638; 0 = none).
   std::atomic<std::uint32_t> mtu{0};
 };

@@ -38,6 +38,8 @@ Receiver::Receiver(ReceiverParams params, wire::PacketCodec codec, SessionCounte
       idle_since_(now) {
   if (params_.gso_receive) gso_.emplace();
   if (params_.accept_tls_bound) codec_.set_accept_tls_bound(true);
+  // The handshake enabled AES records (caps::kAesGcm); the switch rules are the carrier's.
+  if (codec_.recv_accepts_aes()) codec_.set_accept_aes(params_.stream);
 }
 
 Inbound Receiver::open(MutableByteSpan record, Instant now) {
@@ -55,6 +57,10 @@ Inbound Receiver::open(MutableByteSpan record, Instant now) {
     return dropped(why);
   }
   last_auth_ = now;
+  if (!peer_aes_ && codec_.recv_aes_seen()) {
+    peer_aes_ = true;  // it seals with AES, so it takes AES: ours switch too
+    peer_.aes_gcm = true;
+  }
   const ByteSpan data = opened->data;
   switch (wire::classify_plaintext(data)) {
     case wire::PlaintextKind::kHeartbeat:
@@ -100,6 +106,11 @@ Inbound Receiver::control(ByteSpan plaintext) {
       peer_.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
       peer_.close_notify = (both & handshake::caps::kCloseNotify) != 0;
       binding_offered_ = (both & handshake::caps::kTlsBinding) != 0;
+      if ((both & handshake::caps::kAesGcm) != 0) {
+        peer_.aes_gcm = true;
+      } else {
+        codec_.set_refuse_aes();  // it will never seal with AES: no trial for it
+      }
     }
   } else if (f.type == wire::kCtrlTlsBinding && binding_offered_ && params_.tls_binding_proof) {
     auto proof = wire::parse_tls_binding(f);

@@ -124,6 +124,7 @@ class Receiver {
   std::uint64_t idle_packets_ = 0;
   Instant idle_since_;
   bool binding_offered_ = false;  // the peer's capability frame took caps::kTlsBinding
+  bool peer_aes_ = false;         // PeerState::aes_gcm is set
 };
 
 }  // namespace qeli::tunnel

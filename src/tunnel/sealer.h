@@ -78,6 +78,11 @@ class Sealer {
   const PaddingPolicy& padding() const { return padding_; }
   /// From now on records go without the inner AEAD (the peer proved the TLS binding).
   void set_tls_bound() { codec_.set_send_tls_bound(true); }
+  /// From now on records go with AES-256-GCM (the peer takes it: caps::kAesGcm).
+  void set_aes() {
+    if (codec_.send_aead() != wire::RecordAeadKind::kAes256Gcm) codec_.set_send_aes();
+  }
+  wire::RecordAeadKind aead() const { return codec_.send_aead(); }
   /// The send counter of the codec (records sealed so far).
   std::uint64_t records_sealed() const { return codec_.send_counter(); }
 

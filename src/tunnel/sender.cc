@@ -16,6 +16,7 @@ Sender::Sender(SenderParams params, wire::PacketCodec codec, CarrierRoom room, c
 void Sender::refresh() {
   sealer_.set_peer_gso(peer_.gso.load(std::memory_order_relaxed));
   if (peer_.tls_bound.load(std::memory_order_relaxed)) sealer_.set_tls_bound();
+  if (peer_.aes_gcm.load(std::memory_order_relaxed)) sealer_.set_aes();
   // Padding must not push a record past the peer's path (only ever lowers the MTU).
   if (const auto m = peer_.mtu.load(std::memory_order_relaxed); m != 0) sealer_.limit_mtu(m);
 }

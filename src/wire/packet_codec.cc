@@ -34,16 +34,12 @@ const char* to_string(OpenError e) {
 
 PacketCodec::PacketCodec(Framing framing, std::span<const std::uint8_t, 32> key,
                          std::span<const std::uint8_t, 4> seed)
-    : framing_(framing),
-      aead_(crypto::AeadAlgorithm::kChaCha20Poly1305, key),
-      prp_(std::make_unique<crypto::NoncePrp>(key)) {
+    : framing_(framing), aead_(key), prp_(std::make_unique<crypto::NoncePrp>(key)) {
   std::memcpy(seed_.data(), seed.data(), seed_.size());
 }
 
 PacketCodec::PacketCodec(Framing framing, const crypto::Key32& key, crypto::Rng& rng)
-    : framing_(framing),
-      aead_(crypto::AeadAlgorithm::kChaCha20Poly1305, key.span()),
-      prp_(std::make_unique<crypto::NoncePrp>(key.span())) {
+    : framing_(framing), aead_(key.span()), prp_(std::make_unique<crypto::NoncePrp>(key.span())) {
   rng.fill(seed_);
 }
 
@@ -81,7 +77,7 @@ Result<std::size_t, SealError> PacketCodec::seal_in_place(MutableByteSpan buf, s
   std::uint8_t* tag = pt + pt_len;
   if (send_tls_bound_) {
     std::memset(tag, 0, kTagSize);  // the TLS record below protects it
-  } else if (!aead_.seal(std::span<const std::uint8_t, kNonceSize>(nonce), {},
+  } else if (!aead_.seal(std::span<const std::uint8_t, kNonceSize>(nonce),
                          std::span<std::uint8_t>(pt, pt_len),
                          std::span<std::uint8_t, kTagSize>(tag, kTagSize))) {
     return fail(SealError::kCrypto);
@@ -122,17 +118,22 @@ Result<OpenedRecord, OpenError> PacketCodec::open_in_place(MutableByteSpan recor
   const std::uint8_t* tag = pt + pt_len;
   const bool tls_bound = accept_tls_bound_ && std::all_of(nonce, nonce + kNonceSize,
                                                           [](std::uint8_t b) { return b == 0; });
-  if (!tls_bound && !aead_.open(std::span<const std::uint8_t, kNonceSize>(nonce, kNonceSize), {},
-                                std::span<std::uint8_t>(pt, pt_len),
-                                std::span<const std::uint8_t, kTagSize>(tag, kTagSize))) {
-    return fail(OpenError::kAuthFailed);
+  std::optional<RecordAeadKind> kind;
+  if (!tls_bound) {
+    kind = aead_.open(std::span<const std::uint8_t, kNonceSize>(nonce, kNonceSize),
+                      std::span<std::uint8_t>(pt, pt_len),
+                      std::span<const std::uint8_t, kTagSize>(tag, kTagSize));
+    if (!kind) return fail(OpenError::kAuthFailed);
   }
   // pt_len ≥ counter + padlen by the kMinRecordPayload check.
   const std::uint64_t counter = load_be64(pt);
   const std::size_t pad = load_be16(pt + pt_len - kPadLenSize);
   const std::size_t room = pt_len - kCounterSize - kPadLenSize;
   if (pad > room) return fail(OpenError::kBadPadding);
+  // A ChaCha record the AES switch no longer admits is one this peer cannot have sent.
+  if (kind && !aead_.admits(*kind, counter)) return fail(OpenError::kAuthFailed);
   if (!replay_.accept(counter)) return fail(OpenError::kReplay);
+  if (kind) aead_.opened(*kind, counter, replay_.top());
   return OpenedRecord{MutableByteSpan(pt + kCounterSize, room - pad), counter};
 }
 

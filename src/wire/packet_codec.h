@@ -29,6 +29,12 @@
 // replay window — and opens every other record as before (an AEAD nonce of twelve zero
 // bytes has probability 2^-96). A 0.7.16 peer never sees one: the bit is negotiated.
 //
+// AES-256-GCM records (our extension, docs/PROTOCOL.md §18): the same layout, nonce and
+// counter sealed with AES-256-GCM under a key derived from this direction's key
+// (set_send_aes), and a receiver that takes them next to ChaCha ones across the switch
+// (set_accept_aes; the rules are in wire/record_aead.h). The nonce permutation, the
+// counter and the replay window are the codec's, shared by both AEADs.
+//
 // Thread-safety: none; one codec per direction per connection, used by one thread.
 #pragma once
 
@@ -39,12 +45,12 @@
 
 #include "base/bytes.h"
 #include "base/result.h"
-#include "crypto/aead.h"
 #include "crypto/nonce_prp.h"
 #include "crypto/random.h"
 #include "crypto/replay_window.h"
 #include "crypto/secret_bytes.h"
 #include "wire/limits.h"
+#include "wire/record_aead.h"
 
 namespace qeli::wire {
 
@@ -145,12 +151,25 @@ class PacketCodec {
   /// Receiver: take records with an all-zero nonce as TLS-bound ones (see above).
   void set_accept_tls_bound(bool on) { accept_tls_bound_ = on; }
 
+  /// Sender: records from now on with AES-256-GCM (the peer negotiated caps::kAesGcm).
+  void set_send_aes() { aead_.switch_send_to_aes(); }
+  RecordAeadKind send_aead() const { return aead_.send_kind(); }
+  /// Receiver: take AES-256-GCM records too, with a stream's or datagrams' switch rules.
+  void set_accept_aes(bool stream) { aead_.accept_aes(stream); }
+  bool recv_accepts_aes() const { return aead_.accepts_aes(); }
+  /// Receiver: the peer's capabilities lack caps::kAesGcm: ChaCha only (before any AES).
+  void set_refuse_aes() { aead_.refuse_aes(); }
+  /// Receiver: an AES record authenticated (the peer switched).
+  bool recv_aes_seen() const { return aead_.aes_seen(); }
+  /// Receiver: only AES records are taken now.
+  bool recv_aes_only() const { return aead_.aes_only(); }
+
   /// The counter the next sealed record will carry (starts at 0).
   std::uint64_t send_counter() const { return send_counter_; }
 
  private:
   Framing framing_;
-  crypto::Aead aead_;
+  RecordAead aead_;
   std::unique_ptr<crypto::NoncePrp> prp_;  // heap only so the codec is movable
   std::array<std::uint8_t, 4> seed_{};
   std::uint64_t send_counter_ = 0;

@@ -154,6 +154,20 @@ e2e_session_counter() {
     jq -r --arg u "$2" --arg f "$3" '[.[] | select(.username == $u) | .[$f]] | first // "none"'
 }
 
+# e2e_expect_aead DIR USER [off] — the server seals USER's session records with
+# AES-256-GCM when this CPU has AES-GCM instructions (both ends run on it; caps::kAesGcm,
+# docs/PROTOCOL.md §18), with ChaCha20-Poly1305 otherwise or when "off" (an end ran with
+# QELI_DISABLE_AESGCM=1).
+e2e_expect_aead() {
+  local want=chacha20-poly1305 got
+  if [ "${3:-}" != off ] && grep -qw aes /proc/cpuinfo && grep -qw pclmulqdq /proc/cpuinfo; then
+    want=aes-256-gcm
+  fi
+  got=$(e2e_session_counter "$1" "$2" aead)
+  [ "$got" = "$want" ] || e2e_fail "$2's session seals with '$got', expected $want"
+  e2e_log "$2's session: $got records"
+}
+
 # e2e_measure LABEL CLIENT_IP — through the tunnel between $NS_C and the server at
 # $TUN_NET.1: ping both ways, iperf3 TCP up and down for E2E_SECONDS and iperf3 UDP at
 # ${QELI_E2E_UDP_RATE:-10M}. A functional check, not a benchmark: it asserts that bulk

@@ -6,7 +6,9 @@
 # the printed qeli:// link (proto=udp …), then e2e_measure (lib.sh): ping both ways,
 # iperf3 TCP up/down carry data, iperf3 UDP at ${QELI_E2E_UDP_RATE:-10M} mostly
 # arrives (delivery checks; rates and loss are bench/lab's); one table row per mode; both ends must exit cleanly on SIGTERM. Once, with the
-# first server up: a stranger's single short datagram gets nothing back. Last, the path
+# first server up: a stranger's single short datagram gets nothing back. Records are
+# AES-256-GCM on a CPU with AES-GCM instructions, except in `junk`, whose server runs with
+# QELI_DISABLE_AESGCM=1 (ChaCha20-Poly1305). Last, the path
 # is narrowed to MTU 1280 (both veth ends): the handshake (≤ 1163-byte fragments) and
 # full-size tunnel packets (tun.mtu 1200) cross it with no IP fragment on either side.
 # Usage: udp_modes.sh QELI_BINARY [MODE...]   (E2E_SECONDS per iperf3 run, default 3)
@@ -60,7 +62,13 @@ run_mode() {
   [ "$mode" != junk ] || case "$link" in *jc=4*) ;; *) e2e_fail "junk: link without jc=4" ;; esac
   [ "$mode" != quic ] || case "$link" in *quic=1*) ;; *) e2e_fail "quic: link without quic=1" ;; esac
 
-  e2e_start_server "server-$mode" "$dir"
+  local aes=on
+  [ "$mode" = junk ] && aes=off
+  if [ $aes = off ]; then
+    QELI_DISABLE_AESGCM=1 e2e_start_server "server-$mode" "$dir"
+  else
+    e2e_start_server "server-$mode" "$dir"
+  fi
   if [ "$probed" = 0 ]; then
     local back
     back=$(stranger_probe)
@@ -72,6 +80,7 @@ run_mode() {
   cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "$mode: client TUN never got an address"
   "$QELI" list-clients --socket "$dir/control.sock" | grep -q "alice .*$cip" ||
     e2e_fail "$mode: list-clients does not show alice at $cip"
+  e2e_expect_aead "$dir" alice $aes
   # The mode really is on the wire: only the quic mode's handshake had the QUIC shape.
   if grep -q "QUIC shape" "$E2E_DIR/server-$mode.log"; then
     [ "$mode" = quic ] || e2e_fail "$mode: the server saw a QUIC shape"

@@ -8,6 +8,8 @@
 //
 // `carrier` puts the TCP obfs layers under the records on both ends (the XOR stream, and
 // the WebSocket frames under it), so the same loop measures and checks those paths.
+// `aes`: the receiver takes AES-256-GCM records (caps::kAesGcm) next to ChaCha ones, as
+// after a handshake that negotiated them; switch_to_aes() then switches the sender.
 //
 // Header-only so tests and benchmarks share it; needs qeli::engine and qeli::transport.
 #pragma once
@@ -40,15 +42,16 @@ class RecordLoop {
   /// super-packets (segment size mtu − 52) per batch, Tls framing, optional padding.
   /// The batch must fit the socket buffer (≈ 200 KiB unless SO_SNDBUFFORCE works).
   RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
-             tunnel::PaddingPolicy padding = {}, LoopCarrier carrier = LoopCarrier::kTcp)
+             tunnel::PaddingPolicy padding = {}, LoopCarrier carrier = LoopCarrier::kTcp,
+             bool aes = false)
       : rng_(7),
         a_(stack(carrier, true)),
         b_(stack(carrier, false)),
         room_(engine::stream_room(a_->overhead())),
         tx_(sender_params(mtu, padding), wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed),
             room_, rng_, sent_, tx_peer_, Instant{}),
-        rx_(receiver_params(super_packets > 0),
-            wire::PacketCodec(wire::Framing::kTls, key_.span(), kSeed), got_, rx_peer_, Instant{}),
+        rx_(receiver_params(super_packets > 0), receiving_codec(key_, aes), got_, rx_peer_,
+            Instant{}),
         writer_(*a_, wire::Framing::kTls, {}),
         reader_(*b_, wire::Framing::kTls, {}),
         out_(mtu_packets + super_packets, wire::kMaxSuperPacket, room_.headroom(),
@@ -115,6 +118,12 @@ class RecordLoop {
     return std::equal(r.begin(), r.end(), packets_[i].bytes.begin(), packets_[i].bytes.end());
   }
   const tunnel::SessionCounters& receiver_counters() const { return got_; }
+  /// The sender seals AES-256-GCM from the next batch (the receiver must take it: `aes`).
+  void switch_to_aes() {
+    tx_peer_.aes_gcm = true;
+    tx_.refresh();
+  }
+  wire::RecordAeadKind sender_aead() { return tx_.sealer().aead(); }
 
  private:
   static constexpr std::array<std::uint8_t, 4> kSeed = {1, 2, 3, 4};
@@ -126,6 +135,11 @@ class RecordLoop {
     sp.heartbeat.enabled = false;
     sp.scratch_packets = 128;
     return sp;
+  }
+  static wire::PacketCodec receiving_codec(const crypto::Key32& key, bool aes) {
+    wire::PacketCodec c(wire::Framing::kTls, key.span(), kSeed);
+    if (aes) c.set_accept_aes(true);
+    return c;
   }
   static tunnel::ReceiverParams receiver_params(bool gso) {
     tunnel::ReceiverParams rp;

@@ -42,6 +42,7 @@ struct TunnelConfig {
   std::size_t mtu = 0;             ///< the tunnel MTU (configured, pushed or probed)
   transport::Ipv4Endpoint server;  ///< the address of the server the session runs over
   bool gso = false;                ///< super-packets cross whole (read the TUN whole)
+  bool aes_gcm = false;            ///< data records go AES-256-GCM (caps::kAesGcm)
   tunio::ReadMode read_mode = tunio::ReadMode::split;
 };
 

@@ -30,6 +30,7 @@ class Connector {
     bool rejected = false;                    ///< the server refused the credentials
     bool authenticated = false;               ///< AUTH OK arrived
     std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
+    bool aes_gcm = false;                     ///< data records go AES-256-GCM
     /// Non-empty: a failure that must not be retried (ClientErrc::kFatal), said so.
     std::string fatal;
   };

@@ -76,6 +76,7 @@ Duration Connector::connect_datagram() {
   auto udp = hs.take_session();
   if (!remember_server_key(udp.session)) return Duration::zero();
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
+  attempt_.aes_gcm = (udp.session.negotiated_caps & handshake::caps::kAesGcm) != 0;
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);
   if (cfg_.mtu == 0 && cfg_.mtu_probe) {
@@ -112,6 +113,7 @@ Duration Connector::connect_datagram() {
         tunnel::Session ts(std::move(sc), std::move(udp.session.send), std::move(udp.session.recv),
                            framer.room(), rng, counters, nullptr, std::chrono::steady_clock::now());
         ts.peer().close_notify = close_notify;
+        ts.peer().aes_gcm = attempt_.aes_gcm;
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,
                                    clock);

@@ -115,6 +115,8 @@ Duration Connector::connect_stream() {
   // With the GSO extension, the kernel's super-packets cross the tunnel whole.
   const bool gso = (session.negotiated_caps & handshake::caps::kGsoSuperPackets) != 0;
   const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
+  // Both ends have AES-GCM instructions: records go AES-256-GCM (docs/PROTOCOL.md §18).
+  attempt_.aes_gcm = (session.negotiated_caps & handshake::caps::kAesGcm) != 0;
   return run_tunnel(
       *session.auth_ok, configured_mtu(*session.auth_ok),
       gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
@@ -129,6 +131,7 @@ Duration Connector::connect_stream() {
         ts.peer().close_notify = close_notify;
         // Both ends proved one TLS session: the inner AEAD goes (docs/PROTOCOL.md §16).
         ts.peer().tls_bound = session.tls_bound;
+        ts.peer().aes_gcm = attempt_.aes_gcm;
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,
                                    clock);

@@ -67,5 +67,21 @@ TEST(ZeroAlloc, ObfsStreamAndWebSocketFrames) {
   }
 }
 
+TEST(ZeroAlloc, AesGcmRecordsAfterAMidRunSwitch) {
+  // caps::kAesGcm: ChaCha records first, then the sender switches; the receiver takes
+  // both across the switch (stream rules), and the AES steady state allocates nothing.
+  for (const std::size_t super : {0U, 1U}) {
+    RecordLoop loop(super == 0 ? 32 : 8, super, 1400, {}, LoopCarrier::kTcp, true);
+    ASSERT_TRUE(loop.ready());
+    ASSERT_TRUE(loop.run_once());  // ChaCha20-Poly1305
+    EXPECT_EQ(loop.sender_aead(), wire::RecordAeadKind::kChaCha20Poly1305);
+    loop.switch_to_aes();
+    EXPECT_EQ(loop.sender_aead(), wire::RecordAeadKind::kAes256Gcm);
+    expect_no_steady_state_allocations(loop);
+    EXPECT_TRUE(loop.intact(0));
+    EXPECT_TRUE(loop.intact(super == 0 ? 31 : 8));
+  }
+}
+
 }  // namespace
 }  // namespace qeli::test

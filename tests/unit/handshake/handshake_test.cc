@@ -1,6 +1,8 @@
 // In-memory client↔server handshakes (plain and fake-tls), then records both ways.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "base/endian.h"
 #include "crypto/ct.h"
 #include "handshake/key_schedule.h"
@@ -447,6 +449,69 @@ TEST_P(EveryMode, new_client_with_old_server_interoperates) {
   EXPECT_EQ(r.server->advertised_caps, 0U);
   EXPECT_TRUE(r.c2s_after_done.empty());
   expect_records_both_ways(r);
+}
+
+// caps::kAesGcm (docs/PROTOCOL.md §18): two of our ends with this build's extensions
+// negotiate it (on a CPU with AES-GCM instructions) and then seal with AES-256-GCM; an end
+// with extensions off (0.7.16 on the wire) never does; QELI_DISABLE_AESGCM=1 drops the bit.
+TEST(AesGcmCaps, OurEndsNegotiateItAnOldEndDoesNot) {
+  ::unsetenv("QELI_DISABLE_EXTENSIONS");
+  ::unsetenv("QELI_DISABLE_AESGCM");
+  const std::uint32_t ours = our_extensions(Carrier::kStream);
+  ASSERT_EQ(our_extensions(Carrier::kDatagram) & caps::kAesGcm, ours & caps::kAesGcm);
+  ::setenv("QELI_DISABLE_AESGCM", "1", 1);
+  EXPECT_EQ(our_extensions(Carrier::kStream), ours & ~caps::kAesGcm);
+  ::unsetenv("QELI_DISABLE_AESGCM");
+  ::setenv("QELI_DISABLE_EXTENSIONS", "1", 1);
+  EXPECT_EQ(our_extensions(Carrier::kDatagram), 0U);
+  ::unsetenv("QELI_DISABLE_EXTENSIONS");
+  if ((ours & caps::kAesGcm) == 0) GTEST_SKIP() << "this CPU has no AES-GCM instructions";
+
+  for (const Mode mode : {Mode::kPlain, Mode::kFakeTls}) {
+    Harness h(mode, 40);
+    h.client_cfg.extensions = ours;
+    h.server_cfg.extensions = ours;
+    Outcome r = h.run();
+    expect_success(r);
+    EXPECT_NE(r.client->negotiated_caps & caps::kAesGcm, 0U);
+    // The capability frame carries the bit to the server.
+    wire::RecordReader reader(r.client->send.framing(), wire::kMaxRecordPayload);
+    ASSERT_EQ(reader.feed(r.c2s_after_done), r.c2s_after_done.size());
+    auto next = reader.next();
+    ASSERT_EQ(next.status, wire::RecordReader::Status::kRecord);
+    // The handshakes set the codecs up: the client seals AES after its capability frame,
+    // both receivers take AES records; the server's sender waits for that frame.
+    EXPECT_EQ(r.client->send.send_aead(), wire::RecordAeadKind::kAes256Gcm);
+    EXPECT_TRUE(r.client->recv.recv_accepts_aes());
+    EXPECT_TRUE(r.server->recv.recv_accepts_aes());
+    EXPECT_EQ(r.server->send.send_aead(), wire::RecordAeadKind::kChaCha20Poly1305);
+    auto opened = r.server->recv.open_in_place(next.record);
+    ASSERT_TRUE(opened.ok());
+    auto frame = wire::parse_control_frame(opened->data);
+    ASSERT_TRUE(frame.ok());
+    EXPECT_NE(wire::parse_capabilities(*frame).value() & caps::kAesGcm, 0U);
+    // Then the server switches, as its data plane does on that frame: records cross.
+    r.server->send.set_send_aes();
+    expect_records_both_ways(r);
+    EXPECT_TRUE(r.server->recv.recv_aes_seen());
+    EXPECT_TRUE(r.client->recv.recv_aes_seen());
+  }
+  // A 0.7.16-like client (extensions off) with our server, and the other way round.
+  for (const bool old_client : {true, false}) {
+    Harness h(Mode::kFakeTls, 41);
+    h.client_cfg.extensions = old_client ? 0 : ours;
+    h.server_cfg.extensions = old_client ? ours : 0;
+    Outcome r = h.run();
+    expect_success(r);
+    EXPECT_EQ(r.client->negotiated_caps & caps::kAesGcm, 0U);
+    EXPECT_TRUE(r.c2s_after_done.empty()) << "no capability frame";
+    EXPECT_EQ(r.client->send.send_aead(), wire::RecordAeadKind::kChaCha20Poly1305);
+    EXPECT_FALSE(r.client->recv.recv_accepts_aes());
+    // Our server offered it to the old client (its receiver is ready) but never switches.
+    EXPECT_EQ(r.server->recv.recv_accepts_aes(), old_client);
+    expect_records_both_ways(r);
+    EXPECT_FALSE(r.server->recv.recv_aes_seen());
+  }
 }
 
 TEST(handshake, old_server_auth_ok_has_no_extension_key) {

@@ -27,10 +27,18 @@ wire::PacketCodec codec(std::uint8_t k, wire::Framing f = wire::Framing::kTls) {
 }
 
 // Two sessions of one tunnel: a→b records are codec 1, b→a codec 2.
+// `aes_a`/`aes_b`: that end's handshake enabled AES-GCM records (caps::kAesGcm) on its
+// receiving codec.
+wire::PacketCodec recv_codec(std::uint8_t k, bool aes) {
+  wire::PacketCodec c = codec(k);
+  if (aes) c.set_accept_aes(true);
+  return c;
+}
 struct Pair {
-  explicit Pair(SessionParams pa, SessionParams pb, CarrierRoom room = {})
-      : a(std::move(pa), codec(1), codec(2), room, rng_a, ca, nullptr, clock.now()),
-        b(std::move(pb), codec(2), codec(1), room, rng_b, cb, nullptr, clock.now()) {}
+  explicit Pair(SessionParams pa, SessionParams pb, CarrierRoom room = {}, bool aes_a = false,
+                bool aes_b = false)
+      : a(std::move(pa), codec(1), recv_codec(2, aes_a), room, rng_a, ca, nullptr, clock.now()),
+        b(std::move(pb), codec(2), recv_codec(1, aes_b), room, rng_b, cb, nullptr, clock.now()) {}
 
   // Delivers one record from `from`'s sender output to `to`'s receiver.
   static Inbound deliver(MutableByteSpan record, Session& to, Instant now) {
@@ -251,6 +259,73 @@ TEST(InMemoryTimers, InboundFilterAndNonIpv4AreCountedDrops) {
   EXPECT_EQ(v[2].drop, RecordDrop::kNotIpv4);
   EXPECT_EQ(p.cb.get(SessionCounter::kDropIpv6), 1U);
   EXPECT_EQ(p.cb.get(SessionCounter::kRxPackets), 1U);
+}
+
+// caps::kAesGcm (docs/PROTOCOL.md §18): a is the client that negotiated it (its
+// handshake switched its sending codec and enabled AES on its receiving one), b the server
+// that offered it (its receiving codec takes AES). b switches once the client's capability
+// frame (or, on UDP where that frame may be lost, its first AES record) says so; a 0.7.16
+// client never sees AES.
+SessionParams aes_server() {
+  SessionParams p = quiet();
+  p.receive.offered_caps = handshake::caps::kCloseNotify | handshake::caps::kAesGcm;
+  return p;
+}
+// One IP packet a → b; then the AEAD b's sender seals with after its next refresh().
+wire::RecordAeadKind one_packet_then_server_aead(Pair& p) {
+  tunio::PacketBatch batch(1, 2000, p.a.room().headroom(), p.a.room().tailroom({}));
+  EXPECT_TRUE(batch.push(test::tcp4(1, 1000), {}));
+  p.send(batch);
+  EXPECT_EQ(p.packets.size(), 1U);
+  p.b.sender().refresh();
+  return p.b.sender().sealer().aead();
+}
+
+TEST(AesGcmSwitch, BothEndsSwitchAfterTheCapabilityFrameOnAStream) {
+  Pair p(quiet(), aes_server(), {}, true, true);
+  p.a.peer().aes_gcm = true;  // the client negotiated it in AUTH OK
+  const Bytes caps = wire::build_capabilities(handshake::caps::kAesGcm);
+  EXPECT_EQ(Pair::deliver(p.a.sender().control(caps).record, p.b, p.clock.now()).kind,
+            InboundKind::kControl);  // sealed with ChaCha: the client has not refreshed yet
+  EXPECT_TRUE(p.b.peer().aes_gcm.load());
+  // The client's records go AES (refresh()); so do the server's.
+  EXPECT_EQ(one_packet_then_server_aead(p), wire::RecordAeadKind::kAes256Gcm);
+  EXPECT_EQ(p.a.sender().sealer().aead(), wire::RecordAeadKind::kAes256Gcm);
+  const Bytes mtu = wire::build_mtu_report(1300);
+  EXPECT_EQ(Pair::deliver(p.b.sender().control(mtu).record, p.a, p.clock.now()).kind,
+            InboundKind::kControl);
+  // After its first AES record, a ChaCha one from the client is a bad record: on a stream
+  // the session ends (as for any record that fails to open).
+  wire::PacketCodec old = codec(1);
+  old.set_send_counter_for_test(100);
+  Bytes rec(wire::record_size(wire::Framing::kTls, mtu.size(), 0));
+  ASSERT_TRUE(old.seal(mtu, 0, rec).ok());
+  const Inbound in = p.b.receiver().open(rec, p.clock.now());
+  EXPECT_EQ(in.kind, InboundKind::kEnd);
+  EXPECT_EQ(in.end, SessionEnd::kBadRecord);
+}
+
+TEST(AesGcmSwitch, UdpServerLearnsFromTheFirstAesRecordWhenTheCapabilityFrameIsLost) {
+  CarrierRoom dgram;
+  dgram.stream = false;
+  Pair p(quiet(), aes_server(), dgram, true, true);
+  p.a.peer().aes_gcm = true;
+  (void)p.a.sender().control(wire::build_capabilities(handshake::caps::kAesGcm));  // lost
+  EXPECT_EQ(one_packet_then_server_aead(p), wire::RecordAeadKind::kAes256Gcm);
+  EXPECT_TRUE(p.b.peer().aes_gcm.load());
+}
+
+TEST(AesGcmSwitch, AnOldClientNeverGetsAes) {
+  for (const bool stream : {true, false}) {
+    CarrierRoom room;
+    room.stream = stream;
+    Pair p(quiet(), aes_server(), room, false, true);  // a: 0.7.16: ChaCha only
+    EXPECT_EQ(one_packet_then_server_aead(p), wire::RecordAeadKind::kChaCha20Poly1305);
+    EXPECT_FALSE(p.b.peer().aes_gcm.load());
+    const Bytes mtu = wire::build_mtu_report(1300);
+    EXPECT_EQ(Pair::deliver(p.b.sender().control(mtu).record, p.a, p.clock.now()).kind,
+              InboundKind::kControl);
+  }
 }
 
 }  // namespace
