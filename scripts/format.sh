@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CF=$(command -v clang-format-14 || command -v clang-format)
 mapfile -t files < <(git ls-files -co --exclude-standard -- 'src/*' 'tests/*' 'bench/*' 'fuzz/*' \
-  'include/*' | grep -E '\.(cc|h|c|cpp|hpp)$' || true)
+  'include/*' 'examples/*' | grep -E '\.(cc|h|c|cpp|hpp)$' || true)
 [ ${#files[@]} -eq 0 ] && exit 0
 if [ "${1:-}" = "--check" ]; then
   "$CF" --dry-run -Werror "${files[@]}"

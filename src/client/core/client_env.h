@@ -32,6 +32,7 @@
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
 #include "tunio/tun_device.h"
+#include "tunnel/pushed_params.h"
 #include "tunnel/session_counters.h"
 
 namespace qeli::client {
@@ -43,6 +44,9 @@ struct TunnelConfig {
   transport::Ipv4Endpoint server;  ///< the address of the server the session runs over
   bool gso = false;                ///< super-packets cross whole (read the TUN whole)
   bool aes_gcm = false;            ///< data records go AES-256-GCM (caps::kAesGcm)
+  /// Padding, heartbeat and shaping in effect: the config's fallbacks, overridden by what
+  /// the server pushed (what an app shows; the core already applies them).
+  tunnel::PushedParams params;
   tunio::ReadMode read_mode = tunio::ReadMode::split;
 };
 

@@ -164,6 +164,7 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   tc.server = server_;
   tc.gso = gso;
   tc.aes_gcm = attempt_.aes_gcm;
+  tc.params = tunnel::parse_pushed_params(ok.obfuscation_json, fallback_params(cfg_.fallbacks));
   tc.read_mode = read_mode;
   auto tunnel = core_.env_.open_tunnel(tc);
   if (!tunnel.ok()) return stop_for_good(tunnel.error());

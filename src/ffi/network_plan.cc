@@ -1,0 +1,77 @@
+#include "ffi/network_plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include "client/route_plan.h"
+#include "transport/endpoint.h"
+
+namespace qeli::ffi {
+
+namespace {
+
+// Resolvers in the order the Linux daemon uses them (client/dns_choice.h): the profile's
+// own, else the pushed one, else what the app supplied; none with `dns = off`.
+nlohmann::json dns_servers(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
+                           const PlanInputs& in, std::vector<std::string>& addresses) {
+  nlohmann::json out = nlohmann::json::array();
+  if (cfg.dns == config::ClientDns::kOff) return out;
+  auto add = [&](const std::string& a, std::uint16_t port) {
+    out.push_back({{"address", a}, {"port", port}});
+    addresses.push_back(a);
+  };
+  if (!cfg.dns_servers.empty()) {
+    for (const auto& a : cfg.dns_servers) add(a.to_string(), 53);
+  } else if (std::uint32_t pushed = 0; transport::parse_ipv4(tc.pushed.dns, pushed)) {
+    add(tc.pushed.dns, tc.pushed.dns_port);
+  } else {
+    for (const auto& a : in.fallback_dns) add(a, 53);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string network_plan_json(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
+                              const PlanInputs& in) {
+  const handshake::AuthOk& ok = tc.pushed;
+  std::vector<std::string> resolvers;
+  nlohmann::json dns = dns_servers(tc, cfg, in, resolvers);
+  const client::RoutePlan plan = client::plan_routes(cfg, ok.routes, resolvers);
+
+  nlohmann::json routes = nlohmann::json::array();
+  for (const auto& r : plan.via_tun) {
+    routes.push_back({{"cidr", r.cidr}, {"gateway", ok.server_ip}, {"metric", r.metric}});
+  }
+  nlohmann::json pushed = nlohmann::json::array();
+  for (const auto& r : ok.routes) pushed.push_back(r.cidr);
+  const tunnel::PushedParams& p = tc.params;
+  nlohmann::json j = {
+      {"generation", in.generation},
+      {"tunnel_address", ok.client_ip},
+      {"prefix_len", ok.prefix},
+      {"mtu", tc.mtu},
+      {"tunnel_gateway", ok.server_ip},
+      {"carrier_address", transport::ipv4_to_string(tc.server.addr)},
+      {"routes", std::move(routes)},
+      {"pushed_routes", std::move(pushed)},
+      {"dns_servers", std::move(dns)},
+      {"full_tunnel", plan.full_tunnel},
+      {"kill_switch", cfg.kill_switch},
+      {"max_streams", ok.max_streams},
+      {"adaptive", ok.multipath_adaptive},
+      {"data_plane",
+       {{"padding_enabled", p.padding.enabled},
+        {"padding_min", p.padding.min_bytes},
+        {"padding_max", p.padding.max_bytes},
+        {"heartbeat_enabled", p.heartbeat.enabled},
+        {"heartbeat_interval_ms", p.heartbeat.interval.count()},
+        {"shaping_enabled", p.shaping.enabled}}},
+      {"connection_log", in.connection_log},
+      {"excluded_routes", plan.via_underlay},
+  };
+  // Strings from the server were validated as UTF-8 by the AUTH OK parser; replace
+  // anything else rather than throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace qeli::ffi
