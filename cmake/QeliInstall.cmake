@@ -18,6 +18,8 @@ function(qeli_install_library target header)
           NAMELINK_COMPONENT dev)
   install(FILES "${header}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
   set(QELI_PC_NAME "${_name}")
+  file(RELATIVE_PATH QELI_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" QELI_PC_TO_PREFIX "${QELI_PC_TO_PREFIX}")
   configure_file("${CMAKE_SOURCE_DIR}/packaging/qeli-library.pc.in"
                  "${CMAKE_BINARY_DIR}/${_name}.pc" @ONLY)
   install(FILES "${CMAKE_BINARY_DIR}/${_name}.pc"

@@ -179,12 +179,8 @@ uint32_t qeli_client_abi_version(void);
 /* QELI_CORE_* bits this library implements. Any thread. */
 uint64_t qeli_client_core_capabilities(void);
 
-/* Whether a UDP profile's server answers: sends the profile's first flight (fake-TLS,
- * QUIC-shaped or obfs, with its junk) and waits for a reply, at most 3 attempts of
- * `timeout_ms` (100..5000) each. `config`: flat INI or a qeli:// link, ≤ 64 KiB; a
- * credential is not needed. OK with *out_latency_ms the time to the first reply;
- * PLATFORM_REJECTED when nothing answered; INVALID_CONFIG for a TCP profile. Blocks;
- * any thread; needs no handle. */
+/* ABI 1.8's UDP reachability probe: UNSUPPORTED in this library (QELI_CORE_UDP_DIAGNOSTIC
+ * is not set); *out_latency_ms is set to 0. Connect with qeli_client_run instead. */
 int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len, uint32_t timeout_ms,
                               uint64_t* out_latency_ms);
 
@@ -242,9 +238,10 @@ int32_t qeli_client_network_plan_result(uint64_t handle, uint64_t generation, in
 int32_t qeli_client_socket_protect_result(uint64_t handle, uint64_t request_sequence,
                                           int32_t result_code, const uint8_t* reason,
                                           size_t reason_len);
-/* The answer to SERVER_IDENTITY `request_sequence`: 0 trust the key (this run); anything
- * else refuse it (→ FAILED). Asked only when the config pins no key, after the server
- * proved it holds that key and before the password is sent. */
+/* The answer to SERVER_IDENTITY `request_sequence`: 0 trust the key (for this handle);
+ * anything else refuse it (→ FAILED, no packet flows). Asked only when the profile pins no
+ * key (`key` unset, which needs `bind_static = false`), after the server proved it holds
+ * that key. Without QELI_PLATFORM_SERVER_IDENTITY such a key is trusted for the handle. */
 int32_t qeli_client_server_identity_result(uint64_t handle, uint64_t request_sequence,
                                            int32_t result_code, const uint8_t* reason,
                                            size_t reason_len);

@@ -10,6 +10,7 @@
  * Threads: qeli_client_run blocks, so it runs on a thread of its own while main polls
  * events and moves packets (the ABI's intended split).
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, strdup, clock_gettime under -std=c11 */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
