@@ -179,8 +179,11 @@ uint32_t qeli_client_abi_version(void);
 /* QELI_CORE_* bits this library implements. Any thread. */
 uint64_t qeli_client_core_capabilities(void);
 
-/* ABI 1.8's UDP reachability probe: UNSUPPORTED in this library (QELI_CORE_UDP_DIAGNOSTIC
- * is not set); *out_latency_ms is set to 0. Connect with qeli_client_run instead. */
+/* Whether a UDP profile's server answers (ABI 1.8): the profile's own first flight
+ * (fake-TLS, QUIC-shaped or obfs, with its junk) to each of the server's addresses, 3
+ * attempts of `timeout_ms` (100..5000) each; never a credential. `config` as for
+ * qeli_client_new. OK with *out_latency_ms the time to the first reply; PLATFORM_REJECTED
+ * when nothing answered; INVALID_CONFIG for a TCP profile. Blocks; any thread; no handle. */
 int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len, uint32_t timeout_ms,
                               uint64_t* out_latency_ms);
 

@@ -61,4 +61,42 @@ handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
   return hs.state() == handshake::State::kDone ? handshake::Failure::kNone : hs.failure();
 }
 
+std::optional<std::chrono::milliseconds> first_reply_time(handshake::UdpClientHandshake& hs,
+                                                          transport::UdpSocket& sock,
+                                                          const transport::UdpAddr& server,
+                                                          std::chrono::milliseconds timeout,
+                                                          const StopSignal& stop) {
+  using Clock = std::chrono::steady_clock;
+  constexpr std::size_t kSlots = 8;
+  Bytes buffer(kSlots * transport::kGroReadSize);
+  std::vector<transport::RecvSlot> slots(kSlots);
+  const auto started = Clock::now();
+  hs.start(started);
+  const auto end = started + timeout;
+  for (auto now = started; now < end; now = Clock::now()) {
+    // The flight may leave in paced pieces (the handshake's timer releases the next).
+    if (const auto d = hs.deadline(); d && now >= *d) hs.on_timer(now);
+    send_handshake_datagrams(sock, hs.take_datagrams(), server);
+    if (hs.state() != handshake::State::kRunning) return std::nullopt;
+    const auto deadline = hs.deadline();
+    pollfd p[2] = {{sock.fd(), POLLIN, 0}, {stop.fd(), POLLIN, 0}};
+    const int rc = ::poll(p, 2, ms_until(deadline && *deadline < end ? *deadline : end));
+    if (rc < 0 && errno != EINTR) return std::nullopt;
+    if (p[1].revents != 0) return std::nullopt;
+    if (p[0].revents == 0) continue;
+    for (std::size_t i = 0; i < kSlots; ++i) {
+      slots[i] = transport::RecvSlot::over(buffer.data() + i * transport::kGroReadSize,
+                                           transport::kGroReadSize);
+    }
+    auto n = sock.recv(slots);
+    if (!n.ok() && n.error() != transport::UdpError::kWouldBlock) return std::nullopt;
+    for (std::size_t i = 0; n.ok() && i < *n; ++i) {
+      if (slots[i].from == server) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace qeli::engine

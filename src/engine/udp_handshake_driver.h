@@ -4,6 +4,8 @@
 // (retransmissions, the handshake timeout), and stops early on the stop signal.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <vector>
 
 #include "base/bytes.h"
@@ -25,5 +27,15 @@ handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
                                               transport::UdpSocket& sock,
                                               const transport::UdpAddr& server,
                                               const StopSignal& stop);
+
+/// A reachability probe (libqeli's qeli_client_udp_probe): starts `hs`, sends its first
+/// flight to `server` and waits up to `timeout` for the first datagram from it. The time to
+/// that reply, or nullopt (silence, a stop, a receive error). Goes no further: no AUTH is
+/// ever sent, so a probe costs the server no failed login.
+std::optional<std::chrono::milliseconds> first_reply_time(handshake::UdpClientHandshake& hs,
+                                                          transport::UdpSocket& sock,
+                                                          const transport::UdpAddr& server,
+                                                          std::chrono::milliseconds timeout,
+                                                          const StopSignal& stop);
 
 }  // namespace qeli::engine

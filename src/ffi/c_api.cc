@@ -29,7 +29,8 @@ HandleRegistry<FfiClient>& registry() {
 constexpr std::uint64_t kCoreCapabilities =
     QELI_CORE_STRICT_CONFIG | QELI_CORE_LIFECYCLE_EVENTS | QELI_CORE_NETWORK_PLAN_ACK |
     QELI_CORE_TUN_FD_OWNERSHIP | QELI_CORE_SOCKET_PROTECT_ACK | QELI_CORE_DEVICE_ID_INPUT |
-    QELI_CORE_SERVER_IDENTITY_ACK | QELI_CORE_NATIVE_DATA_PLANE | QELI_CORE_TUN_PACKET_IO;
+    QELI_CORE_SERVER_IDENTITY_ACK | QELI_CORE_NATIVE_DATA_PLANE | QELI_CORE_TUN_PACKET_IO |
+    QELI_CORE_UDP_DIAGNOSTIC;
 
 template <class F>
 std::int32_t guarded(F&& f) noexcept {
@@ -87,11 +88,19 @@ QELI_EXPORT uint64_t qeli_client_core_capabilities(void) { return kCoreCapabilit
 
 QELI_EXPORT int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len,
                                           uint32_t timeout_ms, uint64_t* out_latency_ms) {
-  (void)config;
-  (void)config_len;
-  (void)timeout_ms;
-  if (out_latency_ms != nullptr) *out_latency_ms = 0;
-  return rc::kUnsupported;  // QELI_CORE_UDP_DIAGNOSTIC is not offered (docs/LIBQELI.md)
+  return guarded([&] {
+    if (out_latency_ms == nullptr) return rc::kInvalidArgument;
+    *out_latency_ms = 0;
+    std::string text;
+    if (config == nullptr || config_len == 0 ||
+        !text_arg(config, config_len, kMaxConfigBytes, text)) {
+      return rc::kInvalidArgument;
+    }
+    std::uint64_t latency = 0;
+    const std::int32_t r = udp_probe(text, timeout_ms, latency);
+    *out_latency_ms = latency;
+    return r;
+  });
 }
 
 QELI_EXPORT int32_t qeli_client_new(const uint8_t* config, size_t config_len,

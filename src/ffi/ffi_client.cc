@@ -267,17 +267,14 @@ std::int32_t FfiClient::run(const RunInput& input) {
   o.password = pw.password;
   o.servers = input.carrier_addresses;
   if (error.empty() && o.servers.empty()) {
-    auto r = transport::resolve_ipv4({config_.server.host, config_.server.port});
+    auto r = resolve_servers(config_);
     if (r.ok()) {
       o.servers = std::move(*r);
     } else {
-      error = "cannot resolve " + config_.server.to_string() + ": " + r.error().message;
+      error = r.error();
     }
   }
-  handshake::X25519Public key{};
-  if (!config_.key.empty() && from_hex_into(config_.key, key) && !crypto::ct_is_zero(key)) {
-    o.pinned = key;
-  }
+  o.pinned = pinned_key(config_);
   o.platform = "libqeli";
   std::shared_ptr<client::ClientCore> core;
   {

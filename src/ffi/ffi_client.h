@@ -78,6 +78,17 @@ Result<RunInput, std::string> parse_run_input(std::string_view json, std::uint16
 
 /// Loads `text` (flat INI, or a qeli:// link) as `qeli client` loads a file or a link.
 Result<config::ClientConfig, std::string> load_profile(std::string_view text);
+/// The profile's pinned server key (`key`; empty or all zero: none).
+std::optional<handshake::X25519Public> pinned_key(const config::ClientConfig& config);
+/// The server's IPv4 addresses (the name resolved now).
+Result<std::vector<transport::Ipv4Endpoint>, std::string> resolve_servers(
+    const config::ClientConfig& config);
+
+/// qeli_client_udp_probe: `timeout_ms` 100..5000 per attempt, 3 attempts. An ABI code;
+/// on kOk the time to the first reply in `latency_ms`.
+inline constexpr std::uint32_t kMinProbeTimeoutMs = 100, kMaxProbeTimeoutMs = 5000;
+std::int32_t udp_probe(std::string_view profile, std::uint32_t timeout_ms,
+                       std::uint64_t& latency_ms);
 
 struct Stats {
   std::uint32_t state = 0;

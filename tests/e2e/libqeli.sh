@@ -15,7 +15,8 @@
 #   * stop during connect (a server that never answers), free while events are queued,
 #     threads hammering shared and own handles;
 #   * every mode through the example app: TCP plain, fake-tls, obfs, reality-tls; UDP
-#     fake-tls, QUIC-shaped, obfs.
+#     fake-tls, QUIC-shaped, obfs — each UDP one probed first (qeli_client_udp_probe: an
+#     answer from the server, silence from an address nobody listens at).
 #
 # Usage: libqeli.sh QELI_BINARY ABI_HARNESS QELI_PING
 set -euo pipefail
@@ -92,6 +93,11 @@ obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
   e2e_server_conf "$d" "$mode" "$extra"
   l=$(e2e_add_user "$d" alice "pass-$mode")
   e2e_start_server "server-${m/:/-}" "$d"
+  if [ "$transport" = udp ]; then
+    harness "probe-${m/:/-}" udp-probe "$l" answer
+    [ "$m" != udp:fake-tls ] || harness probe-silent udp-probe \
+      "$(echo "$l" | sed -E "s/@[0-9.]+:/@$UL_NET.77:/")" silent
+  fi
   in_c "$PING" "$l" 3 >"$E2E_DIR/ping-${m/:/-}.log" 2>&1 ||
     e2e_fail "$m: qeli_ping: $(tail -5 "$E2E_DIR/ping-${m/:/-}.log")"
   e2e_log "$m: $(tail -1 "$E2E_DIR/ping-${m/:/-}.log")"

@@ -16,6 +16,7 @@
  *   abi_harness stop-during-connect PROFILE    PROFILE's server never answers
  *   abi_harness free-queued PROFILE            free while events are queued and run blocks
  *   abi_harness threads PROFILE                many threads, shared and own handles
+ *   abi_harness udp-probe PROFILE answer|silent qeli_client_udp_probe's verdict
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -661,7 +662,12 @@ static int misuse(void) {
             QELI_CLIENT_UNSUPPORTED);
   CHECK(gen == 0, "generation");
   EXPECT_RC(qeli_client_set_wintun_adapter(h, 1, (const uint8_t*)"x", 1), QELI_CLIENT_UNSUPPORTED);
-  EXPECT_RC(qeli_client_udp_probe(cfg, profile_len, 1000, &lat), QELI_CLIENT_UNSUPPORTED);
+  /* The probe: a TCP profile is no UDP profile; bounds on its arguments. */
+  EXPECT_RC(qeli_client_udp_probe(cfg, profile_len, 1000, &lat), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_udp_probe(cfg, profile_len, 99, &lat), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_udp_probe(cfg, profile_len, 5001, &lat), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_udp_probe(cfg, profile_len, 1000, NULL), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_udp_probe(NULL, 5, 1000, &lat), QELI_CLIENT_INVALID_ARGUMENT);
 
   /* stop without a run: STOPPING then STOPPED at once; again is fine; start again. */
   EXPECT_RC(qeli_client_stop(h), QELI_CLIENT_OK);
@@ -738,6 +744,22 @@ static int threads(void) {
   return 0;
 }
 
+static int udp_probe(const char* expect) {
+  uint64_t latency = 99;
+  const uint64_t t0 = now_ms();
+  const int32_t rc = qeli_client_udp_probe((const uint8_t*)profile, profile_len, 300, &latency);
+  if (!strcmp(expect, "answer")) {
+    CHECK(rc == QELI_CLIENT_OK && latency < 300, "probe %d, latency %llu", rc,
+          (unsigned long long)latency);
+  } else {
+    CHECK(rc == QELI_CLIENT_PLATFORM_REJECTED && latency == 0, "probe %d", rc);
+    CHECK(now_ms() - t0 >= 900, "gave up after %llu ms (3 x 300 expected)",
+          (unsigned long long)(now_ms() - t0));
+  }
+  printf("udp probe: %s (%d, %llu ms)\n", expect, rc, (unsigned long long)latency);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: abi_harness COMMAND PROFILE [options]\n");
@@ -751,6 +773,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "stop-during-connect")) return stop_during_connect();
   if (!strcmp(argv[1], "free-queued")) return free_queued();
   if (!strcmp(argv[1], "threads")) return threads();
+  if (!strcmp(argv[1], "udp-probe") && argc > 3) return udp_probe(argv[3]);
   fprintf(stderr, "unknown command %s\n", argv[1]);
   return 2;
 }

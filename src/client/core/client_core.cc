@@ -85,6 +85,24 @@ Status<ClientError> ClientCore::join() {
   return thread_result_;
 }
 
+Result<std::chrono::milliseconds, ClientError> ClientCore::probe_udp(
+    ClientCoreOptions options, ClientEnv env, std::chrono::milliseconds timeout, int attempts) {
+  try {
+    if (options.config.proto != config::Transport::kUdp) {
+      return fail(ClientError{ClientErrc::kBadConfig, "not a UDP profile"});
+    }
+    if (options.servers.empty()) return fail(ClientError{ClientErrc::kBadConfig, "no address"});
+    ClientCore core(std::move(options), std::move(env));
+    const CoreLog log(core.env_.log);
+    Connector connector(core, log);
+    auto t = connector.probe_datagram(timeout, attempts);
+    if (!t.ok()) return fail(ClientError{ClientErrc::kGaveUp, t.error()});
+    return *t;
+  } catch (const std::exception& e) {
+    return fail(ClientError{ClientErrc::kInternal, e.what()});
+  }
+}
+
 void ClientCore::stop() {
   {
     std::lock_guard lock(mu_);

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -89,6 +90,14 @@ class ClientCore {
   /// The checks start() and run() make before anything else: check_mode(), there are
   /// addresses and a tunnel opener.
   static Status<ClientError> check(const ClientCoreOptions& options, const ClientEnv& env);
+
+  /// A UDP profile's reachability: its first flight to each address, `attempts` rounds of
+  /// `timeout` each; the time to the first reply. Sends no credential (Connector::
+  /// probe_datagram). kBadConfig for a TCP profile, kGaveUp for silence.
+  static Result<std::chrono::milliseconds, ClientError> probe_udp(ClientCoreOptions options,
+                                                                  ClientEnv env,
+                                                                  std::chrono::milliseconds timeout,
+                                                                  int attempts);
 
   /// Runs the connect loop on this thread until stop() (ok) or a fatal error. A core
   /// runs once: run() or start() again is kAlreadyRunning (make a new one).

@@ -14,9 +14,12 @@
 #include "client/core/client_core.h"
 #include "client/core/core_log.h"
 #include "handshake/client_handshake.h"
+#include "handshake/udp_client_handshake.h"
 #include "transport/stream.h"
+#include "transport/udp_socket.h"
 #include "tunnel/session.h"
 #include "wire/session_close.h"
+#include "wire/udp_obfs.h"
 
 namespace qeli::client {
 
@@ -47,6 +50,13 @@ class Connector {
   /// "host:port" as configured (for the log).
   const std::string& endpoint_name() const { return endpoint_name_; }
 
+  /// A UDP profile's reachability (libqeli's qeli_client_udp_probe): the profile's first
+  /// flight (fake-TLS, QUIC-shaped or obfs, with its junk) to each address in turn, up to
+  /// `attempts` rounds; the time to the first reply, or why there was none. Never sends
+  /// AUTH. Needs no credential.
+  Result<std::chrono::milliseconds, std::string> probe_datagram(std::chrono::milliseconds timeout,
+                                                                int attempts);
+
  private:
   Duration connect_stream();
   /// The reality-tls TLS 1.3 handshake over `tcp`; its TlsStream over it (which then
@@ -55,6 +65,10 @@ class Connector {
   std::unique_ptr<transport::Stream> start_reality_tls(handshake::ClientConfig& hc,
                                                        std::unique_ptr<transport::Stream>& tcp);
   Duration connect_datagram();
+  // The UDP socket and the handshake's settings both uses of UDP share (obfs: the
+  // per-datagram seal of mode=obfs, null otherwise).
+  Result<transport::UdpSocket, std::string> open_udp_socket();
+  handshake::UdpClientConfig udp_config(wire::UdpObfs* obfs) const;
 
   handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
   // After the handshake, on both carriers: false for a key mismatch or a missing pin

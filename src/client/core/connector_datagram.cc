@@ -18,8 +18,7 @@
 #include "wire/udp_obfs.h"
 
 namespace qeli::client {
-Duration Connector::connect_datagram() {
-  const engine::StopSignal& stop = core_.stop_;
+Result<transport::UdpSocket, std::string> Connector::open_udp_socket() {
   transport::UdpOptions uo;
   uo.bind = transport::UdpAddr::from(transport::Ipv4Endpoint{0, cfg_.lport});
   uo.recv_buffer = cfg_.recv_buffer_size.value_or(0);
@@ -28,7 +27,55 @@ Duration Connector::connect_datagram() {
   uo.protect = core_.env_.protect;
   auto sock = transport::UdpSocket::open(uo);
   if (!sock.ok()) {
-    log_.warn("UDP socket: {} {}", transport::to_string(sock.error().code), sock.error().detail);
+    return fail("UDP socket: " + std::string(transport::to_string(sock.error().code)) + " " +
+                sock.error().detail);
+  }
+  return std::move(*sock);
+}
+
+handshake::UdpClientConfig Connector::udp_config(wire::UdpObfs* obfs) const {
+  handshake::UdpClientConfig uc;
+  uc.inner = handshake_config(handshake::our_extensions(handshake::Carrier::kDatagram));
+  uc.inner.mode = handshake::Mode::kFakeTls;
+  uc.quic = cfg_.quic;
+  uc.obfs = obfs;
+  uc.junk.count = cfg_.awg ? cfg_.jc : 0;  // `awg` switches the junk on (link `awg=1`)
+  uc.junk.min_len = cfg_.jmin;
+  uc.junk.max_len = cfg_.jmax;
+  return uc;
+}
+
+Result<std::chrono::milliseconds, std::string> Connector::probe_datagram(
+    std::chrono::milliseconds timeout, int attempts) {
+  if (cfg_.proto != config::Transport::kUdp) return fail(std::string("not a UDP profile"));
+  auto sock = open_udp_socket();
+  if (!sock.ok()) return fail(sock.error());
+  crypto::Rng& rng = crypto::system_rng();
+  std::optional<wire::UdpObfs> obfs;
+  if (wire::has_layer(*config::mode_spec(cfg_.proto, cfg_.mode), wire::Layer::kObfsSeal)) {
+    obfs.emplace(wire::derive_obfs_key(cfg_.obfs_key));
+  }
+  const handshake::UdpClientConfig uc = udp_config(obfs ? &*obfs : nullptr);
+  for (int round = 0; round < attempts; ++round) {
+    for (const auto& server : servers_) {
+      handshake::UdpClientHandshake hs(uc, rng);
+      const auto peer = transport::UdpAddr::from(server);
+      if (auto t = engine::first_reply_time(hs, *sock, peer, timeout, core_.stop_)) return *t;
+      if (hs.state() == handshake::State::kFailed && hs.failure() != handshake::Failure::kTimeout) {
+        return fail(std::string(handshake::to_string(hs.failure())));  // e.g. a pin required
+      }
+      if (core_.stop_.stopped()) return fail(std::string("stopped"));
+    }
+  }
+  return fail("no reply from " + endpoint_name_ + " within " + std::to_string(attempts) +
+              " attempts of " + std::to_string(timeout.count()) + " ms");
+}
+
+Duration Connector::connect_datagram() {
+  const engine::StopSignal& stop = core_.stop_;
+  auto sock = open_udp_socket();
+  if (!sock.ok()) {
+    log_.warn("{}", sock.error());
     return Duration::zero();
   }
   crypto::Rng& rng = crypto::system_rng();
@@ -40,14 +87,7 @@ Duration Connector::connect_datagram() {
   std::optional<wire::UdpObfs> hs_obfs;
   if (obfs_key) hs_obfs.emplace(*obfs_key);
 
-  handshake::UdpClientConfig uc;
-  uc.inner = handshake_config(handshake::our_extensions(handshake::Carrier::kDatagram));
-  uc.inner.mode = handshake::Mode::kFakeTls;
-  uc.quic = cfg_.quic;
-  uc.obfs = hs_obfs ? &*hs_obfs : nullptr;
-  uc.junk.count = cfg_.awg ? cfg_.jc : 0;  // `awg` switches the junk on (link `awg=1`)
-  uc.junk.min_len = cfg_.jmin;
-  uc.junk.max_len = cfg_.jmax;
+  handshake::UdpClientConfig uc = udp_config(hs_obfs ? &*hs_obfs : nullptr);
   // UDP has no connect that could fail: each address gets a whole handshake within its
   // share of the timeout; only silence moves on to the next address.
   std::unique_ptr<handshake::UdpClientHandshake> done;
