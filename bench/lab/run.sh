@@ -34,6 +34,11 @@
 #                                    padding); qeli's TCP modes as a fraction of it, same run
 #   ceiling-aes     10.204.5.0/24    the same with AES-128-GCM (the relay's AES variant)
 #   (ceiling and ceiling-aes are not in the default list: they need the relay's source)
+#   qeli-libqeli    10.204.4.0/24    qeli TCP fake-tls with libqeli's packet mode as the
+#                                    client: bench/ffi/qeli_tun_bridge owns the TUN and moves
+#                                    every packet by qeli_client_tun_push/pull (iOS's way)
+#   qeli-udp-libqeli ...             the same over UDP
+#   (the libqeli systems are not in the default list; compare with qeli-fake-tls in one run)
 # qeli runs as a new user would: `qeli add-client --link` prints a qeli:// link, the server
 # runs `qeli server -c FILE`, the client `qeli client LINK` (tun.mtu 1400 is pushed).
 #
@@ -69,6 +74,7 @@
 #   --tests LIST         comma list of tcp_up,tcp_down,tcp_p4,udp (default: all)
 #   --udp-rates LIST     UDP sweep rates, iperf3 -b syntax (default 300M,1G,2G)
 #   --qeli BIN           qeli binary (default build/release/qeli)
+#   --bridge BIN         libqeli push/pull bridge (default bench/ffi/qeli_tun_bridge beside --qeli)
 #   --idle-clients N     idle-RSS test with N clients (default 100; 0 = skip)
 #   --perf LIST          systems to profile with perf during an extra tcp_up (default none)
 #   --ceiling-src FILE   gso_tcp_relay.c for the ceiling systems, built with gcc -O2 -lcrypto
@@ -120,6 +126,7 @@ SYSTEMS_ARG=$ALL_SYSTEMS
 TESTS_ARG="tcp_up,tcp_down,tcp_p4,udp"
 UDP_RATES="300M,1G,2G"
 QELI=$ROOT/build/release/qeli
+BRIDGE=""  # default: bench/ffi/qeli_tun_bridge next to --qeli
 IDLE_CLIENTS=100
 PERF_ARG=""
 OUT=""
@@ -148,6 +155,7 @@ while (($#)); do
     --tests) TESTS_ARG=$2; shift 2 ;;
     --udp-rates) UDP_RATES=$2; shift 2 ;;
     --qeli) QELI=$2; shift 2 ;;
+    --bridge) BRIDGE=$2; shift 2 ;;
     --idle-clients) IDLE_CLIENTS=$2; shift 2 ;;
     --perf) PERF_ARG=$2; shift 2 ;;
     --ceiling-src) CEILING_SRC=$2; shift 2 ;;
@@ -569,6 +577,28 @@ setup_qeli_reality_tls_0716() { setup_qeli reality-tls 0716; }
 teardown_qeli_reality_tls_0716() { teardown_vpn; }
 setup_qeli_udp_fake_tls() { setup_qeli fake-tls udp; }
 teardown_qeli_udp_fake_tls() { teardown_vpn; }
+# libqeli's packet mode: the same server, the client is the push/pull bridge.
+setup_qeli_libqeli_client() { # TRANSPORT
+  local d link sp cp
+  d=$WORK/qeli-libqeli-$1
+  qeli_server_conf "$d" fake-tls 4 "$1"
+  link=$(qeli_link "$d" lab "lab-pass-$RANDOM$RANDOM") || die "qeli add-client printed no link"
+  spawn "$NS_S" "$d/s.log" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
+  sp=$LAST_PID
+  wait_for "qeli server listening" 15 "$sp" listens "$NS_S" "$QELI_PORT"
+  [ -x "$BRIDGE" ] || die "no $BRIDGE (cmake --build --preset release builds bench/ffi)"
+  spawn "$NS_C" "$d/c.log" "$BRIDGE" "$link" qlib0
+  cp=$LAST_PID
+  VPN_PIDS=("$sp" "$cp") VPN_ROLES=(srv cli)
+  wait_for "libqeli bridge tunnel address" 20 "$sp $cp" \
+    bash -c "ip -n $NS_C -4 -o addr | grep -q ' 10\.204\.4\.'"
+  TARGET=10.204.4.1 MTU=$QELI_MTU
+  NOTE="$("$QELI" version 2>/dev/null | head -1), ${1^^}, mode fake-tls, client: libqeli packet mode (qeli_tun_bridge: push/pull), TUN MTU $QELI_MTU"
+}
+setup_qeli_libqeli() { setup_qeli_libqeli_client tcp; }
+teardown_qeli_libqeli() { teardown_vpn; }
+setup_qeli_udp_libqeli() { setup_qeli_libqeli_client udp; }
+teardown_qeli_udp_libqeli() { teardown_vpn; }
 setup_qeli_fake_tls_chacha() { setup_qeli fake-tls chacha; }
 teardown_qeli_fake_tls_chacha() { teardown_vpn; }
 setup_qeli_udp_fake_tls_chacha() { setup_qeli fake-tls udp chacha; }
@@ -1065,6 +1095,7 @@ done
 if [[ $SYSTEMS_ARG == *qeli* || $IDLE_CLIENTS -gt 0 || -n $PERF_ARG ]]; then
   [[ -x $QELI ]] || die "no qeli binary at $QELI (cmake --preset release && cmake --build --preset release)"
   QELI=$(readlink -f "$QELI")
+  [ -n "$BRIDGE" ] || BRIDGE=$(dirname "$QELI")/bench/ffi/qeli_tun_bridge
 fi
 
 # one lab at a time on this box (the names are fixed)

@@ -1,0 +1,141 @@
+// libqeli's small parts: generation-checked handles, the bounded event queue's rules, the
+// run input's strictness and the network plan's JSON.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ffi/event_queue.h"
+#include "ffi/ffi_client.h"
+#include "ffi/handle_registry.h"
+#include "ffi/network_plan.h"
+
+namespace qeli::ffi {
+namespace {
+
+TEST(HandleRegistry, AFreedHandleNeverReachesTheSlotsNextObject) {
+  HandleRegistry<int> reg(2);
+  const auto a = reg.add(std::make_shared<int>(1));
+  ASSERT_NE(a, 0U);
+  EXPECT_EQ(*reg.get(a), 1);
+  EXPECT_EQ(reg.get(0), nullptr);
+  EXPECT_EQ(reg.get(a + 1), nullptr);             // another slot
+  EXPECT_EQ(reg.get(a ^ (1ULL << 40)), nullptr);  // another generation
+  ASSERT_NE(reg.remove(a), nullptr);
+  EXPECT_EQ(reg.remove(a), nullptr);  // double free
+  const auto b = reg.add(std::make_shared<int>(2));
+  EXPECT_EQ(b & 0xffffffffU, a & 0xffffffffU);  // the slot is reused…
+  EXPECT_NE(b, a);                              // …under a new generation
+  EXPECT_EQ(reg.get(a), nullptr);
+  EXPECT_EQ(*reg.get(b), 2);
+  EXPECT_NE(reg.add(std::make_shared<int>(3)), 0U);
+  EXPECT_EQ(reg.add(std::make_shared<int>(4)), 0U);  // full
+}
+
+TEST(HandleRegistry, ALeaseOutlivesRemove) {
+  HandleRegistry<int> reg(4);
+  const auto h = reg.add(std::make_shared<int>(7));
+  auto lease = reg.get(h);
+  reg.remove(h);
+  EXPECT_EQ(*lease, 7);  // a blocked run still holds its object
+}
+
+TEST(EventQueue, NumbersEventsAndForcedOnesDropTheOldestStateChangeFirst) {
+  EventQueue q(2);
+  Event plan;
+  plan.kind = EventKind::kNetworkPlan;
+  Event state;
+  EXPECT_EQ(q.try_push(plan), 1U);
+  EXPECT_EQ(q.try_push(state), 2U);
+  EXPECT_EQ(q.try_push(state), 0U);  // full: a request would wait
+  Event err;
+  err.kind = EventKind::kError;
+  EXPECT_EQ(q.force_push(err), 3U);
+  ASSERT_EQ(q.size(), 2U);
+  EXPECT_EQ(q.front().kind, EventKind::kNetworkPlan);  // the state change went, not the plan
+  q.pop();
+  EXPECT_EQ(q.front().kind, EventKind::kError);
+  EXPECT_EQ(q.force_push(err), 4U);
+  EXPECT_EQ(q.force_push(err), 5U);  // no state change left: the oldest goes
+  EXPECT_EQ(q.front().sequence, 4U);
+}
+
+TEST(RunInput, IsStrict) {
+  auto in = parse_run_input(R"({"carrier_addresses":["10.0.0.1","10.0.0.2"],
+                                "fallback_dns_servers":["1.1.1.1"]})",
+                            4433);
+  ASSERT_TRUE(in.ok()) << in.error();
+  ASSERT_EQ(in->carrier_addresses.size(), 2U);
+  EXPECT_EQ(in->carrier_addresses[1].port, 4433);
+  EXPECT_EQ(in->fallback_dns, std::vector<std::string>{"1.1.1.1"});
+  EXPECT_TRUE(parse_run_input("", 1).ok());
+  EXPECT_TRUE(parse_run_input("{}", 1).ok());
+  for (const char* bad :
+       {"[]", "nope", R"({"extra":1})", R"({"carrier_addresses":"10.0.0.1"})",
+        R"({"carrier_addresses":["::1"]})", R"({"carrier_addresses":[1]})",
+        R"({"fallback_dns_servers":["1.1.1.1","1.1.1.2","1.1.1.3","1.1.1.4","1.1.1.5",
+            "1.1.1.6","1.1.1.7","1.1.1.8","1.1.1.9","1.1.1.10","1.1.1.11","1.1.1.12",
+            "1.1.1.13","1.1.1.14","1.1.1.15","1.1.1.16","1.1.1.17"]})"}) {
+    EXPECT_FALSE(parse_run_input(bad, 1).ok()) << bad;
+  }
+}
+
+TEST(LoadProfile, TakesLinksAndFlatIniAndRefusesWhatQeliClientRefuses) {
+  EXPECT_TRUE(load_profile("  qeli://alice:pw@10.0.0.1:4433?mode=fake-tls\n").ok());
+  EXPECT_TRUE(
+      load_profile("[qeli]\nserver = 10.0.0.1:4433\nuser = a\npass = b\nmode = plain\n").ok());
+  auto bad = load_profile("[qeli]\nserver = 10.0.0.1:4433\nuser = a\nbogus = 1\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("bogus"), std::string::npos) << bad.error();
+  EXPECT_FALSE(load_profile("qeli://").ok());
+}
+
+TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
+  config::ClientConfig cfg;
+  cfg.server.host = "vpn.example";
+  cfg.server.port = 4433;
+  cfg.kill_switch = true;
+  client::TunnelConfig tc;
+  tc.pushed.client_ip = "10.8.0.2";
+  tc.pushed.server_ip = "10.8.0.1";
+  tc.pushed.prefix = 24;
+  tc.pushed.dns = "10.8.0.1";
+  tc.pushed.dns_port = 5353;
+  tc.pushed.routes.push_back({"192.168.50.0/24", "", 42});
+  tc.mtu = 1380;
+  tc.server = {0x0a000001, 4433};
+  PlanInputs in;
+  in.generation = 3;
+  in.connection_log = {"hello"};
+  const auto j = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  EXPECT_EQ(j["generation"], 3);
+  EXPECT_EQ(j["tunnel_address"], "10.8.0.2");
+  EXPECT_EQ(j["prefix_len"], 24);
+  EXPECT_EQ(j["mtu"], 1380);
+  EXPECT_EQ(j["tunnel_gateway"], "10.8.0.1");
+  EXPECT_EQ(j["carrier_address"], "10.0.0.1");
+  EXPECT_EQ(j["kill_switch"], true);
+  EXPECT_EQ(j["full_tunnel"], false);
+  EXPECT_EQ(j["pushed_routes"], nlohmann::json::array({"192.168.50.0/24"}));
+  ASSERT_FALSE(j["routes"].empty());
+  EXPECT_EQ(j["routes"][0]["cidr"], "192.168.50.0/24");
+  EXPECT_EQ(j["routes"][0]["metric"], 42);
+  EXPECT_EQ(j["routes"][0]["gateway"], "10.8.0.1");
+  ASSERT_EQ(j["dns_servers"].size(), 1U);
+  EXPECT_EQ(j["dns_servers"][0]["port"], 5353);
+  EXPECT_TRUE(j["data_plane"].contains("heartbeat_interval_ms"));
+  EXPECT_EQ(j["connection_log"][0], "hello");
+  // No resolver anywhere: the app's fallback; `dns = off`: none.
+  tc.pushed.dns.clear();
+  in.fallback_dns = {"9.9.9.9"};
+  EXPECT_EQ(nlohmann::json::parse(network_plan_json(tc, cfg, in))["dns_servers"][0]["address"],
+            "9.9.9.9");
+  cfg.dns = config::ClientDns::kOff;
+  EXPECT_TRUE(nlohmann::json::parse(network_plan_json(tc, cfg, in))["dns_servers"].empty());
+  // A pushed default route: full tunnel, the two halves through the TUN.
+  tc.pushed.routes = {{"0.0.0.0/0", "", 100}};
+  const auto full = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  EXPECT_EQ(full["full_tunnel"], true);
+}
+
+}  // namespace
+}  // namespace qeli::ffi
