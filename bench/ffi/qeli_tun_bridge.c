@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
     json_field(payload, "tunnel_address", addr, sizeof addr);
     json_field(payload, "prefix_len", prefix, sizeof prefix);
     json_field(payload, "mtu", mtu, sizeof mtu);
-    snprintf(cmd, sizeof cmd, "ip addr add %s/%s dev %s && ip link set %s mtu %s up", addr, prefix,
+    snprintf(cmd, sizeof cmd,
+             "ip addr add %s/%s dev %s && ip link set %s mtu %s txqueuelen 1000 up", addr, prefix,
              argv[2], argv[2], mtu);
     if (system(cmd) != 0) {
       qeli_client_network_plan_result(handle, ev.plan_generation, -1, NULL, 0);
@@ -155,6 +156,12 @@ int main(int argc, char** argv) {
       done += accepted;
       if (done < n) nap_us(20);
     }
+  }
+  qeli_client_stats_t st = QELI_CLIENT_STATS_INIT;
+  if (qeli_client_stats(handle, &st) == QELI_CLIENT_OK) {
+    fprintf(stderr, "tx %llu packets, rx %llu packets, dropped on a full queue %llu\n",
+            (unsigned long long)st.tx_packets, (unsigned long long)st.rx_packets,
+            (unsigned long long)st.udp_internal_drops);
   }
   qeli_client_stop(handle);
   pthread_join(run_thread, NULL);

@@ -208,6 +208,7 @@ client::ClientEnv FfiClient::make_env() {
     set_state_locked(State::kAwaitingNetwork);
     pending_plan_ = in.generation;
     pending_mtu_ = tc.mtu;
+    pending_gso_ = tc.gso;
     plan_.emplace();
     if (!push_request_locked(lock, std::move(e), plan_->sequence) ||
         !await_locked(lock, plan_, "the network plan")) {
@@ -367,7 +368,7 @@ std::int32_t FfiClient::plan_result(std::uint64_t generation, bool applied, std:
   if (applied) {
     // Packet mode unless the app handed over a TUN fd for this generation.
     if (!(tun_fd_.valid() && tun_fd_generation_ == generation)) {
-      pipe_ = std::make_shared<PacketPipe>(pending_mtu_);
+      pipe_ = std::make_shared<PacketPipe>(pending_mtu_, std::size_t{4} << 20, pending_gso_);
     }
     running_generation_ = generation;
     set_state_locked(State::kRunning);

@@ -164,6 +164,7 @@ class FfiClient {
   std::optional<Request> protect_, identity_;
   std::uint64_t pending_plan_ = 0;  // generation awaiting the app's answer
   std::size_t pending_mtu_ = 0;     // its tunnel MTU
+  bool pending_gso_ = false;        // its session carries super-packets
   std::optional<Request> plan_;
   std::uint64_t last_generation_ = 0;
   std::uint64_t running_generation_ = 0;

@@ -16,6 +16,10 @@ namespace {
 // 114 segments, so 128 slots take any of them whole.
 constexpr std::size_t kSplitSlots = 128;
 constexpr std::size_t kMinSlots = 64;
+// The engine's reads take at most this many packets at a time (its batches are smaller).
+constexpr std::size_t kGroPackets = 256;
+// Merging needs room for a super-packet in a slot: the engine's keep-whole slots.
+constexpr std::size_t kGroMinSlot = 65535;
 }  // namespace
 
 SlotRing::SlotRing(std::size_t slots, std::size_t slot_size)
@@ -35,12 +39,14 @@ void SlotRing::pop() {
   --count_;
 }
 
-PacketPipe::PacketPipe(std::size_t mtu, std::size_t ring_bytes)
+PacketPipe::PacketPipe(std::size_t mtu, std::size_t ring_bytes, bool coalesce)
     : mtu_(mtu),
       efd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       up_(std::max(kMinSlots, ring_bytes / mtu), mtu),
       down_(std::max(kMinSlots, ring_bytes / mtu), mtu),
-      segments_(kSplitSlots, mtu) {}
+      segments_(kSplitSlots, mtu) {
+  if (coalesce) gro_ = std::make_unique<tunio::GroTable>(kGroPackets);
+}
 
 PacketPipe::~PacketPipe() {
   if (efd_ >= 0) ::close(efd_);
@@ -110,7 +116,25 @@ Result<std::size_t, tunio::TunError> PacketPipe::read_batch(tunio::PacketBatch& 
   }
   if (up_.empty()) drain_signal_locked();
   if (n == 0) return fail(tunio::TunError::would_block);
+  if (gro_ && n > 1) {
+    const std::size_t before = batch.size();
+    coalesce(batch);
+    n -= before - batch.size();
+  }
   return n;
+}
+
+void PacketPipe::coalesce(tunio::PacketBatch& batch) {
+  if (batch.size() > gro_->capacity() || batch.max_packet() < kGroMinSlot) return;
+  const tunio::GroStats st = tunio::gro_coalesce(batch, tunio::GroOptions{}, *gro_);
+  if (st.merged == 0) return;
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch.logical(i) == 0) continue;  // folded into its group's head
+    if (keep != i) batch.swap(keep, i);
+    ++keep;
+  }
+  batch.truncate(keep);
 }
 
 bool PacketPipe::deliver_locked(ByteSpan packet) {

@@ -17,6 +17,9 @@
 #include <mutex>
 #include <vector>
 
+#include <memory>
+
+#include "tunio/offload_coalesce.h"
 #include "tunio/packet_batch.h"
 #include "tunio/tun_device.h"
 
@@ -52,7 +55,11 @@ struct PullResult {
 class PacketPipe final : public tunio::TunDevice {
  public:
   /// `mtu`: the largest packet either way; `ring_bytes`: each ring's budget (≥ 64 slots).
-  PacketPipe(std::size_t mtu, std::size_t ring_bytes = 4U << 20);
+  /// `coalesce`: the session carries GSO super-packets (caps::kGsoSuperPackets), so what
+  /// the engine reads is merged per TCP flow first (GRO, tunio/offload_coalesce.h) — one
+  /// record per super-packet instead of one per packet, as a kernel TUN with offloads gives
+  /// the daemon.
+  explicit PacketPipe(std::size_t mtu, std::size_t ring_bytes = 4U << 20, bool coalesce = false);
   ~PacketPipe() override;
   PacketPipe(const PacketPipe&) = delete;
   PacketPipe& operator=(const PacketPipe&) = delete;
@@ -75,6 +82,8 @@ class PacketPipe final : public tunio::TunDevice {
   void drain_signal_locked();
   // One packet from the engine into the downlink ring: false when dropped.
   bool deliver_locked(ByteSpan packet);
+  // GRO over what read_batch appended, then the merged packets dropped from the batch.
+  void coalesce(tunio::PacketBatch& batch);
 
   const std::size_t mtu_;
   const int efd_;  // readable while the uplink ring holds packets
@@ -82,7 +91,8 @@ class PacketPipe final : public tunio::TunDevice {
   SlotRing up_, down_;
   bool signaled_ = false;
   std::uint64_t dropped_ = 0;
-  tunio::PacketBatch segments_;  // a super-packet split for the app (preallocated)
+  tunio::PacketBatch segments_;           // a super-packet split for the app (preallocated)
+  std::unique_ptr<tunio::GroTable> gro_;  // set when coalescing
 };
 
 }  // namespace qeli::ffi
