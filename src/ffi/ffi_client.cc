@@ -34,15 +34,6 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
       : owner_(owner), device_(std::move(device)), pipe_(std::move(pipe)) {}
   ~PlanTunnel() override {
     std::lock_guard lock(owner_.mu_);
-    if (owner_.live_ != nullptr) {
-      auto& t = owner_.totals_;
-      const auto& c = *owner_.live_;
-      t.tx_packets += c.get(tunnel::SessionCounter::kTxPackets);
-      t.tx_bytes += c.get(tunnel::SessionCounter::kTxBytes);
-      t.rx_packets += c.get(tunnel::SessionCounter::kRxPackets);
-      t.rx_bytes += c.get(tunnel::SessionCounter::kRxBytes);
-      owner_.live_ = nullptr;
-    }
     if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
     owner_.pipe_.reset();
     owner_.running_generation_ = 0;
@@ -52,6 +43,19 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   void started(const tunnel::SessionCounters& counters) override {
     std::lock_guard lock(owner_.mu_);
     owner_.live_ = &counters;
+  }
+  // While the counters still live (the core drops them after this): into the totals.
+  void ended(const std::string& why) override {
+    (void)why;
+    std::lock_guard lock(owner_.mu_);
+    if (owner_.live_ == nullptr) return;
+    auto& t = owner_.totals_;
+    const auto& c = *owner_.live_;
+    t.tx_packets += c.get(tunnel::SessionCounter::kTxPackets);
+    t.tx_bytes += c.get(tunnel::SessionCounter::kTxBytes);
+    t.rx_packets += c.get(tunnel::SessionCounter::kRxPackets);
+    t.rx_bytes += c.get(tunnel::SessionCounter::kRxBytes);
+    owner_.live_ = nullptr;
   }
 
  private:
