@@ -59,6 +59,18 @@ bool text_arg(const std::uint8_t* p, std::size_t n, std::size_t max, std::string
   return true;
 }
 
+// The app's answer to a request (`id`: a plan generation or an event sequence): 0 yes,
+// anything else no, with an optional reason.
+using Answer = std::int32_t (FfiClient::*)(std::uint64_t, bool, std::string);
+std::int32_t answer(std::uint64_t handle, std::uint64_t id, std::int32_t result_code,
+                    const std::uint8_t* reason, std::size_t reason_len, Answer what) noexcept {
+  return with_client(handle, [&](FfiClient& c) {
+    std::string why;
+    if (!text_arg(reason, reason_len, kMaxReasonBytes, why)) return rc::kInvalidArgument;
+    return (c.*what)(id, result_code == 0, std::move(why));
+  });
+}
+
 void write_event(qeli_client_event_t* out, const Event& e, std::uint32_t caller_size) {
   qeli_client_event_t v{};
   v.struct_size = caller_size;
@@ -238,31 +250,21 @@ QELI_EXPORT int32_t qeli_client_set_wintun_adapter(uint64_t handle, uint64_t gen
 QELI_EXPORT int32_t qeli_client_network_plan_result(uint64_t handle, uint64_t generation,
                                                     int32_t result_code, const uint8_t* reason,
                                                     size_t reason_len) {
-  return with_client(handle, [&](FfiClient& c) {
-    std::string why;
-    if (!text_arg(reason, reason_len, kMaxReasonBytes, why)) return rc::kInvalidArgument;
-    return c.plan_result(generation, result_code == 0, std::move(why));
-  });
+  return answer(handle, generation, result_code, reason, reason_len, &FfiClient::plan_result);
 }
 
 QELI_EXPORT int32_t qeli_client_socket_protect_result(uint64_t handle, uint64_t request_sequence,
                                                       int32_t result_code, const uint8_t* reason,
                                                       size_t reason_len) {
-  return with_client(handle, [&](FfiClient& c) {
-    std::string why;
-    if (!text_arg(reason, reason_len, kMaxReasonBytes, why)) return rc::kInvalidArgument;
-    return c.protect_result(request_sequence, result_code == 0, std::move(why));
-  });
+  return answer(handle, request_sequence, result_code, reason, reason_len,
+                &FfiClient::protect_result);
 }
 
 QELI_EXPORT int32_t qeli_client_server_identity_result(uint64_t handle, uint64_t request_sequence,
                                                        int32_t result_code, const uint8_t* reason,
                                                        size_t reason_len) {
-  return with_client(handle, [&](FfiClient& c) {
-    std::string why;
-    if (!text_arg(reason, reason_len, kMaxReasonBytes, why)) return rc::kInvalidArgument;
-    return c.identity_result(request_sequence, result_code == 0, std::move(why));
-  });
+  return answer(handle, request_sequence, result_code, reason, reason_len,
+                &FfiClient::identity_result);
 }
 
 QELI_EXPORT int32_t qeli_client_poll_event(uint64_t handle, qeli_client_event_t* out_event,

@@ -381,26 +381,24 @@ std::int32_t FfiClient::plan_result(std::uint64_t generation, bool applied, std:
   return rc::kOk;
 }
 
-std::int32_t FfiClient::protect_result(std::uint64_t sequence, bool ok, std::string reason) {
-  std::lock_guard lock(mu_);
-  if (!protect_ || protect_->sequence == 0 || protect_->sequence != sequence ||
-      protect_->answered) {
-    return rc::kStaleRequest;
+std::int32_t FfiClient::answer_locked(std::optional<Request>& req, std::uint64_t sequence, bool ok,
+                                      std::string reason) {
+  if (!req || req->sequence == 0 || req->sequence != sequence || req->answered) {
+    return rc::kStaleRequest;  // unknown, answered, or cancelled
   }
-  *protect_ = Request{sequence, true, ok, std::move(reason)};
+  *req = Request{sequence, true, ok, std::move(reason)};
   cv_.notify_all();
   return rc::kOk;
 }
 
+std::int32_t FfiClient::protect_result(std::uint64_t sequence, bool ok, std::string reason) {
+  std::lock_guard lock(mu_);
+  return answer_locked(protect_, sequence, ok, std::move(reason));
+}
+
 std::int32_t FfiClient::identity_result(std::uint64_t sequence, bool ok, std::string reason) {
   std::lock_guard lock(mu_);
-  if (!identity_ || identity_->sequence == 0 || identity_->sequence != sequence ||
-      identity_->answered) {
-    return rc::kStaleRequest;
-  }
-  *identity_ = Request{sequence, true, ok, std::move(reason)};
-  cv_.notify_all();
-  return rc::kOk;
+  return answer_locked(identity_, sequence, ok, std::move(reason));
 }
 
 State FfiClient::state() const {

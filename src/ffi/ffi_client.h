@@ -144,6 +144,8 @@ class FfiClient {
   // Waits for the answer to `req` (false: cancelled, or the app refused: fail_ set).
   bool await_locked(std::unique_lock<std::mutex>& lock, std::optional<Request>& req,
                     const char* what);
+  std::int32_t answer_locked(std::optional<Request>& req, std::uint64_t sequence, bool ok,
+                             std::string reason);
   void set_state_locked(State s, bool force = true);
   void fail_locked(std::int32_t code, const std::string& message);
   bool cancelled_locked() const { return cancel_ || state_ == State::kStopping; }
