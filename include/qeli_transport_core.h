@@ -241,10 +241,11 @@ int32_t qeli_client_network_plan_result(uint64_t handle, uint64_t generation, in
 int32_t qeli_client_socket_protect_result(uint64_t handle, uint64_t request_sequence,
                                           int32_t result_code, const uint8_t* reason,
                                           size_t reason_len);
-/* The answer to SERVER_IDENTITY `request_sequence`: 0 trust the key (for this handle);
- * anything else refuse it (→ FAILED, no packet flows). Asked only when the profile pins no
- * key (`key` unset, which needs `bind_static = false`), after the server proved it holds
- * that key. Without QELI_PLATFORM_SERVER_IDENTITY such a key is trusted for the handle. */
+/* The answer to SERVER_IDENTITY `request_sequence`: 0 trust the key; anything else refuse
+ * it (→ FAILED, no packet flows). With QELI_PLATFORM_SERVER_IDENTITY it is asked for every
+ * session, after the server proved it holds that key (a pinned key was also checked
+ * against the pin already). Without the capability a profile that pins no key (INI
+ * `bind_static = false`, no `key`) trusts the key it meets for the handle's life. */
 int32_t qeli_client_server_identity_result(uint64_t handle, uint64_t request_sequence,
                                            int32_t result_code, const uint8_t* reason,
                                            size_t reason_len);

@@ -172,25 +172,28 @@ client::ClientEnv FfiClient::make_env() {
       return await_locked(lock, protect_, "to protect the carrier socket");
     };
   }
-  env.trust_on_first_use = [this](const handshake::X25519Public& key) -> std::string {
-    if ((caps_ & platform::kServerIdentity) == 0) return {};  // trusted for this run
-    std::unique_lock lock(mu_);
-    Event e;
-    e.kind = EventKind::kServerIdentity;
-    e.format = PayloadFormat::kJson;
-    e.payload =
-        nlohmann::json{{"server_id", config_.server.to_string()}, {"public_key", to_hex(key)}}
-            .dump();
-    identity_.emplace();
-    if (!push_request_locked(lock, std::move(e), identity_->sequence)) {
-      identity_.reset();
-      return fail_ ? fail_->second : "stopped";
-    }
-    if (!await_locked(lock, identity_, "the server's identity")) {
-      return fail_ ? fail_->second : "stopped";
-    }
-    return {};
-  };
+  // QELI_PLATFORM_SERVER_IDENTITY: the app decides on every session's key (its known-hosts
+  // policy), pinned or not; without it an unpinned key is trusted for the handle's life.
+  if ((caps_ & platform::kServerIdentity) != 0) {
+    env.confirm_server = [this](const handshake::X25519Public& key, bool) -> std::string {
+      std::unique_lock lock(mu_);
+      Event e;
+      e.kind = EventKind::kServerIdentity;
+      e.format = PayloadFormat::kJson;
+      e.payload =
+          nlohmann::json{{"server_id", config_.server.to_string()}, {"public_key", to_hex(key)}}
+              .dump();
+      identity_.emplace();
+      if (!push_request_locked(lock, std::move(e), identity_->sequence)) {
+        identity_.reset();
+        return fail_ ? fail_->second : "stopped";
+      }
+      if (!await_locked(lock, identity_, "the server's identity")) {
+        return fail_ ? fail_->second : "stopped";
+      }
+      return {};
+    };
+  }
   env.open_tunnel =
       [this](
           const client::TunnelConfig& tc) -> Result<std::unique_ptr<client::Tunnel>, std::string> {

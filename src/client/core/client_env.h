@@ -81,6 +81,10 @@ struct ClientEnv {
   /// A server key learned on first use (no pin): an error text is fatal. Empty = keep it
   /// for this run only.
   std::function<std::string(const handshake::X25519Public& key)> trust_on_first_use;
+  /// Every session's server key, pinned or not, once the server proved it holds it and
+  /// before the tunnel opens (an app's known-hosts policy): an error text is fatal. Runs
+  /// before trust_on_first_use. Empty = none.
+  std::function<std::string(const handshake::X25519Public& key, bool pinned)> confirm_server;
   /// Before a reconnect: the server's addresses now (empty = keep the ones we have).
   std::function<std::vector<transport::Ipv4Endpoint>()> refresh_servers;
   /// Every state change, with its detail ("reconnecting in 812 ms").

@@ -121,6 +121,13 @@ bool Connector::handshake_succeeded(handshake::Failure failure, bool udp_auth_se
 }
 
 bool Connector::remember_server_key(const handshake::ClientSession& session) {
+  if (core_.env_.confirm_server) {
+    if (auto err = core_.env_.confirm_server(session.server_key, session.server_key_was_pinned);
+        !err.empty()) {
+      stop_for_good(std::move(err));
+      return false;
+    }
+  }
   if (session.server_key_was_pinned) return true;
   if (core_.env_.trust_on_first_use) {
     if (auto err = core_.env_.trust_on_first_use(session.server_key); !err.empty()) {
