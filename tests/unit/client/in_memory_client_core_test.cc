@@ -250,6 +250,39 @@ TEST(InMemoryClientCore, AnUnpinnedKeyIsOfferedToTheHostOnFirstUse) {
   EXPECT_TRUE(core.join().ok());
 }
 
+// confirm_server sees every session's key, pinned too, before the tunnel opens; a refusal
+// is fatal and no tunnel is ever opened.
+TEST(InMemoryClientCore, TheHostConfirmsEveryServerKeyAndMayRefuseIt) {
+  for (const bool refuse : {false, true}) {
+    Fixture f;
+    ClientEnv e = f.env();
+    int asked = 0;
+    bool was_pinned = false;
+    e.confirm_server = [&](const handshake::X25519Public& key, bool pinned) -> std::string {
+      ++asked;
+      was_pinned = pinned;
+      EXPECT_EQ(key, f.identity.public_key);
+      return refuse ? "not in my known hosts" : "";
+    };
+    ClientCore core(options(f.identity.public_key), std::move(e));
+    if (refuse) {
+      const auto result = core.run();
+      ASSERT_FALSE(result.ok());
+      EXPECT_EQ(result.error().code, ClientErrc::kFatal);
+      EXPECT_EQ(result.error().detail, "not in my known hosts");
+      EXPECT_EQ(core.status().sessions, 0U);  // no tunnel
+    } else {
+      ASSERT_TRUE(core.start().ok());
+      ASSERT_TRUE(f.wait_connected(10s));
+      EXPECT_TRUE(ping(f.client_tun, f.server->tun, true));
+      core.stop();
+      EXPECT_TRUE(core.join().ok());
+    }
+    EXPECT_EQ(asked, 1);
+    EXPECT_TRUE(was_pinned);
+  }
+}
+
 // The socket hook sees every socket before it connects (TCP) or binds (UDP); a socket it
 // refuses never reaches the network. With reconnect off the core then gives up.
 TEST(InMemoryClientCore, EverySocketPassesTheProtectHookFirst) {
