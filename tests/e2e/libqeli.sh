@@ -14,7 +14,7 @@
 #   * a TUN fd handed over (the kernel pings through it);
 #   * stop during connect (a server that never answers), free while events are queued,
 #     threads hammering shared and own handles;
-#   * every mode through the example app: TCP plain, fake-tls, obfs, reality-tls; UDP
+#   * every mode through the example app: TCP plain, fake-tls, obfs, reality, reality-tls; UDP
 #     fake-tls, QUIC-shaped, obfs — each UDP one probed first (qeli_client_udp_probe: an
 #     answer from the server, silence from an address nobody listens at).
 #
@@ -70,7 +70,7 @@ harness stop-during-connect stop-during-connect "$dead"
 e2e_stop server
 
 # Every mode through the example app.
-modes=(plain fake-tls obfs reality-tls udp:fake-tls udp:quic udp:obfs)
+modes=(plain fake-tls obfs reality reality-tls udp:fake-tls udp:quic udp:obfs)
 e2e_start_nginx nginx "$E2E_DIR/nginx" 8080 8443 chain
 for m in "${modes[@]}"; do
   d="$E2E_DIR/m-${m/:/-}"
@@ -81,6 +81,12 @@ for m in "${modes[@]}"; do
   case "$mode" in
     quic) mode=fake-tls extra+=$'\nobf.quic.enabled = true' ;;
     obfs) extra+=$'\nobf.obfs_key = e2e-libqeli-psk' ;;
+    reality) mode=fake-tls extra+="
+obf.tls.server_name = decoy.test
+obf.tls.reality_proxy.enabled = true
+obf.tls.reality_proxy.target = $UL_S
+obf.tls.reality_proxy.target_port = 8443
+obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
     reality-tls) extra+="
 obf.tls.server_name = decoy.test
 obf.tls.reality_proxy.enabled = true
@@ -92,6 +98,7 @@ obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
   export E2E_TRANSPORT=$transport  # the config's and the listening check's
   e2e_server_conf "$d" "$mode" "$extra"
   l=$(e2e_add_user "$d" alice "pass-$mode")
+  [ "$m" != reality ] || case "$l" in *mode=reality*) ;; *) e2e_fail "not a reality link: $l" ;; esac
   e2e_start_server "server-${m/:/-}" "$d"
   # A pinned link still asks the app about the server's identity when it declared that.
   [ "$m" != fake-tls ] || harness identity-pinned lifecycle "$l" --identity accept
