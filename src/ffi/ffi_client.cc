@@ -164,7 +164,7 @@ client::ClientEnv FfiClient::make_env() {
       e.kind = EventKind::kSocketProtect;
       e.format = PayloadFormat::kJson;
       e.payload = nlohmann::json{{"fd", fd}}.dump();
-      protect_.emplace();
+      protect_ = Request{};
       if (!push_request_locked(lock, std::move(e), protect_->sequence)) {
         protect_.reset();
         return false;
@@ -183,7 +183,7 @@ client::ClientEnv FfiClient::make_env() {
       e.payload =
           nlohmann::json{{"server_id", config_.server.to_string()}, {"public_key", to_hex(key)}}
               .dump();
-      identity_.emplace();
+      identity_ = Request{};
       if (!push_request_locked(lock, std::move(e), identity_->sequence)) {
         identity_.reset();
         return fail_ ? fail_->second : "stopped";
@@ -216,7 +216,7 @@ client::ClientEnv FfiClient::make_env() {
     pending_plan_ = in.generation;
     pending_mtu_ = tc.mtu;
     pending_gso_ = tc.gso;
-    plan_.emplace();
+    plan_ = Request{};
     if (!push_request_locked(lock, std::move(e), plan_->sequence) ||
         !await_locked(lock, plan_, "the network plan")) {
       pending_plan_ = 0;
