@@ -184,6 +184,20 @@ void read_webhook_secret(ServerConfig& cfg, Findings& f) {
   w.secret = std::move(s);
 }
 
+// [webhooks] outbox: start-up cannot open it without its directory (SQLite makes the file,
+// never the folder), so check-config refuses the same config with the same words.
+void check_webhook_outbox(const ServerConfig& cfg, Findings& f) {
+  if (!cfg.webhooks.enabled || cfg.webhooks.outbox.empty()) return;
+  const std::filesystem::path dir = std::filesystem::path(cfg.webhooks_outbox_path()).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+    f.error(cfg.file, "webhooks", "outbox", 0,
+            "directory " + dir.string() +
+                " does not exist (the package makes /var/lib/qeli/server; create it, owned by "
+                "the service user, or point outbox elsewhere)");
+  }
+}
+
 }  // namespace
 
 ServerLoad load_server_config_text(std::string_view text, const std::string& file) {
@@ -220,6 +234,7 @@ ServerLoad load_server_config_text(std::string_view text, const std::string& fil
     out.config.users.push_back(std::move(u));
   }
   read_webhook_secret(out.config, out.findings);
+  check_webhook_outbox(out.config, out.findings);
   validate_server_config(out.config, out.findings);
   return out;
 }

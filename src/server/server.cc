@@ -175,8 +175,9 @@ int run_server(const ServerOptions& options) {
     }
   }
   TrafficAccounts accounts(std::move(usage_store), users_of(cfg));
-  // [webhooks]: every selected event is written to the durable outbox as it happens; one
-  // thread delivers. A broken outbox stops the start (events would be lost silently).
+  // [webhooks]: every selected event goes to the dispatcher's bounded queue (no disk on the
+  // event's thread); its one thread writes it to the durable outbox and delivers. A broken
+  // outbox stops the start (events would be lost silently).
   std::unique_ptr<WebhookDispatcher> webhooks;
   if (cfg.webhooks.enabled) {
     auto d = open_as_service_user(options, [&] { return make_webhook_dispatcher(cfg); });
@@ -274,6 +275,13 @@ int run_server(const ServerOptions& options) {
       spdlog::warn("[logging] file: {}; keeping the previous log output", st.error());
     }
     apply_metrics(again.config.metrics);
+    // [webhooks] is read at start only: say so rather than keep old settings silently.
+    if (!(again.config.webhooks == cfg.webhooks)) {
+      spdlog::warn(
+          "[webhooks] changed: that needs a restart; webhooks keep their current settings "
+          "({})",
+          cfg.webhooks.enabled ? "delivering to " + cfg.webhooks.url : "off");
+    }
     const auto before = users.snapshot();
     users.replace(users_of(again.config));
     accounts.apply(users_of(again.config));

@@ -74,6 +74,11 @@ TEST_F(WebhooksConfigTest, rules) {
   EXPECT_EQ(w.retry_for, std::chrono::hours(2));
   EXPECT_EQ(ok.config.webhooks_outbox_path(), tmp_.file("w.db"));
   EXPECT_EQ(w.events, std::vector<std::string>{"session.connected"});
+  // An outbox whose directory does not exist: refused here as start-up would fail on it.
+  const auto no_dir = load(
+      "enabled = true\nurl = http://10.0.0.1:8080/in\nsecret_file = good.secret\nallow_http = "
+      "true\nallow_private = true\noutbox = no/such/dir/w.db");
+  EXPECT_TRUE(has(no_dir, "outbox"));
 }
 
 }  // namespace
