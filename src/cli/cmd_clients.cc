@@ -62,6 +62,11 @@ int stats(const Options& o, Context& ctx) {
       if (!p.tls_target.empty()) j["tls_target"] = p.tls_target;
       out.push_back(std::move(j));
     }
+    if (!r->webhooks.empty()) {  // one more object, after the profiles'
+      nlohmann::json j = {{"webhooks", true}};
+      for (const auto& c : r->webhooks) j[c.name] = c.value;
+      out.push_back(std::move(j));
+    }
     ctx.out << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -73,6 +78,7 @@ int stats(const Options& o, Context& ctx) {
       }
     }
   }
+  for (const auto& c : r->webhooks) t.row("[webhooks]", c.name, c.value);
   t.print(ctx.out);
   // reality-tls: which shape the terminator mirrors (a fallback means the probe failed).
   for (const auto& p : r->profiles) {

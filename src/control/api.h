@@ -138,6 +138,10 @@ struct StatsSnapshot {
   std::int64_t started_unix_secs = 0;  ///< when the server started (wall clock)
   std::uint64_t users = 0, users_disabled = 0, blocked_ips = 0;
   std::vector<ProfileStats> profiles;
+  /// [webhooks] (empty when off): enqueued, delivered, failed_attempts, given_up,
+  /// enqueue_failed, monotonic since start-up (the outbox belongs to the dispatcher's
+  /// thread, so its backlog is not read from here).
+  std::vector<CounterValue> webhooks;
 };
 
 /// Something that happened in the server, numbered. `seq` restarts at 1 when the server

@@ -51,7 +51,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileStats, profile, transport
                                                 sessions, counters, traffic, tls_target)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StatsSnapshot, version, uptime_secs,
                                                 started_unix_secs, users, users_disabled,
-                                                blocked_ips, profiles)
+                                                blocked_ips, profiles, webhooks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Event, seq, unix_ms, type, profile, username,
                                                 device, ip, reason, rx_bytes, tx_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EventList, boot, last_seq, events)

@@ -128,6 +128,12 @@ void add_stats(Exposition& e, const control::StatsSnapshot& s) {
     add_traffic(e, p);
     add_profile_counters(e, p);
   }
+  for (const auto& c : s.webhooks) {
+    e.family("qeli_webhook_events_total", kCounter,
+             "Webhook events by outcome: enqueued, delivered, failed_attempts (retried), "
+             "given_up, enqueue_failed (the queue was full).")
+        .sample({{"result", c.name}}, c.value);
+  }
 }
 
 void add_users(Exposition& e, const control::UsageList& usage, const control::SessionList& sessions,

@@ -119,6 +119,14 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
     if (!u.enabled || t.users->disabled(u.name)) ++out.users_disabled;
   }
   out.blocked_ips = t.guard->locked_count(now);
+  if (t.webhooks != nullptr) {
+    const WebhookCounters& c = t.webhooks->counters();
+    out.webhooks = {{"enqueued", c.enqueued.load()},
+                    {"delivered", c.delivered.load()},
+                    {"failed_attempts", c.failed_attempts.load()},
+                    {"given_up", c.given_up.load()},
+                    {"enqueue_failed", c.enqueue_failed.load()}};
+  }
   for (const auto& p : *t.profiles) {
     control::ProfileStats ps;
     ps.profile = p->name();

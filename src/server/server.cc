@@ -303,6 +303,7 @@ int run_server(const ServerOptions& options) {
                                         .events = &events,
                                         .config = &config_store,
                                         .accounts = &accounts,
+                                        .webhooks = webhooks.get(),
                                         .reload = reload,
                                         .started = started,
                                         .started_unix_secs = started_unix});

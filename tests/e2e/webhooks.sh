@@ -110,5 +110,9 @@ tail -1 "$E2E_DIR/got.jsonl" | grep -q '"type": "users.changed"' || e2e_fail "la
   e2e_fail "delivery log: $(outbox 'select result, status, detail from deliveries')"
 [ "$(outbox "select count(*) from deliveries where result = 'failed'")" -ge 1 ] ||
   e2e_fail "the failed attempts are not in the delivery log"
+# The dispatcher's counters reach `qeli stats` (and /metrics through the same snapshot).
+"$QELI" stats --socket "$dir/control.sock" |
+  grep -Eq '^\[webhooks\] +delivered +[1-9]' ||
+  e2e_fail "qeli stats has no [webhooks] delivered row"
 e2e_finish server2 receiver
 e2e_log "webhooks ok"

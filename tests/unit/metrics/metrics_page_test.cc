@@ -77,6 +77,16 @@ TEST(MetricsPage, EveryStatsCounterInItsFamily) {
   }
 }
 
+TEST(MetricsPage, WebhookOutcomesWhenWebhooksAreOn) {
+  auto s = snapshot();
+  EXPECT_EQ(page_of(s).find("qeli_webhook"), std::string::npos);  // off: no family
+  s.webhooks = {{"delivered", 7}, {"given_up", 1}};
+  const std::string p = page_of(s);
+  EXPECT_TRUE(has(p, "qeli_webhook_events_total{result=\"delivered\"} 7")) << p;
+  EXPECT_TRUE(has(p, "qeli_webhook_events_total{result=\"given_up\"} 1")) << p;
+  EXPECT_NE(p.find("# TYPE qeli_webhook_events_total counter"), std::string::npos) << p;
+}
+
 TEST(MetricsPage, TwoProfilesShareOneBlockPerFamily) {
   auto s = snapshot();
   auto second = s.profiles[0];
