@@ -86,10 +86,6 @@ class TrafficAccount {
   /// two GSO super-packets.
   std::uint64_t queue_bytes() const { return std::max<std::uint64_t>(rate() / 10, 128 * 1024); }
   void set_quota(std::uint64_t bytes) { quota_.store(bytes, std::memory_order_relaxed); }
-  /// True once per time the quota is reached (the `user.quota_reached` event); re-armed
-  /// by rearm_quota_event() when the account is under its quota again (a reset, a raise).
-  bool claim_quota_event() { return !quota_announced_.exchange(true); }
-  void rearm_quota_event() { quota_announced_.store(false, std::memory_order_relaxed); }
   std::uint64_t quota() const { return quota_.load(std::memory_order_relaxed); }
   std::uint64_t down_total() const { return down_total_.load(std::memory_order_relaxed); }
   std::uint64_t up_total() const { return up_total_.load(std::memory_order_relaxed); }
@@ -103,7 +99,6 @@ class TrafficAccount {
   RateLimiter down_limit_, up_limit_;
   std::atomic<std::uint64_t> down_total_, up_total_;
   std::atomic<std::uint64_t> quota_{kNoQuota};
-  std::atomic<bool> quota_announced_{false};
 };
 
 }  // namespace qeli::engine

@@ -483,10 +483,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count());
-    if (unix_now >= *ctx.user->expire_at) {
-      note_expired(req.user);
-      return reject("account expired");
-    }
+    if (unix_now >= *ctx.user->expire_at) return reject("account expired");
   }
   guard_.record_success(ctx.peer.addr, req.user);
 
@@ -510,7 +507,6 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
       ctx.reason = "data quota used up (qeli usage --reset " + req.user + ")";
       return false;
     }
-    account->rearm_quota_event();
   }
   auto s = sessions_->admit(ar);
   if (!s.ok()) {

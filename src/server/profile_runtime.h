@@ -29,7 +29,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -138,7 +137,6 @@ class ProfileRuntime {
   void note_connected(const Session& s);
   void note_ended(const Session& s, const std::string& why);
   void note_failure(std::uint32_t ip, const std::string& user, Instant now);
-  void note_expired(const std::string& user);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
   /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
@@ -153,8 +151,6 @@ class ProfileRuntime {
   void udp_worker(struct UdpWorker& w);
   void stop_udp();
 
-  std::mutex expired_mu_;
-  std::set<std::string> expired_announced_;  // user.expired sent (once per user and run)
   config::ProfileConfig profile_;
   config::AuthConfig auth_;
   crypto::X25519KeyPair identity_;

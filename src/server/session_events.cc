@@ -26,31 +26,6 @@ void ProfileRuntime::note_ended(const Session& s, const std::string& why) {
   e.reason = why;
   e.rx_bytes = s.counters.get(tunnel::SessionCounter::kRxBytes);
   e.tx_bytes = s.counters.get(tunnel::SessionCounter::kTxBytes);
-  events_->push(e);
-  // The user's quota ended it: one user.quota_reached per crossing, however many of the
-  // user's sessions it ends.
-  if (s.close_reason() == wire::CloseReason::kQuotaExhausted && s.account &&
-      s.account->claim_quota_event()) {
-    control::Event q;
-    q.type = "user.quota_reached";
-    q.profile = profile_.name;
-    q.username = s.user;
-    q.reason = "data_limit_gb reached";
-    events_->push(std::move(q));
-  }
-}
-
-void ProfileRuntime::note_expired(const std::string& user) {
-  if (events_ == nullptr) return;
-  {
-    std::lock_guard lock(expired_mu_);
-    if (!expired_announced_.insert(user).second) return;  // once per user and run
-  }
-  control::Event e;
-  e.type = "user.expired";
-  e.profile = profile_.name;
-  e.username = user;
-  e.reason = "expire_at passed";
   events_->push(std::move(e));
 }
 

@@ -126,20 +126,3 @@ TEST(TrafficAccount, AdmitReceiveCountsOnlyWhatPasses) {
 
 }  // namespace
 }  // namespace qeli::engine
-
-namespace qeli::engine {
-namespace {
-
-// user.quota_reached goes out once per crossing of the quota, however many of the user's
-// sessions the quota ends; a login under the quota again (a reset, a raise) re-arms it.
-TEST(TrafficAccount, TheQuotaEventIsClaimedOncePerCrossing) {
-  TrafficAccount a(0, 0);
-  EXPECT_TRUE(a.claim_quota_event());
-  EXPECT_FALSE(a.claim_quota_event());  // the user's second session ending
-  a.rearm_quota_event();
-  EXPECT_TRUE(a.claim_quota_event());
-  EXPECT_FALSE(a.claim_quota_event());
-}
-
-}  // namespace
-}  // namespace qeli::engine
