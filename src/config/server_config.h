@@ -326,9 +326,10 @@ struct WebhooksConfig {
 };
 
 /// The event kinds a webhook can carry (control::Event::type).
-inline constexpr std::array<std::string_view, 8> kWebhookEvents = {
-    "session.connected", "session.disconnected", "session.kicked", "auth.lockout",
-    "user.disabled",     "user.enabled",         "users.changed",  "config.changed"};
+inline constexpr std::array<std::string_view, 10> kWebhookEvents = {
+    "session.connected", "session.disconnected", "session.kicked",     "auth.lockout",
+    "user.disabled",     "user.enabled",         "user.quota_reached", "user.expired",
+    "users.changed",     "config.changed"};
 
 struct ServerConfig {
   std::string file;

@@ -85,7 +85,16 @@ class TrafficAccount {
   /// Bytes a limited session may queue toward its client: 100 ms at the rate, at least
   /// two GSO super-packets.
   std::uint64_t queue_bytes() const { return std::max<std::uint64_t>(rate() / 10, 128 * 1024); }
-  void set_quota(std::uint64_t bytes) { quota_.store(bytes, std::memory_order_relaxed); }
+  /// A new quota re-arms the `user.quota_reached` latch if the total is under it.
+  void set_quota(std::uint64_t bytes) {
+    quota_.store(bytes, std::memory_order_relaxed);
+    rearm_if_under_quota();
+  }
+  /// The `user.quota_reached` latch: true once per crossing of the quota (the first
+  /// caller after it is reached). Re-armed only when the account is under its quota again
+  /// (reset_totals(), a raised set_quota()), never by a login, so sessions racing a
+  /// crossing cannot announce it twice.
+  bool claim_quota_event() { return !quota_announced_.exchange(true); }
   std::uint64_t quota() const { return quota_.load(std::memory_order_relaxed); }
   std::uint64_t down_total() const { return down_total_.load(std::memory_order_relaxed); }
   std::uint64_t up_total() const { return up_total_.load(std::memory_order_relaxed); }
@@ -93,12 +102,18 @@ class TrafficAccount {
   void reset_totals() {
     down_total_.store(0, std::memory_order_relaxed);
     up_total_.store(0, std::memory_order_relaxed);
+    rearm_if_under_quota();
   }
 
  private:
+  void rearm_if_under_quota() {
+    if (!quota_exhausted()) quota_announced_.store(false);
+  }
+
   RateLimiter down_limit_, up_limit_;
   std::atomic<std::uint64_t> down_total_, up_total_;
   std::atomic<std::uint64_t> quota_{kNoQuota};
+  std::atomic<bool> quota_announced_{false};
 };
 
 }  // namespace qeli::engine

@@ -483,7 +483,10 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count());
-    if (unix_now >= *ctx.user->expire_at) return reject("account expired");
+    if (unix_now >= *ctx.user->expire_at) {
+      note_expired(req.user);
+      return reject("account expired");
+    }
   }
   guard_.record_success(ctx.peer.addr, req.user);
 
@@ -504,6 +507,8 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   if (accounts_ != nullptr) {
     account = accounts_->account(req.user);
     if (account->quota_exhausted()) {  // not a credential failure: no lockout strike
+      // Reached with no session to end (a reload lowered the quota): announced here.
+      note_quota_reached(req.user, *account);
       ctx.reason = "data quota used up (qeli usage --reset " + req.user + ")";
       return false;
     }

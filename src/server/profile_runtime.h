@@ -137,6 +137,11 @@ class ProfileRuntime {
   void note_connected(const Session& s);
   void note_ended(const Session& s, const std::string& why);
   void note_failure(std::uint32_t ip, const std::string& user, Instant now);
+  void note_expired(const std::string& user);
+  /// Pushes a user event (`type`, `reason`) on this profile; events_ must be set.
+  void note_user(const std::string& user, const char* type, const char* reason);
+  /// One `user.quota_reached` per crossing of the user's quota (TrafficAccount's latch).
+  void note_quota_reached(const std::string& user, engine::TrafficAccount& account);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
   /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the

@@ -27,6 +27,28 @@ void ProfileRuntime::note_ended(const Session& s, const std::string& why) {
   e.rx_bytes = s.counters.get(tunnel::SessionCounter::kRxBytes);
   e.tx_bytes = s.counters.get(tunnel::SessionCounter::kTxBytes);
   events_->push(std::move(e));
+  // Over quota at its end (the quota ended it, or ended a sibling session first): the
+  // crossing is announced once, however many of the user's sessions it ends.
+  if (s.account && s.account->quota_exhausted()) note_quota_reached(s.user, *s.account);
+}
+
+void ProfileRuntime::note_quota_reached(const std::string& user, engine::TrafficAccount& account) {
+  if (events_ == nullptr || !account.claim_quota_event()) return;
+  note_user(user, "user.quota_reached", "data_limit_gb reached");
+}
+
+void ProfileRuntime::note_expired(const std::string& user) {
+  if (events_ == nullptr || !users_.claim_expired_event(user)) return;  // once per run
+  note_user(user, "user.expired", "expire_at passed");
+}
+
+void ProfileRuntime::note_user(const std::string& user, const char* type, const char* reason) {
+  control::Event e;
+  e.type = type;
+  e.profile = profile_.name;
+  e.username = user;
+  e.reason = reason;
+  events_->push(std::move(e));
 }
 
 void ProfileRuntime::note_failure(std::uint32_t ip, const std::string& user, Instant now) {

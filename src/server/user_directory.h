@@ -49,11 +49,18 @@ class UserDirectory {
     std::lock_guard lock(mu_);
     return disabled_.count(name) > 0;
   }
+  /// The `user.expired` event: true the first time it is claimed for `name` in this run
+  /// (one server-wide set, so a user refused on several profiles is announced once).
+  bool claim_expired_event(const std::string& name) {
+    std::lock_guard lock(mu_);
+    return expired_announced_.insert(name).second;
+  }
 
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const UserSnapshot> snap_;
   std::set<std::string> disabled_;
+  std::set<std::string> expired_announced_;
 };
 
 }  // namespace qeli::server

@@ -62,6 +62,7 @@ TEST_F(WebhooksConfigTest, rules) {
   EXPECT_TRUE(
       has(load("enabled = true\nurl = https://h/\nsecret_file = missing.secret"), "secret_file"));
   EXPECT_TRUE(has(load("events = session.connected, session.exploded"), "events"));
+  EXPECT_TRUE(load("events = user.quota_reached, user.expired").ok());
   EXPECT_TRUE(has(load("timeout_secs = 61"), "timeout_secs"));
   EXPECT_TRUE(has(load("retry_hours = 0"), "retry_hours"));
   EXPECT_TRUE(has(load("outbox ="), "outbox"));

@@ -116,6 +116,27 @@ TEST(TrafficAccount, QuotaTripsAtTheDownloadTotal) {
   EXPECT_EQ(a.up_total(), 0U);
 }
 
+TEST(TrafficAccount, QuotaEventOncePerCrossing) {
+  TrafficAccount a(0, 0);
+  a.set_quota(1000);
+  (void)a.on_send(1000, t0);
+  ASSERT_TRUE(a.quota_exhausted());
+  EXPECT_TRUE(a.claim_quota_event());   // the first session to see it announces it
+  EXPECT_FALSE(a.claim_quota_event());  // every other one of the user's sessions does not
+  a.set_quota(1000);                    // a reload with the same quota: still over it
+  EXPECT_FALSE(a.claim_quota_event());
+  a.set_quota(500);  // lowered: still the same crossing
+  EXPECT_FALSE(a.claim_quota_event());
+  a.set_quota(2000);  // raised above the total: re-armed
+  (void)a.on_send(1000, t0);
+  ASSERT_TRUE(a.quota_exhausted());
+  EXPECT_TRUE(a.claim_quota_event());
+  EXPECT_FALSE(a.claim_quota_event());
+  a.reset_totals();  // `qeli usage --reset`: re-armed
+  (void)a.on_send(2000, t0);
+  EXPECT_TRUE(a.claim_quota_event());
+}
+
 TEST(TrafficAccount, AdmitReceiveCountsOnlyWhatPasses) {
   TrafficAccount a(0, 0);
   a.set_rate(125'000, 2000);
