@@ -28,8 +28,8 @@
 #include "server/event_log.h"
 #include "server/profile_runtime.h"
 #include "server/traffic_accounts.h"
-#include "server/webhook_dispatcher.h"
 #include "server/user_directory.h"
+#include "server/webhook_dispatcher.h"
 
 namespace qeli::server {
 
@@ -37,9 +37,9 @@ struct ControlTargets {
   const std::vector<std::unique_ptr<ProfileRuntime>>* profiles = nullptr;
   UserDirectory* users = nullptr;
   AuthGuard* guard = nullptr;
-  EventLog* events = nullptr;           ///< null: `events` answers an empty list
-  ConfigStore* config = nullptr;        ///< null: config-* are kUnavailable
-  TrafficAccounts* accounts = nullptr;  ///< null: set-bandwidth / usage are kUnavailable
+  EventLog* events = nullptr;             ///< null: `events` answers an empty list
+  ConfigStore* config = nullptr;          ///< null: config-* are kUnavailable
+  TrafficAccounts* accounts = nullptr;    ///< null: set-bandwidth / usage are kUnavailable
   WebhookDispatcher* webhooks = nullptr;  ///< null: [webhooks] off (no counters in stats)
   /// Re-reads the config as SIGHUP does (null: `reload` is kUnavailable).
   std::function<control::ValidationResult()> reload = nullptr;
