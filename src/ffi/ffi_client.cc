@@ -7,7 +7,6 @@
 
 #include "base/bytes.h"
 #include "client/client_hooks.h"
-#include "crypto/ct.h"
 #include "crypto/random.h"
 #include "ffi/network_plan.h"
 #include "tunio/tun_device.h"
@@ -74,25 +73,21 @@ FfiClient::FfiClient(config::ClientConfig config, std::uint64_t platform_caps,
 
 FfiClient::~FfiClient() { shutdown(); }
 
-void FfiClient::set_state_locked(State s, bool force) {
+void FfiClient::set_state_locked(State s) {
   if (s == state_) return;
   state_ = s;
   if (s == State::kRunning) running_since_ = std::chrono::steady_clock::now();
   Event e;
   e.kind = EventKind::kStateChanged;
   e.state = static_cast<std::uint32_t>(s);
-  if (force) {
-    events_.force_push(std::move(e));
-  } else {
-    (void)events_.try_push(std::move(e));
-  }
+  events_.force_push(std::move(e));  // a state change always gets through
   cv_.notify_all();
 }
 
 void FfiClient::fail_locked(std::int32_t code, const std::string& message) {
   if (fail_) return;
   fail_ = {code, message};
-  state_ = State::kFailed;
+  // The ERROR event (carrying FAILED) first, then the state change, as 0.7.16 orders them.
   Event e;
   e.kind = EventKind::kError;
   e.state = static_cast<std::uint32_t>(State::kFailed);
@@ -100,12 +95,8 @@ void FfiClient::fail_locked(std::int32_t code, const std::string& message) {
   e.error_code = code;
   e.payload = message;
   events_.force_push(std::move(e));
-  Event s;
-  s.kind = EventKind::kStateChanged;
-  s.state = e.state;
-  events_.force_push(std::move(s));
+  set_state_locked(State::kFailed);
   if (core_) core_->stop();
-  cv_.notify_all();
 }
 
 void FfiClient::note_log(const std::string& line) {

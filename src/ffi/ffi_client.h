@@ -146,7 +146,7 @@ class FfiClient {
                     const char* what);
   std::int32_t answer_locked(std::optional<Request>& req, std::uint64_t sequence, bool ok,
                              std::string reason);
-  void set_state_locked(State s, bool force = true);
+  void set_state_locked(State s);
   void fail_locked(std::int32_t code, const std::string& message);
   bool cancelled_locked() const { return cancel_ || state_ == State::kStopping; }
   void note_log(const std::string& line);
