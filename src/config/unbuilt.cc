@@ -16,7 +16,6 @@ struct Row {
   ClientPred client = nullptr;
 };
 
-bool tcp(const ProfileConfig& p) { return p.transport == Transport::kTcp; }
 bool client_tcp(const ClientConfig& c) { return c.proto == Transport::kTcp; }
 
 // One line per feature. Delete a row when its feature lands.
@@ -36,9 +35,6 @@ const std::array kRows{
          "blocking private destinations per profile is not built yet; use allowed_networks "
          "on the users or their group"},
         [](const ProfileConfig& p) { return !p.routing.forward_private; }},
-    Row{{UnbuiltScope::kProfile, "obf.multipath.enabled", "true", "",
-         "TCP stream bonding is not built yet (every JOIN would be refused)"},
-        [](const ProfileConfig& p) { return tcp(p) && p.obf.multipath.enabled; }},
     Row{{UnbuiltScope::kProfile, "obf.traffic_shaping.enabled", "true", "",
          "flow shaping (Poisson cover traffic) is not built yet; the heartbeat keeps idle "
          "sessions alive"},

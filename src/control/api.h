@@ -85,6 +85,9 @@ struct SessionInfo {
   /// (caps::kAesGcm) or "none (tls-bound)" (reality-tls with the TLS binding).
   std::string aead;
   std::string client_version, client_platform;
+  /// TCP connections carrying the session now (stream bonding, obf.multipath: up to
+  /// max_streams; 1 otherwise, 0 for a UDP session).
+  std::uint64_t streams = 0;
   /// Every session counter by its table name (tunnel::SessionCounter, with help strings
   /// in tunnel/session_counters.h): the named fields above plus whatever a newer build
   /// counts, for tools that iterate rather than know each name.

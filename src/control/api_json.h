@@ -40,7 +40,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionInfo, id, profile, userna
                                                 drop_policy, drop_ipv6, drop_not_ipv4,
                                                 drop_queue_full, drop_replay, drop_tun_write,
                                                 drop_bad_gso, drop_too_big, gso, close_notify, aead,
-                                                client_version, client_platform, counters)
+                                                client_version, client_platform, streams, counters)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionList, clients)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KickResult, kicked)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserSwitchResult, was_disabled, kicked, warning)

@@ -1,5 +1,8 @@
 #include "server/auth_ok_builder.h"
 
+#include <algorithm>
+
+#include "engine/stream_bond.h"
 #include "server/session_policy.h"
 #include "transport/endpoint.h"
 
@@ -32,11 +35,14 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   }
   ok.obfuscation_json = obfuscation_json(p.obf);
   ok.session_token = token;
-  // Stream bonding is not built: every JOIN is refused, so never invite a client to open
-  // more streams (obf.multipath.enabled is refused on TCP, config/unbuilt.cc).
-  ok.max_streams = 1;
-  ok.multipath_adaptive = false;
+  ok.max_streams = static_cast<std::uint8_t>(bond_max_streams(p));
+  ok.multipath_adaptive = ok.max_streams > 1 && p.obf.multipath.adaptive;
   return ok;
+}
+
+std::size_t bond_max_streams(const config::ProfileConfig& p) {
+  if (p.transport != config::Transport::kTcp || !p.obf.multipath.enabled) return 1;
+  return std::min<std::size_t>(p.obf.multipath.max_streams, engine::StreamBond::kMaxStreams);
 }
 
 }  // namespace qeli::server

@@ -14,6 +14,10 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& profile,
                                 const config::UserConfig* user, std::uint32_t client_ip,
                                 const handshake::JoinToken& token);
 
+/// Streams a session of `profile` may bond (0.7.16 §3.8): obf.multipath.max_streams on
+/// a TCP profile with obf.multipath.enabled, at most 16 (every client's cap), else 1.
+std::size_t bond_max_streams(const config::ProfileConfig& profile);
+
 /// The `obfuscation` JSON object of a profile (padding, heartbeat, traffic_normalization,
 /// traffic_shaping), as pushed in AUTH OK.
 std::string obfuscation_json(const config::ObfConfig& obf);

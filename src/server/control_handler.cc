@@ -66,6 +66,7 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   i.tunnel_ip = transport::ipv4_to_string(s.tunnel_ip);
   i.peer = s.peer.to_string();
   i.connected_secs = std::chrono::duration_cast<std::chrono::seconds>(now - s.started).count();
+  i.streams = p.profile().transport == config::Transport::kTcp ? s.bond.live() : 0;
   i.rx_packets = c.get(tunnel::SessionCounter::kRxPackets);
   i.rx_bytes = c.get(tunnel::SessionCounter::kRxBytes);
   i.tx_packets = c.get(tunnel::SessionCounter::kTxPackets);

@@ -503,6 +503,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
     if (const auto* g = ctx.users->group(ctx.user->group)) ar.max_sessions = g->max_sessions;
   }
   ar.peer = ctx.peer;
+  ar.max_streams = bond_max_streams(p);
   std::shared_ptr<engine::TrafficAccount> account;
   if (accounts_ != nullptr) {
     account = accounts_->account(req.user);
@@ -621,6 +622,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   }
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
+  JoinedStream joined;  // set when the client JOINs a live session (stream bonding)
 
   const auto failure = engine::drive_server_handshake(
       hs, *stream, stop_,
@@ -639,17 +641,22 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
             h.reject();
             return;
           }
+          // Before the token can find the session: what every stream of it checks.
+          ctx.session->inbound_filter = inbound_filter(ctx.session.get(), p, ctx);
           handshake::JoinToken token{};
           rng.fill(token);
+          if (ctx.session->bond.max_streams() > 1) sessions_->publish_join(ctx.session, token);
           h.accept(build_auth_ok(p, ctx.user, ctx.session->tunnel_ip, token));
+        } else if (claim_join_slot(std::get<handshake::JoinRequest>(ev), ctx, joined)) {
+          h.accept_join();
         } else {
-          ctx.reason = "stream bonding (JOIN) is not enabled";
           h.reject();
         }
       },
       prefix);
   if (failure != handshake::Failure::kNone) {
     if (ctx.session) sessions_->remove(ctx.session);
+    if (joined.session) joined.session->bond.detach(joined.slot);
     if (failure == handshake::Failure::kRejected) {
       counters_.auth_failed++;
       spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, ctx.peer.to_string(), ctx.reason,
@@ -667,6 +674,11 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
     return;
   }
   leave_preauth();
+  if (joined.session) {
+    joined.peer = ctx.peer;
+    serve_joined_stream(std::move(stream), hs.take_session(), joined);
+    return;
+  }
   counters_.sessions_started++;
   auto session = ctx.session;
   // journalctl QELI_USER=alice: every line of this session's thread (sys/log_fields.h).
@@ -680,22 +692,11 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
 
   auto hs_session = hs.take_session();
   Session* sp = session.get();
-  tunnel::SessionParams sc;
-  sc.apply(pushed_params(p.obf));
-  sc.send.mtu = p.tun.mtu;
-  sc.send.farewell = farewell_for(*sp);
-  sc.receive.idle_timeout =
-      std::chrono::duration_cast<std::chrono::milliseconds>(p.perf.idle_timeout);
-  sc.receive.inbound_filter = inbound_filter(sp, p, ctx);
-  sc.receive.gso_receive = (hc.extensions & handshake::caps::kGsoSuperPackets) != 0;
-  sc.receive.offered_caps = hc.extensions;
+  tunnel::SessionParams sc = stream_params(p, *sp, sp->peer_state, hc.extensions);
   if ((hc.extensions & handshake::caps::kTlsBinding) != 0) {
     sc.receive.tls_binding_proof =
         handshake::tls_binding_proof(*tls_exporter, handshake::BindingSide::kClient);
   }
-  sc.receive.on_control = [sp, &p](const wire::ControlFrame& f) {
-    on_client_control(*sp, f, p.tun.mtu, p.name);
-  };
   engine::StreamFramer framer(*stream, hs_session.recv.framing(), hs_session.leftover);
   tunnel::Session ts(std::move(sc), std::move(hs_session.send), std::move(hs_session.recv),
                      framer.room(), rng, session->counters, &sp->peer_state, Clock::now());
@@ -705,6 +706,13 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   const auto end = engine::run_session(ts, framer, session->inbox,
                                        engine::TunWriter{&dev, tun_write_mu_[q].get()},
                                        session->stop, clock, 64, sp->account.get());
+  // Bonded: the session lives while any of its streams does (0.7.16 §3.8).
+  if (const std::size_t left = sp->bond.detach(0); left > 0 && !sp->stop.stopped()) {
+    spdlog::info("[{}] '{}' ({}): its first stream ended ({}); {} bonded stream(s) carry it",
+                 p.name, sp->user, transport::ipv4_to_string(sp->tunnel_ip), tunnel::to_string(end),
+                 left);
+    sp->bond.wait_until_empty(sp->stop);
+  }
   sessions_->remove(session);
   // We ended it and may have said why (a kick, the quota, a stop): let that farewell
   // arrive instead of resetting it away with the client's unread upload.
@@ -733,7 +741,7 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
   // Scratch for the IPv4 fragments of a non-DF packet above a client's MTU (< tun.mtu):
   // at least 512 payload bytes each (MTU floor 576 − a 60-byte header), so this many.
   tunio::PacketBatch frags(profile_.tun.mtu / 512 + 2, profile_.tun.mtu);
-  std::vector<Session*> woken;
+  std::vector<engine::SessionInbox*> woken;
   woken.reserve(64);
   while (!stop_.stopped()) {
     pollfd p[2] = {{tun_->fd(queue), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
@@ -764,10 +772,12 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
         if (const auto lim = s->downlink_mtu.load(std::memory_order_relaxed); lim != 0) {
           if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp, frags)) continue;
         }
-        s->inbox.push(pkt, batch.meta(i));
-        if (std::find(woken.begin(), woken.end(), s) == woken.end()) woken.push_back(s);
+        // Bonded: the stream this flow is pinned to (engine/stream_bond.h).
+        engine::SessionInbox& in = s->bond.pick(pkt);
+        in.push(pkt, batch.meta(i));
+        if (std::find(woken.begin(), woken.end(), &in) == woken.end()) woken.push_back(&in);
       }
-      for (Session* s : woken) s->inbox.notify();
+      for (engine::SessionInbox* in : woken) in->notify();
     });
     if (!icmp.empty()) {
       // Best effort, like a router's ICMP: a full queue loses them (the origin retries).

@@ -36,6 +36,7 @@
 #include "config/server_config.h"
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
+#include "handshake/server_handshake.h"
 #include "server/auth_guard.h"
 #include "server/carrier_counters.h"
 #include "server/dns_service.h"
@@ -48,6 +49,7 @@
 #include "server/traffic_accounts.h"
 #include "server/user_directory.h"
 #include "transport/bridge.h"
+#include "transport/stream.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
 
@@ -132,6 +134,19 @@ class ProfileRuntime {
                          std::optional<std::string> short_id_owner = std::nullopt);
   void tun_reader(std::size_t queue);
   bool admit_client(struct AuthContext& ctx);
+  /// Stream bonding (joined_stream.cc; 0.7.16 §3.8): a JOIN's session and bond slot.
+  struct JoinedStream {
+    std::shared_ptr<Session> session;
+    std::size_t slot = 0;
+    transport::Ipv4Endpoint peer;
+  };
+  /// Finds the live session a JOIN's token names and claims a slot of its bond
+  /// (atomically against max_streams); false with ctx.reason when it cannot.
+  bool claim_join_slot(const handshake::JoinRequest& join, struct AuthContext& ctx,
+                       JoinedStream& out);
+  /// The data phase of a JOINed stream until it or its session ends; then frees the slot.
+  void serve_joined_stream(std::unique_ptr<transport::Stream> stream, handshake::ServerSession hs,
+                           const JoinedStream& joined);
   void reap_finished_connections();
   /// Event helpers (session_events.cc): connected, ended (with why), a lockout.
   void note_connected(const Session& s);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "base/clock.h"
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
+#include "engine/stream_bond.h"
 #include "engine/traffic_account.h"
 #include "transport/endpoint.h"
 #include "tunnel/peer_state.h"
@@ -23,14 +25,16 @@ namespace qeli::server {
 
 struct Session {
   Session(std::uint64_t id_, std::string user_, std::string device_key_, std::uint32_t ip,
-          transport::Ipv4Endpoint peer_, engine::SessionInbox::Geometry g)
+          transport::Ipv4Endpoint peer_, engine::SessionInbox::Geometry g,
+          std::size_t max_streams = 1)
       : id(id_),
         user(std::move(user_)),
         device_key(std::move(device_key_)),
         tunnel_ip(ip),
         peer(peer_),
         started(std::chrono::steady_clock::now()),
-        inbox(g, counters) {}
+        inbox(g, counters),
+        bond(max_streams, inbox, g, counters) {}
 
   const std::uint64_t id;
   const std::string user;
@@ -45,7 +49,13 @@ struct Session {
   std::string client_platform;
   tunnel::SessionCounters counters;
   engine::SessionInbox inbox;
+  /// The TCP streams carrying it (1 unless the profile bonds: engine/stream_bond.h);
+  /// the TUN readers take a packet's inbox from bond.pick().
+  engine::StreamBond bond;
   engine::StopSignal stop;
+  /// Set once before a JOIN can find the session (SessionTable::publish_join): the
+  /// uplink checks every stream of it applies (server/session_policy.h).
+  std::function<bool(ByteSpan)> inbound_filter;
   /// Set when a newer session took this one's device key or address: the old session
   /// must not release the address it no longer owns.
   std::atomic<bool> superseded{false};

@@ -82,7 +82,8 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
     if (!a) return fail(AdmissionError::kPoolExhausted);
     ip = *a;
   }
-  auto s = std::make_shared<Session>(next_id_++, req.user, req.device_key, ip, req.peer, geometry_);
+  auto s = std::make_shared<Session>(next_id_++, req.user, req.device_key, ip, req.peer, geometry_,
+                                     req.max_streams);
   by_device_[req.device_key] = s;
   counted_[s->id] = s;
   {
@@ -98,11 +99,32 @@ void SessionTable::remove(const std::shared_ptr<Session>& s) {
   auto it = by_device_.find(s->device_key);
   if (it != by_device_.end() && it->second == s) by_device_.erase(it);
   if (!s->superseded.exchange(true)) pool_.release(s->tunnel_ip);
+  std::erase_if(by_token_, [&](const auto& kv) { return kv.second == s; });
   if (counted_.erase(s->id) > 0) {
     for (std::size_t i = 0; i < retired_.size(); ++i) {
       retired_[i] += s->counters.get(static_cast<tunnel::SessionCounter>(i));
     }
   }
+}
+
+namespace {
+std::string token_key(const handshake::JoinToken& t) { return {t.begin(), t.end()}; }
+}  // namespace
+
+void SessionTable::publish_join(const std::shared_ptr<Session>& s,
+                                const handshake::JoinToken& token) {
+  std::lock_guard lock(mu_);
+  if (s->superseded.load() || s->stop.stopped()) return;
+  by_token_[token_key(token)] = s;
+}
+
+std::shared_ptr<Session> SessionTable::find_join(const handshake::JoinToken& token) const {
+  std::lock_guard lock(mu_);
+  const auto it = by_token_.find(token_key(token));
+  if (it == by_token_.end()) return nullptr;
+  // Superseded, evicted or kicked: its token died with it.
+  if (it->second->superseded.load() || it->second->stop.stopped()) return nullptr;
+  return it->second;
 }
 
 std::array<std::uint64_t, tunnel::SessionCounters::kSize> SessionTable::traffic_totals() const {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "handshake/types.h"
 #include "server/ip_pool.h"
 #include "server/session.h"
 
@@ -38,6 +39,7 @@ struct AdmissionRequest {
   std::optional<std::uint32_t> static_ip;
   std::uint32_t max_sessions = 0;  ///< 0 = unlimited
   transport::Ipv4Endpoint peer;
+  std::size_t max_streams = 1;  ///< stream bonding's cap (1 = no bonding)
 };
 
 enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp, kStopping };
@@ -50,6 +52,12 @@ class SessionTable {
   /// Admits a session (see the header comment). The returned session is registered for
   /// routing at once. Superseded/evicted sessions are signalled to stop.
   Result<std::shared_ptr<Session>, AdmissionError> admit(const AdmissionRequest& req);
+
+  /// Makes `s` findable by its JOIN token (stream bonding, 0.7.16 §3.8) — once its
+  /// AUTH OK is about to carry the token and everything a JOINed stream uses is set.
+  void publish_join(const std::shared_ptr<Session>& s, const handshake::JoinToken& token);
+  /// The live session a JOIN's token names, or null (unknown, ended or superseded).
+  std::shared_ptr<Session> find_join(const handshake::JoinToken& token) const;
 
   /// Removes `s` (when its connection ends); releases its address unless superseded.
   void remove(const std::shared_ptr<Session>& s);
@@ -90,6 +98,8 @@ class SessionTable {
   std::array<std::uint64_t, tunnel::SessionCounters::kSize> retired_{};
   mutable std::shared_mutex routes_mu_;
   std::unordered_map<std::uint32_t, std::shared_ptr<Session>> routes_;
+  /// JOIN token (as bytes) → session; guarded by mu_.
+  std::unordered_map<std::string, std::shared_ptr<Session>> by_token_;
 };
 
 }  // namespace qeli::server

@@ -223,7 +223,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     }
     sc.receive.offered_caps = hc.inner.extensions;
     sc.receive.on_control = [sp = &s, &p](const wire::ControlFrame& f) {
-      on_client_control(*sp, f, p.tun.mtu, p.name);
+      on_client_control(*sp, sp->peer_state, f, p.tun.mtu, p.name);
     };
     pr.framer = std::make_unique<engine::DatagramFramer>(sock, pr.addr, *pr.send_env, *pr.recv_env,
                                                          &w.send_mu, kWorkerBatch);

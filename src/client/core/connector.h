@@ -13,10 +13,14 @@
 #include "base/clock.h"
 #include "client/core/client_core.h"
 #include "client/core/core_log.h"
+#include "engine/stream_framer.h"
 #include "handshake/client_handshake.h"
 #include "handshake/udp_client_handshake.h"
+#include "transport/obfs_stream.h"
 #include "transport/stream.h"
+#include "transport/tls_stream.h"
 #include "transport/udp_socket.h"
+#include "transport/unique_fd.h"
 #include "tunnel/session.h"
 #include "wire/session_close.h"
 #include "wire/udp_obfs.h"
@@ -25,6 +29,8 @@ namespace qeli::client {
 
 /// Wall-clock seconds since the Unix epoch (the REALITY token's timestamp).
 std::uint64_t unix_seconds();
+
+struct BondRun;  // connector_bond.cc
 
 class Connector {
  public:
@@ -63,7 +69,31 @@ class Connector {
   /// owns `tcp`), or null when it failed (logged). With our extensions on, it also
   /// offers the TLS binding (caps::kTlsBinding) in `hc`.
   std::unique_ptr<transport::Stream> start_reality_tls(handshake::ClientConfig& hc,
-                                                       std::unique_ptr<transport::Stream>& tcp);
+                                                       std::unique_ptr<transport::Stream>& tcp,
+                                                       const engine::StopSignal& stop);
+  /// A connected socket's outer layers (obfs, reality-tls) and the handshake `hc`
+  /// describes (AUTH, or a JOIN). nullopt when a layer failed (logged); otherwise the
+  /// handshake's failure (kNone: `session` is set) for the caller to judge.
+  struct OpenedStream {
+    std::unique_ptr<transport::Stream> stream;
+    transport::ObfsXorStream* obfs = nullptr;  ///< the obfs layer, if any (in `stream`)
+    transport::TlsStream* tls = nullptr;       ///< the reality-tls layer, if any
+    handshake::Failure failure = handshake::Failure::kNone;
+    std::optional<handshake::ClientSession> session;
+  };
+  std::optional<OpenedStream> open_stream(transport::UniqueFd sock, handshake::ClientConfig& hc,
+                                          const engine::StopSignal& stop);
+  /// Stream bonding (connector_bond.cc, 0.7.16 §3.8): the data phase of a session whose
+  /// AUTH OK allows `ok.max_streams` — `first` (the authenticated stream) plus JOINed
+  /// ones as BondPolicy wants, a TUN reader pinning flows to streams, and lost streams
+  /// opened again while any is live. Ends when every stream has or on a stop.
+  tunnel::SessionEnd run_bonded(const handshake::AuthOk& ok, tunnel::Session& first,
+                                engine::StreamFramer& first_framer, tunio::TunDevice& tun,
+                                std::size_t mtu, tunnel::SessionCounters& counters);
+  /// One JOINed stream of a bonded session, on its own thread: connect to server_, JOIN
+  /// with `token` as stream `index`, carry its slot's inbox until it ends. False when it
+  /// failed to join (or died within a second): the keeper backs off.
+  bool run_joined(const handshake::JoinToken& token, std::size_t index, BondRun& run);
   Duration connect_datagram();
   // The UDP socket and the handshake's settings both uses of UDP share (obfs: the
   // per-datagram seal of mode=obfs, null otherwise).

@@ -50,62 +50,20 @@ Duration Connector::connect_stream() {
     return Duration::zero();
   }
   server_ = servers_[*got];
-  transport::StreamOptions so;
-  so.nodelay = cfg_.tcp_nodelay;
-  so.keepalive_secs = static_cast<int>(cfg_.keepalive.count());
-  so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
-  so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
-  transport::apply_stream_options(sock.get(), so);
-  std::unique_ptr<transport::Stream> stream =
-      std::make_unique<transport::TcpStream>(std::move(sock));
-
   handshake::ClientConfig hc =
       handshake_config(handshake::our_extensions(handshake::Carrier::kStream));
-  crypto::Rng& rng = crypto::system_rng();
-  transport::ObfsXorStream* obfs_stream = nullptr;
-  if (cfg_.mode == config::ClientMode::kObfs) {
-    // obfs: WebSocket upgrade, junk and the nonce exchange, then the flight inside.
-    transport::ObfsParams op;
-    op.key = wire::derive_obfs_key(cfg_.obfs_key);
-    op.websocket = cfg_.front == config::Fronting::kWebsocket;
-    op.junk = wire::JunkPlan::from_config(cfg_.awg, cfg_.jc, cfg_.jmin, cfg_.jmax);
-    op.host = hc.sni.kind == wire::Sni::Kind::kHost ? hc.sni.host : std::string();
-    op.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
-    op.header_xor = (hc.extensions & handshake::caps::kObfsHeaderXor) != 0;
-    transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), rng);
-    setup.start(std::chrono::steady_clock::now());
-    if (engine::drive_stream_setup(setup, *stream, stop) != transport::SetupState::kDone) {
-      if (!stop.stopped()) {
-        log_.warn("obfs set-up with {} failed: {}. {}", endpoint_name_, setup.failure(),
-                  mode_advice());
-      }
-      return Duration::zero();
-    }
-    stream = setup.into_stream(std::move(stream));
-    obfs_stream = static_cast<transport::ObfsXorStream*>(stream.get());  // the top layer
-  }
-  transport::TlsStream* tls_stream = nullptr;
-  if (cfg_.mode == config::ClientMode::kRealityTls) {
-    // reality-tls: a real TLS 1.3 handshake (Chromium's hello, the token in its session
-    // id), then the fake-TLS flight and records inside its application data.
-    auto tls = start_reality_tls(hc, stream);
-    if (!tls) return Duration::zero();
-    tls_stream = static_cast<transport::TlsStream*>(tls.get());  // TlsClientSetup builds one
-    stream = std::move(tls);
-  }
-  handshake::ClientHandshake hs(hc, rng);
-  hs.start(std::chrono::steady_clock::now());
-  const auto failure = engine::drive_client_handshake(hs, *stream, stop);
-  if (!handshake_succeeded(failure)) return Duration::zero();
-  auto session = hs.take_session();
+  auto opened = open_stream(std::move(sock), hc, stop);
+  if (!opened) return Duration::zero();
+  if (!handshake_succeeded(opened->failure)) return Duration::zero();
+  auto& session = *opened->session;
   if (!remember_server_key(session)) return Duration::zero();
   // Our own server (it negotiated our extensions) takes KeyUpdates before the key's
   // record limit; toward 0.7.16 the connection is renewed instead (RFC 8446 §5.5).
-  if (tls_stream && session.negotiated_caps != 0) tls_stream->set_peer_is_ours(true);
-  if (obfs_stream && (session.negotiated_caps & handshake::caps::kObfsHeaderXor) != 0) {
+  if (opened->tls && session.negotiated_caps != 0) opened->tls->set_peer_is_ours(true);
+  if (opened->obfs && (session.negotiated_caps & handshake::caps::kObfsHeaderXor) != 0) {
     // Both ours: record bodies (AEAD ciphertext) skip the obfs keystream from our next
     // record; the server follows (docs/PROTOCOL.md §17).
-    obfs_stream->begin_header_only();
+    opened->obfs->begin_header_only();
     log_.info("obfs: {} is ours; record bodies skip the second keystream", endpoint_name_);
   }
   if (session.tls_bound) {
@@ -117,14 +75,15 @@ Duration Connector::connect_stream() {
   const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   // Both ends have AES-GCM instructions: records go AES-256-GCM (docs/PROTOCOL.md §18).
   attempt_.aes_gcm = (session.negotiated_caps & handshake::caps::kAesGcm) != 0;
+  const handshake::AuthOk ok = *session.auth_ok;
   return run_tunnel(
-      *session.auth_ok, configured_mtu(*session.auth_ok),
-      gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
+      ok, configured_mtu(ok), gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
       [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
-        tunnel::SessionParams sc = session_params(*session.auth_ok, mtu, close_notify);
+        tunnel::SessionParams sc = session_params(ok, mtu, close_notify);
         sc.receive.gso_receive = gso;
         sc.receive.accept_tls_bound = session.tls_bound;
-        engine::StreamFramer framer(*stream, session.recv.framing(), session.leftover);
+        engine::StreamFramer framer(*opened->stream, session.recv.framing(), session.leftover);
+        crypto::Rng& rng = crypto::system_rng();
         tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv),
                            framer.room(), rng, counters, nullptr, std::chrono::steady_clock::now());
         ts.peer().gso = gso;
@@ -132,14 +91,67 @@ Duration Connector::connect_stream() {
         // Both ends proved one TLS session: the inner AEAD goes (docs/PROTOCOL.md §16).
         ts.peer().tls_bound = session.tls_bound;
         ts.peer().aes_gcm = attempt_.aes_gcm;
+        if (ok.max_streams > 1 && ok.session_token) {
+          // The server bonds streams (0.7.16 §3.8): more connections join this session.
+          return run_bonded(ok, ts, framer, tun, mtu, counters);
+        }
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,
                                    clock);
       });
 }
 
+std::optional<Connector::OpenedStream> Connector::open_stream(transport::UniqueFd sock,
+                                                              handshake::ClientConfig& hc,
+                                                              const engine::StopSignal& stop) {
+  transport::StreamOptions so;
+  so.nodelay = cfg_.tcp_nodelay;
+  so.keepalive_secs = static_cast<int>(cfg_.keepalive.count());
+  so.send_buffer = static_cast<int>(cfg_.send_buffer_size);
+  so.recv_buffer = static_cast<int>(cfg_.recv_buffer_size.value_or(0));
+  transport::apply_stream_options(sock.get(), so);
+  OpenedStream out;
+  out.stream = std::make_unique<transport::TcpStream>(std::move(sock));
+  crypto::Rng& rng = crypto::system_rng();
+  if (cfg_.mode == config::ClientMode::kObfs) {
+    // obfs: WebSocket upgrade, junk and the nonce exchange, then the flight inside.
+    transport::ObfsParams op;
+    op.key = wire::derive_obfs_key(cfg_.obfs_key);
+    op.websocket = cfg_.front == config::Fronting::kWebsocket;
+    op.junk = wire::JunkPlan::from_config(cfg_.awg, cfg_.jc, cfg_.jmin, cfg_.jmax);
+    op.host = hc.sni.kind == wire::Sni::Kind::kHost ? hc.sni.host : std::string();
+    op.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
+    op.header_xor = (hc.extensions & handshake::caps::kObfsHeaderXor) != 0;
+    transport::ObfsSetup setup(transport::ObfsSetup::Side::kClient, std::move(op), rng);
+    setup.start(std::chrono::steady_clock::now());
+    if (engine::drive_stream_setup(setup, *out.stream, stop) != transport::SetupState::kDone) {
+      if (!stop.stopped()) {
+        log_.warn("obfs set-up with {} failed: {}. {}", endpoint_name_, setup.failure(),
+                  mode_advice());
+      }
+      return std::nullopt;
+    }
+    out.stream = setup.into_stream(std::move(out.stream));
+    out.obfs = static_cast<transport::ObfsXorStream*>(out.stream.get());  // the top layer
+  }
+  if (cfg_.mode == config::ClientMode::kRealityTls) {
+    // reality-tls: a real TLS 1.3 handshake (Chromium's hello, the token in its session
+    // id), then the fake-TLS flight and records inside its application data.
+    auto tls = start_reality_tls(hc, out.stream, stop);
+    if (!tls) return std::nullopt;
+    out.tls = static_cast<transport::TlsStream*>(tls.get());  // TlsClientSetup builds one
+    out.stream = std::move(tls);
+  }
+  handshake::ClientHandshake hs(hc, rng);
+  hs.start(std::chrono::steady_clock::now());
+  out.failure = engine::drive_client_handshake(hs, *out.stream, stop);
+  if (out.failure == handshake::Failure::kNone) out.session = hs.take_session();
+  return out;
+}
+
 std::unique_ptr<transport::Stream> Connector::start_reality_tls(
-    handshake::ClientConfig& hc, std::unique_ptr<transport::Stream>& tcp) {
+    handshake::ClientConfig& hc, std::unique_ptr<transport::Stream>& tcp,
+    const engine::StopSignal& stop) {
   transport::RealityTlsHelloParams hp;
   // Config validation guarantees the pinned key and the short id, and a name form of sni.
   if (hc.sni.kind != wire::Sni::Kind::kHost || hc.sni.host.empty()) {
@@ -165,8 +177,8 @@ std::unique_ptr<transport::Stream> Connector::start_reality_tls(
   tc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
   transport::TlsClientSetup setup(std::move(*hello), tc);
   setup.start(std::chrono::steady_clock::now());
-  if (engine::drive_stream_setup(setup, *tcp, core_.stop_) != transport::SetupState::kDone) {
-    if (!core_.stop_.stopped()) {
+  if (engine::drive_stream_setup(setup, *tcp, stop) != transport::SetupState::kDone) {
+    if (!stop.stopped()) {
       log_.warn("TLS handshake with {} failed: {}. {}", endpoint_name_, setup.failure(),
                 mode_advice());
     }

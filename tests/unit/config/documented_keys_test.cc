@@ -194,9 +194,10 @@ const std::vector<Entry> kEntries = {
     {Scope::kProfile, "obf.anti_fingerprinting.add_jitter_to_handshake",
      "unit/handshake/handshake_test.cc", "jitter"},
     {Scope::kProfile, "obf.quic.enabled", "unit/cli/cli_test.cc", "quic"},
-    {Scope::kProfile, "obf.multipath.enabled", "refused"},
-    {Scope::kProfile, "obf.multipath.max_streams", "inert:obf.multipath.enabled"},
-    {Scope::kProfile, "obf.multipath.adaptive", "inert:obf.multipath.enabled"},
+    {Scope::kProfile, "obf.multipath.enabled", "e2e/bonding.sh"},
+    {Scope::kProfile, "obf.multipath.max_streams", "e2e/bonding.sh"},
+    {Scope::kProfile, "obf.multipath.adaptive", "unit/server/stream_bond_test.cc",
+     "multipath.adaptive"},
     // perf
     {Scope::kProfile, "perf.tcp.nodelay", "untested"},
     {Scope::kProfile, "perf.tcp.keepalive_secs", "untested"},

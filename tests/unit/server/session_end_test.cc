@@ -25,7 +25,9 @@ std::shared_ptr<Session> make_session() {
 void answer_caps(Session& s, std::uint32_t offered, std::uint32_t client) {
   tunnel::ReceiverParams rp;
   rp.offered_caps = offered;
-  rp.on_control = [&s](const wire::ControlFrame& f) { on_client_control(s, f, 1400, "test"); };
+  rp.on_control = [&s](const wire::ControlFrame& f) {
+    on_client_control(s, s.peer_state, f, 1400, "test");
+  };
   test::receive_frame(std::move(rp), s.counters, s.peer_state, wire::build_capabilities(client));
 }
 
@@ -59,7 +61,7 @@ TEST(SessionEnd, CapabilitiesAreTheIntersectionOfOfferAndAnswer) {
 TEST(SessionEnd, ClientInfoIsRecorded) {
   auto s = make_session();
   const Bytes f = wire::build_client_info("0.7.16", "linux");
-  on_client_control(*s, wire::parse_control_frame(f).value(), 1400, "test");
+  on_client_control(*s, s->peer_state, wire::parse_control_frame(f).value(), 1400, "test");
   EXPECT_EQ(s->client_version, "0.7.16");
   EXPECT_EQ(s->client_platform, "linux");
 }
@@ -112,14 +114,14 @@ TEST(SessionEnd, ClientGoodbyeEndsTheSessionWithoutAnAnswer) {
   const auto frame = wire::parse_control_frame(bye).value();
   // A client that did not take the extension: its frame is ignored.
   auto old = make_session();
-  on_client_control(*old, frame, 1400, "test");
+  on_client_control(*old, old->peer_state, frame, 1400, "test");
   EXPECT_FALSE(old->stop.stopped());
   EXPECT_FALSE(old->close_reason());
 
   auto s = make_session();
   answer_caps(*s, caps::kCapabilityExchange | caps::kCloseNotify,
               caps::kCapabilityExchange | caps::kCloseNotify);
-  on_client_control(*s, frame, 1400, "test");
+  on_client_control(*s, s->peer_state, frame, 1400, "test");
   EXPECT_TRUE(s->stop.stopped());
   EXPECT_EQ(s->close_reason(), wire::CloseReason::kClientStopping);
   // No close frame goes back to a client that is leaving.
@@ -131,7 +133,7 @@ TEST(SessionEnd, ClientGoodbyeEndsTheSessionWithoutAnAnswer) {
   auto k = make_session();
   k->peer_state.close_notify = true;
   k->end(wire::CloseReason::kKicked);
-  on_client_control(*k, frame, 1400, "test");
+  on_client_control(*k, k->peer_state, frame, 1400, "test");
   EXPECT_EQ(k->close_reason(), wire::CloseReason::kKicked);
 }
 

@@ -1,0 +1,213 @@
+// Stream bonding on the client (qeli 0.7.16 §3.8, docs/PROTOCOL.md "Stream bonding"):
+// when AUTH OK allows max_streams > 1, more TCP connections to the same server address
+// each run their own handshake and send JOIN (the session token, a stream index)
+// instead of AUTH. One TUN reader pins every inner flow to one live stream by its
+// 5-tuple hash (engine/stream_bond.h); each stream writes what it receives to the TUN.
+// BondPolicy says how many streams to keep; a lost one only degrades and is opened
+// again, and the session's data phase ends when its last stream does (or on a stop).
+//
+// Threads: the core's (the first stream's receive loop), its send thread, the TUN
+// reader, the keeper (opens streams, samples the load) and one per JOINed stream, each
+// with its own send thread. All end on the bond's stop.
+#include <poll.h>
+
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "client/core/bond_policy.h"
+#include "client/core/connector.h"
+#include "crypto/random.h"
+#include "engine/session_loop.h"
+#include "engine/stream_bond.h"
+#include "transport/tcp.h"
+#include "wire/gso_chunk.h"
+
+namespace qeli::client {
+
+/// What the streams of one bonded session share (connector.h names it).
+struct BondRun {
+  BondRun(engine::StreamBond& b, tunio::TunDevice& t, tunnel::SessionCounters& c,
+          const handshake::AuthOk& o, std::size_t m)
+      : bond(b), tun(t), counters(c), ok(o), mtu(m) {}
+  engine::StreamBond& bond;
+  tunio::TunDevice& tun;
+  tunnel::SessionCounters& counters;
+  const handshake::AuthOk& ok;
+  std::size_t mtu;
+  std::mutex tun_mu;        ///< the streams' TUN writes
+  engine::StopSignal stop;  ///< ends every stream, the reader and the keeper
+  std::atomic<int> joining{0};
+  std::atomic<int> last_end{static_cast<int>(tunnel::SessionEnd::kStopped)};
+};
+
+namespace {
+
+// The TUN reader: each packet to the inbox of the stream its flow is pinned to.
+void read_tun(BondRun& run) {
+  engine::TunQueueSource source(run.tun, run.counters);
+  // Whole super-packets land in a slot before a split read cuts them to the MTU.
+  tunio::PacketBatch batch = source.make_batch(64, wire::kMaxSuperPacket, 0, 0);
+  std::vector<engine::SessionInbox*> woken;
+  woken.reserve(64);
+  while (!run.stop.stopped()) {
+    pollfd p[2] = {{run.tun.fd(), POLLIN, 0}, {run.stop.fd(), POLLIN, 0}};
+    if (::poll(p, 2, 1000) < 0 && errno != EINTR) break;
+    if (p[1].revents != 0) break;
+    if (p[0].revents == 0) continue;
+    batch.clear();
+    if (!source.fill(batch)) {
+      run.last_end = static_cast<int>(tunnel::SessionEnd::kTunError);
+      run.stop.stop();
+      break;
+    }
+    woken.clear();
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto pkt = batch.packet(i);
+      engine::SessionInbox& in = run.bond.pick(pkt);
+      in.push(pkt, batch.meta(i));
+      if (std::find(woken.begin(), woken.end(), &in) == woken.end()) woken.push_back(&in);
+    }
+    for (engine::SessionInbox* in : woken) in->notify();
+  }
+}
+
+}  // namespace
+
+tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, tunnel::Session& first,
+                                         engine::StreamFramer& first_framer, tunio::TunDevice& tun,
+                                         std::size_t mtu, tunnel::SessionCounters& counters) {
+  const engine::StopSignal& core_stop = core_.stop_;
+  // Every stream's sender seals the inbox's batches in place: the room of this carrier
+  // (all streams speak the same mode) and the pushed padding.
+  const tunnel::CarrierRoom room = first_framer.room();
+  const tunnel::SessionParams params = session_params(ok, mtu, false);
+  // Super-packets cross the inboxes whole (a stream's sender splits them for a peer
+  // without the GSO extension, as the server's do).
+  const engine::SessionInbox::Geometry g{64, wire::kMaxSuperPacket, room.headroom(),
+                                         room.tailroom(params.send.padding)};
+  engine::SessionInbox primary(g, counters);
+  engine::StreamBond bond(ok.max_streams, primary, g, counters);
+  BondRun run(bond, tun, counters, ok, mtu);
+  log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
+            ok.multipath_adaptive ? "adaptive" : "fixed");
+
+  std::thread reader([&] { read_tun(run); });
+  std::thread keeper([&] {
+    BondPolicy policy(bond.max_streams(), ok.multipath_adaptive);
+    std::list<std::thread> streams;
+    std::uint8_t next_index = 1;
+    auto backoff = std::chrono::seconds(1);
+    auto next_try = std::chrono::steady_clock::now();
+    auto next_sample = next_try;
+    int failures_seen = 0;
+    std::atomic<int> failures{0};
+    while (!run.stop.stopped()) {
+      if (core_stop.stopped() || bond.live() == 0) {
+        run.stop.stop();
+        break;
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_sample) {
+        policy.on_sample(counters.get(tunnel::SessionCounter::kRxBytes) +
+                             counters.get(tunnel::SessionCounter::kTxBytes),
+                         now);
+        next_sample = now + BondPolicy::kSamplePeriod;
+      }
+      // A failed JOIN waits longer each time (1 s doubling to 30 s); a success resets.
+      if (const int f = failures.load(); f != failures_seen) {
+        if (f > failures_seen) {
+          next_try = now + backoff;
+          backoff = std::min<std::chrono::seconds>(backoff * 2, std::chrono::seconds(30));
+        }
+        failures_seen = f;
+      }
+      const auto want = policy.target();
+      if (now >= next_try && bond.live() + static_cast<std::size_t>(run.joining.load()) < want) {
+        const handshake::JoinToken token = *ok.session_token;
+        const std::uint8_t index = next_index;
+        next_index = static_cast<std::uint8_t>(next_index % 255 + 1);
+        run.joining++;
+        streams.emplace_back([this, token, index, &run, &failures] {
+          if (!run_joined(token, index, run)) failures++;
+        });
+      }
+      pollfd p[2] = {{core_stop.fd(), POLLIN, 0}, {run.stop.fd(), POLLIN, 0}};
+      (void)::poll(p, 2, 200);
+    }
+    for (auto& t : streams) t.join();
+  });
+
+  const SteadyClock clock;
+  const auto end = engine::run_session(first, first_framer, primary,
+                                       engine::TunWriter{&tun, &run.tun_mu}, core_stop, clock);
+  // The session lives while any of its streams does — unless it was ended on purpose.
+  const bool over =
+      core_stop.stopped() || attempt_.closed.has_value() || end == tunnel::SessionEnd::kTunError;
+  if (const std::size_t left = bond.detach(0); !over && left > 0) {
+    log_.info("the first stream ended ({}); {} bonded stream(s) carry the session",
+              tunnel::to_string(end), left);
+    bond.wait_until_empty(run.stop);
+  }
+  run.stop.stop();
+  keeper.join();
+  reader.join();
+  const auto later = static_cast<tunnel::SessionEnd>(run.last_end.load());
+  return !over && later != tunnel::SessionEnd::kStopped ? later : end;
+}
+
+bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index, BondRun& run) {
+  // Counted as joining until it carries traffic or failed (the keeper's arithmetic).
+  struct Joining {
+    BondRun& r;
+    bool counted = true;
+    void done() {
+      if (counted) r.joining--;
+      counted = false;
+    }
+    ~Joining() { done(); }
+  } joining{run};
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.timeout);
+  auto c = core_.env_.dial_tcp
+               ? core_.env_.dial_tcp(server_, ms, run.stop.fd())
+               : transport::tcp_connect(server_, ms, run.stop.fd(), core_.env_.protect);
+  if (!c.ok()) {
+    if (!run.stop.stopped()) log_.warn("bonded stream {}: connect failed: {}", index, c.error());
+    return false;
+  }
+  // A JOIN offers none of our extensions: the server answers JOINOK, not AUTH OK, so
+  // there is nowhere to agree on them (the stream speaks the 0.7.16 data plane).
+  handshake::ClientConfig hc = handshake_config(0);
+  hc.join = handshake::JoinMessage{token, static_cast<std::uint8_t>(index)};
+  auto opened = open_stream(std::move(*c), hc, run.stop);
+  if (!opened || opened->failure != handshake::Failure::kNone) {
+    if (opened && !run.stop.stopped()) {
+      log_.warn("bonded stream {}: the JOIN failed: {}", index,
+                handshake::to_string(opened->failure));
+    }
+    return false;
+  }
+  const auto slot = run.bond.attach();
+  joining.done();
+  if (!slot) return true;  // others were faster: the bond is full
+  auto& session = *opened->session;
+  tunnel::SessionParams sc = session_params(run.ok, run.mtu, false);
+  engine::StreamFramer framer(*opened->stream, session.recv.framing(), session.leftover);
+  crypto::Rng& rng = crypto::system_rng();
+  tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv), framer.room(),
+                     rng, run.counters, nullptr, std::chrono::steady_clock::now());
+  log_.info("bonded stream {} joined ({} live)", index, run.bond.live());
+  const SteadyClock clock;
+  const auto started = std::chrono::steady_clock::now();
+  const auto end = engine::run_session(ts, framer, run.bond.inbox(*slot),
+                                       engine::TunWriter{&run.tun, &run.tun_mu}, run.stop, clock);
+  const std::size_t left = run.bond.detach(*slot);
+  if (end == tunnel::SessionEnd::kStopped) return true;
+  run.last_end = static_cast<int>(end);
+  log_.info("bonded stream {} ended: {} ({} live)", index, tunnel::to_string(end), left);
+  // One that dies at once counts as a failed JOIN: the keeper backs off before the next.
+  return std::chrono::steady_clock::now() - started > std::chrono::seconds(1);
+}
+
+}  // namespace qeli::client

@@ -1,0 +1,69 @@
+// StreamBond: the TCP connections ("streams") that carry one session (qeli 0.7.16 §3.8,
+// docs/PROTOCOL.md "Stream bonding"), on either end. The connection that authenticated
+// is stream 0 and sends from the `primary` inbox; every JOINed connection claims a slot
+// with an inbox of its own. The TUN readers pin each inner flow to one live stream by
+// its 5-tuple hash (tunio/flow_hash.h) — no resequencing, so a flow is never split.
+//
+// Losing a stream only degrades: its slot goes dark and its flows move to the others
+// (their TCP retransmits what was queued there). The session ends with its last stream.
+//
+// Thread-safety: pick() is lock-free (TUN readers, any number); attach/detach/wait take
+// one mutex (connection threads). A slot's inbox lives as long as the bond, so a TUN
+// reader that picked a slot just before it went dark still pushes into valid memory.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "base/bytes.h"
+#include "engine/session_inbox.h"
+#include "engine/stop_signal.h"
+#include "tunnel/session_counters.h"
+
+namespace qeli::engine {
+
+class StreamBond {
+ public:
+  /// `max_streams` is clamped to 1..kMaxStreams (every client caps it there, 0.7.16
+  /// §3.4). Stream 0 is `primary` (the session's inbox) and starts live.
+  StreamBond(std::size_t max_streams, SessionInbox& primary, SessionInbox::Geometry geometry,
+             tunnel::SessionCounters& counters);
+
+  static constexpr std::size_t kMaxStreams = 16;
+
+  std::size_t max_streams() const { return max_; }
+  /// Streams live now (the primary included while it is).
+  std::size_t live() const;
+
+  /// Claims a dark slot for a JOINed stream, atomically against max_streams: its index
+  /// (≥ 1), or nullopt when max_streams are live. Inboxes are made on first use.
+  std::optional<std::size_t> attach();
+  /// The inbox of `slot` (0: the primary). Valid for the bond's life.
+  SessionInbox& inbox(std::size_t slot);
+  /// The stream in `slot` ended: its flows go to the others. Returns the streams still
+  /// live.
+  std::size_t detach(std::size_t slot);
+  /// Blocks until no stream is live or `stop` fired.
+  void wait_until_empty(const StopSignal& stop);
+
+  /// The inbox for an inner packet: the primary while it is alone (no hashing), else the
+  /// live stream its flow hash selects; the primary when none is live.
+  SessionInbox& pick(ByteSpan ip);
+
+ private:
+  const std::size_t max_;
+  SessionInbox& primary_;
+  SessionInbox::Geometry geometry_;
+  tunnel::SessionCounters& counters_;
+  std::atomic<std::uint64_t> live_mask_{1};             ///< bit i: slot i carries traffic
+  std::vector<std::unique_ptr<SessionInbox>> inboxes_;  ///< [0] unused (primary_)
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+};
+
+}  // namespace qeli::engine

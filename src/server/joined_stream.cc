@@ -1,0 +1,70 @@
+// Stream bonding on the server (qeli 0.7.16 §3.8, docs/PROTOCOL.md "Stream bonding"): a
+// connection that finished its own handshake and sent JOIN instead of AUTH becomes one
+// more stream of a live session. No second Argon2id: the JOIN token (16 random bytes in
+// that session's AUTH OK) is the credential, valid while the session lives. The stream
+// sends what the TUN readers pin to its slot and delivers what it receives through the
+// session's own checks (source address, ACL, rate, quota); losing it only degrades.
+#include <spdlog/spdlog.h>
+
+#include "engine/session_loop.h"
+#include "engine/stream_framer.h"
+#include "server/auth_context.h"
+#include "server/profile_runtime.h"
+#include "server/session_end.h"
+#include "server/session_policy.h"
+#include "tunio/tun_device.h"
+
+namespace qeli::server {
+
+bool ProfileRuntime::claim_join_slot(const handshake::JoinRequest& join, AuthContext& ctx,
+                                     JoinedStream& out) {
+  auto session = sessions_->find_join(join.token);
+  if (!session) {
+    ctx.reason = "JOIN with an unknown or ended session token";
+    return false;
+  }
+  ctx.req.user = session->user;  // for the log line of a refusal
+  const auto slot = session->bond.attach();
+  if (!slot) {
+    ctx.reason =
+        "JOIN over obf.multipath.max_streams (" + std::to_string(session->bond.max_streams()) + ")";
+    return false;
+  }
+  out.session = std::move(session);
+  out.slot = *slot;
+  return true;
+}
+
+void ProfileRuntime::serve_joined_stream(std::unique_ptr<transport::Stream> stream,
+                                         handshake::ServerSession hs, const JoinedStream& joined) {
+  const auto& p = profile_;
+  Session* sp = joined.session.get();
+  engine::SessionInbox& inbox = sp->bond.inbox(joined.slot);
+  inbox.set_account(sp->account.get());
+  spdlog::info("[{}] {} joined '{}' ({}) as stream {} ({} of {} live)", p.name,
+               joined.peer.to_string(), sp->user, transport::ipv4_to_string(sp->tunnel_ip),
+               joined.slot, sp->bond.live(), sp->bond.max_streams());
+
+  // What this connection learned from its own control frames (a JOIN carries no AUTH OK,
+  // so no extension was offered on it: it speaks the 0.7.16 data plane).
+  tunnel::PeerState peer;
+  tunnel::SessionParams sc = stream_params(p, *sp, peer, hs.advertised_caps);
+  crypto::Rng& rng = crypto::system_rng();
+  engine::StreamFramer framer(*stream, hs.recv.framing(), hs.leftover);
+  tunnel::Session ts(std::move(sc), std::move(hs.send), std::move(hs.recv), framer.room(), rng,
+                     sp->counters, &peer, std::chrono::steady_clock::now());
+  // Its own TUN queue where there are several: the streams' writes go in parallel.
+  const std::size_t q = (sp->id + joined.slot) % tun_->queue_count();
+  tunio::TunQueue dev(*tun_, q);
+  const SteadyClock clock;
+  const auto end =
+      engine::run_session(ts, framer, inbox, engine::TunWriter{&dev, tun_write_mu_[q].get()},
+                          sp->stop, clock, 64, sp->account.get());
+  const std::size_t left = sp->bond.detach(joined.slot);
+  std::string why = tunnel::to_string(end);
+  if (const std::string layer = stream->failure(); !layer.empty()) why += " (" + layer + ")";
+  spdlog::info("[{}] {} stream {} of '{}' ended: {} ({} live)", p.name, joined.peer.to_string(),
+               joined.slot, sp->user, why, left);
+}
+
+}  // namespace qeli::server

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# e2e: TCP stream bonding (qeli 0.7.16 §3.8; issue 18). The server allows 4 streams
+# (obf.multipath.*), the path limits every carrier TCP connection to a fixed rate (an
+# htb class per connection on both veth ends, as a per-flow shaper would), and:
+#   1. the client opens 3 more connections that JOIN its session (the server logs each,
+#      list-clients shows 4 streams), on the same tunnel address;
+#   2. parallel flows inside the tunnel move more than one carrier flow's cap: bonding
+#      spread them over the streams (the speed ratio itself is a benchmark,
+#      docs/BENCHMARKS.md; here only "more than one stream carried them" is asserted);
+#   3. one stream's connection is killed mid-transfer (ss -K): the iperf3 run completes,
+#      the session stays (no new AUTH) and the client opens the stream again;
+#   4. a client without our extensions (QELI_DISABLE_EXTENSIONS=1, the 0.7.16 wire)
+#      bonds too.
+# Usage: bonding.sh QELI_BINARY
+set -euo pipefail
+QELI=$(readlink -f "$1")
+source "$(dirname "$0")/netns.sh"
+source "$(dirname "$0")/lib.sh"
+e2e_setup
+
+CAP_MBIT=8  # per carrier connection on the outer path
+# A per-flow shaper: htb, unlimited by default, one capped class per carrier connection
+# (matched by the client's port: source on the client's veth, destination on the
+# server's). This kernel has no fq/sfq, so flows are classified by u32 filters.
+for side in "$NS_C $VETH_C" "$NS_S $VETH_S"; do
+  set -- $side
+  tc -n "$1" qdisc replace dev "$2" root handle 1: htb default 99 r2q 1000
+  tc -n "$1" class add dev "$2" parent 1: classid 1:99 htb rate 10gbit
+done
+CAPPED=0
+cap_carriers() {  # caps every carrier connection not capped yet
+  local port
+  for port in $(ip netns exec "$NS_C" ss -Htn state established "( dport = :$E2E_PORT )" |
+    awk '{print $3}' | sed 's/.*://'); do
+    grep -qx "$port" "$E2E_DIR/capped" 2>/dev/null && continue
+    CAPPED=$((CAPPED + 1))
+    echo "$port" >>"$E2E_DIR/capped"
+    tc -n "$NS_C" class add dev "$VETH_C" parent 1: classid "1:$CAPPED" htb rate "${CAP_MBIT}mbit"
+    tc -n "$NS_C" filter add dev "$VETH_C" parent 1: protocol ip prio 1 u32 \
+      match ip sport "$port" 0xffff flowid "1:$CAPPED"
+    tc -n "$NS_S" class add dev "$VETH_S" parent 1: classid "1:$CAPPED" htb rate "${CAP_MBIT}mbit"
+    tc -n "$NS_S" filter add dev "$VETH_S" parent 1: protocol ip prio 1 u32 \
+      match ip dport "$port" 0xffff flowid "1:$CAPPED"
+  done
+}
+
+dir="$E2E_DIR/srv"
+e2e_server_conf "$dir" fake-tls "obf.multipath.enabled = true
+obf.multipath.max_streams = 4"
+link=$(e2e_add_user "$dir" alice alice-pass)
+e2e_start_server server "$dir"
+e2e_start_client alice "$NS_C" "$dir" "$link"
+ip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "no tunnel address"
+e2e_log "tunnel address $ip"
+
+carriers() {  # established TCP connections from the client to the server's port
+  ip netns exec "$NS_C" ss -Htn state established "( dport = :$E2E_PORT )" | wc -l
+}
+e2e_wait_for 15 sh -c "[ \$(grep -c 'joined .alice.' '$E2E_DIR/server.log') -ge 3 ]" ||
+  e2e_fail "the server saw $(grep -c "joined 'alice'" "$E2E_DIR/server.log") JOINs, not 3"
+e2e_wait_for 5 sh -c "[ \$(ip netns exec $NS_C ss -Htn state established '( dport = :$E2E_PORT )' | wc -l) -eq 4 ]" ||
+  e2e_fail "the client holds $(carriers) connections to the server, not 4"
+streams=$("$QELI" list-clients --json --socket "$dir/control.sock" | jq '.[0].streams')
+[ "$streams" = 4 ] || e2e_fail "list-clients shows $streams streams, not 4"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping through the bonded session"
+cap_carriers
+
+# 2. Parallel flows, both directions, over the capped path.
+e2e_bg iperf "$NS_S" iperf3 -s -B "$TUN_NET.1" -p 5201
+e2e_wait_for 5 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':5201 '" || e2e_fail "iperf3 -s"
+for dirn in up down; do
+  flag=""
+  [ "$dirn" = down ] && flag="-R"
+  ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t 4 -P 8 $flag -J >"$E2E_DIR/$dirn.json" ||
+    e2e_fail "iperf3 $dirn"
+  mbit=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/$dirn.json")
+  e2e_log "8 flows $dirn over 4 streams capped at $CAP_MBIT Mbit/s each: $mbit Mbit/s"
+  [ "$mbit" -gt $((CAP_MBIT * 3 / 2)) ] ||
+    e2e_fail "$dirn: $mbit Mbit/s is one capped stream's rate: the flows were not spread"
+done
+
+# 3. Kill one JOINed stream mid-transfer: the run completes, the session stays.
+auths_before=$(grep -c "connected as 'alice'" "$E2E_DIR/server.log")
+ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t 6 -P 4 -J >"$E2E_DIR/kill.json" &
+iperf_pid=$!
+E2E_PIDS+=("$iperf_pid")  # stopped by the EXIT trap if this script fails first
+sleep 2
+victim=$(ip netns exec "$NS_C" ss -Htn state established "( dport = :$E2E_PORT )" |
+  awk '{print $3}' | sed -n 2p)
+e2e_log "killing the carrier from $victim"
+ip netns exec "$NS_C" ss -K state established "( dport = :$E2E_PORT and src $victim )" >/dev/null ||
+  e2e_fail "ss -K"
+wait "$iperf_pid" || e2e_fail "iperf3 did not survive losing one stream"
+mbit=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/kill.json")
+e2e_log "with one stream killed mid-run: $mbit Mbit/s"
+grep -q "ended: " "$E2E_DIR/alice.log" || e2e_fail "the client did not notice the lost stream"
+e2e_wait_for 15 sh -c "[ \$(ip netns exec $NS_C ss -Htn state established '( dport = :$E2E_PORT )' | wc -l) -eq 4 ]" ||
+  e2e_fail "the lost stream was not opened again ($(carriers) connections)"
+auths_after=$(grep -c "connected as 'alice'" "$E2E_DIR/server.log")
+[ "$auths_after" = "$auths_before" ] || e2e_fail "losing a stream cost a new AUTH"
+[ "$(e2e_tunnel_ip "$NS_C")" = "$ip" ] || e2e_fail "the tunnel address changed"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping after the stream came back"
+
+# The first connection (the one that authenticated) goes too: the JOINed ones carry the
+# session, and the client restores the fourth by a JOIN (no AUTH either).
+first=$(grep "connected as 'alice'" "$E2E_DIR/server.log" | tail -1 | awk '{print $5}')
+e2e_log "killing the first carrier, from $first"
+ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t 5 -P 4 -J >"$E2E_DIR/kill0.json" &
+iperf_pid=$!
+E2E_PIDS+=("$iperf_pid")  # stopped by the EXIT trap if this script fails first
+sleep 1
+ip netns exec "$NS_C" ss -K state established "( dport = :$E2E_PORT and src $first )" >/dev/null ||
+  e2e_fail "ss -K"
+wait "$iperf_pid" || e2e_fail "iperf3 did not survive losing the first stream"
+grep -q "first stream ended" "$E2E_DIR/server.log" || e2e_fail "the server ended the session"
+e2e_wait_for 15 sh -c "[ \$(ip netns exec $NS_C ss -Htn state established '( dport = :$E2E_PORT )' | wc -l) -eq 4 ]" ||
+  e2e_fail "the client did not restore 4 streams ($(carriers) connections)"
+[ "$(grep -c "connected as 'alice'" "$E2E_DIR/server.log")" = "$auths_before" ] ||
+  e2e_fail "losing the first stream cost a new AUTH"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping with the first stream gone"
+e2e_finish alice
+
+# 4. The 0.7.16 wire: no extensions, same bonding.
+joins_before=$(grep -c "joined 'alice'" "$E2E_DIR/server.log")
+QELI_DISABLE_EXTENSIONS=1 e2e_start_client legacy "$NS_C" "$dir" "$link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "legacy client: no tunnel"
+e2e_wait_for 15 sh -c "[ \$(grep -c 'joined .alice.' '$E2E_DIR/server.log') -ge $((joins_before + 3)) ]" ||
+  e2e_fail "the client without extensions did not bond"
+cap_carriers
+ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t 3 -P 8 -J >"$E2E_DIR/legacy.json" ||
+  e2e_fail "iperf3 over the legacy bonded session"
+mbit=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/legacy.json")
+e2e_log "legacy client, 8 flows: $mbit Mbit/s"
+[ "$mbit" -gt $((CAP_MBIT * 3 / 2)) ] || e2e_fail "legacy: $mbit Mbit/s: not spread"
+e2e_finish legacy server
+e2e_log "bonding ok"

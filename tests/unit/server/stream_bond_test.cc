@@ -1,0 +1,202 @@
+// Stream bonding's server side without sockets: the bond's slots against max_streams
+// (atomic under concurrent JOINs), flows pinned to live streams and moved when one goes,
+// the session table's JOIN tokens (found while the session lives, gone with it), and
+// what AUTH OK pushes for a bonding profile (0.7.16 §3.4, §3.8).
+#include "engine/stream_bond.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "server/auth_ok_builder.h"
+#include "server/session_table.h"
+
+namespace qeli::server {
+namespace {
+
+using engine::StreamBond;
+
+constexpr std::uint32_t kNet = 0x0a4d0000;  // 10.77.0.0/24
+const engine::SessionInbox::Geometry kGeometry{8, 1500, 0, 0};
+
+std::vector<std::uint8_t> tcp_packet(std::uint16_t sport) {
+  std::vector<std::uint8_t> p(40, 0);
+  p[0] = 0x45;
+  p[3] = 40;
+  p[9] = 6;
+  p[12] = 10, p[13] = 77, p[15] = 2;
+  p[16] = 10, p[17] = 77, p[19] = 1;
+  p[20] = static_cast<std::uint8_t>(sport >> 8);
+  p[21] = static_cast<std::uint8_t>(sport);
+  p[23] = 80;
+  return p;
+}
+
+struct Fixture {
+  tunnel::SessionCounters counters;
+  engine::SessionInbox primary{kGeometry, counters};
+};
+
+TEST(StreamBond, AloneThePrimaryTakesEverything) {
+  Fixture f;
+  StreamBond bond(4, f.primary, kGeometry, f.counters);
+  EXPECT_EQ(bond.live(), 1U);
+  for (std::uint16_t port = 1000; port < 1100; ++port) {
+    EXPECT_EQ(&bond.pick(tcp_packet(port)), &f.primary);
+  }
+}
+
+TEST(StreamBond, AttachStopsAtMaxStreamsAndReusesFreedSlots) {
+  Fixture f;
+  StreamBond bond(3, f.primary, kGeometry, f.counters);
+  const auto a = bond.attach();
+  const auto b = bond.attach();
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(*a, *b);
+  EXPECT_GE(*a, 1U);
+  EXPECT_FALSE(bond.attach());  // primary + 2 = 3
+  EXPECT_EQ(bond.detach(*a), 2U);
+  const auto c = bond.attach();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(*c, *a);  // the freed slot, its inbox kept
+}
+
+TEST(StreamBond, AJoinMayReplaceADeadPrimary) {
+  Fixture f;
+  StreamBond bond(2, f.primary, kGeometry, f.counters);
+  const auto a = bond.attach();
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(bond.attach());
+  EXPECT_EQ(bond.detach(0), 1U);  // the first connection died; one stream carries on
+  const auto b = bond.attach();   // the client restores its second stream
+  ASSERT_TRUE(b);
+  EXPECT_NE(*b, *a);
+  EXPECT_EQ(bond.live(), 2U);
+  // Nothing goes to the dead primary any more.
+  for (std::uint16_t port = 1000; port < 1100; ++port) {
+    EXPECT_NE(&bond.pick(tcp_packet(port)), &f.primary);
+  }
+}
+
+TEST(StreamBond, FlowsArePinnedAndSpread) {
+  Fixture f;
+  StreamBond bond(4, f.primary, kGeometry, f.counters);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(bond.attach());
+  std::set<engine::SessionInbox*> used;
+  for (std::uint16_t port = 1000; port < 1200; ++port) {
+    auto* first = &bond.pick(tcp_packet(port));
+    EXPECT_EQ(first, &bond.pick(tcp_packet(port)));  // one flow, one stream
+    used.insert(first);
+  }
+  EXPECT_EQ(used.size(), 4U);
+}
+
+TEST(StreamBond, ALostStreamsFlowsMoveToTheOthers) {
+  Fixture f;
+  StreamBond bond(3, f.primary, kGeometry, f.counters);
+  const auto a = bond.attach();
+  const auto b = bond.attach();
+  ASSERT_TRUE(a && b);
+  engine::SessionInbox* gone = &bond.inbox(*b);
+  bond.detach(*b);
+  for (std::uint16_t port = 1000; port < 1200; ++port) {
+    EXPECT_NE(&bond.pick(tcp_packet(port)), gone);
+  }
+}
+
+TEST(StreamBond, ConcurrentJoinsNeverPassTheCap) {
+  Fixture f;
+  StreamBond bond(5, f.primary, kGeometry, f.counters);
+  std::atomic<int> won{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&] {
+      if (bond.attach()) won++;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(won.load(), 4);
+  EXPECT_EQ(bond.live(), 5U);
+}
+
+TEST(StreamBond, WaitEndsWithTheLastStreamOrTheStop) {
+  Fixture f;
+  StreamBond bond(2, f.primary, kGeometry, f.counters);
+  const auto a = bond.attach();
+  ASSERT_TRUE(a);
+  bond.detach(0);
+  engine::StopSignal stop;
+  std::thread t([&] { bond.detach(*a); });
+  bond.wait_until_empty(stop);
+  t.join();
+  EXPECT_EQ(bond.live(), 0U);
+
+  StreamBond other(2, f.primary, kGeometry, f.counters);
+  stop.stop();
+  other.wait_until_empty(stop);  // the primary is live: only the stop ends the wait
+  EXPECT_EQ(other.live(), 1U);
+}
+
+TEST(SessionTableJoin, TokenFindsTheLiveSessionOnly) {
+  SessionTable t(IpPool(kNet, 24, kNet + 1), 0, kGeometry);
+  AdmissionRequest r;
+  r.user = "alice";
+  r.device_key = "alice:01";
+  r.max_streams = 4;
+  auto s = t.admit(r);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->bond.max_streams(), 4U);
+  handshake::JoinToken token{};
+  token[0] = 7;
+  EXPECT_EQ(t.find_join(token), nullptr);  // not published yet
+  t.publish_join(*s, token);
+  EXPECT_EQ(t.find_join(token), *s);
+  handshake::JoinToken other = token;
+  other[15] = 1;
+  EXPECT_EQ(t.find_join(other), nullptr);
+
+  // Superseded by the same device: the old token dies with the old session.
+  auto again = t.admit(r);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(t.find_join(token), nullptr);
+  t.remove(*s);
+  t.publish_join(*again, other);
+  EXPECT_EQ(t.find_join(other), *again);
+  t.remove(*again);
+  EXPECT_EQ(t.find_join(other), nullptr);
+}
+
+TEST(BondMaxStreams, OnlyTcpProfilesWithMultipathBondAndAtMostSixteen) {
+  config::ProfileConfig p;
+  p.transport = config::Transport::kTcp;
+  EXPECT_EQ(bond_max_streams(p), 1U);
+  p.obf.multipath.enabled = true;
+  p.obf.multipath.max_streams = 4;
+  EXPECT_EQ(bond_max_streams(p), 4U);
+  p.obf.multipath.max_streams = 64;
+  EXPECT_EQ(bond_max_streams(p), 16U);
+  p.transport = config::Transport::kUdp;
+  EXPECT_EQ(bond_max_streams(p), 1U);
+}
+
+TEST(BondMaxStreams, AuthOkPushesTheCapAndAdaptive) {
+  config::ProfileConfig p;
+  p.transport = config::Transport::kTcp;
+  p.pool.cidr = config::Ipv4Cidr{{kNet}, 24};
+  handshake::JoinToken token{};
+  auto ok = build_auth_ok(p, nullptr, kNet + 2, token);
+  EXPECT_EQ(ok.max_streams, 1);
+  EXPECT_FALSE(ok.multipath_adaptive);
+  p.obf.multipath.enabled = true;
+  p.obf.multipath.max_streams = 6;
+  p.obf.multipath.adaptive = true;
+  ok = build_auth_ok(p, nullptr, kNet + 2, token);
+  EXPECT_EQ(ok.max_streams, 6);
+  EXPECT_TRUE(ok.multipath_adaptive);
+}
+
+}  // namespace
+}  // namespace qeli::server
