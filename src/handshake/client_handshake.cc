@@ -219,6 +219,20 @@ struct ClientHandshake::Impl {
     if (ok) phase = Phase::kReply;
   }
 
+  // Seals a control frame with the session's send codec, as the next record.
+  bool send_control(ClientSession& s, const Bytes& frame) {
+    Bytes rec_out(wire::record_size(framing(), frame.size(), 0));
+    if (!s.send.seal(frame, 0, rec_out).ok()) return false;
+    emit(std::move(rec_out));
+    return true;
+  }
+  // Negotiation is complete on our side: every record after the capability frame goes
+  // AES-256-GCM, and the server's may once it read that frame (docs/PROTOCOL.md §18).
+  static void start_aes(ClientSession& s) {
+    s.send.set_send_aes();
+    s.recv.set_accept_aes(true);
+  }
+
   void on_reply(MutableByteSpan rec) {
     auto opened = recv->open_in_place(rec);
     if (!opened.ok()) {
@@ -238,6 +252,16 @@ struct ClientHandshake::Impl {
       if (p.size() != kJoinOk.size() || std::memcmp(p.data(), kJoinOk.data(), p.size()) != 0) {
         return fail_with(Failure::kBadJoinReply);
       }
+      if (cfg.extensions != 0) {
+        // Our server offers a JOINed connection what its session's AUTH OK offered: the
+        // caller passes what the session negotiated (never the TLS binding, whose proof
+        // only AUTH OK carries), and this connection takes it too.
+        s.negotiated_caps = cfg.extensions & ~caps::kTlsBinding;
+        if (!send_control(s, wire::build_capabilities(s.negotiated_caps))) {
+          return fail_with(Failure::kSealFailed);
+        }
+        if ((s.negotiated_caps & caps::kAesGcm) != 0) start_aes(s);
+      }
     } else {
       auto ok = parse_auth_ok(p, cfg.extensions != 0);
       if (!ok.ok()) return fail_with(Failure::kBadAuthOk);
@@ -256,23 +280,14 @@ struct ClientHandshake::Impl {
           ours &= ~caps::kTlsBinding;
         }
         // Tell the server what we support (a control frame a 0.7.16 server skips).
-        auto send_frame = [&](const Bytes& frame) {
-          Bytes rec_out(wire::record_size(framing(), frame.size(), 0));
-          if (!s.send.seal(frame, 0, rec_out).ok()) return false;
-          emit(std::move(rec_out));
-          return true;
-        };
-        if (!send_frame(wire::build_capabilities(ours))) return fail_with(Failure::kSealFailed);
-        if (s.tls_bound && !send_frame(wire::build_tls_binding(
-                               tls_binding_proof(*cfg.tls_exporter, BindingSide::kClient)))) {
+        if (!send_control(s, wire::build_capabilities(ours))) {
           return fail_with(Failure::kSealFailed);
         }
-        if ((s.negotiated_caps & caps::kAesGcm) != 0) {
-          // Negotiation is complete on our side: every record after the capability frame
-          // goes AES-256-GCM, and the server's may once it read that frame (§18).
-          s.send.set_send_aes();
-          s.recv.set_accept_aes(true);
+        if (s.tls_bound && !send_control(s, wire::build_tls_binding(tls_binding_proof(
+                                                *cfg.tls_exporter, BindingSide::kClient)))) {
+          return fail_with(Failure::kSealFailed);
         }
+        if ((s.negotiated_caps & caps::kAesGcm) != 0) start_aes(s);
       }
       s.auth_ok = std::move(*ok);
     }

@@ -45,7 +45,9 @@ struct ClientConfig {
   std::string password;
   /// Stable per-device id; absent sends the older AUTH form without it.
   std::optional<DeviceId> device_id;
-  /// Set for a secondary bonded stream: send JOIN instead of AUTH.
+  /// Set for a secondary bonded stream: send JOIN instead of AUTH. With `extensions`
+  /// (what the session's AUTH OK negotiated) the JOINOK is followed by our capability
+  /// frame: the connection takes the same extensions (not the TLS binding).
   std::optional<JoinMessage> join;
 
   // fake-tls only:

@@ -260,8 +260,8 @@ struct ServerHandshake::Impl {
     const ByteSpan rest = reader.buffered();
     Bytes leftover(rest.begin(), rest.end());
     append(leftover, extra);
-    session.emplace(ServerSession{std::move(*send), std::move(*recv), sni, joined,
-                                  joined ? 0 : advertised_caps, std::move(leftover)});
+    session.emplace(ServerSession{std::move(*send), std::move(*recv), sni, joined, advertised_caps,
+                                  std::move(leftover)});
     // We offered AES-GCM records: the client's may come so once it took the bit (its
     // capability frame, or its first AES record; docs/PROTOCOL.md §18). Ours switch when
     // the data plane learns that (tunnel::PeerState::aes_gcm).
@@ -322,6 +322,10 @@ void ServerHandshake::accept(AuthOk ok) {
 
 void ServerHandshake::accept_join() {
   if (impl_->phase != Phase::kDecision || impl_->pending != Pending::kJoin) return;
+  // JOINOK stays the bare 0.7.16 word. Our client already knows what this server offers
+  // (its session's AUTH OK did) and takes it with a capability frame on this connection;
+  // a 0.7.16 client never sends one. The TLS binding needs AUTH OK's proof: not here.
+  impl_->advertised_caps = impl_->cfg.extensions & ~caps::kTlsBinding;
   impl_->finish(as_bytes(kJoinOk), true);
 }
 

@@ -85,9 +85,10 @@ struct ServerSession {
   wire::PacketCodec recv;          ///< client→server (replay window holds the AUTH record)
   std::optional<std::string> sni;  ///< from the ClientHello (fake-tls), informational
   bool joined = false;             ///< a bonded stream (JOIN) rather than a new session
-  std::uint32_t advertised_caps = 0;  ///< x_caps we sent (0: none); the client answers in
-                                      ///< a kCtrlCapabilities control frame
-  Bytes leftover;                     ///< bytes read past the AUTH/JOIN record (caller owns)
+  /// x_caps we sent (0: none), or for a JOIN what its session's AUTH OK offered (less
+  /// the TLS binding); the client answers in a kCtrlCapabilities control frame.
+  std::uint32_t advertised_caps = 0;
+  Bytes leftover;  ///< bytes read past the AUTH/JOIN record (caller owns)
 };
 
 class ServerHandshake {

@@ -10,7 +10,10 @@
 #   3. one stream's connection is killed mid-transfer (ss -K): the iperf3 run completes,
 #      the session stays (no new AUTH) and the client opens the stream again;
 #   4. a client without our extensions (QELI_DISABLE_EXTENSIONS=1, the 0.7.16 wire)
-#      bonds too.
+#      bonds too;
+#   5. obfs with its WebSocket front and AWG junk bonds: every stream runs its own
+#      obfs set-up, and the JOINed ones take the session's extensions too (iperf3 both
+#      ways crosses the header-only keystream switch on each).
 # Usage: bonding.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -133,4 +136,29 @@ mbit=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/legacy.jso
 e2e_log "legacy client, 8 flows: $mbit Mbit/s"
 [ "$mbit" -gt $((CAP_MBIT * 3 / 2)) ] || e2e_fail "legacy: $mbit Mbit/s: not spread"
 e2e_finish legacy server
+
+# 5. obfs + WebSocket + junk, our extensions on.
+odir="$E2E_DIR/obfs"
+E2E_PORT=$((E2E_PORT + 1))
+e2e_server_conf "$odir" obfs "obf.obfs_key = bonding obfs key
+obf.awg.enabled = true
+obf.awg.jc = 2
+obf.multipath.enabled = true
+obf.multipath.max_streams = 3"
+olink=$(e2e_add_user "$odir" alice alice-pass)
+e2e_start_server oserver "$odir"
+e2e_start_client oalice "$NS_C" "$odir" "$olink"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "obfs: no tunnel"
+e2e_wait_for 15 sh -c "[ \$(grep -c 'joined .alice.' '$E2E_DIR/oserver.log') -ge 2 ]" ||
+  e2e_fail "obfs: the client did not bond"
+e2e_bg oiperf "$NS_S" iperf3 -s -B "$TUN_NET.1" -p 5202
+e2e_wait_for 5 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':5202 '" || e2e_fail "iperf3 -s"
+for flag in "" -R; do
+  ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5202 -t 2 -P 6 $flag -J >"$E2E_DIR/obfs.json" ||
+    e2e_fail "iperf3 $flag over bonded obfs"
+done
+streams=$("$QELI" list-clients --json --socket "$odir/control.sock" | jq '.[0].streams')
+[ "$streams" = 3 ] || e2e_fail "obfs: list-clients shows $streams streams, not 3"
+! grep -q "ended: " "$E2E_DIR/oalice.log" || e2e_fail "obfs: a bonded stream broke"
+e2e_finish oalice oserver
 e2e_log "bonding ok"

@@ -86,10 +86,12 @@ class Connector {
   /// Stream bonding (connector_bond.cc, 0.7.16 §3.8): the data phase of a session whose
   /// AUTH OK allows `ok.max_streams` — `first` (the authenticated stream) plus JOINed
   /// ones as BondPolicy wants, a TUN reader pinning flows to streams, and lost streams
-  /// opened again while any is live. Ends when every stream has or on a stop.
-  tunnel::SessionEnd run_bonded(const handshake::AuthOk& ok, tunnel::Session& first,
-                                engine::StreamFramer& first_framer, tunio::TunDevice& tun,
-                                std::size_t mtu, tunnel::SessionCounters& counters);
+  /// opened again while any is live. Ends when every stream has or on a stop. `caps`:
+  /// our extensions the first stream negotiated (JOINed ones take them too).
+  tunnel::SessionEnd run_bonded(const handshake::AuthOk& ok, std::uint32_t caps,
+                                tunnel::Session& first, engine::StreamFramer& first_framer,
+                                tunio::TunDevice& tun, std::size_t mtu,
+                                tunnel::SessionCounters& counters);
   /// One JOINed stream of a bonded session, on its own thread: connect to server_, JOIN
   /// with `token` as stream `index`, carry its slot's inbox until it ends. False when it
   /// failed to join (or died within a second): the keeper backs off.

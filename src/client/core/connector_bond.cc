@@ -29,13 +29,14 @@ namespace qeli::client {
 /// What the streams of one bonded session share (connector.h names it).
 struct BondRun {
   BondRun(engine::StreamBond& b, tunio::TunDevice& t, tunnel::SessionCounters& c,
-          const handshake::AuthOk& o, std::size_t m)
-      : bond(b), tun(t), counters(c), ok(o), mtu(m) {}
+          const handshake::AuthOk& o, std::size_t m, std::uint32_t negotiated)
+      : bond(b), tun(t), counters(c), ok(o), mtu(m), caps(negotiated) {}
   engine::StreamBond& bond;
   tunio::TunDevice& tun;
   tunnel::SessionCounters& counters;
   const handshake::AuthOk& ok;
   std::size_t mtu;
+  std::uint32_t caps;       ///< our extensions the first stream negotiated (0: a 0.7.16 server)
   std::mutex tun_mu;        ///< the streams' TUN writes
   engine::StopSignal stop;  ///< ends every stream, the reader and the keeper
   std::atomic<int> joining{0};
@@ -75,9 +76,10 @@ void read_tun(BondRun& run) {
 
 }  // namespace
 
-tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, tunnel::Session& first,
-                                         engine::StreamFramer& first_framer, tunio::TunDevice& tun,
-                                         std::size_t mtu, tunnel::SessionCounters& counters) {
+tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint32_t caps,
+                                         tunnel::Session& first, engine::StreamFramer& first_framer,
+                                         tunio::TunDevice& tun, std::size_t mtu,
+                                         tunnel::SessionCounters& counters) {
   const engine::StopSignal& core_stop = core_.stop_;
   // Every stream's sender seals the inbox's batches in place: the room of this carrier
   // (all streams speak the same mode) and the pushed padding.
@@ -89,7 +91,7 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, tunnel::Se
                                          room.tailroom(params.send.padding)};
   engine::SessionInbox primary(g, counters);
   engine::StreamBond bond(ok.max_streams, primary, g, counters);
-  BondRun run(bond, tun, counters, ok, mtu);
+  BondRun run(bond, tun, counters, ok, mtu, caps);
   log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
             ok.multipath_adaptive ? "adaptive" : "fixed");
 
@@ -176,9 +178,10 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
     if (!run.stop.stopped()) log_.warn("bonded stream {}: connect failed: {}", index, c.error());
     return false;
   }
-  // A JOIN offers none of our extensions: the server answers JOINOK, not AUTH OK, so
-  // there is nowhere to agree on them (the stream speaks the 0.7.16 data plane).
-  handshake::ClientConfig hc = handshake_config(0);
+  // Toward our server the connection takes the extensions its session negotiated (a
+  // capability frame after JOINOK; no TLS binding: only AUTH OK carries its proof).
+  // Toward 0.7.16 it speaks the plain data plane.
+  handshake::ClientConfig hc = handshake_config(run.caps & ~handshake::caps::kTlsBinding);
   hc.join = handshake::JoinMessage{token, static_cast<std::uint8_t>(index)};
   auto opened = open_stream(std::move(*c), hc, run.stop);
   if (!opened || opened->failure != handshake::Failure::kNone) {
@@ -192,11 +195,20 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   joining.done();
   if (!slot) return true;  // others were faster: the bond is full
   auto& session = *opened->session;
+  const std::uint32_t caps = session.negotiated_caps;
+  if (opened->obfs && (caps & handshake::caps::kObfsHeaderXor) != 0) {
+    opened->obfs->begin_header_only();
+  }
+  const bool gso = (caps & handshake::caps::kGsoSuperPackets) != 0;
+  // The session's close frame is the first stream's to hear (connector.h run_bonded).
   tunnel::SessionParams sc = session_params(run.ok, run.mtu, false);
+  sc.receive.gso_receive = gso;
   engine::StreamFramer framer(*opened->stream, session.recv.framing(), session.leftover);
   crypto::Rng& rng = crypto::system_rng();
   tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv), framer.room(),
                      rng, run.counters, nullptr, std::chrono::steady_clock::now());
+  ts.peer().gso = gso;
+  ts.peer().aes_gcm = (caps & handshake::caps::kAesGcm) != 0;
   log_.info("bonded stream {} joined ({} live)", index, run.bond.live());
   const SteadyClock clock;
   const auto started = std::chrono::steady_clock::now();
