@@ -81,11 +81,12 @@ Bytes build_join(const JoinMessage& m) {
   Bytes out(as_bytes(kJoinMagic).begin(), as_bytes(kJoinMagic).end());
   out.insert(out.end(), m.token.begin(), m.token.end());
   out.push_back(m.stream_index);
+  if (m.proof) out.insert(out.end(), m.proof->begin(), m.proof->end());
   return out;
 }
 
 bool is_join(ByteSpan p) {
-  return p.size() == wire::kJoinMessageSize &&
+  return (p.size() == wire::kJoinMessageSize || p.size() == wire::kJoinMessageSize + 32) &&
          std::memcmp(p.data(), kJoinMagic.data(), kJoinMagic.size()) == 0;
 }
 
@@ -95,6 +96,10 @@ std::optional<JoinMessage> parse_join(ByteSpan p) {
   std::copy_n(p.begin() + static_cast<long>(kJoinMagic.size()), wire::kJoinTokenSize,
               m.token.begin());
   m.stream_index = p[wire::kJoinMessageSize - 1];
+  if (p.size() > wire::kJoinMessageSize) {
+    m.proof.emplace();
+    std::copy_n(p.begin() + static_cast<long>(wire::kJoinMessageSize), 32, m.proof->begin());
+  }
   return m;
 }
 

@@ -12,6 +12,7 @@
 // contain ':', a password can).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,9 +50,14 @@ Result<AuthMessage, AuthMessageError> parse_auth(ByteSpan plaintext);
 struct JoinMessage {
   JoinToken token{};
   std::uint8_t stream_index = 0;
+  /// Our extension (PROTOCOL §19): the proof of the session's keys, 32 bytes after the
+  /// index (57 bytes in all). 0.7.16 servers read the first 25 and ignore the rest; ours
+  /// require it from a client that took our extensions.
+  std::optional<std::array<std::uint8_t, 32>> proof;
 };
 Bytes build_join(const JoinMessage& m);
-/// True iff the plaintext is shaped like a JOIN (magic and exact length).
+/// True iff the plaintext is shaped like a JOIN (magic; exactly 25 bytes, or 57 with
+/// the proof).
 bool is_join(ByteSpan plaintext);
 std::optional<JoinMessage> parse_join(ByteSpan plaintext);
 

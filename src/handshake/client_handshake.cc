@@ -54,6 +54,7 @@ struct ClientHandshake::Impl {
   crypto::Digest32 transcript_hash{};
   crypto::Key32 ee;
   std::optional<crypto::Key32> es_pinned;  // X25519(eph, pinned key)
+  crypto::Key32 jsecret;                   // this connection's, if it is the session's AUTH
   std::optional<wire::PacketCodec> send, recv;
   Bytes server_pub_buf;  // plain: accumulates the 32 raw bytes
   X25519Public server_key{};
@@ -133,6 +134,7 @@ struct ClientHandshake::Impl {
         crypto::derive_data_keys(scheme, ee.span(), ml, cfg.bind_static ? &*es_pinned : nullptr);
     send.emplace(framing(), keys.client_to_server, rng);
     recv.emplace(framing(), keys.server_to_client, rng);
+    jsecret = join_secret(keys);
     return true;
   }
 
@@ -200,7 +202,13 @@ struct ClientHandshake::Impl {
   // AUTH = key_proof ‖ 00 ‖ device_id ‖ user:pass, or JOIN = QELIJOIN ‖ token ‖ idx.
   void send_auth() {
     if (cfg.join) {
-      const Bytes join = build_join(*cfg.join);
+      JoinMessage m = *cfg.join;
+      if (cfg.join_secret) {
+        const crypto::Key32 proof = join_proof(*cfg.join_secret, transcript_hash);
+        m.proof.emplace();
+        std::memcpy(m.proof->data(), proof.data(), 32);
+      }
+      const Bytes join = build_join(m);
       if (seal_and_emit(join)) phase = Phase::kReply;
       return;
     }
@@ -247,7 +255,9 @@ struct ClientHandshake::Impl {
                     cfg.pinned_server_key.has_value(),
                     std::nullopt,
                     0,
-                    {}};
+                    {},
+                    false,
+                    std::move(jsecret)};
     if (cfg.join) {
       if (p.size() != kJoinOk.size() || std::memcmp(p.data(), kJoinOk.data(), p.size()) != 0) {
         return fail_with(Failure::kBadJoinReply);

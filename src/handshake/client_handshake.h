@@ -23,6 +23,7 @@
 #include "base/bytes.h"
 #include "base/clock.h"
 #include "crypto/random.h"
+#include "crypto/secret_bytes.h"
 #include "handshake/auth_message.h"
 #include "handshake/auth_ok.h"
 #include "handshake/tls_binding.h"
@@ -49,6 +50,10 @@ struct ClientConfig {
   /// (what the session's AUTH OK negotiated) the JOINOK is followed by our capability
   /// frame: the connection takes the same extensions (not the TLS binding).
   std::optional<JoinMessage> join;
+  /// With `join`, toward our server: the session's join secret (ClientSession::
+  /// join_secret of its AUTH connection); the JOIN then carries this connection's proof
+  /// of it (docs/PROTOCOL.md §19).
+  std::shared_ptr<const crypto::Key32> join_secret;
 
   // fake-tls only:
   wire::Sni sni;
@@ -89,6 +94,9 @@ struct ClientSession {
   /// caps::kTlsBinding negotiated and the server's proof verified (we sent ours): data
   /// records may go without the inner AEAD both ways (wire/packet_codec.h).
   bool tls_bound = false;
+  /// The session's join secret (handshake/key_schedule.h join_secret): what a JOINed
+  /// connection of this session proves toward our server.
+  crypto::Key32 join_secret;
 };
 
 class ClientHandshake {

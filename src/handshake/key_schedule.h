@@ -28,6 +28,18 @@ inline constexpr std::string_view kClientKeyProofLabel = "vpn-client-key-proof-v
 
 crypto::KdfScheme kdf_scheme(Mode mode, bool bind_static);
 
+// Our extension to stream bonding (docs/PROTOCOL.md §19): a JOINed connection proves it
+// holds the session's keys, not only the bearer token.
+inline constexpr std::string_view kJoinSecretLabel = "qeli-join-secret-v1";
+inline constexpr std::string_view kJoinProofLabel = "qeli-join-proof-v1";
+
+/// The session's join secret = HKDF-SHA256(salt = "qeli-join-secret-v1",
+/// IKM = client_to_server ‖ server_to_client data keys of its AUTH connection)[0..32].
+crypto::Key32 join_secret(const crypto::DataKeys& keys);
+/// A JOINed connection's proof = HMAC-SHA256(join_secret, "qeli-join-proof-v1" ‖ that
+/// connection's transcript hash): bound to both the session and this handshake.
+crypto::Key32 join_proof(const crypto::Key32& secret, std::span<const std::uint8_t, 32> transcript);
+
 /// 32-byte proof = HKDF(salt = es, IKM = ee, info = label ‖ transcript).
 crypto::Key32 derive_proof(std::string_view label, const crypto::Key32& es, const crypto::Key32& ee,
                            std::span<const std::uint8_t, 32> transcript);

@@ -51,6 +51,7 @@ struct ServerHandshake::Impl {
   X25519Public client_eph{};
   crypto::Key32 ee;
   crypto::Key32 es;
+  std::shared_ptr<const crypto::Key32> jsecret;  // for an AUTH: the session's join secret
   crypto::Digest32 transcript_hash{};
   std::optional<std::string> sni;
   std::optional<wire::PacketCodec> send, recv;
@@ -96,6 +97,7 @@ struct ServerHandshake::Impl {
         kdf_scheme(cfg.mode, cfg.bind_static), ee.span(), ml, cfg.bind_static ? &es : nullptr);
     send.emplace(framing(), keys.server_to_client, rng);
     recv.emplace(framing(), keys.client_to_server, rng);
+    jsecret = std::make_shared<const crypto::Key32>(join_secret(keys));
     return true;
   }
 
@@ -202,7 +204,7 @@ struct ServerHandshake::Impl {
     const ByteSpan p = opened->data;
     if (p.empty()) return;  // heartbeat/cover before AUTH: skip
     if (auto join = parse_join(p)) {
-      event = JoinRequest{join->token, join->stream_index};
+      event = JoinRequest{join->token, join->stream_index, join->proof, transcript_hash};
       pending = Pending::kJoin;
       phase = Phase::kDecision;
       return;
@@ -214,8 +216,8 @@ struct ServerHandshake::Impl {
     // Checked before anything else so a prober without the key learns nothing.
     if (cfg.require_client_key_proof && !proof_ok)
       return fail_with(Failure::kClientKeyProofInvalid);
-    event =
-        AuthRequest{std::move(auth->user), std::move(auth->password), auth->device_id, proof_ok};
+    event = AuthRequest{std::move(auth->user), std::move(auth->password), auth->device_id, proof_ok,
+                        jsecret};
     pending = Pending::kAuth;
     phase = Phase::kDecision;
   }

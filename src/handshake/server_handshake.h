@@ -15,6 +15,7 @@
 // state kFailed with a reason; the caller closes the connection and counts the reason.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@
 #include "base/bytes.h"
 #include "base/clock.h"
 #include "crypto/random.h"
+#include "crypto/secret_bytes.h"
+#include "crypto/sha256.h"
 #include "crypto/x25519.h"
 #include "handshake/auth_message.h"
 #include "handshake/auth_ok.h"
@@ -71,11 +74,18 @@ struct AuthRequest {
   std::string password;
   std::optional<DeviceId> device_id;  ///< absent for the older AUTH form
   bool key_proof_ok = false;          ///< the client proved it knows our static key
+  /// The session's join secret (key_schedule.h), for its JOINed connections' proofs.
+  std::shared_ptr<const crypto::Key32> join_secret;
 };
 
 struct JoinRequest {
   JoinToken token{};
   std::uint8_t stream_index = 0;
+  /// Our extension (PROTOCOL §19): the proof the JOIN carried, if any, and this
+  /// connection's transcript hash to check it against the session's join secret
+  /// (key_schedule.h join_proof).
+  std::optional<std::array<std::uint8_t, 32>> proof;
+  crypto::Digest32 transcript{};
 };
 
 using ServerEvent = std::variant<AuthRequest, JoinRequest>;

@@ -9,6 +9,7 @@
 #include "engine/session_loop.h"
 #include "engine/stream_framer.h"
 #include "server/auth_context.h"
+#include "server/join_check.h"
 #include "server/profile_runtime.h"
 #include "server/session_end.h"
 #include "server/session_policy.h"
@@ -24,12 +25,18 @@ bool ProfileRuntime::claim_join_slot(const handshake::JoinRequest& join, AuthCon
     return false;
   }
   ctx.req.user = session->user;  // for the log line of a refusal
+  // Our extension (PROTOCOL §19): the JOIN proves the session's keys.
+  if (std::string why = join_proof_refusal(*session, join); !why.empty()) {
+    ctx.reason = std::move(why);
+    return false;
+  }
   const auto slot = session->bond.attach();
   if (!slot) {
     ctx.reason =
         "JOIN over obf.multipath.max_streams (" + std::to_string(session->bond.max_streams()) + ")";
     return false;
   }
+  out.proved = join.proof.has_value();
   out.session = std::move(session);
   out.slot = *slot;
   return true;
@@ -41,9 +48,10 @@ void ProfileRuntime::serve_joined_stream(std::unique_ptr<transport::Stream> stre
   Session* sp = joined.session.get();
   engine::SessionInbox& inbox = sp->bond.inbox(joined.slot);
   inbox.set_account(sp->account.get());
-  spdlog::info("[{}] {} joined '{}' ({}) as stream {} ({} of {} live)", p.name,
+  spdlog::info("[{}] {} joined '{}' ({}) as stream {} ({} of {} live; {})", p.name,
                joined.peer.to_string(), sp->user, transport::ipv4_to_string(sp->tunnel_ip),
-               joined.slot, sp->bond.live(), sp->bond.max_streams());
+               joined.slot, sp->bond.live(), sp->bond.max_streams(),
+               joined.proved ? "key proof" : "token only");
 
   // What this connection learned from its own control frames (a JOIN carries no AUTH OK,
   // so no extension was offered on it: it speaks the 0.7.16 data plane).

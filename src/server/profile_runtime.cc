@@ -643,6 +643,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
           }
           // Before the token can find the session: what every stream of it checks.
           ctx.session->inbound_filter = inbound_filter(ctx.session.get(), p, ctx);
+          ctx.session->join_secret = ctx.req.join_secret;
           handshake::JoinToken token{};
           rng.fill(token);
           if (ctx.session->bond.max_streams() > 1) sessions_->publish_join(ctx.session, token);

@@ -139,6 +139,7 @@ class ProfileRuntime {
     std::shared_ptr<Session> session;
     std::size_t slot = 0;
     transport::Ipv4Endpoint peer;
+    bool proved = false;  ///< it proved the session's keys (PROTOCOL §19), not only the token
   };
   /// Finds the live session a JOIN's token names and claims a slot of its bond
   /// (atomically against max_streams); false with ctx.reason when it cannot.

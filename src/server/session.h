@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/clock.h"
+#include "crypto/secret_bytes.h"
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
 #include "engine/stream_bond.h"
@@ -56,6 +57,8 @@ struct Session {
   /// Set once before a JOIN can find the session (SessionTable::publish_join): the
   /// uplink checks every stream of it applies (server/session_policy.h).
   std::function<bool(ByteSpan)> inbound_filter;
+  /// The join secret of its AUTH connection: what a JOIN's proof is checked against.
+  std::shared_ptr<const crypto::Key32> join_secret;
   /// Set when a newer session took this one's device key or address: the old session
   /// must not release the address it no longer owns.
   std::atomic<bool> superseded{false};

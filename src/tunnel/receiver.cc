@@ -103,6 +103,7 @@ Inbound Receiver::control(ByteSpan plaintext) {
   if (f.type == wire::kCtrlCapabilities && params_.offered_caps != 0) {
     if (auto caps = wire::parse_capabilities(f); caps.ok()) {
       const std::uint32_t both = *caps & params_.offered_caps;
+      peer_.caps = both;
       peer_.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
       peer_.close_notify = (both & handshake::caps::kCloseNotify) != 0;
       binding_offered_ = (both & handshake::caps::kTlsBinding) != 0;

@@ -63,6 +63,8 @@ e2e_wait_for 15 sh -c "[ \$(grep -c 'joined .alice.' '$E2E_DIR/server.log') -ge 
   e2e_fail "the server saw $(grep -c "joined 'alice'" "$E2E_DIR/server.log") JOINs, not 3"
 e2e_wait_for 5 sh -c "[ \$(ip netns exec $NS_C ss -Htn state established '( dport = :$E2E_PORT )' | wc -l) -eq 4 ]" ||
   e2e_fail "the client holds $(carriers) connections to the server, not 4"
+[ "$(grep -c "joined 'alice'.*key proof" "$E2E_DIR/server.log")" -ge 3 ] ||
+  e2e_fail "our client's JOINs did not prove the session's keys"
 streams=$("$QELI" list-clients --json --socket "$dir/control.sock" | jq '.[0].streams')
 [ "$streams" = 4 ] || e2e_fail "list-clients shows $streams streams, not 4"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping through the bonded session"
@@ -130,6 +132,8 @@ e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "legacy client: no tunnel"
 e2e_wait_for 15 sh -c "[ \$(grep -c 'joined .alice.' '$E2E_DIR/server.log') -ge $((joins_before + 3)) ]" ||
   e2e_fail "the client without extensions did not bond"
 cap_carriers
+[ "$(grep -c "joined 'alice'.*token only" "$E2E_DIR/server.log")" -ge 3 ] ||
+  e2e_fail "the 0.7.16-wire client's JOINs were not admitted by token"
 ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t 3 -P 8 -J >"$E2E_DIR/legacy.json" ||
   e2e_fail "iperf3 over the legacy bonded session"
 mbit=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$E2E_DIR/legacy.json")

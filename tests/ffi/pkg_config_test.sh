@@ -20,8 +20,11 @@ cc -std=c11 -Wall -Werror $extra -o "$prefix/qeli_ping" "$src/examples/libqeli/q
   $(pkg-config --cflags --libs qeli) -lpthread
 libdir=$(pkg-config --variable=libdir qeli)
 [ -e "$libdir/libqeli.so.1" ] || { echo "FAIL: no libqeli.so.1 in $libdir"; exit 1; }
-LD_LIBRARY_PATH=$libdir ldd "$prefix/qeli_ping" | grep -q "libqeli.so.1 => $libdir" ||
-  { echo "FAIL: the app does not load the installed libqeli"; exit 1; }
+# Read whole, then matched: `ldd | grep -q` under pipefail fails whenever grep's early
+# exit kills ldd with SIGPIPE first.
+deps=$(LD_LIBRARY_PATH=$libdir ldd "$prefix/qeli_ping")
+grep -q "libqeli.so.1 => $libdir" <<<"$deps" ||
+  { echo "FAIL: the app does not load the installed libqeli: $deps"; exit 1; }
 # Run without arguments: the usage line (the library loaded and resolved).
 out=$(LD_LIBRARY_PATH=$libdir "$prefix/qeli_ping" 2>&1 || true)
 case "$out" in usage:*) ;; *) echo "FAIL: qeli_ping: $out"; exit 1 ;; esac

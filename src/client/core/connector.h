@@ -87,8 +87,10 @@ class Connector {
   /// AUTH OK allows `ok.max_streams` — `first` (the authenticated stream) plus JOINed
   /// ones as BondPolicy wants, a TUN reader pinning flows to streams, and lost streams
   /// opened again while any is live. Ends when every stream has or on a stop. `caps`:
-  /// our extensions the first stream negotiated (JOINed ones take them too).
+  /// our extensions the first stream negotiated (JOINed ones take them too);
+  /// `join_secret`: its session's, proved by the JOINs toward our server.
   tunnel::SessionEnd run_bonded(const handshake::AuthOk& ok, std::uint32_t caps,
+                                std::shared_ptr<const crypto::Key32> join_secret,
                                 tunnel::Session& first, engine::StreamFramer& first_framer,
                                 tunio::TunDevice& tun, std::size_t mtu,
                                 tunnel::SessionCounters& counters);

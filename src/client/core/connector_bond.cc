@@ -29,15 +29,23 @@ namespace qeli::client {
 /// What the streams of one bonded session share (connector.h names it).
 struct BondRun {
   BondRun(engine::StreamBond& b, tunio::TunDevice& t, tunnel::SessionCounters& c,
-          const handshake::AuthOk& o, std::size_t m, std::uint32_t negotiated)
-      : bond(b), tun(t), counters(c), ok(o), mtu(m), caps(negotiated) {}
+          const handshake::AuthOk& o, std::size_t m, std::uint32_t negotiated,
+          std::shared_ptr<const crypto::Key32> secret)
+      : bond(b),
+        tun(t),
+        counters(c),
+        ok(o),
+        mtu(m),
+        caps(negotiated),
+        join_secret(std::move(secret)) {}
   engine::StreamBond& bond;
   tunio::TunDevice& tun;
   tunnel::SessionCounters& counters;
   const handshake::AuthOk& ok;
   std::size_t mtu;
-  std::uint32_t caps;       ///< our extensions the first stream negotiated (0: a 0.7.16 server)
-  std::mutex tun_mu;        ///< the streams' TUN writes
+  std::uint32_t caps;  ///< our extensions the first stream negotiated (0: a 0.7.16 server)
+  std::shared_ptr<const crypto::Key32> join_secret;  ///< the session's (handshake::ClientSession)
+  std::mutex tun_mu;                                 ///< the streams' TUN writes
   engine::StopSignal stop;  ///< ends every stream, the reader and the keeper
   std::atomic<int> joining{0};
   std::atomic<int> last_end{static_cast<int>(tunnel::SessionEnd::kStopped)};
@@ -77,6 +85,7 @@ void read_tun(BondRun& run) {
 }  // namespace
 
 tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint32_t caps,
+                                         std::shared_ptr<const crypto::Key32> join_secret,
                                          tunnel::Session& first, engine::StreamFramer& first_framer,
                                          tunio::TunDevice& tun, std::size_t mtu,
                                          tunnel::SessionCounters& counters) {
@@ -91,7 +100,7 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
                                          room.tailroom(params.send.padding)};
   engine::SessionInbox primary(g, counters);
   engine::StreamBond bond(ok.max_streams, primary, g, counters);
-  BondRun run(bond, tun, counters, ok, mtu, caps);
+  BondRun run(bond, tun, counters, ok, mtu, caps, std::move(join_secret));
   log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
             ok.multipath_adaptive ? "adaptive" : "fixed");
 
@@ -182,7 +191,9 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   // capability frame after JOINOK; no TLS binding: only AUTH OK carries its proof).
   // Toward 0.7.16 it speaks the plain data plane.
   handshake::ClientConfig hc = handshake_config(run.caps & ~handshake::caps::kTlsBinding);
-  hc.join = handshake::JoinMessage{token, static_cast<std::uint8_t>(index)};
+  hc.join = handshake::JoinMessage{token, static_cast<std::uint8_t>(index), std::nullopt};
+  // Our server wants proof of the session's keys, not only its token (PROTOCOL §19).
+  if (run.caps != 0) hc.join_secret = run.join_secret;
   auto opened = open_stream(std::move(*c), hc, run.stop);
   if (!opened || opened->failure != handshake::Failure::kNone) {
     if (opened && !run.stop.stopped()) {

@@ -93,7 +93,9 @@ Duration Connector::connect_stream() {
         ts.peer().aes_gcm = attempt_.aes_gcm;
         if (ok.max_streams > 1 && ok.session_token) {
           // The server bonds streams (0.7.16 §3.8): more connections join this session.
-          return run_bonded(ok, session.negotiated_caps, ts, framer, tun, mtu, counters);
+          return run_bonded(ok, session.negotiated_caps,
+                            std::make_shared<const crypto::Key32>(std::move(session.join_secret)),
+                            ts, framer, tun, mtu, counters);
         }
         engine::TunQueueSource source(tun, counters);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,

@@ -81,10 +81,21 @@ TEST(auth_message, join_layout) {
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->token, j.token);
   EXPECT_EQ(p->stream_index, 3);
+  EXPECT_FALSE(p->proof.has_value());
   Bytes longer = b;
   longer.push_back(0);
   EXPECT_FALSE(parse_join(longer).has_value());
   EXPECT_FALSE(parse_join(ByteSpan(b).first(24)).has_value());
+  // Our extension: 32 proof bytes after the index (57 in all); nothing else parses.
+  j.proof.emplace();
+  j.proof->fill(0xab);
+  const Bytes proved = build_join(j);
+  ASSERT_EQ(proved.size(), 57U);
+  EXPECT_EQ(to_hex(ByteSpan(proved).first(25)), to_hex(b));  // 0.7.16 reads these 25
+  auto q = parse_join(proved);
+  ASSERT_TRUE(q.has_value() && q->proof.has_value());
+  EXPECT_EQ(*q->proof, *j.proof);
+  EXPECT_FALSE(parse_join(ByteSpan(proved).first(56)).has_value());
 }
 
 TEST(auth_ok, every_field_round_trips) {

@@ -229,7 +229,7 @@ TEST(handshake, bonded_join_with_the_issued_token) {
   expect_success(a);
   ASSERT_TRUE(a.client->auth_ok->session_token.has_value());
   Harness second(Mode::kFakeTls, 10);
-  second.client_cfg.join = JoinMessage{*a.client->auth_ok->session_token, 1};
+  second.client_cfg.join = JoinMessage{*a.client->auth_ok->session_token, 1, std::nullopt};
   Outcome b = second.run();
   expect_success(b);
   EXPECT_TRUE(b.auth_requests.empty());
@@ -242,10 +242,48 @@ TEST(handshake, bonded_join_with_the_issued_token) {
   Harness third(Mode::kFakeTls, 11);
   JoinToken bad = *a.client->auth_ok->session_token;
   bad[0] ^= 1;
-  third.client_cfg.join = JoinMessage{bad, 2};
+  third.client_cfg.join = JoinMessage{bad, 2, std::nullopt};
   Outcome c = third.run();
   EXPECT_EQ(c.server_failure, Failure::kRejected);
   EXPECT_EQ(c.client_failure, Failure::kRejected);
+}
+
+TEST(handshake, join_proof_binds_the_session_and_the_connection) {
+  Harness first(Mode::kFakeTls, 21);
+  Outcome a = first.run();
+  expect_success(a);
+  ASSERT_EQ(a.auth_requests.size(), 1U);
+  ASSERT_TRUE(a.auth_requests[0].join_secret);
+  const crypto::Key32& secret = *a.auth_requests[0].join_secret;
+  // Both ends of the AUTH connection derived the same join secret.
+  EXPECT_EQ(to_hex(a.client->join_secret.span()), to_hex(secret.span()));
+
+  Harness second(Mode::kFakeTls, 22);
+  second.client_cfg.join = JoinMessage{*a.client->auth_ok->session_token, 1, std::nullopt};
+  second.client_cfg.join_secret =
+      std::make_shared<const crypto::Key32>(a.client->join_secret.clone());
+  Outcome b = second.run();
+  expect_success(b);
+  ASSERT_EQ(b.join_requests.size(), 1U);
+  const JoinRequest& j = b.join_requests[0];
+  ASSERT_TRUE(j.proof.has_value());
+  EXPECT_EQ(to_hex(join_proof(secret, j.transcript).span()), to_hex(*j.proof));
+  // Bound to the session: another session's secret gives another proof.
+  Harness other(Mode::kFakeTls, 23);
+  Outcome o = other.run();
+  expect_success(o);
+  EXPECT_NE(to_hex(join_proof(o.client->join_secret, j.transcript).span()), to_hex(*j.proof));
+  // Bound to the connection: the same secret over another transcript differs.
+  crypto::Digest32 t2 = j.transcript;
+  t2[0] ^= 1;
+  EXPECT_NE(to_hex(join_proof(secret, t2).span()), to_hex(*j.proof));
+  // Without a secret the JOIN is the 0.7.16 one.
+  Harness legacy(Mode::kFakeTls, 24);
+  legacy.client_cfg.join = JoinMessage{*a.client->auth_ok->session_token, 2, std::nullopt};
+  Outcome l = legacy.run();
+  expect_success(l);
+  ASSERT_EQ(l.join_requests.size(), 1U);
+  EXPECT_FALSE(l.join_requests[0].proof.has_value());
 }
 
 TEST_P(EveryMode, wrong_password_is_a_silent_close) {

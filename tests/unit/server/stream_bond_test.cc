@@ -11,7 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "handshake/key_schedule.h"
 #include "server/auth_ok_builder.h"
+#include "server/join_check.h"
 #include "server/session_table.h"
 
 namespace qeli::server {
@@ -196,6 +198,61 @@ TEST(BondMaxStreams, AuthOkPushesTheCapAndAdaptive) {
   ok = build_auth_ok(p, nullptr, kNet + 2, token);
   EXPECT_EQ(ok.max_streams, 6);
   EXPECT_TRUE(ok.multipath_adaptive);
+}
+
+}  // namespace
+}  // namespace qeli::server
+
+namespace qeli::server {
+namespace {
+
+// The JOIN's proof of the session's keys (PROTOCOL §19), on a session as admission
+// leaves it.
+struct ProofFixture {
+  SessionTable table{IpPool(kNet, 24, kNet + 1), 0, kGeometry};
+  std::shared_ptr<Session> session;
+  handshake::JoinRequest join;
+  ProofFixture() {
+    AdmissionRequest r;
+    r.user = "alice";
+    r.device_key = "alice:01";
+    r.max_streams = 4;
+    session = *table.admit(r);
+    crypto::Key32 secret;
+    secret.span()[0] = 42;
+    session->join_secret = std::make_shared<const crypto::Key32>(std::move(secret));
+    join.transcript[5] = 9;
+  }
+  std::array<std::uint8_t, 32> good_proof() const {
+    const crypto::Key32 p = handshake::join_proof(*session->join_secret, join.transcript);
+    std::array<std::uint8_t, 32> out{};
+    std::copy(p.span().begin(), p.span().end(), out.begin());
+    return out;
+  }
+};
+
+TEST(JoinProof, A0716ClientJoinsByTokenAlone) {
+  ProofFixture f;
+  EXPECT_EQ(join_proof_refusal(*f.session, f.join), "");
+}
+
+TEST(JoinProof, OursMustProveTheSessionKeys) {
+  ProofFixture f;
+  f.session->peer_state.caps = handshake::caps::kCloseNotify;  // its client took ours
+  EXPECT_NE(join_proof_refusal(*f.session, f.join), "");       // a bare token
+  f.join.proof = f.good_proof();
+  EXPECT_EQ(join_proof_refusal(*f.session, f.join), "");
+}
+
+TEST(JoinProof, AWrongProofIsRefusedWhoeverSendsIt) {
+  ProofFixture f;
+  f.join.proof = f.good_proof();
+  (*f.join.proof)[31] ^= 1;
+  EXPECT_NE(join_proof_refusal(*f.session, f.join), "");
+  // Right proof, other connection: the transcript binds it.
+  f.join.proof = f.good_proof();
+  f.join.transcript[0] ^= 1;
+  EXPECT_NE(join_proof_refusal(*f.session, f.join), "");
 }
 
 }  // namespace
