@@ -46,6 +46,13 @@ void add_profile_counters(Exposition& e, const control::ProfileStats& p) {
       e.family("qeli_preauth_drops_total", kCounter,
                "Connections or hellos refused before any handshake work, by reason.")
           .sample({{"profile", p.profile}, {"reason", c.name}}, c.value);
+    } else if (n == "streams_joined" || n == "joins_refused") {
+      e.family("qeli_bond_joins_total", kCounter,
+               "Stream bonding: connections that JOINed a live session (joined) or were "
+               "refused (refused).")
+          .sample(
+              {{"profile", p.profile}, {"result", n == "streams_joined" ? "joined" : "refused"}},
+              c.value);
     } else if (n == "tun_no_route") {
       e.family("qeli_packet_drops_total", kCounter, "Packets dropped, by reason.")
           .sample({{"profile", p.profile}, {"reason", c.name}}, c.value);

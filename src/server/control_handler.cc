@@ -309,7 +309,9 @@ std::vector<control::CounterValue> counter_values(const ProfileCounters& c) {
           {"udp_half_open_evicted", c.udp_half_open_evicted.load()},
           {"new_session_rate_limited", c.new_session_rate_limited.load()},
           {"preauth_crypto_shed", c.preauth_crypto_shed.load()},
-          {"accept_no_resources", c.accept_no_resources.load()}};
+          {"accept_no_resources", c.accept_no_resources.load()},
+          {"streams_joined", c.streams_joined.load()},
+          {"joins_refused", c.joins_refused.load()}};
 }
 
 Reply ControlHandler::handle(const control::Request& request, const control::Caller& caller) {

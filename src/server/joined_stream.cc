@@ -46,6 +46,7 @@ void ProfileRuntime::serve_joined_stream(std::unique_ptr<transport::Stream> stre
                                          handshake::ServerSession hs, const JoinedStream& joined) {
   const auto& p = profile_;
   Session* sp = joined.session.get();
+  counters_.streams_joined++;
   engine::SessionInbox& inbox = sp->bond.inbox(joined.slot);
   inbox.set_account(sp->account.get());
   spdlog::info("[{}] {} joined '{}' ({}) as stream {} ({} of {} live; {})", p.name,

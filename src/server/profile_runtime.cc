@@ -623,6 +623,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   handshake::ServerHandshake hs(hc, rng);
   hs.start(Clock::now());
   JoinedStream joined;  // set when the client JOINs a live session (stream bonding)
+  bool join_refused = false;
 
   const auto failure = engine::drive_server_handshake(
       hs, *stream, stop_,
@@ -651,6 +652,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
         } else if (claim_join_slot(std::get<handshake::JoinRequest>(ev), ctx, joined)) {
           h.accept_join();
         } else {
+          join_refused = true;
           h.reject();
         }
       },
@@ -659,7 +661,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
     if (ctx.session) sessions_->remove(ctx.session);
     if (joined.session) joined.session->bond.detach(joined.slot);
     if (failure == handshake::Failure::kRejected) {
-      counters_.auth_failed++;
+      (join_refused ? counters_.joins_refused : counters_.auth_failed)++;
       spdlog::warn("[{}] {} rejected: {} (user '{}')", p.name, ctx.peer.to_string(), ctx.reason,
                    ctx.req.user.substr(0, 64));
     } else if (const std::string layer = stream->failure(); !layer.empty()) {

@@ -73,6 +73,10 @@ struct ProfileCounters {
   std::atomic<std::uint64_t> preauth_crypto_shed{0};
   /// TCP accept() failures for lack of descriptors or memory (EMFILE, ENFILE, …).
   std::atomic<std::uint64_t> accept_no_resources{0};
+  /// Stream bonding (TCP): connections that JOINed a live session, and JOINs refused (an
+  /// unknown or ended token, over max_streams, a missing or wrong proof of the keys).
+  std::atomic<std::uint64_t> streams_joined{0};
+  std::atomic<std::uint64_t> joins_refused{0};
 };
 
 struct UdpWorker;

@@ -63,6 +63,8 @@ e2e_wait_for 15 sh -c "[ \$(grep -c 'joined .alice.' '$E2E_DIR/server.log') -ge 
   e2e_fail "the server saw $(grep -c "joined 'alice'" "$E2E_DIR/server.log") JOINs, not 3"
 e2e_wait_for 5 sh -c "[ \$(ip netns exec $NS_C ss -Htn state established '( dport = :$E2E_PORT )' | wc -l) -eq 4 ]" ||
   e2e_fail "the client holds $(carriers) connections to the server, not 4"
+joined=$("$QELI" stats --json --socket "$dir/control.sock" | jq '.[0].streams_joined')
+[ "$joined" = 3 ] || e2e_fail "qeli stats counts $joined joined streams, not 3"
 [ "$(grep -c "joined 'alice'.*key proof" "$E2E_DIR/server.log")" -ge 3 ] ||
   e2e_fail "our client's JOINs did not prove the session's keys"
 streams=$("$QELI" list-clients --json --socket "$dir/control.sock" | jq '.[0].streams')

@@ -29,6 +29,8 @@ control::StatsSnapshot snapshot() {
                 {"bridge_started", 6},
                 {"reality_bridged_replay", 1},
                 {"dns_queries_udp", 8},
+                {"streams_joined", 7},
+                {"joins_refused", 2},
                 {"brand_new_counter", 1}};
   p.traffic = {{"tx_packets", 10},   {"tx_bytes", 1000}, {"rx_packets", 20},     {"rx_bytes", 2000},
                {"heartbeats_rx", 3}, {"control_rx", 1},  {"drop_queue_full", 12}};
@@ -66,6 +68,8 @@ TEST(MetricsPage, EveryStatsCounterInItsFamily) {
            "qeli_carrier_events_total{profile=\"main\",reason=\"reality_bridged_replay\"} 1",
            "qeli_dns_events_total{profile=\"main\",reason=\"dns_queries_udp\"} 8",
            "qeli_profile_events_total{profile=\"main\",reason=\"brand_new_counter\"} 1",
+           "qeli_bond_joins_total{profile=\"main\",result=\"joined\"} 7",
+           "qeli_bond_joins_total{profile=\"main\",result=\"refused\"} 2",
            "qeli_bytes_total{profile=\"main\",direction=\"tx\"} 1000",
            "qeli_bytes_total{profile=\"main\",direction=\"rx\"} 2000",
            "qeli_packets_total{profile=\"main\",direction=\"tx\"} 10",
