@@ -44,11 +44,13 @@ bool send_fragments(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& m
                     std::uint32_t mtu, tunio::PacketBatch& frags) {
   if (meta.type != tunio::GsoType::none) return false;
   if (meta.needs_csum && !tunio::finish_partial_checksum(pkt, meta)) return false;
+  // One stream for all of them (a bonded session's: the one the datagram's flow is on).
+  engine::SessionInbox& in = s.bond.pick(pkt);
   frags.clear();
   if (!tunio::ipv4_fragment(pkt, mtu, frags).ok()) return false;
-  for (std::size_t i = 0; i < frags.size(); ++i) s.inbox.push(frags.packet(i));
+  for (std::size_t i = 0; i < frags.size(); ++i) in.push(frags.packet(i));
   frags.clear();
-  s.inbox.notify();
+  in.notify();
   s.counters.add(tunnel::SessionCounter::kFragTx);
   return true;
 }

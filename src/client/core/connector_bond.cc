@@ -107,7 +107,11 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   std::thread reader([&] { read_tun(run); });
   std::thread keeper([&] {
     BondPolicy policy(bond.max_streams(), ok.multipath_adaptive);
-    std::list<std::thread> streams;
+    struct Joined {
+      std::thread thread;
+      std::shared_ptr<std::atomic<bool>> done;
+    };
+    std::list<Joined> streams;
     std::uint8_t next_index = 1;
     auto backoff = std::chrono::seconds(1);
     auto next_try = std::chrono::steady_clock::now();
@@ -126,7 +130,18 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
                          now);
         next_sample = now + BondPolicy::kSamplePeriod;
       }
-      // A failed JOIN waits longer each time (1 s doubling to 30 s); a success resets.
+      // Threads of streams that ended are joined as they go (a long session may lose
+      // and restore streams many times).
+      for (auto it = streams.begin(); it != streams.end();) {
+        if (it->done->load()) {
+          it->thread.join();
+          it = streams.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      // A failed JOIN waits longer each time (1 s doubling to 30 s); a whole bond resets.
+      if (bond.live() >= policy.target()) backoff = std::chrono::seconds(1);
       if (const int f = failures.load(); f != failures_seen) {
         if (f > failures_seen) {
           next_try = now + backoff;
@@ -140,14 +155,17 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
         const std::uint8_t index = next_index;
         next_index = static_cast<std::uint8_t>(next_index % 255 + 1);
         run.joining++;
-        streams.emplace_back([this, token, index, &run, &failures] {
-          if (!run_joined(token, index, run)) failures++;
-        });
+        auto done = std::make_shared<std::atomic<bool>>(false);
+        streams.push_back({std::thread([this, token, index, &run, &failures, done] {
+                             if (!run_joined(token, index, run)) failures++;
+                             done->store(true);
+                           }),
+                           done});
       }
       pollfd p[2] = {{core_stop.fd(), POLLIN, 0}, {run.stop.fd(), POLLIN, 0}};
       (void)::poll(p, 2, 200);
     }
-    for (auto& t : streams) t.join();
+    for (auto& j : streams) j.thread.join();
   });
 
   const SteadyClock clock;
