@@ -23,7 +23,7 @@ std::size_t StreamBond::live() const {
 std::optional<std::size_t> StreamBond::attach() {
   std::lock_guard lock(mu_);
   const std::uint64_t mask = live_mask_.load(std::memory_order_relaxed);
-  if (static_cast<std::size_t>(std::popcount(mask)) >= max_) return std::nullopt;
+  if (closed_ || static_cast<std::size_t>(std::popcount(mask)) >= max_) return std::nullopt;
   // max_ + 1 slots: while the primary is dark its place in the count is free, but its
   // inbox belongs to the session, so a JOIN then takes the spare slot max_.
   for (std::size_t i = 1; i <= max_; ++i) {
@@ -46,6 +46,9 @@ std::size_t StreamBond::detach(std::size_t slot) {
   const std::uint64_t mask =
       live_mask_.load(std::memory_order_relaxed) & ~(std::uint64_t{1} << slot);
   live_mask_.store(mask, std::memory_order_release);
+  // The last one out closes the bond: the session is being torn down, and a JOIN that
+  // found it a moment ago must not bring a stream back into it.
+  if (mask == 0) closed_ = true;
   changed_.notify_all();
   return static_cast<std::size_t>(std::popcount(mask));
 }

@@ -41,12 +41,14 @@ class StreamBond {
   std::size_t live() const;
 
   /// Claims a dark slot for a JOINed stream, atomically against max_streams: its index
-  /// (≥ 1), or nullopt when max_streams are live. Inboxes are made on first use.
+  /// (≥ 1), or nullopt when max_streams are live or the bond closed (its last stream
+  /// went: the session is over). Inboxes are made on first use.
   std::optional<std::size_t> attach();
   /// The inbox of `slot` (0: the primary). Valid for the bond's life.
   SessionInbox& inbox(std::size_t slot);
-  /// The stream in `slot` ended: its flows go to the others. Returns the streams still
-  /// live.
+  /// The stream in `slot` ended: its flows go to the others (pick() spreads the flows
+  /// over the live streams anew, so others may move too). Returns the streams still
+  /// live; at 0 the bond is closed for good.
   std::size_t detach(std::size_t slot);
   /// Blocks until no stream is live or `stop` fired.
   void wait_until_empty(const StopSignal& stop);
@@ -61,6 +63,7 @@ class StreamBond {
   SessionInbox::Geometry geometry_;
   tunnel::SessionCounters& counters_;
   std::atomic<std::uint64_t> live_mask_{1};             ///< bit i: slot i carries traffic
+  bool closed_ = false;                                 ///< guarded by mu_
   std::vector<std::unique_ptr<SessionInbox>> inboxes_;  ///< [0] unused (primary_)
   mutable std::mutex mu_;
   std::condition_variable changed_;

@@ -32,8 +32,9 @@ bool ProfileRuntime::claim_join_slot(const handshake::JoinRequest& join, AuthCon
   }
   const auto slot = session->bond.attach();
   if (!slot) {
-    ctx.reason =
-        "JOIN over obf.multipath.max_streams (" + std::to_string(session->bond.max_streams()) + ")";
+    ctx.reason = session->bond.live() == 0 ? "JOIN to a session whose last stream just ended"
+                                           : "JOIN over obf.multipath.max_streams (" +
+                                                 std::to_string(session->bond.max_streams()) + ")";
     return false;
   }
   out.proved = join.proof.has_value();

@@ -706,15 +706,21 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   const std::size_t q = session->id % tun_->queue_count();
   tunio::TunQueue dev(*tun_, q);
   const SteadyClock clock;
-  const auto end = engine::run_session(ts, framer, session->inbox,
-                                       engine::TunWriter{&dev, tun_write_mu_[q].get()},
-                                       session->stop, clock, 64, sp->account.get());
+  auto end = engine::run_session(ts, framer, session->inbox,
+                                 engine::TunWriter{&dev, tun_write_mu_[q].get()}, session->stop,
+                                 clock, 64, sp->account.get());
   // Bonded: the session lives while any of its streams does (0.7.16 §3.8).
   if (const std::size_t left = sp->bond.detach(0); left > 0 && !sp->stop.stopped()) {
     spdlog::info("[{}] '{}' ({}): its first stream ended ({}); {} bonded stream(s) carry it",
                  p.name, sp->user, transport::ipv4_to_string(sp->tunnel_ip), tunnel::to_string(end),
                  left);
+    // Closed now, not with the session: the client must see this stream go (its flows
+    // on it would otherwise vanish into a socket nobody reads until its liveness ends).
+    ::shutdown(stream->fd(), SHUT_RDWR);
     sp->bond.wait_until_empty(sp->stop);
+    // Why it ends is what ended the last stream or the stop (a kick, the quota…), not
+    // how the first one went minutes ago.
+    end = sp->stop.stopped() ? tunnel::SessionEnd::kStopped : tunnel::SessionEnd::kClosedByPeer;
   }
   sessions_->remove(session);
   // We ended it and may have said why (a kick, the quota, a stop): let that farewell

@@ -59,6 +59,9 @@ struct Session {
   std::function<bool(ByteSpan)> inbound_filter;
   /// The join secret of its AUTH connection: what a JOIN's proof is checked against.
   std::shared_ptr<const crypto::Key32> join_secret;
+  /// Its JOIN token as the session table's key (empty: not bonding); guarded by the
+  /// table's mutex.
+  std::string join_key;
   /// Set when a newer session took this one's device key or address: the old session
   /// must not release the address it no longer owns.
   std::atomic<bool> superseded{false};

@@ -99,7 +99,9 @@ void SessionTable::remove(const std::shared_ptr<Session>& s) {
   auto it = by_device_.find(s->device_key);
   if (it != by_device_.end() && it->second == s) by_device_.erase(it);
   if (!s->superseded.exchange(true)) pool_.release(s->tunnel_ip);
-  std::erase_if(by_token_, [&](const auto& kv) { return kv.second == s; });
+  if (auto tok = by_token_.find(s->join_key); tok != by_token_.end() && tok->second == s) {
+    by_token_.erase(tok);
+  }
   if (counted_.erase(s->id) > 0) {
     for (std::size_t i = 0; i < retired_.size(); ++i) {
       retired_[i] += s->counters.get(static_cast<tunnel::SessionCounter>(i));
@@ -115,7 +117,8 @@ void SessionTable::publish_join(const std::shared_ptr<Session>& s,
                                 const handshake::JoinToken& token) {
   std::lock_guard lock(mu_);
   if (s->superseded.load() || s->stop.stopped()) return;
-  by_token_[token_key(token)] = s;
+  s->join_key = token_key(token);
+  by_token_[s->join_key] = s;
 }
 
 std::shared_ptr<Session> SessionTable::find_join(const handshake::JoinToken& token) const {

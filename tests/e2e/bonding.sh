@@ -8,7 +8,8 @@
 #      spread them over the streams (the speed ratio itself is a benchmark,
 #      docs/BENCHMARKS.md; here only "more than one stream carried them" is asserted);
 #   3. one stream's connection is killed mid-transfer (ss -K): the iperf3 run completes,
-#      the session stays (no new AUTH) and the client opens the stream again;
+#      the session stays (no new AUTH) and the client opens the stream again; then the
+#      first connection is killed: the same; a kick then still reaches the client;
 #   4. a client without our extensions (QELI_DISABLE_EXTENSIONS=1, the 0.7.16 wire)
 #      bonds too;
 #   5. obfs with its WebSocket front and AWG junk bonds: every stream runs its own
@@ -125,6 +126,10 @@ e2e_wait_for 15 sh -c "[ \$(ip netns exec $NS_C ss -Htn state established '( dpo
 [ "$(grep -c "connected as 'alice'" "$E2E_DIR/server.log")" = "$auths_before" ] ||
   e2e_fail "losing the first stream cost a new AUTH"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping with the first stream gone"
+# A kick now reaches the client on the JOINed streams: it learns why, as with one stream.
+"$QELI" kick alice --socket "$dir/control.sock" >/dev/null || e2e_fail "kick"
+e2e_wait_for 5 grep -q "session ended: the server ended the session: kicked by the operator" \
+  "$E2E_DIR/alice.log" || e2e_fail "the bonded client did not hear the kick after its first stream went"
 e2e_finish alice
 
 # 4. The 0.7.16 wire: no extensions, same bonding.

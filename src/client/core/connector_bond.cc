@@ -10,6 +10,7 @@
 // reader, the keeper (opens streams, samples the load) and one per JOINed stream, each
 // with its own send thread. All end on the bond's stop.
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <list>
@@ -18,11 +19,14 @@
 
 #include "client/core/bond_policy.h"
 #include "client/core/connector.h"
+#include "client/core/farewell.h"
 #include "crypto/random.h"
 #include "engine/session_loop.h"
 #include "engine/stream_bond.h"
 #include "transport/tcp.h"
+#include "wire/control_frame.h"
 #include "wire/gso_chunk.h"
+#include "wire/session_close.h"
 
 namespace qeli::client {
 
@@ -49,6 +53,9 @@ struct BondRun {
   engine::StopSignal stop;  ///< ends every stream, the reader and the keeper
   std::atomic<int> joining{0};
   std::atomic<int> last_end{static_cast<int>(tunnel::SessionEnd::kStopped)};
+  /// The server's session-close reason heard on a JOINed stream (-1: none): the session
+  /// is over, as when the first stream hears it.
+  std::atomic<int> closed{-1};
 };
 
 namespace {
@@ -169,21 +176,34 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   });
 
   const SteadyClock clock;
+  // On the bond's stop, which the keeper fires for the core's stop (the farewell still
+  // goes: it asks the core's stop) and which a TUN failure or a close frame heard on a
+  // JOINed stream fire too.
   const auto end = engine::run_session(first, first_framer, primary,
-                                       engine::TunWriter{&tun, &run.tun_mu}, core_stop, clock);
+                                       engine::TunWriter{&tun, &run.tun_mu}, run.stop, clock);
   // The session lives while any of its streams does — unless it was ended on purpose.
-  const bool over =
-      core_stop.stopped() || attempt_.closed.has_value() || end == tunnel::SessionEnd::kTunError;
+  const bool over = core_stop.stopped() || run.stop.stopped() || attempt_.closed.has_value() ||
+                    end == tunnel::SessionEnd::kTunError;
+  bool carried_on = false;
   if (const std::size_t left = bond.detach(0); !over && left > 0) {
     log_.info("the first stream ended ({}); {} bonded stream(s) carry the session",
               tunnel::to_string(end), left);
+    // Closed now: the server must see it go, or the flows it pins there are lost until
+    // its liveness deadline.
+    ::shutdown(first_framer.fd(), SHUT_RDWR);
     bond.wait_until_empty(run.stop);
+    carried_on = true;
   }
   run.stop.stop();
   keeper.join();
   reader.join();
+  if (const int why = run.closed.load(); why >= 0 && !attempt_.closed) {
+    attempt_.closed = static_cast<wire::CloseReason>(why);
+  }
   const auto later = static_cast<tunnel::SessionEnd>(run.last_end.load());
-  return !over && later != tunnel::SessionEnd::kStopped ? later : end;
+  if (later == tunnel::SessionEnd::kTunError || run.closed.load() >= 0) return later;
+  // After the first stream went, the session ended with the last of the others.
+  return carried_on && later != tunnel::SessionEnd::kStopped ? later : end;
 }
 
 bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index, BondRun& run) {
@@ -229,14 +249,26 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
     opened->obfs->begin_header_only();
   }
   const bool gso = (caps & handshake::caps::kGsoSuperPackets) != 0;
-  // The session's close frame is the first stream's to hear (connector.h run_bonded).
+  // The server's close frame may come on any stream (the first may be gone): it ends the
+  // whole session (run_bonded reads run.closed). Our goodbye, when the core stops, too.
+  const bool close_notify = (caps & handshake::caps::kCloseNotify) != 0;
   tunnel::SessionParams sc = session_params(run.ok, run.mtu, false);
   sc.receive.gso_receive = gso;
+  if (close_notify) {
+    sc.send.farewell = client_farewell(true, core_.stop_);
+    sc.receive.end_on_close_frame = true;
+    sc.receive.on_control = [&run](const wire::ControlFrame& f) {
+      if (f.type != wire::kCtrlSessionClose) return;
+      auto why = wire::parse_session_close(f);
+      run.closed = static_cast<int>(why.ok() ? *why : wire::CloseReason{});
+    };
+  }
   engine::StreamFramer framer(*opened->stream, session.recv.framing(), session.leftover);
   crypto::Rng& rng = crypto::system_rng();
   tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv), framer.room(),
                      rng, run.counters, nullptr, std::chrono::steady_clock::now());
   ts.peer().gso = gso;
+  ts.peer().close_notify = close_notify;
   ts.peer().aes_gcm = (caps & handshake::caps::kAesGcm) != 0;
   log_.info("bonded stream {} joined ({} live)", index, run.bond.live());
   const SteadyClock clock;
@@ -244,6 +276,7 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   const auto end = engine::run_session(ts, framer, run.bond.inbox(*slot),
                                        engine::TunWriter{&run.tun, &run.tun_mu}, run.stop, clock);
   const std::size_t left = run.bond.detach(*slot);
+  if (run.closed.load() >= 0) run.stop.stop();  // the server ended the session
   if (end == tunnel::SessionEnd::kStopped) return true;
   run.last_end = static_cast<int>(end);
   log_.info("bonded stream {} ended: {} ({} live)", index, tunnel::to_string(end), left);

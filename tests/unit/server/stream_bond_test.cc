@@ -124,6 +124,18 @@ TEST(StreamBond, ConcurrentJoinsNeverPassTheCap) {
   EXPECT_EQ(bond.live(), 5U);
 }
 
+TEST(StreamBond, AfterTheLastStreamNoJoinGetsIn) {
+  Fixture f;
+  StreamBond bond(4, f.primary, kGeometry, f.counters);
+  const auto a = bond.attach();
+  ASSERT_TRUE(a);
+  bond.detach(0);
+  EXPECT_EQ(bond.detach(*a), 0U);
+  // A JOIN that found the session just before it ended: refused, not a zombie stream.
+  EXPECT_FALSE(bond.attach());
+  EXPECT_EQ(bond.live(), 0U);
+}
+
 TEST(StreamBond, WaitEndsWithTheLastStreamOrTheStop) {
   Fixture f;
   StreamBond bond(2, f.primary, kGeometry, f.counters);
