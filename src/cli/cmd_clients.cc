@@ -36,12 +36,13 @@ int list_clients(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->clients).dump(2) << "\n";
     return kExitOk;
   }
-  TextTable t({"PROFILE", "USER", "TUNNEL IP", "PEER", "STREAMS", "SECONDS", "RX PKTS", "RX BYTES",
-               "TX PKTS", "TX BYTES", "CLIENT"});
+  TextTable t({"PROFILE", "USER", "TUNNEL IP", "PEER", "STREAMS", "ROAMS", "SECONDS", "RX PKTS",
+               "RX BYTES", "TX PKTS", "TX BYTES", "CLIENT"});
   for (const auto& c : r->clients) {
     t.row(c.profile, c.username, c.tunnel_ip, c.peer,
-          c.streams == 0 ? "udp" : std::to_string(c.streams), c.connected_secs, c.rx_packets,
-          c.rx_bytes, c.tx_packets, c.tx_bytes, c.client_version + " " + c.client_platform);
+          c.streams == 0 ? "udp" : std::to_string(c.streams), c.roams, c.connected_secs,
+          c.rx_packets, c.rx_bytes, c.tx_packets, c.tx_bytes,
+          c.client_version + " " + c.client_platform);
   }
   t.print(ctx.out);
   ctx.out << r->clients.size() << " client(s)\n";

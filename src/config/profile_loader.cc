@@ -480,6 +480,11 @@ ProfileConfig read_profile(SectionReader& r, std::string name) {
   read_obf_basic(r, p);
   read_obf_shaping(r, p);
   read_perf(r, p);
+  p.roaming = r.get_bool("roaming.enabled", true);
+  if (p.transport == Transport::kTcp && p.roaming && r.has("roaming.enabled")) {
+    r.warning("roaming.enabled",
+              "roaming is built for UDP profiles; a TCP session does not resume yet (ignored)");
+  }
   check_profile(r, p);
   refuse_unbuilt(p, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
   return p;

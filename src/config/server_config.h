@@ -255,6 +255,8 @@ struct ProfileConfig {
   DhcpConfig dhcp;
   ObfConfig obf;
   PerfConfig perf;
+  /// `roaming.enabled`: UDP connection migration (caps::kRoam, docs/PROTOCOL.md §20).
+  bool roaming = true;
 
   /// What a client puts in `mode=`: reality / reality-tls when the REALITY proxy is on.
   ClientMode link_mode() const;

@@ -88,6 +88,9 @@ struct SessionInfo {
   /// TCP connections carrying the session now (stream bonding, obf.multipath: up to
   /// max_streams; 1 otherwise, 0 for a UDP session).
   std::uint64_t streams = 0;
+  /// UDP roaming: times the client's address changed under the session (`peer` is the
+  /// current one; docs/PROTOCOL.md §20).
+  std::uint64_t roams = 0;
   /// Every session counter by its table name (tunnel::SessionCounter, with help strings
   /// in tunnel/session_counters.h): the named fields above plus whatever a newer build
   /// counts, for tools that iterate rather than know each name.

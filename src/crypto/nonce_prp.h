@@ -37,6 +37,9 @@ class NoncePrp {
   Nonce12 permute(std::span<const std::uint8_t, 4> seed, std::uint64_t counter) const;
   /// The permutation of an arbitrary 12-byte block.
   Nonce12 permute_block(std::span<const std::uint8_t, 12> block) const;
+  /// The inverse: invert_block(permute_block(b)) == b. Allocation-free, four SHA-256
+  /// compressions (a UDP server reads a roaming client's connection id out of a nonce).
+  std::array<std::uint8_t, 12> invert_block(std::span<const std::uint8_t, 12> nonce) const;
 
  private:
   Key32 prp_key_;

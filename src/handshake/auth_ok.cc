@@ -93,6 +93,7 @@ Bytes build_auth_ok(const AuthOk& ok) {
   j["multipath_adaptive"] = ok.multipath_adaptive;
   if (ok.x_caps) j["x_caps"] = *ok.x_caps;
   if (ok.x_tls_bind) j["x_tls_bind"] = *ok.x_tls_bind;
+  if (ok.x_roam_key) j["x_roam_key"] = *ok.x_roam_key;
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   // Sized once and filled with memcpy: GCC 12 reports a false -Warray-bounds for the
   // insert-after-construct form under -O2.
@@ -164,6 +165,9 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
     bool bind_ok = true;
     const std::string bind = get_string(j, "x_tls_bind", bind_ok);
     if (bind_ok && bind.size() == 64) ok.x_tls_bind = bind;  // else absent: not bound
+    bool roam_ok = true;
+    const std::string roam = get_string(j, "x_roam_key", roam_ok);
+    if (roam_ok && roam.size() == 64) ok.x_roam_key = roam;  // else absent: no roaming
   }
   if (!good) return fail(AuthOkError::kBadField);
   return ok;

@@ -46,6 +46,9 @@ struct AuthOk {
   std::optional<std::uint32_t> x_caps;  ///< our extension; absent from 0.7.16 servers
   /// Our extension (caps::kTlsBinding): the server's TLS binding proof, 64 hex digits.
   std::optional<std::string> x_tls_bind;
+  /// Our extension (caps::kRoam): the profile's roaming nonce key, 64 hex digits
+  /// (wire/roam_nonce.h; only authenticated clients learn it).
+  std::optional<std::string> x_roam_key;
 };
 
 enum class AuthOkError : std::uint8_t {

@@ -18,6 +18,7 @@ std::uint32_t our_extensions(Carrier carrier) {
   if (env_is_1("QELI_DISABLE_EXTENSIONS")) return 0;
   std::uint32_t bits = caps::kCapabilityExchange | caps::kCloseNotify;
   if (carrier == Carrier::kStream) bits |= caps::kGsoSuperPackets | caps::kObfsHeaderXor;
+  if (carrier == Carrier::kDatagram) bits |= caps::kRoam;
   static const bool aes_gcm = crypto::cpu_has_aes_gcm();
   if (aes_gcm && !env_is_1("QELI_DISABLE_AESGCM")) bits |= caps::kAesGcm;
   return bits;

@@ -78,6 +78,10 @@ inline constexpr std::uint32_t kAesGcm = 1U << 5;
 /// TCP obfs only: record bodies skip the obfs keystream, headers keep it; the client
 /// switches first, in-band (transport/obfs_stream.h, docs/PROTOCOL.md §17).
 inline constexpr std::uint32_t kObfsHeaderXor = 1U << 6;
+/// UDP only: the client's record nonces carry roaming connection ids, so the server
+/// follows it to a new address (wire/roam_nonce.h, docs/PROTOCOL.md §20). Offered by a
+/// server profile with roaming.enabled.
+inline constexpr std::uint32_t kRoam = 1U << 7;
 }  // namespace caps
 
 enum class Carrier : std::uint8_t { kStream, kDatagram };

@@ -53,6 +53,13 @@ void add_profile_counters(Exposition& e, const control::ProfileStats& p) {
           .sample(
               {{"profile", p.profile}, {"result", n == "streams_joined" ? "joined" : "refused"}},
               c.value);
+    } else if (n == "udp_roams" || n == "udp_roams_refused") {
+      e.family("qeli_udp_roams_total", kCounter,
+               "UDP roaming: sessions that moved to a new client address without a handshake "
+               "(migrated), datagrams from a new address that failed the session's AEAD or "
+               "replay check (refused).")
+          .sample({{"profile", p.profile}, {"result", n == "udp_roams" ? "migrated" : "refused"}},
+                  c.value);
     } else if (n == "tun_no_route") {
       e.family("qeli_packet_drops_total", kCounter, "Packets dropped, by reason.")
           .sample({{"profile", p.profile}, {"reason", c.name}}, c.value);

@@ -64,7 +64,8 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   i.username = s.user;
   i.device = s.device_key;
   i.tunnel_ip = transport::ipv4_to_string(s.tunnel_ip);
-  i.peer = s.peer.to_string();
+  i.peer = s.current_peer().to_string();
+  i.roams = s.roams.load(std::memory_order_relaxed);
   i.connected_secs = std::chrono::duration_cast<std::chrono::seconds>(now - s.started).count();
   i.streams = p.profile().transport == config::Transport::kTcp ? s.bond.live() : 0;
   i.rx_packets = c.get(tunnel::SessionCounter::kRxPackets);
@@ -311,7 +312,9 @@ std::vector<control::CounterValue> counter_values(const ProfileCounters& c) {
           {"preauth_crypto_shed", c.preauth_crypto_shed.load()},
           {"accept_no_resources", c.accept_no_resources.load()},
           {"streams_joined", c.streams_joined.load()},
-          {"joins_refused", c.joins_refused.load()}};
+          {"joins_refused", c.joins_refused.load()},
+          {"udp_roams", c.udp_roams.load()},
+          {"udp_roams_refused", c.udp_roams_refused.load()}};
 }
 
 Reply ControlHandler::handle(const control::Request& request, const control::Caller& caller) {

@@ -77,6 +77,11 @@ struct ProfileCounters {
   /// unknown or ended token, over max_streams, a missing or wrong proof of the keys).
   std::atomic<std::uint64_t> streams_joined{0};
   std::atomic<std::uint64_t> joins_refused{0};
+  /// UDP roaming (docs/PROTOCOL.md §20): sessions that moved to a new client address
+  /// without a handshake, and datagrams that named a session's connection id from a new
+  /// address but failed its AEAD or replay check (nothing moved).
+  std::atomic<std::uint64_t> udp_roams{0};
+  std::atomic<std::uint64_t> udp_roams_refused{0};
 };
 
 struct UdpWorker;

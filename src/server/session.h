@@ -41,8 +41,22 @@ struct Session {
   const std::string user;
   const std::string device_key;  ///< "user:hex(device_id)" or "user"
   const std::uint32_t tunnel_ip;
-  const transport::Ipv4Endpoint peer;
+  const transport::Ipv4Endpoint peer;  ///< where the session started
   const Instant started;
+  /// UDP roaming (docs/PROTOCOL.md §20): times the client moved, and where it is now
+  /// (addr << 16 | port; 0 = still `peer`). Written by its worker, read by the control
+  /// socket and the session events.
+  std::atomic<std::uint32_t> roams{0};
+  std::atomic<std::uint64_t> roamed_to{0};
+  transport::Ipv4Endpoint current_peer() const {
+    const std::uint64_t v = roamed_to.load(std::memory_order_relaxed);
+    if (v == 0) return peer;
+    return {static_cast<std::uint32_t>(v >> 16), static_cast<std::uint16_t>(v & 0xFFFF)};
+  }
+  void note_roam(const transport::Ipv4Endpoint& to) {
+    roamed_to.store((std::uint64_t{to.addr} << 16) | to.port, std::memory_order_relaxed);
+    roams.fetch_add(1, std::memory_order_relaxed);
+  }
   /// Self-reported (control frame 2), informational; written by the receive thread, read
   /// by the control socket — guarded by info_mu.
   std::mutex info_mu;

@@ -11,7 +11,7 @@ void ProfileRuntime::note_connected(const Session& s) {
   e.profile = profile_.name;
   e.username = s.user;
   e.device = s.device_key;
-  e.ip = s.peer.to_string();
+  e.ip = s.current_peer().to_string();
   events_->push(std::move(e));
 }
 
@@ -22,7 +22,7 @@ void ProfileRuntime::note_ended(const Session& s, const std::string& why) {
   e.profile = profile_.name;
   e.username = s.user;
   e.device = s.device_key;
-  e.ip = s.peer.to_string();
+  e.ip = s.current_peer().to_string();
   e.reason = why;
   e.rx_bytes = s.counters.get(tunnel::SessionCounter::kRxBytes);
   e.tx_bytes = s.counters.get(tunnel::SessionCounter::kTxBytes);

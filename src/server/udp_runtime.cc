@@ -16,7 +16,12 @@
 //   4. AUTH requests go to a thread of their own (lockout, tarpit, Argon2id, admission:
 //      admit_client); the verdict comes back through the worker's queue + notifier;
 //   5. a sweep (≥ every second) fires handshake timers and ends sessions whose liveness
-//      or idle deadline passed or that were kicked / stopped.
+//      or idle deadline passed or that were kicked / stopped;
+//   6. roaming (caps::kRoam, docs/PROTOCOL.md §20): a record from an unknown address whose
+//      nonce carries a session's connection id (RoamIndex) is opened by that session; only
+//      if it passes the AEAD and the replay window does the session move to the address
+//      (no handshake). When the kernel hashed the new address to another worker, the
+//      owner checks the datagram it was handed and then hands the session itself over.
 #include <poll.h>
 
 #include <spdlog/spdlog.h>
@@ -25,6 +30,7 @@
 #include <chrono>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/datagram_framer.h"
 #include "engine/session_loop.h"
@@ -36,12 +42,14 @@
 #include "server/auth_ok_builder.h"
 #include "server/new_session_limiter.h"
 #include "server/profile_runtime.h"
+#include "server/roam_index.h"
 #include "server/session_end.h"
 #include "server/session_policy.h"
 #include "server/token_bucket.h"
 #include "sys/log_fields.h"
 #include "transport/udp_socket.h"
 #include "tunio/tun_device.h"
+#include "wire/roam_nonce.h"
 #include "wire/udp_obfs.h"
 
 namespace qeli::server {
@@ -57,6 +65,16 @@ constexpr std::size_t kWorkerBatch = 64;
 constexpr int kMaxAuthInFlight = 256;
 /// How long after AUTH OK a session's datagrams are checked for AUTH retransmits.
 constexpr auto kAuthResendWindow = std::chrono::seconds(10);
+/// Datagrams for another worker's sessions waiting in its hand-off queue (more: dropped;
+/// only a roam's first datagrams travel so, until the session itself has moved).
+constexpr std::size_t kMaxHandoffs = 256;
+/// Roaming candidates (a datagram from a new address naming a session's CID) a worker
+/// opens per second, after a burst: each costs an AEAD open, and a user could resend its
+/// own datagrams from many ports. A real roam needs one.
+constexpr std::uint32_t kRoamOpensPerSecond = 2000;
+constexpr std::uint32_t kRoamOpenBurst = 256;
+/// How often one datagram may be passed on between workers (its session moving meanwhile).
+constexpr std::uint8_t kMaxHandoffHops = 2;
 /// Pre-auth key agreements (X25519 + ML-KEM-768 for a new ClientHello, run inline on the
 /// worker) per second per worker, after a burst of max(64, 4 × cores) (0.7.16 bounds
 /// them at that many in flight). A whole fake-tls handshake costs ~0.7 ms of CPU for
@@ -89,7 +107,25 @@ struct UdpPeer {
   handshake::UdpAuthOkResender resender;
   handshake::MtuProbeResponder probes;
   Instant started;
+  /// The mutex its framer holds around the socket (the creating worker's): `addr` is
+  /// written under it, since the sender thread reads it there.
+  std::mutex* send_mu = nullptr;
+  /// The worker that owns it now (the sender wakes it when it ends).
+  std::atomic<engine::Notifier*> owner_wake{nullptr};
+  /// Roaming: the session secret its connection ids come from, and the epoch last seen.
+  std::shared_ptr<const crypto::Key32> roam_secret;
+  std::uint32_t roam_epoch = 0;  ///< the CID epoch its index window starts at
+  /// The client's path number as of its last roam: its epoch is path + counter / 2^32.
+  std::uint32_t roam_path = 0;
   std::thread sender;
+};
+
+/// A datagram that arrived at one worker for a session another one owns.
+struct RoamHandoff {
+  transport::UdpAddr from;
+  std::size_t arrived_at = 0;  ///< the worker whose socket the new address hashes to
+  Bytes datagram;
+  std::uint8_t hops = 0;
 };
 
 struct HalfOpen {
@@ -112,6 +148,20 @@ struct UdpWorker {
   std::unique_ptr<wire::UdpObfs> obfs;  ///< the worker thread's seal (handshakes)
   std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>, transport::UdpAddrHash> peers;
   std::unordered_map<transport::UdpAddr, HalfOpen, transport::UdpAddrHash> half_open;
+  /// Roaming (null when the profile has it off): the profile's CID index, and the
+  /// permutation that hides a CID in a nonce (keyed by the profile's static key).
+  std::shared_ptr<RoamIndex> roam;
+  std::unique_ptr<crypto::NoncePrp> roam_prp;
+  std::mutex handoff_mu;
+  bool closed = false;                ///< its loop ended: no more hand-offs
+  std::vector<RoamHandoff> handoffs;  ///< datagrams for its sessions
+  /// Hand-offs arrived (apart from `wake`, whose verdicts and session ends also sweep).
+  engine::Notifier handoff_wake;
+  TokenBucket roam_opens{kRoamOpenBurst, std::chrono::seconds(1) / kRoamOpensPerSecond};
+  std::vector<std::unique_ptr<UdpPeer>> adopt;  ///< sessions that roamed onto its flows
+  /// The sessions in `peers` (worker thread only): a RoamIndex hit is dereferenced only
+  /// when it is one of them (a session being handed over is no one's for a moment).
+  std::unordered_set<const UdpPeer*> owned;
   std::uint64_t next_serial = 1;
   engine::Notifier wake;  ///< an AUTH verdict arrived or a sender ended
   std::mutex verdict_mu;
@@ -149,6 +199,11 @@ Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
     if (wire::has_layer(*config::mode_spec(p.transport, p.obf.mode), wire::Layer::kObfsSeal)) {
       w->obfs = std::make_unique<wire::UdpObfs>(std::string_view(p.obf.obfs_key));
     }
+    if (p.roaming) {
+      w->roam = udp_workers_.empty() ? std::make_shared<RoamIndex>() : udp_workers_[0]->roam;
+      w->roam_prp = std::make_unique<crypto::NoncePrp>(
+          crypto::NoncePrp::FromPrpKey{}, wire::roam_prp_key(identity_.private_key).span());
+    }
     udp_workers_.push_back(std::move(w));
   }
   started_ = true;
@@ -180,8 +235,12 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   hc.inner.require_client_key_proof = auth_.require_client_key_proof;
   hc.inner.timeout = p.perf.handshake_timeout;
   hc.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
+  if (!w.roam) hc.inner.extensions &= ~handshake::caps::kRoam;
   hc.obfs = w.obfs.get();
   const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
+  // Roaming: the nonce key every authenticated client of the profile gets in AUTH OK.
+  const std::string roam_key_hex =
+      w.roam ? to_hex(wire::roam_prp_key(identity_.private_key).span()) : std::string();
   const crypto::Key32* session_key = w.obfs ? &obfs_key : nullptr;
   const tunnel::PushedParams pushed = pushed_params(p.obf);
   const Duration half_open_ttl = p.perf.handshake_timeout + std::chrono::seconds(1);
@@ -207,6 +266,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
                                                                  udp.next_packet_number, rng);
     pr.recv_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, session_key, 0, rng);
     pr.resender = std::move(udp.resender);
+    pr.send_mu = &w.send_mu;
+    pr.owner_wake = &w.wake;
     tunnel::SessionParams sc;
     sc.apply(pushed);
     sc.send.mtu = p.tun.mtu;
@@ -230,14 +291,18 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.tunnel = std::make_unique<tunnel::Session>(std::move(sc), std::move(udp.session.send),
                                                   std::move(udp.session.recv), pr.framer->room(),
                                                   rng, s.counters, &s.peer_state, pr.started);
-    pr.sender = std::thread([this, &w, &pr] {
+    pr.sender = std::thread([&pr] {
       const SteadyClock clock;
       const auto e = engine::run_sender(*pr.tunnel, *pr.framer, pr.session->inbox, pr.session->stop,
                                         clock, 64, pr.session->account.get());
       if (e != tunnel::SessionEnd::kStopped) pr.tunnel->end().set(e);
       pr.session->stop.stop();
-      w.wake.notify();
+      pr.owner_wake.load()->notify();
     });
+    if (w.roam && ctx.req.join_secret) {
+      pr.roam_secret = ctx.req.join_secret;
+      w.roam->publish(&pr, w.queue, *pr.roam_secret, 0);
+    }
     counters_.sessions_started++;
     const sys::LogFields fields{{"QELI_PROFILE", p.name},
                                 {"QELI_USER", s.user},
@@ -246,6 +311,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     spdlog::info("[{}] {} connected as '{}' → {} (udp{})", p.name, addr.to_string(), s.user,
                  transport::ipv4_to_string(s.tunnel_ip), udp.envelope.quic ? ", QUIC shape" : "");
     note_connected(s);
+    w.owned.insert(peer.get());
     w.peers[addr] = std::move(peer);
   };
 
@@ -267,11 +333,12 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         v->serial = h.serial;
         v->ctx.req = std::move(*auth);
         v->ctx.peer = endpoint_of(addr);
-        spawn([this, &w, v] {
+        spawn([this, &w, v, roam_key_hex] {
           if (admit_client(v->ctx)) {
             handshake::JoinToken token{};
             crypto::system_rng().fill(token);
             v->ok = build_auth_ok(profile_, v->ctx.user, v->ctx.session->tunnel_ip, token);
+            if (w.roam) v->ok->x_roam_key = roam_key_hex;
           }
           preauth_--;
           std::lock_guard lock(w.verdict_mu);
@@ -398,6 +465,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   auto end_peer = [&](std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>,
                                          transport::UdpAddrHash>::iterator it) {
     UdpPeer& pr = *it->second;
+    if (w.roam) w.roam->remove(&pr);
+    w.owned.erase(&pr);
     pr.session->stop.stop();
     if (pr.sender.joinable()) pr.sender.join();
     sessions_->remove(pr.session);
@@ -430,6 +499,15 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     }
     for (auto it = w.peers.begin(); it != w.peers.end();) {
       UdpPeer& pr = *it->second;
+      if (pr.roam_secret) {
+        // Every 2^32 records the client's CID epoch moves on by itself: so does the window.
+        const auto epoch = pr.roam_path + static_cast<std::uint32_t>(
+                                              pr.tunnel->receiver().highest_counter() >> 32);
+        if (epoch > pr.roam_epoch) {
+          pr.roam_epoch = epoch;
+          w.roam->publish(&pr, w.queue, *pr.roam_secret, epoch);
+        }
+      }
       const auto t = pr.tunnel->receiver().on_timer(now);
       if (t != tunnel::SessionEnd::kStopped) pr.tunnel->end().set(t);
       if (t == tunnel::SessionEnd::kIdle) pr.session->end(wire::CloseReason::kIdle);
@@ -449,14 +527,222 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   tunio::GroTable gro_table(kWorkerBatch);
   tunio::TunQueue dev(*tun_, w.queue);
   engine::TunWriter tun{&dev, tun_write_mu_[w.queue].get()};
+
+  // ---- Roaming (docs/PROTOCOL.md §20) ----
+  tunio::PacketBatch one = engine::DatagramSource::make_batch(1);
+
+  // The connection id in a datagram from an unknown address (the datagram itself stays
+  // as it came, for a handshake or the session's own envelope).
+  auto roam_id_of = [&](ByteSpan d) {
+    return wire::roam_id_in_datagram(d, w.obfs.get(), *w.roam_prp);
+  };
+
+  // Files a session under `at` (its address); one that was there ends (two sessions
+  // cannot share an address, and the newer one just proved itself).
+  auto place = [&](std::unique_ptr<UdpPeer> up) {
+    const transport::UdpAddr at = up->addr;
+    if (auto old = w.peers.find(at); old != w.peers.end()) end_peer(old);
+    w.half_open.erase(at);
+    w.owned.insert(up.get());
+    w.peers.emplace(at, std::move(up));
+  };
+  // Re-files this worker's session from `was` to its new address.
+  auto rekey = [&](const transport::UdpAddr& was, const transport::UdpAddr& to) {
+    auto node = w.peers.extract(was);
+    if (node.empty()) return;
+    std::unique_ptr<UdpPeer> up = std::move(node.mapped());
+    (void)to;  // up->addr == to already
+    place(std::move(up));
+  };
+  // This worker's sessions that roamed onto flows the kernel hashes to it.
+  auto adopt_pending = [&] {
+    std::vector<std::unique_ptr<UdpPeer>> adopted;
+    {
+      std::lock_guard lock(w.handoff_mu);
+      adopted.swap(w.adopt);
+    }
+    for (auto& up : adopted) {
+      up->owner_wake = &w.wake;
+      up->hs_env.obfs = w.obfs.get();  // probe acks: this thread's seal, not the creator's
+      place(std::move(up));
+    }
+  };
+
+  // Points the session at its new address (under its framer's lock: the sender reads it
+  // there) and moves its CID window on when the client started a new epoch.
+  auto move_to = [&](UdpPeer& pr, const transport::UdpAddr& to, std::uint32_t epoch,
+                     std::size_t owner) {
+    const transport::UdpAddr was = pr.addr;
+    {
+      std::lock_guard lock(*pr.send_mu);
+      pr.addr = to;
+    }
+    if (epoch > pr.roam_epoch) pr.roam_epoch = epoch;
+    const auto hi = static_cast<std::uint32_t>(pr.tunnel->receiver().highest_counter() >> 32);
+    pr.roam_path = epoch >= hi ? epoch - hi : 0;
+    w.roam->publish(&pr, owner, *pr.roam_secret, pr.roam_epoch);
+    counters_.udp_roams++;
+    if (to.family() == AF_INET)
+      pr.session->note_roam(transport::Ipv4Endpoint::from_sockaddr(to.v4));
+    spdlog::info("[{}] '{}' ({}) roamed {} → {} (epoch {}{}, no new handshake)", p.name,
+                 pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip),
+                 was.to_string(), to.to_string(), pr.roam_epoch,
+                 owner == w.queue ? "" : fmt::format(", worker {} → {}", w.queue, owner));
+  };
+
+  // Opens a roaming candidate's datagram (slot i of `b`) with the session's own envelope
+  // and receiver: true if it was authentic and fresh (AEAD and replay window passed) and
+  // the newest the session has had (QUIC's rule, RFC 9000 §9.3: a late, reordered
+  // datagram from an address the client left is delivered but moves nothing).
+  auto roam_open = [&](UdpPeer& pr, tunio::PacketBatch& b, std::size_t i, Instant now,
+                       bool& packet) {
+    tunnel::Receiver& rx = pr.tunnel->receiver();
+    const std::uint64_t top = rx.highest_counter();
+    const auto outcome = engine::DatagramFramer::open(rx, *pr.recv_env, b, i, now);
+    packet = outcome == engine::DatagramOutcome::kPacket;
+    // The window's top rose only for an authentic, fresh record, whatever became of its
+    // content (an inbound filter may still drop it: the client moved all the same).
+    if (rx.highest_counter() > top) return true;
+    if (outcome == engine::DatagramOutcome::kDropped ||
+        outcome == engine::DatagramOutcome::kProbe) {
+      counters_.udp_roams_refused++;  // forged, replayed, late or not a record: nothing moves
+    }
+    return false;
+  };
+
+  auto handoff_to = [&](std::size_t worker, RoamHandoff h) {
+    if (h.hops++ >= kMaxHandoffHops) return;
+    UdpWorker& o = *udp_workers_[worker];
+    {
+      std::lock_guard lock(o.handoff_mu);
+      if (o.closed || o.handoffs.size() >= kMaxHandoffs) return;
+      o.handoffs.push_back(std::move(h));
+    }
+    o.handoff_wake.notify();
+  };
+
+  // A datagram from an address no session or handshake of this worker has: true if it
+  // was a roaming session's (taken here or handed to its owner), false for a stranger's
+  // (it goes on to the handshake path).
+  auto roam_datagram = [&](const transport::UdpAddr& from, tunio::PacketBatch& b, std::size_t i,
+                           Instant now) {
+    if (!w.roam || w.half_open.contains(from)) return false;
+    const auto id = roam_id_of(b.packet(i));
+    if (!id) return false;
+    const auto hit = w.roam->find(id->cid);
+    if (!hit) return false;
+    if (!w.roam_opens.take(now)) {
+      counters_.udp_roams_refused++;  // over this worker's budget: dropped unopened
+      return true;
+    }
+    if (hit->worker != w.queue) {
+      const ByteSpan d = b.packet(i);
+      handoff_to(hit->worker, RoamHandoff{from, w.queue, Bytes(d.begin(), d.end())});
+      return true;
+    }
+    auto* pp = static_cast<UdpPeer*>(hit->peer);
+    if (!w.owned.contains(pp)) {
+      adopt_pending();  // handed to us a moment ago?
+      if (!w.owned.contains(pp)) return true;
+    }
+    bool packet = false;
+    if (pp->addr == from) {
+      // Handed over just now, already at this address: an ordinary datagram of it.
+      packet = engine::DatagramFramer::open(pp->tunnel->receiver(), *pp->recv_env, b, i, now) ==
+               engine::DatagramOutcome::kPacket;
+      keep[i] = packet;
+      return true;
+    }
+    if (!roam_open(*pp, b, i, now, packet)) {
+      keep[i] = packet;
+      return true;
+    }
+    const transport::UdpAddr was = pp->addr;
+    move_to(*pp, from, hit->epoch, w.queue);
+    rekey(was, from);
+    keep[i] = packet;
+    return true;
+  };
+
+  // Datagrams other workers received for this worker's sessions, and sessions they hand
+  // over. A checked datagram moves its session: to the worker it arrived at.
+  auto on_handoffs = [&](Instant now) {
+    std::vector<RoamHandoff> got;
+    {
+      std::lock_guard lock(w.handoff_mu);
+      got.swap(w.handoffs);
+    }
+    adopt_pending();
+    for (auto& h : got) {
+      const auto id = roam_id_of(h.datagram);
+      const auto hit = id ? w.roam->find(id->cid) : std::nullopt;
+      if (!hit) continue;  // its session ended meanwhile
+      if (hit->worker != w.queue) {
+        handoff_to(hit->worker, std::move(h));  // it moved on: to its owner now
+        continue;
+      }
+      if (!w.owned.contains(static_cast<UdpPeer*>(hit->peer))) {
+        adopt_pending();  // on its way to us?
+        if (!w.owned.contains(static_cast<UdpPeer*>(hit->peer))) continue;
+      }
+      UdpPeer& pr = *static_cast<UdpPeer*>(hit->peer);
+      one.clear();
+      const MutableByteSpan slot = one.next_slot();
+      if (slot.size() < h.datagram.size()) continue;
+      std::memcpy(slot.data(), h.datagram.data(), h.datagram.size());
+      one.commit(h.datagram.size());
+      bool packet = false;
+      const bool newest = roam_open(pr, one, 0, now, packet);
+      const transport::UdpAddr was = pr.addr;
+      if (!newest || was == h.from) {
+        // A late one, or it moved there with an earlier datagram: nothing to move.
+      } else if (h.arrived_at == w.queue) {
+        move_to(pr, h.from, hit->epoch, w.queue);
+        rekey(was, h.from);
+      } else {
+        // The kernel hashes the new address to that worker: the session goes there
+        // (its sender keeps this worker's socket and lock; every worker's socket has
+        // the same address and port).
+        UdpWorker& to = *udp_workers_[h.arrived_at];
+        auto node = w.peers.extract(was);
+        if (node.empty()) continue;
+        std::unique_ptr<UdpPeer> up = std::move(node.mapped());
+        w.owned.erase(up.get());
+        move_to(pr, h.from, hit->epoch, h.arrived_at);
+        {
+          std::lock_guard lock(to.handoff_mu);
+          if (!to.closed) to.adopt.push_back(std::move(up));
+        }
+        if (!up) {
+          to.handoff_wake.notify();
+        } else {  // that worker is stopping: keep it here
+          w.roam->move(&pr, w.queue);
+          place(std::move(up));
+        }
+      }
+      if (packet) {
+        const std::vector<bool> keep_one{true};
+        engine::finish_batch(one, keep_one, gro, gro_table);
+        engine::flush_tun(tun, one, stop_, w.tun_counters);
+      }
+    }
+  };
+
   Instant last_sweep = Clock::now();
   while (!stop_.stopped()) {
-    pollfd pf[3] = {{sock.fd(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}, {w.wake.fd(), POLLIN, 0}};
-    if (::poll(pf, 3, w.half_open.empty() ? 1000 : 100) < 0 && errno != EINTR) break;
+    pollfd pf[4] = {{sock.fd(), POLLIN, 0},
+                    {stop_.fd(), POLLIN, 0},
+                    {w.wake.fd(), POLLIN, 0},
+                    {w.handoff_wake.fd(), POLLIN, 0}};
+    if (::poll(pf, 4, w.half_open.empty() ? 1000 : 100) < 0 && errno != EINTR) break;
     if (pf[1].revents != 0) break;
     if (pf[2].revents != 0) {
       w.wake.drain();
       on_verdicts();
+    }
+    if (pf[3].revents != 0) {
+      w.handoff_wake.drain();
+      on_handoffs(Clock::now());
     }
     for (int round = 0; pf[0].revents != 0 && round < 16; ++round) {
       batch.clear();
@@ -473,7 +759,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         const transport::UdpAddr& from = source.from(i);
         auto it = w.peers.find(from);
         if (it == w.peers.end()) {
-          handshake_datagram(from, batch.packet(i), now);
+          if (!roam_datagram(from, batch, i, now)) handshake_datagram(from, batch.packet(i), now);
           continue;
         }
         UdpPeer& pr = *it->second;
@@ -497,6 +783,17 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       sweep(now);
       last_sweep = now;
     }
+  }
+  {
+    // No session is handed to this worker from now on; those already on their way stay.
+    std::vector<std::unique_ptr<UdpPeer>> adopted;
+    {
+      std::lock_guard lock(w.handoff_mu);
+      w.closed = true;
+      adopted.swap(w.adopt);
+      w.handoffs.clear();
+    }
+    for (auto& up : adopted) place(std::move(up));
   }
   for (auto it = w.peers.begin(); it != w.peers.end();) it = end_peer(it);
   w.half_open.clear();

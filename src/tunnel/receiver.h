@@ -100,6 +100,9 @@ class Receiver {
   /// When a record last authenticated (liveness: only authenticated records count).
   Instant last_authenticated() const { return last_auth_; }
   const RecordDrops& drops() const { return drops_; }
+  /// The highest record counter accepted so far: a roaming server moves a session only
+  /// on a datagram that raised it (never back to an address on a late, reordered one).
+  std::uint64_t highest_counter() const { return codec_.recv_top(); }
   void count_drop(RecordDrop d) { drops_.add(d); }
   SessionCounters& counters() { return counters_; }
   const ReceiverParams& params() const { return params_; }

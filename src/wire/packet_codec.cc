@@ -64,8 +64,9 @@ Result<std::size_t, SealError> PacketCodec::seal_in_place(MutableByteSpan buf, s
   } else {
     store_be16(p, static_cast<std::uint16_t>(payload_len));
   }
-  const crypto::Nonce12 nonce =
-      send_tls_bound_ ? crypto::Nonce12{} : prp_->permute(seed_, send_counter_);
+  const crypto::Nonce12 nonce = send_tls_bound_ ? crypto::Nonce12{}
+                                : roam_         ? roam_->nonce(send_counter_)
+                                                : prp_->permute(seed_, send_counter_);
   std::memcpy(p + hdr, nonce.data(), kNonceSize);
 
   std::uint8_t* pt = p + hdr + kNonceSize;

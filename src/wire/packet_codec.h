@@ -51,6 +51,7 @@
 #include "crypto/secret_bytes.h"
 #include "wire/limits.h"
 #include "wire/record_aead.h"
+#include "wire/roam_nonce.h"
 
 namespace qeli::wire {
 
@@ -164,6 +165,14 @@ class PacketCodec {
   /// Receiver: only AES records are taken now.
   bool recv_aes_only() const { return aead_.aes_only(); }
 
+  /// Sender: nonces from now on carry roaming connection ids (caps::kRoam negotiated;
+  /// wire/roam_nonce.h). Null: back to the 0.7.16 nonces.
+  void set_send_roam(std::unique_ptr<RoamNonces> roam) { roam_ = std::move(roam); }
+  RoamNonces* send_roam() { return roam_.get(); }
+
+  /// Receiver: the highest record counter accepted so far (0 before the first).
+  std::uint64_t recv_top() const { return replay_.top(); }
+
   /// The counter the next sealed record will carry (starts at 0).
   std::uint64_t send_counter() const { return send_counter_; }
 
@@ -172,6 +181,7 @@ class PacketCodec {
   RecordAead aead_;
   std::unique_ptr<crypto::NoncePrp> prp_;  // heap only so the codec is movable
   std::array<std::uint8_t, 4> seed_{};
+  std::unique_ptr<RoamNonces> roam_;
   std::uint64_t send_counter_ = 0;
   crypto::ReplayWindow replay_;
   bool send_tls_bound_ = false;

@@ -15,6 +15,7 @@
 #include "handshake/udp_client_handshake.h"
 #include "transport/udp_socket.h"
 #include "wire/modes.h"
+#include "wire/roam_nonce.h"
 #include "wire/udp_obfs.h"
 
 namespace qeli::client {
@@ -117,6 +118,16 @@ Duration Connector::connect_datagram() {
   if (!remember_server_key(udp.session)) return Duration::zero();
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   attempt_.aes_gcm = (udp.session.negotiated_caps & handshake::caps::kAesGcm) != 0;
+  std::array<std::uint8_t, 32> roam_key{};
+  if ((udp.session.negotiated_caps & handshake::caps::kRoam) != 0 &&
+      udp.session.auth_ok->x_roam_key &&
+      from_hex_into(*udp.session.auth_ok->x_roam_key, roam_key)) {
+    // The server follows us to a new address (a NAT rebinding, another network): our
+    // nonces carry the session's connection ids from now on (wire/roam_nonce.h).
+    udp.session.send.set_send_roam(
+        std::make_unique<wire::RoamNonces>(udp.session.join_secret, roam_key));
+    crypto::secure_wipe(roam_key.data(), roam_key.size());
+  }
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);
   if (cfg_.mtu == 0 && cfg_.mtu_probe) {

@@ -198,6 +198,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kProfile, "obf.multipath.max_streams", "e2e/bonding.sh"},
     {Scope::kProfile, "obf.multipath.adaptive", "unit/server/stream_bond_test.cc",
      "multipath.adaptive"},
+    {Scope::kProfile, "roaming.enabled", "e2e/roaming.sh"},
     // perf
     {Scope::kProfile, "perf.tcp.nodelay", "untested"},
     {Scope::kProfile, "perf.tcp.keepalive_secs", "untested"},

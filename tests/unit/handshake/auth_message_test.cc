@@ -166,6 +166,26 @@ TEST(auth_ok, extension_key_is_ignored_by_an_old_client) {
   EXPECT_FALSE(parse_auth_ok(text(R"(OK:{"client_ip":"10.0.0.2","x_caps":"x"})"))->x_caps);
 }
 
+// caps::kRoam's nonce key (docs/PROTOCOL.md §20): 64 hex digits or absent; an old
+// client ignores it like every extension key.
+TEST(auth_ok, roam_key_round_trips_and_is_optional) {
+  AuthOk ok;
+  ok.client_ip = "10.0.0.2";
+  ok.x_caps = 1U << 7;
+  ok.x_roam_key = std::string(64, 'a');
+  const Bytes b = build_auth_ok(ok);
+  EXPECT_EQ(parse_auth_ok(b, true)->x_roam_key, std::string(64, 'a'));
+  EXPECT_FALSE(parse_auth_ok(b, false)->x_roam_key.has_value());
+  EXPECT_FALSE(
+      parse_auth_ok(text(R"(OK:{"client_ip":"10.0.0.2","x_roam_key":"abc"})"))->x_roam_key);
+  EXPECT_FALSE(parse_auth_ok(text(R"(OK:{"client_ip":"10.0.0.2","x_roam_key":7})"))->x_roam_key);
+  ok.x_roam_key.reset();
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(build_auth_ok(ok).data()), build_auth_ok(ok).size())
+          .find("x_roam_key"),
+      std::string::npos);
+}
+
 TEST(auth_ok, ipv4_parser) {
   for (auto good : {"0.0.0.0", "255.255.255.255", "10.8.0.2"}) EXPECT_TRUE(is_ipv4(good)) << good;
   for (auto bad : {"", "1.2.3", "1.2.3.4.5", "1.2.3.4 ", "256.1.1.1", "1..2.3", "a.b.c.d",

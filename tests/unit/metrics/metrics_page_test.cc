@@ -31,6 +31,8 @@ control::StatsSnapshot snapshot() {
                 {"dns_queries_udp", 8},
                 {"streams_joined", 7},
                 {"joins_refused", 2},
+                {"udp_roams", 3},
+                {"udp_roams_refused", 1},
                 {"brand_new_counter", 1}};
   p.traffic = {{"tx_packets", 10},   {"tx_bytes", 1000}, {"rx_packets", 20},     {"rx_bytes", 2000},
                {"heartbeats_rx", 3}, {"control_rx", 1},  {"drop_queue_full", 12}};
@@ -70,6 +72,8 @@ TEST(MetricsPage, EveryStatsCounterInItsFamily) {
            "qeli_profile_events_total{profile=\"main\",reason=\"brand_new_counter\"} 1",
            "qeli_bond_joins_total{profile=\"main\",result=\"joined\"} 7",
            "qeli_bond_joins_total{profile=\"main\",result=\"refused\"} 2",
+           "qeli_udp_roams_total{profile=\"main\",result=\"migrated\"} 3",
+           "qeli_udp_roams_total{profile=\"main\",result=\"refused\"} 1",
            "qeli_bytes_total{profile=\"main\",direction=\"tx\"} 1000",
            "qeli_bytes_total{profile=\"main\",direction=\"rx\"} 2000",
            "qeli_packets_total{profile=\"main\",direction=\"tx\"} 10",

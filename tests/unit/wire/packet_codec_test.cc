@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fakes/test_keys.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -11,11 +13,7 @@
 namespace qeli::wire {
 namespace {
 
-crypto::Key32 test_key(std::uint8_t base) {
-  crypto::Key32 k;
-  for (std::size_t i = 0; i < 32; ++i) k[i] = static_cast<std::uint8_t>(base + i);
-  return k;
-}
+crypto::Key32 test_key(std::uint8_t base) { return test::key_of(base); }
 
 struct Pair {
   explicit Pair(Framing f, std::uint64_t seed = 1) : rng(seed), tx(f, key, rng), rx(f, key, rng) {}
