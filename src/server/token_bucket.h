@@ -16,6 +16,9 @@ class TokenBucket {
   TokenBucket(std::uint32_t burst, Duration interval);
   /// `max` per `window`: a burst of `max`, then one every window / max.
   static TokenBucket per_window(std::uint32_t max, Duration window);
+  /// A burst of `burst`, then `rate` a second (> 0). The interval is computed in
+  /// nanoseconds: `seconds(1) / rate` would truncate to zero for any rate above 1.
+  static TokenBucket per_second(std::uint32_t burst, std::uint32_t rate);
 
   /// Takes one token if there is one at `now`. True = taken.
   bool take(Instant now);

@@ -157,7 +157,7 @@ struct UdpWorker {
   std::vector<RoamHandoff> handoffs;  ///< datagrams for its sessions
   /// Hand-offs arrived (apart from `wake`, whose verdicts and session ends also sweep).
   engine::Notifier handoff_wake;
-  TokenBucket roam_opens{kRoamOpenBurst, std::chrono::seconds(1) / kRoamOpensPerSecond};
+  TokenBucket roam_opens = TokenBucket::per_second(kRoamOpenBurst, kRoamOpensPerSecond);
   std::vector<std::unique_ptr<UdpPeer>> adopt;  ///< sessions that roamed onto its flows
   /// The sessions in `peers` (worker thread only): a RoamIndex hit is dereferenced only
   /// when it is one of them (a session being handed over is no one's for a moment).
@@ -168,8 +168,8 @@ struct UdpWorker {
   std::vector<AuthVerdict> verdicts;
   tunnel::SessionCounters tun_counters;  ///< TUN write drops of this worker's queue
   /// Pre-auth key agreements this worker may still run (worker thread only).
-  TokenBucket preauth_crypto{preauth_crypto_burst(),
-                             std::chrono::seconds(1) / kPreauthCryptoPerSecond};
+  TokenBucket preauth_crypto =
+      TokenBucket::per_second(preauth_crypto_burst(), kPreauthCryptoPerSecond);
 };
 
 void UdpWorkerDeleter::operator()(UdpWorker* w) const { delete w; }

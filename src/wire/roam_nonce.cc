@@ -45,6 +45,7 @@ std::optional<RoamId> roam_id_in_datagram(ByteSpan datagram, UdpObfs* obfs,
   constexpr std::size_t kMinRecord = 5 + 12 + 8 + 2 + 16;
   // Only the front is needed (seal 13 + short header 9 + record header 5 + nonce 12): it
   // is copied and undone on the stack; the lengths are checked against the whole.
+  if (datagram.size() < kMinRecord) return std::nullopt;  // (and never a null memcpy)
   std::array<std::uint8_t, 64> front{};
   const std::size_t n = std::min(front.size(), datagram.size());
   std::memcpy(front.data(), datagram.data(), n);

@@ -35,7 +35,7 @@ move_to() {
 }
 
 run_case() {
-  local mode=$1 extra=$2 first=$3 dir="$E2E_DIR/srv-$1"
+  local mode=$1 extra=$2 first=$3 counter_at=$4 dir="$E2E_DIR/srv-$1"
   e2e_log "case $mode"
   move_to "$first"
   e2e_server_conf "$dir" "$mode" "$extra"
@@ -91,7 +91,7 @@ run_case() {
   refused0=$(e2e_counter "$dir" udp_roams_refused)
   e2e_bg "pinger-$mode" "$NS_C" ping -c 40 -i 0.1 "$TUN_NET.1"
   out=$(ip netns exec "$NS_C" python3 "$(dirname "$0")/tools/udp_replay.py" "$VETH_C" "$UL_S" \
-    "$E2E_PORT" "$UL_NET.9") || e2e_fail "$mode: udp_replay.py: $out"
+    "$E2E_PORT" "$UL_NET.9" "$counter_at") || e2e_fail "$mode: udp_replay.py: $out"
   e2e_wait_for 5 sh -c "[ \$('$QELI' stats --json --socket '$dir/control.sock' | jq '.[0].udp_roams_refused') -ge $((refused0 + 2)) ]" ||
     e2e_fail "$mode: refused roams $(e2e_counter "$dir" udp_roams_refused), want $((refused0 + 2))"
   [ "$(e2e_counter "$dir" udp_roams)" = "$roams" ] || e2e_fail "$mode: a replay or forgery moved the session"
@@ -101,9 +101,9 @@ run_case() {
   e2e_finish "c-$mode" "server-$mode"
 }
 
-run_case fake-tls "roaming.enabled = true" 20
+run_case fake-tls "roaming.enabled = true" 20 17
 run_case obfs "obf.obfs_key = $(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-obf.quic.enabled = true" 60
+obf.quic.enabled = true" 60 39
 
 e2e_log "case roaming off"
 dir="$E2E_DIR/srv-off"

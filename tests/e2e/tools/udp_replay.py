@@ -2,7 +2,11 @@
 """Captures one UDP datagram a client sends to the server and sends it again from
 another address: as it was (a replay) and with its last byte flipped (a forgery).
 
-Usage (inside the client's namespace): udp_replay.py IFACE SERVER_IP PORT NEW_SRC_IP
+Usage (inside the client's namespace):
+  udp_replay.py IFACE SERVER_IP PORT NEW_SRC_IP COUNTER_OFFSET
+COUNTER_OFFSET is where the record's encrypted counter starts in the datagram (17 for a
+bare record; plus 13 for the obfs seal and 9 for a QUIC short header): the forgery flips
+a byte there, so only the AEAD check (not the replay window) can refuse it.
 Prints "sent 2" after both copies went out. Only addresses inside the test's network
 namespaces are used; the capture ends after 10 s at the latest.
 """
@@ -47,6 +51,7 @@ def capture(iface, server_ip, port, timeout=10.0):
 
 def main():
     iface, server_ip, port, new_src = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    counter_at = int(sys.argv[5])
     payload = capture(iface, server_ip, port)
     if payload is None:
         print("captured nothing", file=sys.stderr)
@@ -58,7 +63,7 @@ def main():
     u.sendto(payload, (server_ip, port))
     time.sleep(0.2)
     forged = bytearray(payload)
-    forged[-1] ^= 0x01
+    forged[counter_at + 7] ^= 0x01  # the counter's low byte: a fresh counter if unchecked
     u.sendto(bytes(forged), (server_ip, port))
     print("sent 2")
     return 0

@@ -29,6 +29,23 @@ TEST(TokenBucket, PerWindowAllowsMaxPerWindowSustained) {
   EXPECT_EQ(admitted, 10 + (600 - 1) / 6);
 }
 
+// The UDP workers' budgets (pre-auth crypto 500/s, roaming opens 2000/s): a rate above 1
+// per second must not truncate to an unlimited bucket.
+TEST(TokenBucket, PerSecondHoldsRatesAboveOne) {
+  for (const std::uint32_t rate : {500U, 2000U}) {
+    auto b = TokenBucket::per_second(64, rate);
+    int taken = 0;
+    for (int i = 0; i < 100000; ++i) taken += b.take(t0) ? 1 : 0;
+    EXPECT_EQ(taken, 64) << rate;
+    // Asking every 50 µs for one simulated second: `rate` more (± 1), not one per ask.
+    taken = 0;
+    for (int us = 50; us <= 1'000'000; us += 50) {
+      taken += b.take(t0 + std::chrono::microseconds(us)) ? 1 : 0;
+    }
+    EXPECT_NEAR(taken, static_cast<int>(rate), 1) << rate;
+  }
+}
+
 TEST(TokenBucket, ZeroBurstIsOne) {
   TokenBucket b(0, Seconds(1));
   EXPECT_TRUE(b.take(t0));
