@@ -547,12 +547,10 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     w.peers.emplace(at, std::move(up));
   };
   // Re-files this worker's session from `was` to its new address.
-  auto rekey = [&](const transport::UdpAddr& was, const transport::UdpAddr& to) {
+  // (its addr already says where).
+  auto rekey = [&](const transport::UdpAddr& was) {
     auto node = w.peers.extract(was);
-    if (node.empty()) return;
-    std::unique_ptr<UdpPeer> up = std::move(node.mapped());
-    (void)to;  // up->addr == to already
-    place(std::move(up));
+    if (!node.empty()) place(std::move(node.mapped()));
   };
   // This worker's sessions that roamed onto flows the kernel hashes to it.
   auto adopt_pending = [&] {
@@ -659,7 +657,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     }
     const transport::UdpAddr was = pp->addr;
     move_to(*pp, from, hit->epoch, w.queue);
-    rekey(was, from);
+    rekey(was);
     keep[i] = packet;
     return true;
   };
@@ -698,7 +696,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         // A late one, or it moved there with an earlier datagram: nothing to move.
       } else if (h.arrived_at == w.queue) {
         move_to(pr, h.from, hit->epoch, w.queue);
-        rekey(was, h.from);
+        rekey(was);
       } else {
         // The kernel hashes the new address to that worker: the session goes there
         // (its sender keeps this worker's socket and lock; every worker's socket has

@@ -168,7 +168,6 @@ class PacketCodec {
   /// Sender: nonces from now on carry roaming connection ids (caps::kRoam negotiated;
   /// wire/roam_nonce.h). Null: back to the 0.7.16 nonces.
   void set_send_roam(std::unique_ptr<RoamNonces> roam) { roam_ = std::move(roam); }
-  RoamNonces* send_roam() { return roam_.get(); }
 
   /// Receiver: the highest record counter accepted so far (0 before the first).
   std::uint64_t recv_top() const { return replay_.top(); }

@@ -126,8 +126,8 @@ Duration Connector::connect_datagram() {
     // nonces carry the session's connection ids from now on (wire/roam_nonce.h).
     udp.session.send.set_send_roam(
         std::make_unique<wire::RoamNonces>(udp.session.join_secret, roam_key));
-    crypto::secure_wipe(roam_key.data(), roam_key.size());
   }
+  crypto::secure_wipe(roam_key.data(), roam_key.size());
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);
   if (cfg_.mtu == 0 && cfg_.mtu_probe) {
