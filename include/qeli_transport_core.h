@@ -198,7 +198,7 @@ int32_t qeli_client_start(uint64_t handle);
 /* Connects and carries the tunnel until stop, free or a fatal error; reconnects as the
  * config's `reconnect` says, each session with a new plan generation. Blocks: call it from
  * an IO thread while another thread polls events. `input`: NULL/0 or JSON ≤ 16 KiB with
- * optional "carrier_addresses" (IPv4 strings to use instead of resolving the server name)
+ * optional "carrier_addresses" (IPv4 or IPv6 strings to use instead of resolving the server name)
  * and "fallback_dns_servers" (IPv4 strings for the plan when neither config nor server name
  * a resolver); other keys are INVALID_ARGUMENT. OK when stopped; PLATFORM_REJECTED when the
  * run failed (the ERROR event says why); INVALID_STATE unless CONNECTING. */

@@ -36,7 +36,7 @@ void BM_UdpPath(benchmark::State& state) {
   const bool super = state.range(1) != 0;
   transport::UdpSocket a = test::loopback_udp(offload);
   transport::UdpSocket b = test::loopback_udp(offload);
-  const transport::UdpAddr a_addr = a.local_address(), b_addr = b.local_address();
+  const transport::SockAddr a_addr = a.local_address(), b_addr = b.local_address();
   const crypto::Key32 key;
   const std::array<std::uint8_t, 4> seed = {1, 2, 3, 4};
   crypto::DeterministicRng rng(1);

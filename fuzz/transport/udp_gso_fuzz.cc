@@ -41,8 +41,7 @@ struct Reader {
 
 void fuzz_plan(Reader& in) {
   static const std::uint8_t data[70000] = {};
-  const UdpAddr dst[2] = {UdpAddr::from(Ipv4Endpoint{0x7f000001, 1}),
-                          UdpAddr::from(Ipv4Endpoint{0x7f000001, 2})};
+  const SockAddr dst[2] = {SockAddr::ipv4(0x7f000001, 1), SockAddr::ipv4(0x7f000001, 2)};
   GsoLimits limits;
   limits.max_segments = 1 + in.u8() % 128;
   limits.max_bytes = 1 + in.u16();
@@ -101,7 +100,7 @@ void fuzz_split(Reader& in) {
     s.len = in.u16() % (kGroReadSize + 1);
     s.gso_size = in.u16() % 3000;
     s.truncated = (in.u8() & 7) == 0;
-    s.from = UdpAddr::from(Ipv4Endpoint{0x0a000000u + static_cast<std::uint32_t>(i), 9});
+    s.from = SockAddr::ipv4(0x0a000000u + static_cast<std::uint32_t>(i), 9);
     for (std::size_t b = 0; b < s.len; ++b) s.data[b] = fill++;
     if (!s.truncated) expect.insert(expect.end(), s.data, s.data + s.len);
     seg.push_back(s.gso_size == 0 ? s.len : s.gso_size);

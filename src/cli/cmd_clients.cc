@@ -195,7 +195,7 @@ void register_clients(CLI::App& app, Context& ctx) {
   auto* unblock_cmd = with_socket(
       app.add_subcommand("unblock", "Lift the lockout of one address (or of all with --all)"),
       *opts);
-  unblock_cmd->add_option("ip", opts->ip, "IPv4 address");
+  unblock_cmd->add_option("ip", opts->ip, "IPv4 address, IPv6 address or IPv6 /64");
   unblock_cmd->add_flag("--all", opts->all, "Lift every lockout");
   unblock_cmd->callback([opts, &ctx] { ctx.exit_code = unblock(*opts, ctx); });
 }

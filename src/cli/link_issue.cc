@@ -9,6 +9,7 @@
 #include "cli/terminal_qr.h"
 #include "config/identity_store.h"
 #include "config/link.h"
+#include "config/values.h"
 
 namespace qeli::cli {
 namespace {
@@ -42,16 +43,25 @@ bool plan_link(const config::ServerConfig& cfg, const std::string& user,
     return false;
   }
   auto& target = plan.target;
-  if (o.host.find(':') != std::string::npos) {
+  bool bracketed = false;
+  if (!o.host.empty() && o.host.front() == '[' && o.host.back() == ']') {
+    target.host = o.host.substr(1, o.host.size() - 2);  // [v6] without a port
+    bracketed = true;
+  } else if (o.host.find(':') != std::string::npos) {
     const auto ep = config::Endpoint::parse(o.host);
-    if (!ep || ep->bracketed) {
-      ctx.err << "--host " << o.host << " is not HOST[:PORT] (IPv6 cannot go in links)\n";
+    if (!ep) {
+      ctx.err << "--host " << o.host << " is not HOST[:PORT] or [IPv6][:PORT]\n";
       return false;
     }
     target.host = ep->host;
     target.port = ep->port;
+    bracketed = ep->bracketed;
   } else {
     target.host = o.host;
+  }
+  if (bracketed && !config::is_ipv6_literal(target.host)) {
+    ctx.err << "--host " << o.host << ": brackets hold an [IPv6] address only\n";
+    return false;
   }
   target.label = o.label.empty() ? user + "@" + name : o.label;
   // The link must be one a client accepts: check the host the same way a client will.
@@ -59,7 +69,7 @@ bool plan_link(const config::ServerConfig& cfg, const std::string& user,
   probe.host = target.host;
   probe.port = 1;
   if (!config::parse_link(config::emit_link(probe)).ok()) {
-    ctx.err << "--host " << o.host << " is not a valid host name or IPv4 address\n";
+    ctx.err << "--host " << o.host << " is not a valid host name, IPv4 or [IPv6] address\n";
     return false;
   }
   return true;

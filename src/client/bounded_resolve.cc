@@ -7,19 +7,19 @@
 
 namespace qeli::client {
 
-std::optional<std::vector<transport::Ipv4Endpoint>> resolve_within(const transport::HostPort& hp,
-                                                                   std::chrono::milliseconds limit,
-                                                                   std::string* why) {
+std::optional<std::vector<transport::SockAddr>> resolve_within(const transport::HostPort& hp,
+                                                               std::chrono::milliseconds limit,
+                                                               std::string* why) {
   struct Shared {
     std::mutex mu;
     std::condition_variable cv;
     bool done = false;
-    std::optional<std::vector<transport::Ipv4Endpoint>> result;
+    std::optional<std::vector<transport::SockAddr>> result;
     std::string error;
   };
   auto shared = std::make_shared<Shared>();
   std::thread([shared, hp] {
-    auto r = transport::resolve_ipv4(hp);
+    auto r = transport::resolve(hp);
     std::lock_guard lock(shared->mu);
     if (r.ok()) {
       shared->result = std::move(*r);

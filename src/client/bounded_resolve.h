@@ -16,8 +16,8 @@ namespace qeli::client {
 
 /// The name's IPv4 addresses, or nullopt if the resolver failed or took longer than
 /// `limit` (the error text, if any, in `*why`).
-std::optional<std::vector<transport::Ipv4Endpoint>> resolve_within(const transport::HostPort& hp,
-                                                                   std::chrono::milliseconds limit,
-                                                                   std::string* why = nullptr);
+std::optional<std::vector<transport::SockAddr>> resolve_within(const transport::HostPort& hp,
+                                                               std::chrono::milliseconds limit,
+                                                               std::string* why = nullptr);
 
 }  // namespace qeli::client

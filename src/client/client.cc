@@ -54,7 +54,7 @@ class Client {
         status_service_(status_, notifier_) {}
 
   int run();
-  std::vector<transport::Ipv4Endpoint> resolve_server();
+  std::vector<transport::SockAddr> resolve_server();
 
  private:
   ClientCoreOptions core_options(std::string password,
@@ -66,7 +66,7 @@ class Client {
   // Before a reconnect: the server's name is resolved again (it may have moved), and the
   // kill switch follows the new addresses. A resolver that cannot answer now keeps the
   // addresses we have (returns an empty list, as when nothing changed).
-  std::vector<transport::Ipv4Endpoint> refresh_server_addresses();
+  std::vector<transport::SockAddr> refresh_server_addresses();
 
   const ClientOptions& opt_;
   const config::ClientConfig& cfg_;
@@ -78,7 +78,7 @@ class Client {
   sys::ServiceNotifier notifier_;
   ClientStatus status_;
   StatusService status_service_;
-  std::vector<transport::Ipv4Endpoint> servers_;
+  std::vector<transport::SockAddr> servers_;
   std::string endpoint_name_;
   std::unique_ptr<KnownHosts> known_hosts_;
   DeviceId device_id_{};
@@ -141,8 +141,8 @@ ClientEnv Client::make_env(LinuxHost& host) {
   return env;
 }
 
-std::vector<transport::Ipv4Endpoint> Client::refresh_server_addresses() {
-  if (std::uint32_t literal = 0; transport::parse_ipv4(cfg_.server.host, literal)) return {};
+std::vector<transport::SockAddr> Client::refresh_server_addresses() {
+  if (transport::SockAddr::parse_ip(cfg_.server.host, 0)) return {};  // a literal never moves
   std::string why;
   auto resolved =
       resolve_within({cfg_.server.host, cfg_.server.port}, std::chrono::milliseconds(2000), &why);
@@ -151,10 +151,9 @@ std::vector<transport::Ipv4Endpoint> Client::refresh_server_addresses() {
                  cfg_.server.to_string(), why);
     return {};
   }
-  auto sorted = [](std::vector<transport::Ipv4Endpoint> v) {
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-      return a.addr != b.addr ? a.addr < b.addr : a.port < b.port;
-    });
+  auto sorted = [](std::vector<transport::SockAddr> v) {
+    std::sort(v.begin(), v.end(),
+              [](const auto& a, const auto& b) { return a.to_string() < b.to_string(); });
     return v;
   };
   if (sorted(*resolved) == sorted(servers_)) return {};
@@ -165,7 +164,7 @@ std::vector<transport::Ipv4Endpoint> Client::refresh_server_addresses() {
   if (cfg_.kill_switch && nft_) {
     std::vector<sys::IpAddress> ips;
     for (const auto& ep : servers_) {
-      ips.push_back(sys::IpAddress::parse(transport::ipv4_to_string(ep.addr)).value());
+      ips.push_back(sys::IpAddress::parse(ep.ip_string()).value());
     }
     if (auto st = sys::refresh_servers(*nft_, cfg_.dev, ips); !st.ok()) {
       spdlog::warn("kill switch: cannot allow the new server addresses: {}", st.error().detail);
@@ -213,7 +212,7 @@ void Client::engage_kill_switch() {
   sys::KillSwitchSpec spec;
   spec.tun = cfg_.dev;
   for (const auto& ep : servers_) {
-    spec.servers.push_back(sys::IpAddress::parse(transport::ipv4_to_string(ep.addr)).value());
+    spec.servers.push_back(sys::IpAddress::parse(ep.ip_string()).value());
   }
   for (const auto& a : cfg_.dns_servers) {
     if (auto ip = sys::IpAddress::parse(a.to_string()); ip.ok()) spec.resolvers.push_back(*ip);
@@ -229,10 +228,10 @@ void Client::engage_kill_switch() {
 // The server's addresses. A resolver that cannot answer now (no network yet, no name
 // server reachable) is a network failure like any other: retried with the reconnect
 // backoff until it answers or we are stopped. A definite "no such name" is fatal.
-std::vector<transport::Ipv4Endpoint> Client::resolve_server() {
+std::vector<transport::SockAddr> Client::resolve_server() {
   auto delay = std::chrono::milliseconds(cfg_.reconnect_base_delay);
   while (true) {
-    auto resolved = transport::resolve_ipv4({cfg_.server.host, cfg_.server.port});
+    auto resolved = transport::resolve({cfg_.server.host, cfg_.server.port});
     if (resolved.ok()) return *resolved;
     const std::string why =
         "cannot resolve " + cfg_.server.to_string() + ": " + resolved.error().message;

@@ -145,15 +145,23 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   if (plan.pin_server || !plan.via_underlay.empty()) {
     // Pin the server (and excluded networks) through the path it uses now, before any
     // route through the tunnel could cover it.
-    const auto server = sys::IpAddress::parse(transport::ipv4_to_string(tc.server.addr));
+    const auto server = sys::IpAddress::parse(tc.server.ip_string());
     auto via = host_.routes.lookup(server.value());
     if (!via.ok()) return "no route to the server: " + via.error().detail;
     if (plan.pin_server && !changes_.add_route(sys::pin_route(*via))) {
       return "cannot pin the server route";
     }
     for (const auto& c : plan.via_underlay) {
-      sys::Route r = sys::pin_route(*via);
-      r.dst = sys::IpPrefix::parse(c).value();
+      const auto dst = sys::IpPrefix::parse(c).value();
+      // An excluded network of the server's family leaves through the server's path; one
+      // of the other family (an IPv4 network beside an IPv6 server) through its own.
+      auto other = dst.addr.family == server->family ? via : host_.routes.lookup(dst.addr);
+      if (!other.ok()) {
+        spdlog::warn("exclude {}: no route outside the tunnel ({})", c, other.error().detail);
+        continue;
+      }
+      sys::Route r = sys::pin_route(*other);
+      r.dst = dst;
       changes_.add_route(r);
     }
   }
@@ -190,8 +198,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
                full ? ", full tunnel" : "", tc.gso ? ", GSO super-packets" : "",
                tc.aes_gcm ? ", AES-256-GCM records" : "");
 
-  info_.server_address =
-      transport::ipv4_to_string(tc.server.addr) + ":" + std::to_string(tc.server.port);
+  info_.server_address = tc.server.to_string();
   info_.dev = dev;
   info_.client_cidr = cidr;
   info_.server_tunnel_ip = ok.server_ip;

@@ -15,8 +15,8 @@ void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
     auto ep = Endpoint::parse(e->value);
     if (!ep) {
       r.bad_value(*e, "host:port with a port in 1..65535");
-    } else if (ep->bracketed || is_ipv6_literal(ep->host)) {
-      r.error_at(*e, "IPv6 server addresses are not supported");
+    } else if (ep->bracketed && !is_ipv6_literal(ep->host)) {
+      r.error_at(*e, "`[" + ep->host + "]` is not an IPv6 address (brackets hold IPv6 only)");
     } else {
       c.server = *ep;
     }

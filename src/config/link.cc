@@ -242,9 +242,6 @@ std::string emit_link(const ShareLink& l) {
 
 std::vector<std::string> validate_link(const ShareLink& l) {
   std::vector<std::string> out;
-  if (is_ipv6_literal(l.host) || l.host.find(':') != std::string::npos) {
-    out.emplace_back("IPv6 server addresses are not supported (qeli 0.7.x refuses them too)");
-  }
   if (auto why = transport_mode_conflict(l.proto, l.mode); !why.empty())
     out.push_back(std::move(why));
   if (l.quic && l.proto != Transport::kUdp) out.emplace_back("quic=1 needs proto=udp");

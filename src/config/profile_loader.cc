@@ -32,10 +32,13 @@ void read_bind(SectionReader& r, ProfileConfig& p) {
   p.bind_port = r.get_u<std::uint16_t>("bind.port", 443, 1, 65535);
   for (const IniEntry* e : r.all("listen")) {
     for (const auto& item : split_list(e->value)) {
-      if (auto ep = Endpoint::parse(item)) {
+      const auto ep = Endpoint::parse(item);
+      if (ep && (Ipv4Addr::parse(ep->host) || (ep->bracketed && is_ipv6_literal(ep->host)))) {
         p.listen.push_back(*ep);
       } else {
-        r.error_at(*e, "`" + item + "` is not addr:port with a port in 1..65535");
+        r.error_at(*e, "`" + item +
+                           "` is not a.b.c.d:port or [IPv6]:port (a numeric address, no names; "
+                           "port 1..65535)");
       }
     }
   }

@@ -22,9 +22,14 @@ struct Bind {
 };
 
 bool is_wildcard(const std::string& a) { return a == "0.0.0.0" || a == "::"; }
+bool is_v6(const std::string& a) { return a.find(':') != std::string::npos; }
 
+// An IPv6 listener takes IPv6 only (IPV6_V6ONLY): `::` and `0.0.0.0` on one port are two
+// listeners, and a wildcard collides only with addresses of its own family.
 bool collide(const Bind& a, const Bind& b) {
-  if (a.transport != b.transport || a.port != b.port) return false;
+  if (a.transport != b.transport || a.port != b.port || is_v6(a.address) != is_v6(b.address)) {
+    return false;
+  }
   return a.address == b.address || is_wildcard(a.address) || is_wildcard(b.address);
 }
 

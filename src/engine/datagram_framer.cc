@@ -63,7 +63,7 @@ std::size_t finish_batch(tunio::PacketBatch& batch, const std::vector<bool>& kee
   return logical;
 }
 
-DatagramFramer::DatagramFramer(transport::UdpSocket& sock, const transport::UdpAddr& peer,
+DatagramFramer::DatagramFramer(transport::UdpSocket& sock, const transport::SockAddr& peer,
                                DatagramEnvelope& send_env, DatagramEnvelope& recv_env,
                                std::mutex* send_mu, std::size_t max_batch)
     : sock_(sock),

@@ -47,11 +47,11 @@ class DatagramSource {
   Result<std::size_t, transport::UdpError> receive(transport::UdpSocket& sock,
                                                    tunio::PacketBatch& batch);
   /// Source of batch packet i, as received (valid until the next receive()).
-  const transport::UdpAddr& from(std::size_t i) const { return from_[i]; }
+  const transport::SockAddr& from(std::size_t i) const { return from_[i]; }
 
  private:
   std::vector<transport::RecvSlot> slots_;
-  std::vector<transport::UdpAddr> from_;
+  std::vector<transport::SockAddr> from_;
 };
 
 enum class DatagramOutcome : std::uint8_t {
@@ -76,7 +76,7 @@ class DatagramFramer final : public FrameIo {
  public:
   /// `sock`, `peer`, the envelopes (one per direction: they are not thread-safe) and
   /// `send_mu` must outlive the framer.
-  DatagramFramer(transport::UdpSocket& sock, const transport::UdpAddr& peer,
+  DatagramFramer(transport::UdpSocket& sock, const transport::SockAddr& peer,
                  DatagramEnvelope& send_env, DatagramEnvelope& recv_env,
                  std::mutex* send_mu = nullptr, std::size_t max_batch = 128);
 
@@ -99,7 +99,7 @@ class DatagramFramer final : public FrameIo {
 
  private:
   transport::UdpSocket& sock_;
-  const transport::UdpAddr& peer_;
+  const transport::SockAddr& peer_;
   DatagramEnvelope& send_env_;
   DatagramEnvelope& recv_env_;
   std::mutex* send_mu_;

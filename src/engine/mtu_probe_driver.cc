@@ -11,7 +11,7 @@
 
 namespace qeli::engine {
 
-MtuProbeReport probe_path_mtu(transport::UdpSocket& sock, const transport::UdpAddr& server,
+MtuProbeReport probe_path_mtu(transport::UdpSocket& sock, const transport::SockAddr& server,
                               const wire::UdpEnvelope& env, std::uint32_t& next_pn,
                               handshake::MtuProberConfig config, const StopSignal& stop,
                               crypto::Rng& rng) {

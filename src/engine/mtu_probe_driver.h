@@ -37,7 +37,7 @@ struct MtuProbeReport {
 /// Probes the path to `server` (see above). `env` is the session's envelope (its obfs
 /// seal borrowed; not used by another thread meanwhile). The envelope overhead is added
 /// to config.outer_overhead here.
-MtuProbeReport probe_path_mtu(transport::UdpSocket& sock, const transport::UdpAddr& server,
+MtuProbeReport probe_path_mtu(transport::UdpSocket& sock, const transport::SockAddr& server,
                               const wire::UdpEnvelope& env, std::uint32_t& next_pn,
                               handshake::MtuProberConfig config, const StopSignal& stop,
                               crypto::Rng& rng);

@@ -12,7 +12,7 @@ namespace qeli::engine {
 
 std::size_t send_handshake_datagrams(transport::UdpSocket& sock,
                                      const std::vector<Bytes>& datagrams,
-                                     const transport::UdpAddr& to) {
+                                     const transport::SockAddr& to) {
   std::size_t sent = 0;
   for (const Bytes& d : datagrams) {
     const transport::OutDatagram out{d.data(), d.size(), &to};
@@ -24,7 +24,7 @@ std::size_t send_handshake_datagrams(transport::UdpSocket& sock,
 
 handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
                                               transport::UdpSocket& sock,
-                                              const transport::UdpAddr& server,
+                                              const transport::SockAddr& server,
                                               const StopSignal& stop) {
   using Clock = std::chrono::steady_clock;
   // Receive slots: with UDP GRO the kernel fills the last kGroRecvSlots with up to 64 KiB.
@@ -63,7 +63,7 @@ handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
 
 std::optional<std::chrono::milliseconds> first_reply_time(handshake::UdpClientHandshake& hs,
                                                           transport::UdpSocket& sock,
-                                                          const transport::UdpAddr& server,
+                                                          const transport::SockAddr& server,
                                                           std::chrono::milliseconds timeout,
                                                           const StopSignal& stop) {
   using Clock = std::chrono::steady_clock;

@@ -19,13 +19,13 @@ namespace qeli::engine {
 /// cannot take now is dropped (the handshakes retransmit). Returns how many were sent.
 std::size_t send_handshake_datagrams(transport::UdpSocket& sock,
                                      const std::vector<Bytes>& datagrams,
-                                     const transport::UdpAddr& to);
+                                     const transport::SockAddr& to);
 
 /// Drives `hs` (not yet started: this calls start()) until it is done or failed. Returns
 /// the failure reason (kNone on success); a stop or a receive error yields kTimeout.
 handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
                                               transport::UdpSocket& sock,
-                                              const transport::UdpAddr& server,
+                                              const transport::SockAddr& server,
                                               const StopSignal& stop);
 
 /// A reachability probe (libqeli's qeli_client_udp_probe): starts `hs`, sends its first
@@ -34,7 +34,7 @@ handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
 /// ever sent, so a probe costs the server no failed login.
 std::optional<std::chrono::milliseconds> first_reply_time(handshake::UdpClientHandshake& hs,
                                                           transport::UdpSocket& sock,
-                                                          const transport::UdpAddr& server,
+                                                          const transport::SockAddr& server,
                                                           std::chrono::milliseconds timeout,
                                                           const StopSignal& stop);
 

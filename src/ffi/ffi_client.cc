@@ -195,8 +195,8 @@ client::ClientEnv FfiClient::make_env() {
     in.fallback_dns = input_.fallback_dns;
     in.connection_log.assign(log_.begin(), log_.end());
     in.connection_log.push_back("authenticated by " + config_.server.to_string() + " (" +
-                                transport::ipv4_to_string(tc.server.addr) + "), mtu " +
-                                std::to_string(tc.mtu) + (tc.gso ? ", GSO super-packets" : "") +
+                                tc.server.ip_string() + "), mtu " + std::to_string(tc.mtu) +
+                                (tc.gso ? ", GSO super-packets" : "") +
                                 (tc.aes_gcm ? ", AES-256-GCM records" : ""));
     Event e;
     e.kind = EventKind::kNetworkPlan;

@@ -69,7 +69,7 @@ inline constexpr std::uint32_t kMinEventCapacity = 2, kMaxEventCapacity = 256;
 
 /// What the run input JSON carries (qeli_client_run).
 struct RunInput {
-  std::vector<transport::Ipv4Endpoint> carrier_addresses;
+  std::vector<transport::SockAddr> carrier_addresses;
   std::vector<std::string> fallback_dns;
 };
 /// Strict: unknown keys, wrong types, non-IPv4 strings and more than 16 entries per list
@@ -81,7 +81,7 @@ Result<config::ClientConfig, std::string> load_profile(std::string_view text);
 /// The profile's pinned server key (`key`; empty or all zero: none).
 std::optional<handshake::X25519Public> pinned_key(const config::ClientConfig& config);
 /// The server's IPv4 addresses (the name resolved now).
-Result<std::vector<transport::Ipv4Endpoint>, std::string> resolve_servers(
+Result<std::vector<transport::SockAddr>, std::string> resolve_servers(
     const config::ClientConfig& config);
 
 /// qeli_client_udp_probe: `timeout_ms` 100..5000 per attempt, 3 attempts. An ABI code;

@@ -51,7 +51,7 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
       {"prefix_len", ok.prefix},
       {"mtu", tc.mtu},
       {"tunnel_gateway", ok.server_ip},
-      {"carrier_address", transport::ipv4_to_string(tc.server.addr)},
+      {"carrier_address", tc.server.ip_string()},
       {"routes", std::move(routes)},
       {"pushed_routes", std::move(pushed)},
       {"dns_servers", std::move(dns)},

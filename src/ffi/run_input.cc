@@ -9,20 +9,23 @@ namespace qeli::ffi {
 namespace {
 constexpr std::size_t kMaxListEntries = 16;
 
-Result<std::vector<std::uint32_t>, std::string> ipv4_list(const nlohmann::json& j,
-                                                          const char* key) {
-  if (!j.is_array()) return fail(std::string(key) + " must be an array of IPv4 strings");
+// `ipv6`: IPv6 addresses are taken too (the carrier's addresses; DNS servers stay IPv4).
+Result<std::vector<transport::SockAddr>, std::string> address_list(const nlohmann::json& j,
+                                                                   const char* key, bool ipv6) {
+  const std::string what = ipv6 ? "IPv4 or IPv6" : "IPv4";
+  if (!j.is_array()) return fail(std::string(key) + " must be an array of " + what + " strings");
   if (j.size() > kMaxListEntries) {
     return fail(std::string(key) + " has more than " + std::to_string(kMaxListEntries) +
                 " entries");
   }
-  std::vector<std::uint32_t> out;
+  std::vector<transport::SockAddr> out;
   for (const auto& v : j) {
-    std::uint32_t a = 0;
-    if (!v.is_string() || !transport::parse_ipv4(v.get<std::string>(), a)) {
-      return fail(std::string(key) + ": " + v.dump() + " is not an IPv4 address");
+    std::optional<transport::SockAddr> a;
+    if (v.is_string()) a = transport::SockAddr::parse_ip(v.get<std::string>(), 0);
+    if (!a || (!ipv6 && !a->is_ipv4())) {
+      return fail(std::string(key) + ": " + v.dump() + " is not an " + what + " address");
     }
-    out.push_back(a);
+    out.push_back(*a);
   }
   return out;
 }
@@ -35,13 +38,13 @@ Result<RunInput, std::string> parse_run_input(std::string_view json, std::uint16
   if (j.is_discarded() || !j.is_object()) return fail(std::string("not a JSON object"));
   for (const auto& [key, value] : j.items()) {
     if (key == "carrier_addresses") {
-      auto list = ipv4_list(value, "carrier_addresses");
+      auto list = address_list(value, "carrier_addresses", true);
       if (!list.ok()) return fail(list.error());
-      for (auto a : *list) in.carrier_addresses.push_back({a, server_port});
+      for (const auto& a : *list) in.carrier_addresses.push_back(a.with_port(server_port));
     } else if (key == "fallback_dns_servers") {
-      auto list = ipv4_list(value, "fallback_dns_servers");
+      auto list = address_list(value, "fallback_dns_servers", false);
       if (!list.ok()) return fail(list.error());
-      for (auto a : *list) in.fallback_dns.push_back(transport::ipv4_to_string(a));
+      for (const auto& a : *list) in.fallback_dns.push_back(a.ip_string());
     } else {
       return fail("unknown key \"" + key + "\"");
     }

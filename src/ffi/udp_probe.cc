@@ -7,9 +7,9 @@
 
 namespace qeli::ffi {
 
-Result<std::vector<transport::Ipv4Endpoint>, std::string> resolve_servers(
+Result<std::vector<transport::SockAddr>, std::string> resolve_servers(
     const config::ClientConfig& config) {
-  auto r = transport::resolve_ipv4({config.server.host, config.server.port});
+  auto r = transport::resolve({config.server.host, config.server.port});
   if (!r.ok())
     return fail("cannot resolve " + config.server.to_string() + ": " + r.error().message);
   return std::move(*r);

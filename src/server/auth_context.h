@@ -15,7 +15,7 @@ namespace qeli::server {
 
 struct AuthContext {
   handshake::AuthRequest req;
-  transport::Ipv4Endpoint peer;
+  transport::SockAddr peer;
   std::shared_ptr<const UserSnapshot> users;
   const config::UserConfig* user = nullptr;
   std::shared_ptr<Session> session;

@@ -28,8 +28,7 @@ AuthGuard::AuthGuard(BruteForcePolicy policy)
 }
 
 std::size_t AuthGuard::PairHash::operator()(const PairKey& k) const {
-  return std::hash<std::string>()(k.user) ^
-         (std::hash<std::uint32_t>()(k.ip) * 0x9e3779b97f4a7c15ULL);
+  return std::hash<std::string>()(k.user) ^ (std::hash<SourceKey>()(k.ip) * 0x9e3779b97f4a7c15ULL);
 }
 
 void AuthGuard::bump(Record& r, Instant now) const {
@@ -40,14 +39,14 @@ void AuthGuard::bump(Record& r, Instant now) const {
   ++r.failures;
 }
 
-bool AuthGuard::locked_out(std::uint32_t ip, Instant now) {
+bool AuthGuard::locked_out(SourceKey ip, Instant now) {
   if (!policy_.enabled) return false;
   std::lock_guard lock(mu_);
   auto it = ips_.find(ip);
   return it != ips_.end() && now < it->second.locked_until;
 }
 
-bool AuthGuard::locked_out(std::uint32_t ip, const std::string& user, Instant now) {
+bool AuthGuard::locked_out(SourceKey ip, const std::string& user, Instant now) {
   if (!policy_.enabled) return false;
   std::lock_guard lock(mu_);
   if (auto it = ips_.find(ip); it != ips_.end() && now < it->second.locked_until) return true;
@@ -67,7 +66,7 @@ Duration AuthGuard::tarpit(const std::string& user, Instant now) {
   return std::min<Duration>(kTarpitBase * (1U << over), kTarpitCap);
 }
 
-bool AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instant now) {
+bool AuthGuard::record_failure(SourceKey ip, const std::string& user, Instant now) {
   if (!policy_.enabled) return false;
   std::lock_guard lock(mu_);
   // Returns true if `r` crossed `limit` just now (a new lockout, not a longer one).
@@ -94,7 +93,7 @@ bool AuthGuard::record_failure(std::uint32_t ip, const std::string& user, Instan
   return locked;
 }
 
-void AuthGuard::record_success(std::uint32_t ip, const std::string& user) {
+void AuthGuard::record_success(SourceKey ip, const std::string& user) {
   std::lock_guard lock(mu_);
   const std::string name = user.substr(0, 64);
   if (policy_.per_address_only) {
@@ -145,7 +144,7 @@ std::vector<AuthGuard::Blocked> AuthGuard::blocked(Instant now) {
 
 std::size_t AuthGuard::locked_count(Instant now) { return blocked(now).size(); }
 
-bool AuthGuard::unblock(std::uint32_t ip) {
+bool AuthGuard::unblock(SourceKey ip) {
   std::lock_guard lock(mu_);
   bool found = ips_.erase(ip) > 0;
   for (auto it = pairs_.begin(); it != pairs_.end();) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "server/source_key.h"
 
 namespace qeli::server {
 
@@ -47,18 +48,18 @@ class AuthGuard {
  public:
   explicit AuthGuard(BruteForcePolicy policy);
 
-  /// True if the whole address `ip` (host order) is locked out now (checked before the
-  /// handshake: no key agreement for it).
-  bool locked_out(std::uint32_t ip, Instant now);
+  /// True if the whole source `ip` (an address, or an IPv6 /64) is locked out now (checked before
+  /// the handshake: no key agreement for it).
+  bool locked_out(SourceKey ip, Instant now);
   /// True if `user` from `ip` may not log in now: the pair or the whole address is locked.
-  bool locked_out(std::uint32_t ip, const std::string& user, Instant now);
+  bool locked_out(SourceKey ip, const std::string& user, Instant now);
   /// The tarpit delay to apply before checking `user`'s password (zero usually).
   Duration tarpit(const std::string& user, Instant now);
   /// Counts a failed login; true if this failure locked the pair or the address (just now).
-  bool record_failure(std::uint32_t ip, const std::string& user, Instant now);
+  bool record_failure(SourceKey ip, const std::string& user, Instant now);
   /// A successful login: forgets the pair's failures and the name's tarpit (the address's
   /// count stays: one valid account must not reset a spraying ceiling).
-  void record_success(std::uint32_t ip, const std::string& user);
+  void record_success(SourceKey ip, const std::string& user);
 
   /// Verifies `password` against `phc` (or a dummy hash when `phc` is empty, returning
   /// false after the same work) under the global concurrency gate. Blocks.
@@ -66,7 +67,7 @@ class AuthGuard {
 
   /// A lockout in force now (`qeli list-blocked`).
   struct Blocked {
-    std::uint32_t ip = 0;        ///< host order
+    SourceKey ip = 0;            ///< the address, or the IPv6 /64
     std::string user;            ///< empty: the whole address
     Duration left{};             ///< until the lockout ends
     std::uint32_t failures = 0;  ///< failures in the window that locked it
@@ -76,7 +77,7 @@ class AuthGuard {
   std::size_t locked_count(Instant now);
   /// Lifts every lockout of `ip` (the address's and its pairs') and forgets its failures;
   /// false if it was not tracked.
-  bool unblock(std::uint32_t ip);
+  bool unblock(SourceKey ip);
   /// Lifts every lockout and forgets every failure (addresses, pairs and user names).
   void unblock_all();
 
@@ -89,7 +90,7 @@ class AuthGuard {
     Instant locked_until{};
   };
   struct PairKey {
-    std::uint32_t ip;
+    SourceKey ip;
     std::string user;
     friend bool operator==(const PairKey&, const PairKey&) = default;
   };
@@ -100,7 +101,7 @@ class AuthGuard {
 
   BruteForcePolicy policy_;
   std::mutex mu_;
-  std::unordered_map<std::uint32_t, Record> ips_;
+  std::unordered_map<SourceKey, Record> ips_;
   std::unordered_map<PairKey, Record, PairHash> pairs_;
   std::unordered_map<std::string, Record> users_;
   // Argon2 gate.

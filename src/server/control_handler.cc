@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "control/peer_access.h"
+#include "server/source_key.h"
 #include "transport/endpoint.h"
 #include "wire/session_close.h"
 
@@ -103,7 +104,7 @@ control::SessionList list_sessions(const ControlTargets& t, Instant now) {
 control::BlockedList list_blocked(const ControlTargets& t, Instant now) {
   control::BlockedList out;
   for (const auto& b : t.guard->blocked(now)) {
-    out.blocked.push_back({transport::ipv4_to_string(b.ip), b.user,
+    out.blocked.push_back({to_string_key(b.ip), b.user,
                            std::chrono::ceil<std::chrono::seconds>(b.left).count(), b.failures});
   }
   out.blocked_ips = out.blocked.size();
@@ -244,13 +245,16 @@ Reply switch_user(const ControlTargets& t, const std::string& cmd, const std::st
 }
 
 Reply unblock(const ControlTargets& t, const std::string& ip) {
-  if (ip.empty()) return refuse(ErrorCode::kBadRequest, "unblock needs \"ip\" (an IPv4 address)");
-  std::uint32_t addr = 0;
-  // parse_ipv4 takes the whole string: "10.0.0.1\u0000…" is refused, not cut short.
-  if (!transport::parse_ipv4(ip, addr)) {
-    return refuse(ErrorCode::kBadRequest, shown(ip) + " is not an IPv4 address");
+  if (ip.empty()) {
+    return refuse(ErrorCode::kBadRequest, "unblock needs \"ip\" (an IPv4 or IPv6 address)");
   }
-  if (!t.guard->unblock(addr)) return refuse(ErrorCode::kNotFound, ip + " is not blocked");
+  // The whole string must parse: "10.0.0.1\u0000…" is refused, not cut short.
+  const auto key = parse_source_key(ip);
+  if (!key) {
+    return refuse(ErrorCode::kBadRequest,
+                  shown(ip) + " is not an IPv4 address, an IPv6 address or an IPv6 /64");
+  }
+  if (!t.guard->unblock(*key)) return refuse(ErrorCode::kNotFound, ip + " is not blocked");
   return control::Response{control::UnblockResult{ip}};
 }
 

@@ -1,21 +1,14 @@
 #include "server/new_session_limiter.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 
 namespace qeli::server {
-
-std::uint32_t new_session_key(const transport::UdpAddr& from) {
-  if (from.family() != AF_INET) return 0;
-  return ntohl(from.v4.sin_addr.s_addr);
-}
 
 NewSessionLimiter::NewSessionLimiter(NewSessionLimits limits) : limits_(limits) {
   limits_.max_tracked = std::max<std::size_t>(limits_.max_tracked, 1);
 }
 
-bool NewSessionLimiter::admit(std::uint32_t ip, Instant now) {
+bool NewSessionLimiter::admit(SourceKey ip, Instant now) {
   std::lock_guard lock(mu_);
   auto it = index_.find(ip);
   if (it != index_.end()) {

@@ -4,9 +4,10 @@
 //
 // A "new session" is a complete, distinct UDP ClientHello of ≥ 1200 bytes that is about
 // to cost the server its key agreement (X25519 + ML-KEM-768); junk, short hellos and
-// retransmits of a hello already answered never reach it. The key is the source IPv4
-// address, never the port (one host may open many ports, and the kernel may spread them
-// over workers, so one limiter serves all the workers of a profile).
+// retransmits of a hello already answered never reach it. The key is the source's
+// SourceKey (its IPv4 address, or the /64 of an IPv6 one), never the port (one host may
+// open many ports, and the kernel may spread them over workers, so one limiter serves all
+// the workers of a profile).
 //
 // Each tracked address holds a TokenBucket::per_window(max, window): a burst of `max`,
 // then one more every window / max. Memory is bounded: at most `max_tracked` addresses;
@@ -24,8 +25,8 @@
 #include <unordered_map>
 
 #include "base/clock.h"
+#include "server/source_key.h"
 #include "server/token_bucket.h"
-#include "transport/udp_addr.h"
 
 namespace qeli::server {
 
@@ -38,17 +39,13 @@ struct NewSessionLimits {
   std::size_t max_tracked = kNewSessionMaxTracked;
 };
 
-/// The limiter's key for a source: its IPv4 address in host byte order (the port is
-/// ignored). Non-IPv4 sources (the server binds IPv4 only) all share key 0.
-std::uint32_t new_session_key(const transport::UdpAddr& from);
-
 class NewSessionLimiter {
  public:
   explicit NewSessionLimiter(NewSessionLimits limits);
 
   /// Counts one new session from `ip` at `now` if it is within the limit. True = admit;
   /// false = over the limit (the caller drops it silently and counts it).
-  bool admit(std::uint32_t ip, Instant now);
+  bool admit(SourceKey ip, Instant now);
   /// Addresses currently tracked (≤ max_tracked).
   std::size_t tracked() const;
   /// Addresses evicted because the table was full.
@@ -56,14 +53,14 @@ class NewSessionLimiter {
 
  private:
   struct Entry {
-    std::uint32_t ip;
+    SourceKey ip;
     TokenBucket bucket;
   };
   NewSessionLimits limits_;
   mutable std::mutex mu_;
   std::list<Entry> lru_;  ///< most recently seen first (guarded by mu_)
-  std::unordered_map<std::uint32_t, std::list<Entry>::iterator> index_;  ///< guarded by mu_
-  std::uint64_t evicted_ = 0;                                            ///< guarded by mu_
+  std::unordered_map<SourceKey, std::list<Entry>::iterator> index_;  ///< guarded by mu_
+  std::uint64_t evicted_ = 0;                                        ///< guarded by mu_
 };
 
 }  // namespace qeli::server

@@ -20,6 +20,7 @@
 #include "server/accept_backoff.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/listen_addresses.h"
 #include "server/profile_hooks.h"
 #include "server/session_control.h"
 #include "server/session_end.h"
@@ -145,21 +146,18 @@ Status<std::string> ProfileRuntime::start() {
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, room.headroom(), room.tailroom(pad)};
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
 
-  // 3. Listener.
-  std::uint32_t bind_ip = 0;
-  if (!transport::parse_ipv4(p.bind_address, bind_ip)) {
-    return fail("profile " + p.name + ": bind.address must be an IPv4 address");
-  }
+  // 3. Listeners: bind.address:bind.port, then every `listen` endpoint.
+  auto addrs = listen_addresses(p);
+  if (!addrs) return fail("profile " + p.name + ": " + addrs.error());
   new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
       p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
-  if (udp) return start_udp(bind_ip);
-  auto l = transport::tcp_listen({bind_ip, p.bind_port});
-  if (!l.ok()) return fail("profile " + p.name + ": " + l.error());
-  listener_ = std::move(*l);
-  sockaddr_in sa{};
-  socklen_t len = sizeof(sa);
-  getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sa), &len);
-  bound_port_ = ntohs(sa.sin_port);
+  if (udp) return start_udp(*addrs);
+  for (const auto& a : *addrs) {
+    auto l = transport::tcp_listen(a);
+    if (!l.ok()) return fail("profile " + p.name + ": " + l.error());
+    listeners_.push_back(std::move(*l));
+  }
+  bound_port_ = transport::SockAddr::local_of(listeners_.front().get()).port();
 
   if (p.obf.reality.enabled) {
     if (auto st = start_reality(); !st.ok()) return fail("profile " + p.name + ": " + st.error());
@@ -170,9 +168,9 @@ Status<std::string> ProfileRuntime::start() {
     tun_threads_.emplace_back([this, q] { tun_reader(q); });
   }
   accept_thread_ = std::thread([this] { accept_loop(); });
-  spdlog::info("[{}] listening on tcp {}:{} ({} mode), TUN {} {} mtu {} ({} queues)", p.name,
-               p.bind_address, bound_port_, config::to_string(p.link_mode()), tun_->name(), cidr,
-               p.tun.mtu, tun_->queue_count());
+  spdlog::info("[{}] listening on tcp {} ({} mode), TUN {} {} mtu {} ({} queues)", p.name,
+               describe_listeners(*addrs, bound_port_), config::to_string(p.link_mode()),
+               tun_->name(), cidr, p.tun.mtu, tun_->queue_count());
   return {};
 }
 
@@ -206,7 +204,7 @@ void ProfileRuntime::stop() {
                            profile_hook_env(profile_, profile_.tun.name, bound_port_));
   }
   // Also after a start() that failed half-way: undo what it created.
-  listener_.reset();
+  listeners_.clear();
   dns_.reset();
   tun_.reset();  // closing every queue fd removes a non-persistent TUN
   if (nat_applied_) {
@@ -248,49 +246,59 @@ void ProfileRuntime::spawn(std::function<void()> f) {
 void ProfileRuntime::accept_loop() {
   AcceptBackoff backoff;
   Duration wait = Duration::zero();  // > 0: accept() ran out of resources, wait first
+  std::vector<pollfd> p(1 + listeners_.size());
+  p[0] = {stop_.fd(), POLLIN, 0};
+  for (std::size_t i = 0; i < listeners_.size(); ++i) p[1 + i] = {listeners_[i].get(), POLLIN, 0};
   while (!stop_.stopped()) {
-    // While backing off, only the stop signal is watched (the listener stays readable).
-    pollfd p[2] = {{stop_.fd(), POLLIN, 0}, {listener_.get(), POLLIN, 0}};
+    // While backing off, only the stop signal is watched (the listeners stay readable).
     const int timeout = wait > Duration::zero() ? engine::ms_until(Clock::now() + wait) : 1000;
-    if (::poll(p, wait > Duration::zero() ? 1 : 2, timeout) < 0 && errno != EINTR) break;
+    const nfds_t n = wait > Duration::zero() ? 1 : static_cast<nfds_t>(p.size());
+    for (auto& f : p) f.revents = 0;
+    if (::poll(p.data(), n, timeout) < 0 && errno != EINTR) break;
     reap_finished_connections();
     if (p[0].revents != 0) break;
-    if (wait == Duration::zero() && p[1].revents == 0) continue;
+    const bool backed_off = wait > Duration::zero();
     wait = Duration::zero();
-    for (;;) {
-      sockaddr_in from{};
-      socklen_t from_len = sizeof(from);
-      const int fd =
-          ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC);
-      if (fd < 0) {
-        if (AcceptBackoff::is_resource_error(errno)) {
-          counters_.accept_no_resources++;
-          auto d = backoff.on_failure(errno, Clock::now());
-          if (d.log) spdlog::warn("[{}] {}", profile_.name, *d.log);
-          wait = d.wait;
-        }
-        break;
-      }
-      backoff.on_success();
-      transport::UniqueFd conn(fd);
-      counters_.accepted++;
-      if (gate_) {  // REALITY: the gate reads the hello first (no thread per stranger)
-        (void)gate_->add(std::move(conn));
-        continue;
-      }
-      if (preauth_.load() >= preauth_limit()) {
-        counters_.over_capacity++;
-        continue;  // closed at once: unauthenticated peers must cost little
-      }
-      // The per-source-address new-session limit (perf.connection.new_session_rate_*), as
-      // on UDP: a stranger gets neither a thread nor a key agreement beyond it.
-      if (!new_sessions_->admit(ntohl(from.sin_addr.s_addr), Clock::now())) {
-        counters_.new_session_rate_limited++;
-        continue;
-      }
-      auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
-      spawn([this, c] { handle_connection(std::move(*c)); });
+    for (std::size_t i = 0; i < listeners_.size() && wait == Duration::zero(); ++i) {
+      if (backed_off || p[1 + i].revents != 0) wait = accept_ready(listeners_[i], backoff);
     }
+  }
+}
+
+Duration ProfileRuntime::accept_ready(const transport::UniqueFd& listener, AcceptBackoff& backoff) {
+  for (;;) {
+    sockaddr_storage from{};
+    socklen_t from_len = sizeof(from);
+    const int fd =
+        ::accept4(listener.get(), reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (!AcceptBackoff::is_resource_error(errno)) return Duration::zero();
+      counters_.accept_no_resources++;
+      auto d = backoff.on_failure(errno, Clock::now());
+      if (d.log) spdlog::warn("[{}] {}", profile_.name, *d.log);
+      return d.wait;
+    }
+    backoff.on_success();
+    transport::UniqueFd conn(fd);
+    const auto peer =
+        transport::SockAddr::from_sockaddr(reinterpret_cast<const sockaddr*>(&from), from_len);
+    counters_.accepted++;
+    if (gate_) {  // REALITY: the gate reads the hello first (no thread per stranger)
+      (void)gate_->add(std::move(conn));
+      continue;
+    }
+    if (preauth_.load() >= preauth_limit()) {
+      counters_.over_capacity++;
+      continue;  // closed at once: unauthenticated peers must cost little
+    }
+    // The per-source new-session limit (perf.connection.new_session_rate_*), as on UDP: a
+    // stranger gets neither a thread nor a key agreement beyond it.
+    if (!new_sessions_->admit(source_key(peer), Clock::now())) {
+      counters_.new_session_rate_limited++;
+      continue;
+    }
+    auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
+    spawn([this, c] { handle_connection(std::move(*c)); });
   }
 }
 
@@ -365,7 +373,8 @@ Status<std::string> ProfileRuntime::start_reality() {
         // The per-source new-session limit, as on the non-REALITY path: only a valid
         // token reaches it (strangers were bridged), so it bounds key agreements and
         // Argon2id, never what a prober of the port sees.
-        if (!new_sessions_->admit(transport::peer_endpoint(fd.get()).addr, Clock::now())) {
+        if (!new_sessions_->admit(source_key(transport::SockAddr::peer_of(fd.get())),
+                                  Clock::now())) {
           counters_.new_session_rate_limited++;
           return;
         }
@@ -398,17 +407,18 @@ Status<std::string> ProfileRuntime::refuse_self_target() const {
   // A target that is this very listener would bridge every stranger (and the reality-tls
   // probe) back into ourselves until the pool and the file descriptors run out.
   const auto& rp = profile_.obf.reality;
-  if (rp.target_port != bound_port_) return {};
-  std::uint32_t bind_ip = 0;
-  (void)transport::parse_ipv4(profile_.bind_address, bind_ip);
-  auto addrs = transport::resolve_ipv4(transport::HostPort{rp.target, rp.target_port});
+  auto addrs = transport::resolve(transport::HostPort{rp.target, rp.target_port});
   if (!addrs) return {};  // not resolvable yet: start_reality warns about it
-  for (const auto& a : *addrs) {
-    if ((bind_ip == 0 || bind_ip == a.addr) && transport::is_local_ipv4(a.addr)) {
-      return fail("obf.tls.reality_proxy.target " + rp.target + ":" +
-                  std::to_string(rp.target_port) + " (" + a.to_string() +
-                  ") is this profile's own listener: strangers would be bridged back into it "
-                  "in a loop. Point it at the site the port should look like");
+  for (const auto& l : listeners_) {
+    const auto local = transport::SockAddr::local_of(l.get());
+    for (const auto& a : *addrs) {
+      if (a.family() != local.family() || a.port() != local.port()) continue;
+      if ((local.is_unspecified() || local == a) && transport::is_local_address(a)) {
+        return fail("obf.tls.reality_proxy.target " + rp.target + ":" +
+                    std::to_string(rp.target_port) + " (" + a.to_string() +
+                    ") is this profile's own listener: strangers would be bridged back into "
+                    "it in a loop. Point it at the site the port should look like");
+      }
     }
   }
   return {};
@@ -435,14 +445,14 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
   const auto now = Clock::now();
   const auto& req = ctx.req;
   if (auth_.require_client_key_proof && !req.key_proof_ok) {
-    note_failure(ctx.peer.addr, "", now);  // counts against the source IP only
+    note_failure(source_key(ctx.peer), "", now);  // counts against the source IP only
     ctx.reason = "client key proof missing or invalid";
     return false;
   }
   // The pair (address, user) or the whole address: refused before any Argon2 work.
-  if (guard_.locked_out(ctx.peer.addr, req.user, now)) {
+  if (guard_.locked_out(source_key(ctx.peer), req.user, now)) {
     counters_.locked_out++;
-    ctx.reason = guard_.locked_out(ctx.peer.addr, now)
+    ctx.reason = guard_.locked_out(source_key(ctx.peer), now)
                      ? "source address locked out"
                      : "user locked out at this address after failed logins";
     return false;
@@ -464,7 +474,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
                                                  : std::string();
   const bool password_ok = guard_.verify_password(phc, req.password);
   auto reject = [&](std::string why) {
-    note_failure(ctx.peer.addr, req.user, Clock::now());
+    note_failure(source_key(ctx.peer), req.user, Clock::now());
     ctx.reason = std::move(why);
     return false;
   };
@@ -488,7 +498,7 @@ bool ProfileRuntime::admit_client(AuthContext& ctx) {
       return reject("account expired");
     }
   }
-  guard_.record_success(ctx.peer.addr, req.user);
+  guard_.record_success(source_key(ctx.peer), req.user);
 
   AdmissionRequest ar;
   ar.user = req.user;
@@ -536,14 +546,14 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   };
   const auto& p = profile_;
   AuthContext ctx;
-  ctx.peer = transport::peer_endpoint(fd.get());
+  ctx.peer = transport::SockAddr::peer_of(fd.get());
   transport::StreamOptions so;
   so.nodelay = p.perf.tcp_nodelay;
   so.keepalive_secs = static_cast<int>(p.perf.tcp_keepalive.count());
   so.send_buffer = static_cast<int>(p.perf.tcp_send_buffer_size);
   so.recv_buffer = static_cast<int>(p.perf.tcp_recv_buffer_size);
   transport::apply_stream_options(fd.get(), so);
-  if (guard_.locked_out(ctx.peer.addr, Clock::now())) {
+  if (guard_.locked_out(source_key(ctx.peer), Clock::now())) {
     const auto total = ++counters_.locked_out;
     const auto now_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
@@ -633,7 +643,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
           // A per-user REALITY short id admits its own user only (a leaked link of one
           // user cannot be used with another's credentials).
           if (short_id_owner && *short_id_owner != ctx.req.user) {
-            note_failure(ctx.peer.addr, ctx.req.user, Clock::now());
+            note_failure(source_key(ctx.peer), ctx.req.user, Clock::now());
             ctx.reason = "REALITY short id of user '" + *short_id_owner + "' used by another";
             h.reject();
             return;

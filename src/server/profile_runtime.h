@@ -136,6 +136,9 @@ class ProfileRuntime {
 
  private:
   void accept_loop();
+  /// Accepts what `listener` has queued; the back-off to wait (zero usually) when accept()
+  /// ran out of resources.
+  Duration accept_ready(const transport::UniqueFd& listener, class AcceptBackoff& backoff);
   /// One accepted connection, on its own thread. `prefix`: bytes the REALITY gate already
   /// read (the ClientHello); `short_id_owner`: the user whose own short id the token
   /// carried (that user alone may authenticate).
@@ -147,7 +150,7 @@ class ProfileRuntime {
   struct JoinedStream {
     std::shared_ptr<Session> session;
     std::size_t slot = 0;
-    transport::Ipv4Endpoint peer;
+    transport::SockAddr peer;
     bool proved = false;  ///< it proved the session's keys (PROTOCOL §19), not only the token
   };
   /// Finds the live session a JOIN's token names and claims a slot of its bond
@@ -161,7 +164,7 @@ class ProfileRuntime {
   /// Event helpers (session_events.cc): connected, ended (with why), a lockout.
   void note_connected(const Session& s);
   void note_ended(const Session& s, const std::string& why);
-  void note_failure(std::uint32_t ip, const std::string& user, Instant now);
+  void note_failure(SourceKey ip, const std::string& user, Instant now);
   void note_expired(const std::string& user);
   /// Pushes a user event (`type`, `reason`) on this profile; events_ must be set.
   void note_user(const std::string& user, const char* type, const char* reason);
@@ -177,7 +180,7 @@ class ProfileRuntime {
   void warn_bridge_target_unreachable();
   Status<std::string> refuse_self_target() const;
   // UDP (udp_runtime.cc)
-  Status<std::string> start_udp(std::uint32_t bind_ip);
+  Status<std::string> start_udp(const std::vector<transport::SockAddr>& addrs);
   void udp_worker(struct UdpWorker& w);
   void stop_udp();
 
@@ -198,7 +201,7 @@ class ProfileRuntime {
   std::unique_ptr<DnsService> dns_;  ///< after the TUN (it listens on its address)
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
   std::unique_ptr<SessionTable> sessions_;
-  transport::UniqueFd listener_;
+  std::vector<transport::UniqueFd> listeners_;  ///< TCP: bind.address first, then `listen`
   std::uint16_t bound_port_ = 0;
   engine::StopSignal stop_;
   std::thread accept_thread_;

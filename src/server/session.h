@@ -26,8 +26,7 @@ namespace qeli::server {
 
 struct Session {
   Session(std::uint64_t id_, std::string user_, std::string device_key_, std::uint32_t ip,
-          transport::Ipv4Endpoint peer_, engine::SessionInbox::Geometry g,
-          std::size_t max_streams = 1)
+          transport::SockAddr peer_, engine::SessionInbox::Geometry g, std::size_t max_streams = 1)
       : id(id_),
         user(std::move(user_)),
         device_key(std::move(device_key_)),
@@ -41,20 +40,21 @@ struct Session {
   const std::string user;
   const std::string device_key;  ///< "user:hex(device_id)" or "user"
   const std::uint32_t tunnel_ip;
-  const transport::Ipv4Endpoint peer;  ///< where the session started
+  const transport::SockAddr peer;  ///< where the session started
   const Instant started;
-  /// UDP roaming (docs/PROTOCOL.md §20): times the client moved, and where it is now
-  /// (addr << 16 | port; 0 = still `peer`). Written by its worker, read by the control
-  /// socket and the session events.
+  /// UDP roaming (docs/PROTOCOL.md §20): times the client moved, and where it is now.
+  /// Written by its worker at a roam, read by the control socket and the session events
+  /// (both rare: a mutex, never taken per packet).
   std::atomic<std::uint32_t> roams{0};
-  std::atomic<std::uint64_t> roamed_to{0};
-  transport::Ipv4Endpoint current_peer() const {
-    const std::uint64_t v = roamed_to.load(std::memory_order_relaxed);
-    if (v == 0) return peer;
-    return {static_cast<std::uint32_t>(v >> 16), static_cast<std::uint16_t>(v & 0xFFFF)};
+  transport::SockAddr current_peer() const {
+    std::lock_guard lock(roam_mu_);
+    return roamed_to_.is_set() ? roamed_to_ : peer;
   }
-  void note_roam(const transport::Ipv4Endpoint& to) {
-    roamed_to.store((std::uint64_t{to.addr} << 16) | to.port, std::memory_order_relaxed);
+  void note_roam(const transport::SockAddr& to) {
+    {
+      std::lock_guard lock(roam_mu_);
+      roamed_to_ = to;
+    }
     roams.fetch_add(1, std::memory_order_relaxed);
   }
   /// Self-reported (control frame 2), informational; written by the receive thread, read
@@ -115,6 +115,8 @@ struct Session {
  private:
   std::atomic<std::uint8_t> close_reason_{0};
   std::string credential_;  // guarded by info_mu
+  mutable std::mutex roam_mu_;
+  transport::SockAddr roamed_to_;  // guarded by roam_mu_; unset = still `peer`
 };
 
 }  // namespace qeli::server

@@ -51,13 +51,13 @@ void ProfileRuntime::note_user(const std::string& user, const char* type, const 
   events_->push(std::move(e));
 }
 
-void ProfileRuntime::note_failure(std::uint32_t ip, const std::string& user, Instant now) {
+void ProfileRuntime::note_failure(SourceKey ip, const std::string& user, Instant now) {
   if (!guard_.record_failure(ip, user, now) || events_ == nullptr) return;
   control::Event e;
   e.type = "auth.lockout";
   e.profile = profile_.name;
   e.username = user.substr(0, 64);
-  e.ip = transport::ipv4_to_string(ip);
+  e.ip = to_string_key(ip);
   e.reason = "too many failed logins";
   events_->push(std::move(e));
 }

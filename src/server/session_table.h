@@ -38,7 +38,7 @@ struct AdmissionRequest {
   std::string device_key;
   std::optional<std::uint32_t> static_ip;
   std::uint32_t max_sessions = 0;  ///< 0 = unlimited
-  transport::Ipv4Endpoint peer;
+  transport::SockAddr peer;
   std::size_t max_streams = 1;  ///< stream bonding's cap (1 = no bonding)
 };
 

@@ -40,6 +40,7 @@
 #include "handshake/udp_server_handshake.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/listen_addresses.h"
 #include "server/new_session_limiter.h"
 #include "server/profile_runtime.h"
 #include "server/roam_index.h"
@@ -87,17 +88,12 @@ std::uint32_t preauth_crypto_burst() {
   return std::max<std::uint32_t>(64, 4 * std::thread::hardware_concurrency());
 }
 
-transport::Ipv4Endpoint endpoint_of(const transport::UdpAddr& a) {
-  if (a.family() != AF_INET) return {};
-  return transport::Ipv4Endpoint::from_sockaddr(a.v4);
-}
-
 }  // namespace
 
 /// One authenticated UDP session, owned by its worker.
 struct UdpPeer {
   std::shared_ptr<Session> session;
-  transport::UdpAddr addr;
+  transport::SockAddr addr;
   wire::UdpEnvelope hs_env;  ///< the handshake's envelope (worker's obfs): probe acks
   std::unique_ptr<engine::WireDatagramEnvelope> recv_env, send_env;
   /// The sender's framer (the worker receives for all its sessions itself).
@@ -122,7 +118,7 @@ struct UdpPeer {
 
 /// A datagram that arrived at one worker for a session another one owns.
 struct RoamHandoff {
-  transport::UdpAddr from;
+  transport::SockAddr from;
   std::size_t arrived_at = 0;  ///< the worker whose socket the new address hashes to
   Bytes datagram;
   std::uint8_t hops = 0;
@@ -135,19 +131,20 @@ struct HalfOpen {
 };
 
 struct AuthVerdict {
-  transport::UdpAddr addr;
+  transport::SockAddr addr;
   std::uint64_t serial = 0;
   AuthContext ctx;
   std::optional<handshake::AuthOk> ok;
 };
 
 struct UdpWorker {
-  std::size_t queue = 0;
+  std::size_t queue = 0;  ///< the TUN queue it writes to
+  std::size_t id = 0;     ///< its index in udp_workers_ (roaming hand-overs name it)
   std::optional<transport::UdpSocket> sock;
   std::mutex send_mu;                   ///< held by session senders around sock->send
   std::unique_ptr<wire::UdpObfs> obfs;  ///< the worker thread's seal (handshakes)
-  std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>, transport::UdpAddrHash> peers;
-  std::unordered_map<transport::UdpAddr, HalfOpen, transport::UdpAddrHash> half_open;
+  std::unordered_map<transport::SockAddr, std::unique_ptr<UdpPeer>, transport::SockAddrHash> peers;
+  std::unordered_map<transport::SockAddr, HalfOpen, transport::SockAddrHash> half_open;
   /// Roaming (null when the profile has it off): the profile's CID index, and the
   /// permutation that hides a CID in a nonce (keyed by the profile's static key).
   std::shared_ptr<RoamIndex> roam;
@@ -174,37 +171,48 @@ struct UdpWorker {
 
 void UdpWorkerDeleter::operator()(UdpWorker* w) const { delete w; }
 
-Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
+Status<std::string> ProfileRuntime::start_udp(const std::vector<transport::SockAddr>& addrs) {
   const auto& p = profile_;
-  for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
-    std::unique_ptr<UdpWorker, UdpWorkerDeleter> w(new UdpWorker);
-    w->queue = q;
-    transport::UdpOptions uo;
-    uo.bind = transport::UdpAddr::from({bind_ip, q == 0 ? p.bind_port : bound_port_});
-    uo.reuse_port = true;
-    // On the wildcard address, answer each client from the address it contacted.
-    uo.pktinfo = bind_ip == 0;
-    uo.recv_buffer = p.perf.udp_recv_buffer_size;
-    uo.send_buffer = p.perf.udp_send_buffer_size;
-    uo.log = [name = p.name, q](std::string_view line) {
-      if (q == 0) spdlog::info("[{}] {}", name, line);
-    };
-    auto sock = transport::UdpSocket::open(uo);
-    if (!sock.ok()) {
-      return fail("profile " + p.name + ": UDP " +
-                  std::string(transport::to_string(sock.error().code)) + " " + sock.error().detail);
+  // One SO_REUSEPORT socket and worker per TUN queue on every listener address. A session
+  // stays on its listener's sockets (its replies must come from the address and port the
+  // client dialed), so each listener has its own roaming index: a client roams between
+  // the workers of one listener.
+  for (std::size_t l = 0; l < addrs.size(); ++l) {
+    std::shared_ptr<RoamIndex> roam = p.roaming ? std::make_shared<RoamIndex>() : nullptr;
+    for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
+      std::unique_ptr<UdpWorker, UdpWorkerDeleter> w(new UdpWorker);
+      w->queue = q;
+      w->id = udp_workers_.size();
+      transport::UdpOptions uo;
+      // The first socket of the main listener may take an ephemeral port (tests); its
+      // siblings join the port it got.
+      uo.bind = l == 0 && q != 0 ? addrs[0].with_port(bound_port_) : addrs[l];
+      uo.reuse_port = true;
+      // On a wildcard address, answer each client from the address it contacted.
+      uo.pktinfo = addrs[l].is_unspecified();
+      uo.recv_buffer = p.perf.udp_recv_buffer_size;
+      uo.send_buffer = p.perf.udp_send_buffer_size;
+      uo.log = [name = p.name, first = w->id == 0](std::string_view line) {
+        if (first) spdlog::info("[{}] {}", name, line);
+      };
+      auto sock = transport::UdpSocket::open(uo);
+      if (!sock.ok()) {
+        return fail("profile " + p.name + ": UDP " +
+                    std::string(transport::to_string(sock.error().code)) + " " +
+                    sock.error().detail);
+      }
+      if (w->id == 0) bound_port_ = sock->local_address().port();
+      w->sock.emplace(std::move(*sock));
+      if (wire::has_layer(*config::mode_spec(p.transport, p.obf.mode), wire::Layer::kObfsSeal)) {
+        w->obfs = std::make_unique<wire::UdpObfs>(std::string_view(p.obf.obfs_key));
+      }
+      if (roam) {
+        w->roam = roam;
+        w->roam_prp = std::make_unique<crypto::NoncePrp>(
+            crypto::NoncePrp::FromPrpKey{}, wire::roam_prp_key(identity_.private_key).span());
+      }
+      udp_workers_.push_back(std::move(w));
     }
-    if (q == 0) bound_port_ = sock->local_address().port();
-    w->sock.emplace(std::move(*sock));
-    if (wire::has_layer(*config::mode_spec(p.transport, p.obf.mode), wire::Layer::kObfsSeal)) {
-      w->obfs = std::make_unique<wire::UdpObfs>(std::string_view(p.obf.obfs_key));
-    }
-    if (p.roaming) {
-      w->roam = udp_workers_.empty() ? std::make_shared<RoamIndex>() : udp_workers_[0]->roam;
-      w->roam_prp = std::make_unique<crypto::NoncePrp>(
-          crypto::NoncePrp::FromPrpKey{}, wire::roam_prp_key(identity_.private_key).span());
-    }
-    udp_workers_.push_back(std::move(w));
   }
   started_ = true;
   for (std::size_t q = 0; q < tun_->queue_count(); ++q) {
@@ -213,9 +221,9 @@ Status<std::string> ProfileRuntime::start_udp(std::uint32_t bind_ip) {
   for (auto& w : udp_workers_) {
     udp_threads_.emplace_back([this, wp = w.get()] { udp_worker(*wp); });
   }
-  spdlog::info("[{}] listening on udp {}:{} ({} mode), TUN {} mtu {} ({} workers)", p.name,
-               p.bind_address, bound_port_, config::to_string(p.link_mode()), tun_->name(),
-               p.tun.mtu, udp_workers_.size());
+  spdlog::info("[{}] listening on udp {} ({} mode), TUN {} mtu {} ({} workers)", p.name,
+               describe_listeners(addrs, bound_port_), config::to_string(p.link_mode()),
+               tun_->name(), p.tun.mtu, udp_workers_.size());
   return {};
 }
 
@@ -245,14 +253,14 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   const tunnel::PushedParams pushed = pushed_params(p.obf);
   const Duration half_open_ttl = p.perf.handshake_timeout + std::chrono::seconds(1);
 
-  auto send_to = [&](const std::vector<Bytes>& d, const transport::UdpAddr& to) {
+  auto send_to = [&](const std::vector<Bytes>& d, const transport::SockAddr& to) {
     if (d.empty()) return;
     std::lock_guard lock(w.send_mu);
     engine::send_handshake_datagrams(sock, d, to);
   };
 
   // AUTH OK was sent: the handshake becomes a session with its own sender thread.
-  auto promote = [&](const transport::UdpAddr& addr, HalfOpen& h, AuthContext& ctx) {
+  auto promote = [&](const transport::SockAddr& addr, HalfOpen& h, AuthContext& ctx) {
     auto udp = h.hs->take_session();
     auto peer = std::make_unique<UdpPeer>();
     UdpPeer& pr = *peer;
@@ -301,7 +309,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     });
     if (w.roam && ctx.req.join_secret) {
       pr.roam_secret = ctx.req.join_secret;
-      w.roam->publish(&pr, w.queue, *pr.roam_secret, 0);
+      w.roam->publish(&pr, w.id, *pr.roam_secret, 0);
     }
     counters_.sessions_started++;
     const sys::LogFields fields{{"QELI_PROFILE", p.name},
@@ -316,7 +324,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   };
 
   // Sends what a handshake emitted, starts its AUTH check, drops or promotes it.
-  auto service = [&](const transport::UdpAddr& addr) {
+  auto service = [&](const transport::SockAddr& addr) {
     auto it = w.half_open.find(addr);
     if (it == w.half_open.end()) return;
     HalfOpen& h = it->second;
@@ -332,7 +340,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         v->addr = addr;
         v->serial = h.serial;
         v->ctx.req = std::move(*auth);
-        v->ctx.peer = endpoint_of(addr);
+        v->ctx.peer = addr;
         spawn([this, &w, v, roam_key_hex] {
           if (admit_client(v->ctx)) {
             handshake::JoinToken token{};
@@ -392,7 +400,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   // The gate in front of a new ClientHello's key agreement: the worker's crypto budget
   // (a distributed flood), then the profile's per-source-IP new-session limit (one host);
   // a refusal is silent and counted. A budget token is spent only on an admitted hello.
-  auto admit_hello = [this, &w](std::uint32_t ip, Instant now) {
+  auto admit_hello = [this, &w](SourceKey ip, Instant now) {
     if (!w.preauth_crypto.available(now)) {
       counters_.preauth_crypto_shed++;
       return false;
@@ -404,7 +412,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     return w.preauth_crypto.take(now);
   };
 
-  auto handshake_datagram = [&](const transport::UdpAddr& addr, MutableByteSpan d, Instant now) {
+  auto handshake_datagram = [&](const transport::SockAddr& addr, MutableByteSpan d, Instant now) {
     auto it = w.half_open.find(addr);
     const bool fresh = it == w.half_open.end();
     if (fresh) {
@@ -425,7 +433,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       }
       HalfOpen h;
       handshake::UdpServerConfig c = hc;
-      c.admit_hello = [&admit_hello, ip = new_session_key(addr)](Instant t) {
+      c.admit_hello = [&admit_hello, ip = source_key(addr)](Instant t) {
         return admit_hello(ip, t);
       };
       h.hs = std::make_unique<handshake::UdpServerHandshake>(c, rng);
@@ -462,8 +470,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     if (!ack.empty()) send_to({pr.hs_env.wrap(ack, true, 0, rng)}, pr.addr);
   };
 
-  auto end_peer = [&](std::unordered_map<transport::UdpAddr, std::unique_ptr<UdpPeer>,
-                                         transport::UdpAddrHash>::iterator it) {
+  auto end_peer = [&](std::unordered_map<transport::SockAddr, std::unique_ptr<UdpPeer>,
+                                         transport::SockAddrHash>::iterator it) {
     UdpPeer& pr = *it->second;
     if (w.roam) w.roam->remove(&pr);
     w.owned.erase(&pr);
@@ -505,7 +513,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
                                               pr.tunnel->receiver().highest_counter() >> 32);
         if (epoch > pr.roam_epoch) {
           pr.roam_epoch = epoch;
-          w.roam->publish(&pr, w.queue, *pr.roam_secret, epoch);
+          w.roam->publish(&pr, w.id, *pr.roam_secret, epoch);
         }
       }
       const auto t = pr.tunnel->receiver().on_timer(now);
@@ -540,7 +548,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   // Files a session under `at` (its address); one that was there ends (two sessions
   // cannot share an address, and the newer one just proved itself).
   auto place = [&](std::unique_ptr<UdpPeer> up) {
-    const transport::UdpAddr at = up->addr;
+    const transport::SockAddr at = up->addr;
     if (auto old = w.peers.find(at); old != w.peers.end()) end_peer(old);
     w.half_open.erase(at);
     w.owned.insert(up.get());
@@ -548,7 +556,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   };
   // Re-files this worker's session from `was` to its new address.
   // (its addr already says where).
-  auto rekey = [&](const transport::UdpAddr& was) {
+  auto rekey = [&](const transport::SockAddr& was) {
     auto node = w.peers.extract(was);
     if (!node.empty()) place(std::move(node.mapped()));
   };
@@ -568,9 +576,9 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
 
   // Points the session at its new address (under its framer's lock: the sender reads it
   // there) and moves its CID window on when the client started a new epoch.
-  auto move_to = [&](UdpPeer& pr, const transport::UdpAddr& to, std::uint32_t epoch,
+  auto move_to = [&](UdpPeer& pr, const transport::SockAddr& to, std::uint32_t epoch,
                      std::size_t owner) {
-    const transport::UdpAddr was = pr.addr;
+    const transport::SockAddr was = pr.addr;
     {
       std::lock_guard lock(*pr.send_mu);
       pr.addr = to;
@@ -580,12 +588,11 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
     pr.roam_path = epoch >= hi ? epoch - hi : 0;
     w.roam->publish(&pr, owner, *pr.roam_secret, pr.roam_epoch);
     counters_.udp_roams++;
-    if (to.family() == AF_INET)
-      pr.session->note_roam(transport::Ipv4Endpoint::from_sockaddr(to.v4));
+    pr.session->note_roam(to);
     spdlog::info("[{}] '{}' ({}) roamed {} → {} (epoch {}{}, no new handshake)", p.name,
                  pr.session->user, transport::ipv4_to_string(pr.session->tunnel_ip),
                  was.to_string(), to.to_string(), pr.roam_epoch,
-                 owner == w.queue ? "" : fmt::format(", worker {} → {}", w.queue, owner));
+                 owner == w.id ? "" : fmt::format(", worker {} → {}", w.id, owner));
   };
 
   // Opens a roaming candidate's datagram (slot i of `b`) with the session's own envelope
@@ -622,7 +629,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   // A datagram from an address no session or handshake of this worker has: true if it
   // was a roaming session's (taken here or handed to its owner), false for a stranger's
   // (it goes on to the handshake path).
-  auto roam_datagram = [&](const transport::UdpAddr& from, tunio::PacketBatch& b, std::size_t i,
+  auto roam_datagram = [&](const transport::SockAddr& from, tunio::PacketBatch& b, std::size_t i,
                            Instant now) {
     if (!w.roam || w.half_open.contains(from)) return false;
     const auto id = roam_id_of(b.packet(i));
@@ -633,9 +640,9 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       counters_.udp_roams_refused++;  // over this worker's budget: dropped unopened
       return true;
     }
-    if (hit->worker != w.queue) {
+    if (hit->worker != w.id) {
       const ByteSpan d = b.packet(i);
-      handoff_to(hit->worker, RoamHandoff{from, w.queue, Bytes(d.begin(), d.end())});
+      handoff_to(hit->worker, RoamHandoff{from, w.id, Bytes(d.begin(), d.end())});
       return true;
     }
     auto* pp = static_cast<UdpPeer*>(hit->peer);
@@ -655,8 +662,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       keep[i] = packet;
       return true;
     }
-    const transport::UdpAddr was = pp->addr;
-    move_to(*pp, from, hit->epoch, w.queue);
+    const transport::SockAddr was = pp->addr;
+    move_to(*pp, from, hit->epoch, w.id);
     rekey(was);
     keep[i] = packet;
     return true;
@@ -675,7 +682,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       const auto id = roam_id_of(h.datagram);
       const auto hit = id ? w.roam->find(id->cid) : std::nullopt;
       if (!hit) continue;  // its session ended meanwhile
-      if (hit->worker != w.queue) {
+      if (hit->worker != w.id) {
         handoff_to(hit->worker, std::move(h));  // it moved on: to its owner now
         continue;
       }
@@ -691,11 +698,11 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       one.commit(h.datagram.size());
       bool packet = false;
       const bool newest = roam_open(pr, one, 0, now, packet);
-      const transport::UdpAddr was = pr.addr;
+      const transport::SockAddr was = pr.addr;
       if (!newest || was == h.from) {
         // A late one, or it moved there with an earlier datagram: nothing to move.
-      } else if (h.arrived_at == w.queue) {
-        move_to(pr, h.from, hit->epoch, w.queue);
+      } else if (h.arrived_at == w.id) {
+        move_to(pr, h.from, hit->epoch, w.id);
         rekey(was);
       } else {
         // The kernel hashes the new address to that worker: the session goes there
@@ -714,7 +721,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
         if (!up) {
           to.handoff_wake.notify();
         } else {  // that worker is stopping: keep it here
-          w.roam->move(&pr, w.queue);
+          w.roam->move(&pr, w.id);
           place(std::move(up));
         }
       }
@@ -754,7 +761,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
       const Instant now = Clock::now();
       keep.assign(batch.size(), false);
       for (std::size_t i = 0; i < batch.size(); ++i) {
-        const transport::UdpAddr& from = source.from(i);
+        const transport::SockAddr& from = source.from(i);
         auto it = w.peers.find(from);
         if (it == w.peers.end()) {
           if (!roam_datagram(from, batch, i, now)) handshake_datagram(from, batch.packet(i), now);

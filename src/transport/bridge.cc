@@ -67,15 +67,15 @@ Bridge::~Bridge() { stop(); }
 Status<std::string> Bridge::start() {
   if (auto st = inbox_.open(); !st.ok()) return fail("bridge: " + st.error());
   // A first resolution before any stranger arrives (a literal address needs no DNS).
-  std::uint32_t ip = 0;
-  if (parse_ipv4(target_.host, ip)) {
-    endpoint_ = Ipv4Endpoint{ip, target_.port};
-  } else if (auto r = resolve_ipv4(target_); r.ok() && !r->empty()) {
+  const auto literal = SockAddr::parse_ip(target_.host, target_.port);
+  if (literal) {
+    endpoint_ = *literal;
+  } else if (auto r = resolve(target_); r.ok() && !r->empty()) {
     endpoint_ = r->front();
   }
   stop_ = false;
   thread_ = std::thread([this] { run(); });
-  if (!parse_ipv4(target_.host, ip)) resolver_ = std::thread([this] { resolve_loop(); });
+  if (!literal) resolver_ = std::thread([this] { resolve_loop(); });
   return {};
 }
 
@@ -97,14 +97,14 @@ void Bridge::resolve_loop() {
     const bool have = target_endpoint().has_value();
     resolve_cv_.wait_for(lock, have ? std::chrono::minutes(5) : std::chrono::seconds(10));
     if (stop_) break;
-    if (auto r = resolve_ipv4(target_); r.ok() && !r->empty()) {
+    if (auto r = resolve(target_); r.ok() && !r->empty()) {
       std::lock_guard q(mu_);
       endpoint_ = r->front();
     }
   }
 }
 
-std::optional<Ipv4Endpoint> Bridge::target_endpoint() {
+std::optional<SockAddr> Bridge::target_endpoint() {
   std::lock_guard lock(mu_);
   return endpoint_;
 }
@@ -135,17 +135,12 @@ void Bridge::begin(std::unique_ptr<Conn> c, Instant now) {
   }
   const auto ep = target_endpoint();
   if (!ep) return end(r, BridgeEnd::kConnectFailed);
-  r.target = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  r.target = UniqueFd(::socket(ep->family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!r.target.valid()) return end(r, BridgeEnd::kError);
   set_nonblocking(r.client.get(), true);
   set_nodelay(r.client.get());
   set_nodelay(r.target.get());
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(ep->addr);
-  sa.sin_port = htons(ep->port);
-  if (::connect(r.target.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0 &&
-      errno != EINPROGRESS) {
+  if (::connect(r.target.get(), &ep->sa, ep->len) != 0 && errno != EINPROGRESS) {
     return end(r, BridgeEnd::kConnectFailed);
   }
   epoll_event ev{};

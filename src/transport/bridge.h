@@ -73,7 +73,7 @@ class Bridge {
   const BridgeLimits& limits() const { return limits_; }
   /// The target's address as last resolved; nullopt while its name has never resolved
   /// (every bridge then ends kConnectFailed).
-  std::optional<Ipv4Endpoint> target_endpoint();
+  std::optional<SockAddr> target_endpoint();
 
  private:
   struct Conn;
@@ -91,7 +91,7 @@ class Bridge {
   std::atomic<bool> stop_{false};
   std::atomic<std::size_t> active_{0};
   std::mutex mu_;  // endpoint_
-  std::optional<Ipv4Endpoint> endpoint_;
+  std::optional<SockAddr> endpoint_;
   std::mutex resolve_mu_;
   std::condition_variable resolve_cv_;
   std::thread thread_;

@@ -35,25 +35,9 @@ Result<HostPort, std::string> parse_host_port(std::string_view s) {
   return hp;
 }
 
-sockaddr_in Ipv4Endpoint::to_sockaddr() const {
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  sa.sin_addr.s_addr = htonl(addr);
-  return sa;
-}
-
-Ipv4Endpoint Ipv4Endpoint::from_sockaddr(const sockaddr_in& sa) {
-  return {ntohl(sa.sin_addr.s_addr), ntohs(sa.sin_port)};
-}
-
 std::string ipv4_to_string(std::uint32_t a) {
   return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
          std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
-}
-
-std::string Ipv4Endpoint::to_string() const {
-  return ipv4_to_string(addr) + ":" + std::to_string(port);
 }
 
 bool parse_ipv4(std::string_view s, std::uint32_t& out) {
@@ -68,12 +52,17 @@ bool parse_ipv4(std::string_view s, std::uint32_t& out) {
   return true;
 }
 
-Result<std::vector<Ipv4Endpoint>, ResolveError> resolve_ipv4(const HostPort& hp) {
-  std::uint32_t literal = 0;
-  if (parse_ipv4(hp.host, literal)) return std::vector<Ipv4Endpoint>{{literal, hp.port}};
+Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp, Families families) {
+  if (auto literal = SockAddr::parse_ip(hp.host, hp.port)) {
+    if (families == Families::kIpv4 && !literal->is_ipv4()) {
+      return fail(ResolveError{hp.host + " is an IPv6 address; IPv4 is needed here", false});
+    }
+    return std::vector<SockAddr>{*literal};
+  }
   addrinfo hints{};
-  hints.ai_family = AF_INET;
+  hints.ai_family = families == Families::kIpv4 ? AF_INET : AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_ADDRCONFIG;
   addrinfo* res = nullptr;
   const int rc = getaddrinfo(hp.host.c_str(), nullptr, &hints, &res);
   if (rc != 0) {
@@ -81,18 +70,16 @@ Result<std::vector<Ipv4Endpoint>, ResolveError> resolve_ipv4(const HostPort& hp)
         rc == EAI_AGAIN || rc == EAI_FAIL || rc == EAI_SYSTEM || rc == EAI_MEMORY;
     return fail(ResolveError{gai_strerror(rc), temporary});
   }
-  std::vector<Ipv4Endpoint> out;
+  std::vector<SockAddr> out;
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
-    if (ai->ai_family != AF_INET) continue;
-    sockaddr_in sa{};
-    std::memcpy(&sa, ai->ai_addr, sizeof(sa));
-    Ipv4Endpoint ep{ntohl(sa.sin_addr.s_addr), hp.port};
+    const SockAddr a = SockAddr::from_sockaddr(ai->ai_addr, ai->ai_addrlen).with_port(hp.port);
+    if (!a.is_set() || (families == Families::kIpv4 && !a.is_ipv4())) continue;
     bool dup = false;
-    for (const auto& e : out) dup = dup || e == ep;
-    if (!dup) out.push_back(ep);
+    for (const auto& e : out) dup = dup || e == a;
+    if (!dup) out.push_back(a);
   }
   freeaddrinfo(res);
-  if (out.empty()) return fail(ResolveError{"no IPv4 address for " + hp.host, false});
+  if (out.empty()) return fail(ResolveError{"no usable address for " + hp.host, false});
   return out;
 }
 

@@ -1,8 +1,8 @@
-// Endpoints: "host:port" strings and resolved IPv4 socket addresses.
+// Endpoints: "host:port" strings and their resolution to socket addresses.
 //
-// qeli 0.7.16 carries the tunnel over IPv4 only (IPv6 endpoints are refused); the
-// client resolves the server name ONCE, before touching routes or DNS, and pins the
-// result (reference §8, weakness 24).
+// qeli 0.7.16 carries the tunnel over IPv4 only (IPv6 endpoints are refused); we take both
+// families. The client resolves the server name ONCE, before touching routes or DNS, and
+// pins the result (reference §8, weakness 24).
 #pragma once
 
 #include <netinet/in.h>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "transport/sock_addr.h"
 
 namespace qeli::transport {
 
@@ -25,30 +26,27 @@ struct HostPort {
 /// Splits "host:port" or "[v6]:port". Port 1..65535. Errors name what is wrong.
 Result<HostPort, std::string> parse_host_port(std::string_view s);
 
-struct Ipv4Endpoint {
-  std::uint32_t addr = 0;  // host byte order
-  std::uint16_t port = 0;
-  sockaddr_in to_sockaddr() const;
-  static Ipv4Endpoint from_sockaddr(const sockaddr_in& sa);
-  std::string to_string() const;  // "a.b.c.d:port"
-  friend bool operator==(const Ipv4Endpoint&, const Ipv4Endpoint&) = default;
-};
-
 /// Parses a dotted-quad IPv4 address (no names). Returns false on anything else, including
 /// an embedded NUL or any byte after the address (the whole of `s` must be the address).
 bool parse_ipv4(std::string_view s, std::uint32_t& out_host_order);
 std::string ipv4_to_string(std::uint32_t host_order);
 
 struct ResolveError {
-  std::string message;  ///< the resolver's message (gai_strerror) or "no IPv4 address …"
+  std::string message;  ///< the resolver's message (gai_strerror) or "no address …"
   /// The resolver could not answer now (EAI_AGAIN, EAI_FAIL, EAI_SYSTEM, EAI_MEMORY: no
   /// network, no reachable name server) — worth retrying; false for a definite answer
-  /// (no such name, no IPv4 address).
+  /// (no such name, no address of a usable family).
   bool temporary = false;
 };
 
-/// Resolves `host` (a literal or a name, via getaddrinfo) to its IPv4 addresses, in the
-/// resolver's order, without duplicates.
-Result<std::vector<Ipv4Endpoint>, ResolveError> resolve_ipv4(const HostPort& hp);
+/// Which address families a resolution may return.
+enum class Families : std::uint8_t { kIpv4, kAny };
+
+/// Resolves `host` (a numeric IPv4 or IPv6 literal, or a name via getaddrinfo with
+/// AI_ADDRCONFIG: no IPv6 answers on a host without an IPv6 address, and the other way
+/// round) to its addresses, in the resolver's order (RFC 6724), without duplicates.
+/// kIpv4 keeps IPv4 answers only (an IPv6 literal is then a definite error).
+Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp,
+                                                    Families families = Families::kAny);
 
 }  // namespace qeli::transport

@@ -47,26 +47,29 @@ bool set_nonblocking(int fd, bool on) {
   return fcntl(fd, F_SETFL, on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK)) == 0;
 }
 
-Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+Result<UniqueFd, std::string> tcp_listen(const SockAddr& ep, int backlog) {
+  if (!ep.is_set()) return fail(std::string("listen: no address"));
+  UniqueFd fd(::socket(ep.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return fail(errno_text("socket"));
   const int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  const sockaddr_in sa = ep.to_sockaddr();
-  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) != 0) {
+  if (ep.is_ipv6() && setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) {
+    return fail(errno_text("IPV6_V6ONLY"));
+  }
+  if (::bind(fd.get(), &ep.sa, ep.len) != 0) {
     return fail(errno_text(("bind " + ep.to_string()).c_str()));
   }
   if (::listen(fd.get(), backlog) != 0) return fail(errno_text("listen"));
   return fd;
 }
 
-Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep, std::chrono::milliseconds timeout,
+Result<UniqueFd, std::string> tcp_connect(const SockAddr& ep, std::chrono::milliseconds timeout,
                                           int cancel_fd, const SocketHook& protect) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!ep.is_set()) return fail(std::string("connect: no address"));
+  UniqueFd fd(::socket(ep.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return fail(errno_text("socket"));
   if (protect && !protect(fd.get())) return fail("connect " + ep.to_string() + ": not protected");
-  const sockaddr_in sa = ep.to_sockaddr();
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) != 0) {
+  if (::connect(fd.get(), &ep.sa, ep.len) != 0) {
     if (errno != EINPROGRESS) return fail(errno_text(("connect " + ep.to_string()).c_str()));
     pollfd p[2] = {{fd.get(), POLLOUT, 0}, {cancel_fd, POLLIN, 0}};  // fd -1: ignored
     const int rc = ::poll(p, 2, static_cast<int>(timeout.count()));
@@ -158,22 +161,14 @@ IoResult recv_some(int fd, MutableByteSpan out, std::chrono::milliseconds timeou
   }
 }
 
-Ipv4Endpoint peer_endpoint(int fd) {
-  sockaddr_in sa{};
-  socklen_t len = sizeof(sa);
-  getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  return Ipv4Endpoint::from_sockaddr(sa);
-}
-
-bool is_local_ipv4(std::uint32_t addr) {
+bool is_local_address(const SockAddr& a) {
   // bind() to port 0 succeeds exactly for local addresses (EADDRNOTAVAIL otherwise);
   // a UDP socket sends nothing and needs no cleanup beyond close.
-  UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!a.is_set()) return false;
+  UniqueFd fd(::socket(a.family(), SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return false;
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(addr);
-  return ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof(sa)) == 0;
+  const SockAddr any_port = a.with_port(0);
+  return ::bind(fd.get(), &any_port.sa, any_port.len) == 0;
 }
 
 }  // namespace qeli::transport

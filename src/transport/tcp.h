@@ -22,8 +22,10 @@ struct StreamOptions {
   int recv_buffer = 0;
 };
 
-/// A listening TCP socket (SO_REUSEADDR, close-on-exec, non-blocking accept).
-Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog = 1024);
+/// A listening TCP socket (SO_REUSEADDR, close-on-exec, non-blocking accept). An IPv6
+/// address listens on IPv6 only (IPV6_V6ONLY, as nginx's `listen [::]:443`): `::` and
+/// `0.0.0.0` on one port are two listeners, and a peer's address is never IPv4-mapped.
+Result<UniqueFd, std::string> tcp_listen(const SockAddr& ep, int backlog = 1024);
 
 /// Connects within `timeout`. The returned fd is blocking, close-on-exec. If `cancel_fd`
 /// (>= 0, e.g. a StopSignal's fd) becomes readable first, gives up at once with an error
@@ -32,7 +34,7 @@ Result<UniqueFd, std::string> tcp_listen(const Ipv4Endpoint& ep, int backlog = 1
 /// `protect`, if set, sees the socket after socket() and before connect() (a phone's VPN
 /// service exempts it from the tunnel there); false fails the connect.
 using SocketHook = std::function<bool(int fd)>;
-Result<UniqueFd, std::string> tcp_connect(const Ipv4Endpoint& ep, std::chrono::milliseconds timeout,
+Result<UniqueFd, std::string> tcp_connect(const SockAddr& ep, std::chrono::milliseconds timeout,
                                           int cancel_fd = -1, const SocketHook& protect = {});
 
 /// Applies `opt` to a connected socket. Errors are ignored except for the log line
@@ -59,12 +61,9 @@ void half_close_and_drain(int fd, std::chrono::milliseconds max_wait);
 /// Sets or clears O_NONBLOCK.
 bool set_nonblocking(int fd, bool on);
 
-/// The local and remote addresses of a connected IPv4 socket.
-Ipv4Endpoint peer_endpoint(int fd);
-
-/// True when `addr` (host byte order) is an address of this host (any of its interfaces,
-/// 127/8, 0.0.0.0): a socket can bind to it. Used to refuse a relay target that is our own
-/// listener.
-bool is_local_ipv4(std::uint32_t addr);
+/// True when the address of `a` (its port is ignored) is an address of this host (any of
+/// its interfaces, 127/8, ::1, a wildcard): a socket can bind to it. Used to refuse a relay
+/// target that is our own listener.
+bool is_local_address(const SockAddr& a);
 
 }  // namespace qeli::transport

@@ -6,11 +6,11 @@
 namespace qeli::transport {
 namespace {
 
-std::size_t family_limit(const UdpAddr* to) {
+std::size_t family_limit(const SockAddr* to) {
   return to != nullptr && to->family() == AF_INET6 ? kMaxUdpPayloadV6 : kMaxUdpPayloadV4;
 }
 
-bool same_destination(const UdpAddr* a, const UdpAddr* b) {
+bool same_destination(const SockAddr* a, const SockAddr* b) {
   return a == b || (a != nullptr && b != nullptr && *a == *b);
 }
 
@@ -98,7 +98,7 @@ SplitResult split_gro(std::span<RecvSlot> slots, std::size_t first, std::size_t 
     }
     const std::size_t total = src.len;
     const std::size_t seg = src.gso_size == 0 ? std::max<std::size_t>(total, 1) : src.gso_size;
-    const UdpAddr from = src.from;  // src may be overwritten below when cursor == i
+    const SockAddr from = src.from;  // src may be overwritten below when cursor == i
     std::size_t start = 0;
     do {
       const std::size_t n = std::min(seg, total - start);

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <span>
 
-#include "transport/udp_addr.h"
+#include "transport/sock_addr.h"
 
 namespace qeli::transport {
 
@@ -44,7 +44,7 @@ inline constexpr std::size_t kGroRecvSlots = 2;
 struct OutDatagram {
   const std::uint8_t* data = nullptr;
   std::size_t len = 0;
-  const UdpAddr* to = nullptr;
+  const SockAddr* to = nullptr;
 };
 
 struct GsoLimits {
@@ -102,7 +102,7 @@ struct RecvSlot {
   std::uint32_t len = 0;
   std::uint16_t gso_size = 0;
   bool truncated = false;
-  UdpAddr from;
+  SockAddr from;
 };
 
 enum class SplitError : std::uint8_t {

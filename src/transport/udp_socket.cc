@@ -17,25 +17,39 @@ constexpr std::size_t kSendIovecs = 1024;
 /// Control bytes per received message: UDP_GRO (int), SO_RXQ_OVFL (u32) and IP_PKTINFO.
 constexpr std::size_t kRecvControl = 96;
 static_assert(kRecvControl >= CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(std::uint32_t)) +
-                                  CMSG_SPACE(sizeof(in_pktinfo)));
+                                  CMSG_SPACE(sizeof(in6_pktinfo)));
 
 struct alignas(cmsghdr) SendControl {
-  std::uint8_t b[CMSG_SPACE(sizeof(std::uint16_t)) + CMSG_SPACE(sizeof(in_pktinfo))];
+  std::uint8_t b[CMSG_SPACE(sizeof(std::uint16_t)) + CMSG_SPACE(sizeof(in6_pktinfo))];
 };
 
-// Appends an IP_PKTINFO cmsg choosing the source address `local` (network order) at
-// `control + used`; returns the new used length.
-std::size_t add_pktinfo_cmsg(std::uint8_t* control, std::size_t used, std::uint32_t local) {
+// Appends one cmsg (level, type, the bytes of `value`) at `control + used`; returns the new
+// used length.
+template <typename T>
+std::size_t add_cmsg(std::uint8_t* control, std::size_t used, int level, int type,
+                     const T& value) {
   auto* c = reinterpret_cast<cmsghdr*>(control + used);
-  std::memset(c, 0, CMSG_SPACE(sizeof(in_pktinfo)));
-  c->cmsg_level = IPPROTO_IP;
-  c->cmsg_type = IP_PKTINFO;
-  c->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
+  std::memset(c, 0, CMSG_SPACE(sizeof(T)));
+  c->cmsg_level = level;
+  c->cmsg_type = type;
+  c->cmsg_len = CMSG_LEN(sizeof(T));
+  std::memcpy(CMSG_DATA(c), &value, sizeof(T));
+  return used + CMSG_SPACE(sizeof(T));
+}
+
+// The source address a reply leaves from: IP_PKTINFO (`local` in network order) or
+// IPV6_PKTINFO (RFC 3542 §6.1).
+std::size_t add_pktinfo_cmsg(std::uint8_t* control, std::size_t used, std::uint32_t local) {
   in_pktinfo pi{};
   pi.ipi_spec_dst.s_addr = local;
-  std::memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-  return used + CMSG_SPACE(sizeof(in_pktinfo));
+  return add_cmsg(control, used, IPPROTO_IP, IP_PKTINFO, pi);
 }
+std::size_t add_pktinfo6_cmsg(std::uint8_t* control, std::size_t used, const in6_addr& local) {
+  in6_pktinfo pi{};
+  pi.ipi6_addr = local;
+  return add_cmsg(control, used, IPPROTO_IPV6, IPV6_PKTINFO, pi);
+}
+
 struct alignas(cmsghdr) RecvControl {
   std::uint8_t b[kRecvControl];
 };
@@ -153,8 +167,8 @@ Result<UdpSocket, Error<UdpError>> UdpSocket::open(const UdpOptions& options, Ud
   }
   UdpSocket s(kernel, options);
   s.max_batch_ = options.max_batch;
-  UdpAddr local = options.bind;
-  if (!local.is_set()) local = UdpAddr::from(Ipv4Endpoint{});
+  SockAddr local = options.bind;
+  if (!local.is_set()) local = SockAddr::ipv4(0, 0);
   const int fd = kernel.socket(local.family(), SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(E{UdpError::kSocket, errno_text("socket", -fd)});
   s.fd_ = fd;
@@ -162,6 +176,12 @@ Result<UdpSocket, Error<UdpError>> UdpSocket::open(const UdpOptions& options, Ud
     return fail(E{UdpError::kSocket, "the socket could not be protected"});
   }
   const int one = 1;
+  // An IPv6 socket takes IPv6 only (no IPv4-mapped peers): `::` and `0.0.0.0` on one port
+  // are two sockets, as for TCP listeners.
+  if (local.family() == AF_INET6) {
+    const int rc = kernel.setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    if (rc < 0) return fail(E{UdpError::kSocket, errno_text("IPV6_V6ONLY", -rc)});
+  }
   if (options.reuse_port) {
     const int rc = kernel.setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
     if (rc < 0) return fail(E{UdpError::kSocket, errno_text("SO_REUSEPORT", -rc)});
@@ -176,6 +196,8 @@ Result<UdpSocket, Error<UdpError>> UdpSocket::open(const UdpOptions& options, Ud
   s.caps_.rxq_ovfl = kernel.setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) == 0;
   if (options.pktinfo && local.family() == AF_INET) {
     s.caps_.pktinfo = kernel.setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) == 0;
+  } else if (options.pktinfo && local.family() == AF_INET6) {
+    s.caps_.pktinfo = kernel.setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) == 0;
   }
   if (options.tx_offload) {
     int v = 0;
@@ -205,11 +227,11 @@ void UdpSocket::set_buffer(int opt, int force_opt, std::size_t bytes) {
   }
 }
 
-UdpAddr UdpSocket::local_address() const {
+SockAddr UdpSocket::local_address() const {
   sockaddr_in6 sa{};
   socklen_t len = sizeof(sa);
   if (kernel_->getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len) != 0) return {};
-  return UdpAddr::from_sockaddr(reinterpret_cast<const sockaddr*>(&sa), len);
+  return SockAddr::from_sockaddr(reinterpret_cast<const sockaddr*>(&sa), len);
 }
 
 bool UdpSocket::set_pmtu_mode(PmtuMode mode) {
@@ -279,15 +301,18 @@ UdpSendReport UdpSocket::send(std::span<const OutDatagram> in) {
         const OutDatagram& od = in[base + m.first + d];
         a_->send_iov[iv++] = {const_cast<std::uint8_t*>(od.data), od.len};
       }
-      if (const UdpAddr* to = in[base + m.first].to; to != nullptr && to->is_set()) {
+      if (const SockAddr* to = in[base + m.first].to; to != nullptr && to->is_set()) {
         h.msg_hdr.msg_name = const_cast<sockaddr*>(&to->sa);
         h.msg_hdr.msg_namelen = to->len;
       }
       std::size_t ctl = 0;
       if (m.gso_size != 0) ctl = write_segment_cmsg(a_->send_ctl[k].b, m.gso_size);
-      if (const UdpAddr* to = in[base + m.first].to;
-          caps_.pktinfo && to != nullptr && to->local_v4 != 0 && to->family() == AF_INET) {
-        ctl = add_pktinfo_cmsg(a_->send_ctl[k].b, ctl, to->local_v4);
+      if (const SockAddr* to = in[base + m.first].to; caps_.pktinfo && to != nullptr) {
+        if (to->local_v4 != 0 && to->family() == AF_INET) {
+          ctl = add_pktinfo_cmsg(a_->send_ctl[k].b, ctl, to->local_v4);
+        } else if (to->local_v6_set && to->family() == AF_INET6) {
+          ctl = add_pktinfo6_cmsg(a_->send_ctl[k].b, ctl, to->local_v6);
+        }
       }
       if (ctl != 0) {
         h.msg_hdr.msg_control = a_->send_ctl[k].b;
@@ -391,7 +416,7 @@ Result<std::size_t, UdpError> UdpSocket::recv(std::span<RecvSlot> slots) {
     RecvSlot& s = slots[first + j];
     s.len = std::min<std::uint32_t>(a_->recv_mm[j].msg_len, s.capacity);
     s.truncated = (m.msg_flags & MSG_TRUNC) != 0;
-    s.from = UdpAddr::from_sockaddr(static_cast<const sockaddr*>(m.msg_name), m.msg_namelen);
+    s.from = SockAddr::from_sockaddr(static_cast<const sockaddr*>(m.msg_name), m.msg_namelen);
     const std::size_t gso = parse_gro_size(m);
     s.gso_size = gso < s.len ? static_cast<std::uint16_t>(gso) : 0;
     if (s.gso_size != 0) ++counters_.recv_gro_reads;
@@ -407,6 +432,12 @@ Result<std::size_t, UdpError> UdpSocket::recv(std::span<RecvSlot> slots) {
           in_pktinfo pi{};
           std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
           s.from.local_v4 = pi.ipi_addr.s_addr;  // the address the peer sent to
+        } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+                   c->cmsg_len == CMSG_LEN(sizeof(in6_pktinfo))) {
+          in6_pktinfo pi{};
+          std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+          s.from.local_v6 = pi.ipi6_addr;
+          s.from.local_v6_set = true;
         }
       }
     }

@@ -45,7 +45,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "transport/udp_addr.h"
+#include "transport/sock_addr.h"
 #include "transport/udp_gso.h"
 #include "transport/udp_kernel.h"
 
@@ -65,13 +65,14 @@ enum class PmtuMode : std::uint8_t {
 };
 
 struct UdpOptions {
-  UdpAddr bind;  ///< local address (port 0 = any); its family selects the socket's
+  SockAddr bind;  ///< local address (port 0 = any); its family selects the socket's
   bool reuse_port = false;
   std::size_t recv_buffer = 0;  ///< bytes; 0 = auto
   std::size_t send_buffer = 0;  ///< bytes; 0 = auto (kUdpAutoBuffer)
   bool tx_offload = true;       ///< try UDP_SEGMENT
-  /// IPv4 only: learn each datagram's destination address (IP_PKTINFO, RecvSlot::from's
-  /// local_v4) and send replies from it. For servers bound to the wildcard address.
+  /// Learn each datagram's destination address (IP_PKTINFO / IPV6_RECVPKTINFO,
+  /// RecvSlot::from's local_v4 / local_v6) and send replies from it. For servers bound to
+  /// the wildcard address.
   bool pktinfo = false;
   bool rx_offload = true;  ///< try UDP_GRO
   /// Most messages per sendmmsg / recvmmsg (sizes the socket's private arrays).
@@ -88,7 +89,7 @@ struct UdpCapabilities {
   bool tx_gso = false;  ///< UDP_SEGMENT in use (may be switched off later by a fallback)
   bool rx_gro = false;  ///< UDP_GRO in use
   bool rxq_ovfl = false;
-  bool pktinfo = false;         ///< IP_PKTINFO in use
+  bool pktinfo = false;         ///< IP_PKTINFO (IPV6_RECVPKTINFO) in use
   std::size_t recv_buffer = 0;  ///< bytes the kernel reports (it doubles what was asked)
   std::size_t send_buffer = 0;
   std::string describe() const;
@@ -139,7 +140,7 @@ class UdpSocket {
   ~UdpSocket();
 
   int fd() const { return fd_; }
-  UdpAddr local_address() const;
+  SockAddr local_address() const;
   const UdpCapabilities& capabilities() const { return caps_; }
   const UdpCounters& counters() const { return counters_; }
   std::size_t max_batch() const { return max_batch_; }

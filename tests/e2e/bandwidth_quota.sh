@@ -79,7 +79,7 @@ within "$sum" 2 7 || e2e_fail "two sessions moved $sum Mbit/s together (limit 5,
 e2e_stop alice2
 
 # 3. set-bandwidth applies to the live session.
-"$QELI" set-bandwidth alice 20 --socket "$sock" | grep -q "20 Mbit/s" || e2e_fail "set-bandwidth"
+grep -q "20 Mbit/s" <<<"$("$QELI" set-bandwidth alice 20 --socket "$sock")" || e2e_fail "set-bandwidth"
 "$QELI" usage --json --socket "$sock" |
   jq -e '.[] | select(.username == "alice") | .limit_mbps == 20 and .limit_live' >/dev/null ||
   e2e_fail "usage does not show the live limit"
@@ -118,7 +118,7 @@ e2e_start_client bob2 "$NS_C" "$dir" "$link_b"
 e2e_wait_for 10 grep -q "data quota used up" "$E2E_DIR/server2.log" ||
   e2e_fail "bob was not refused after the restart"
 e2e_stop bob2
-"$QELI" usage --reset bob --socket "$sock" | grep -q "reset" || e2e_fail "usage --reset"
+grep -q "reset" <<<"$("$QELI" usage --reset bob --socket "$sock")" || e2e_fail "usage --reset"
 "$QELI" usage --json --socket "$sock" |
   jq -e '.[] | select(.username == "bob") | .down_bytes == 0' >/dev/null || e2e_fail "not reset"
 e2e_start_client bob3 "$NS_C" "$dir" "$link_b"

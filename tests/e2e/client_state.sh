@@ -41,7 +41,7 @@ e2e_wait_tunnel 15 "$NS_C" vpnb >/dev/null || e2e_fail "b: no tunnel"
 sleep 4
 grep -q "superseded" "$E2E_DIR/server.log" && e2e_fail "the two devs share a device id"
 [ "$(connected server)" = 2 ] || e2e_fail "expected 2 sessions, saw $(connected server) connects"
-e2e_tunnel_ip "$NS_C" vpna | grep -q . || e2e_fail "a lost its tunnel"
+grep -q . <<<"$(e2e_tunnel_ip "$NS_C" vpna)" || e2e_fail "a lost its tunnel"
 # Per dev and namespace: device-id-<dev>@<netns name>.
 ls "$dir/shared.state/device-id-vpna@$NS_C" "$dir/shared.state/device-id-vpnb@$NS_C" >/dev/null ||
   e2e_fail "no per-dev device ids: $(ls "$dir/shared.state")"

@@ -70,7 +70,7 @@ grep -q "disconnected: the user was disabled" "$E2E_DIR/server.log" ||
   e2e_fail "the server log does not name the disable"
 ctl list-clients --json | jq -e 'map(select(.username == "alice")) | length == 0' >/dev/null ||
   e2e_fail "alice still has a session"
-ctl enable-user alice | grep -q "enabled 'alice'" || e2e_fail "enable-user"
+grep -q "enabled 'alice'" <<<"$(ctl enable-user alice)" || e2e_fail "enable-user"
 e2e_start_client alice2 "$NS_C" "$dir" "$link_a"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice cannot log in after enable-user"
 

@@ -82,7 +82,7 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$(dig_c +short www.e2e.test)" = 192.0.2.10 ] || e2e_fail "dig www.e2e.test"
 live_www=$(grep -c "^udp $WAN_IP .* www.e2e.test 1$" "$up_log")
 [ "$live_www" = 1 ] || e2e_fail "the upstream saw www.e2e.test $live_www times (cache miss)"
-dig_c other.e2e.test | grep -q "status: NXDOMAIN" || e2e_fail "no NXDOMAIN for other.e2e.test"
+grep -q "status: NXDOMAIN" <<<"$(dig_c other.e2e.test)" || e2e_fail "no NXDOMAIN for other.e2e.test"
 live_nx=$(grep -c "^udp $WAN_IP .* other.e2e.test " "$up_log")
 [ "$live_nx" = 1 ] || e2e_fail "the upstream saw other.e2e.test $live_nx times (no negative cache)"
 [ "$(stat_of dns_cache_hits)" -ge 2 ] || e2e_fail "cache hits not counted"
@@ -90,7 +90,7 @@ live_nx=$(grep -c "^udp $WAN_IP .* other.e2e.test " "$up_log")
 # 3. Blocklist.
 [ "$(dig_c +short ads.blocked.test A)" = 0.0.0.0 ] || e2e_fail "blocked A is not 0.0.0.0"
 out=$(dig_c ads.blocked.test AAAA)
-echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "ANSWER: 0" ||
+grep -q "status: NOERROR" <<<"$out" && grep -q "ANSWER: 0" <<<"$out" ||
   e2e_fail "blocked AAAA is not an empty NOERROR: $out"
 [ "$(dig_c +short x.ads.blocked.test A)" = 0.0.0.0 ] || e2e_fail "a subdomain is not blocked"
 [ "$(queries_for ads.blocked.test)" = 0 ] || e2e_fail "a blocked name reached the upstream"
@@ -98,7 +98,7 @@ echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "ANSWER: 0" ||
 
 # 4. TCP fallback for a truncated answer.
 out=$(dig_c big.e2e.test TXT)
-echo "$out" | grep -q "status: NOERROR" || e2e_fail "big.e2e.test: $out"
+grep -q "status: NOERROR" <<<"$out" || e2e_fail "big.e2e.test: $out"
 [ "$(echo "$out" | grep -o yyyyyyyyyy | wc -l)" -ge 250 ] || e2e_fail "big.e2e.test TXT is not whole"
 [ "$(grep -c "^tcp $WAN_IP .* big.e2e.test 16" "$up_log")" = 1 ] ||
   e2e_fail "the proxy did not fetch the truncated answer over TCP: $(grep big "$up_log")"
@@ -115,7 +115,7 @@ sed 's/^dns.blocklist = .*/dns.blocklist = blocked.test, not a domain/' "$dir/se
   >"$bad/server.conf"
 cp "$dir/users.conf" "$bad/"
 msg=$("$QELI" check-config "$bad/server.conf" 2>&1 || true)
-echo "$msg" | grep -q "dns.blocklist: \`not a domain\` is not a domain name" ||
+grep -q "dns.blocklist: \`not a domain\` is not a domain name" <<<"$msg" ||
   e2e_fail "check-config did not refuse the bad blocklist: $msg"
 rc=0
 ip netns exec "$NS_S" "$QELI" server -c "$bad/server.conf" --identity-dir "$dir/identity" \

@@ -24,7 +24,7 @@ for want in QELI_PROFILE=e2e QELI_TUN=qes0 "QELI_POOL=$TUN_NET.0/24" QELI_BIND_P
 done
 grep -q '^QELI_WAN=' "$dir/up.env" || e2e_fail "post_up environment lacks QELI_WAN"
 grep -q "routing.post_up: hello from post_up" "$E2E_DIR/server.log" || e2e_fail "hook output not logged"
-ip -n "$NS_S" link show qes0 | grep -q "qlen 321" || e2e_fail "tun.tx_queue_len not applied"
+grep -q "qlen 321" <<<"$(ip -n "$NS_S" link show qes0)" || e2e_fail "tun.tx_queue_len not applied"
 
 # The control API (what a panel would use) cannot change a hook.
 python3 - "$dir/control.sock" <<'PY' || e2e_fail "config-save changed a hook"

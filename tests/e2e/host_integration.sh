@@ -81,12 +81,12 @@ e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q ':$PORT '" || e2e
 # 1. connected, full tunnel: DNS, NAT to the wan host, one kill-switch table.
 start_client
 e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$WAN_IP" || e2e_fail "wan host unreachable through the tunnel"
-resolv_now | grep -q "nameserver $TUN_NET.1" || e2e_fail "resolv.conf does not name the tunnel resolver: $(resolv_now)"
+grep -q "nameserver $TUN_NET.1" <<<"$(resolv_now)" || e2e_fail "resolv.conf does not name the tunnel resolver: $(resolv_now)"
 # No systemd-resolved here: the client must say it took the resolv.conf path, and why.
 grep -q "DNS: systemd-resolved is not running: resolv.conf takeover from the server's push" \
   "$E2E_DIR/client.log" || e2e_fail "the client did not report the resolv.conf DNS path"
 [ "$(ks_tables)" = 1 ] || e2e_fail "expected one kill-switch table"
-ip netns exec "$NS_C" ip route get "$WAN_IP" | grep -q vpnhi || e2e_fail "wan traffic does not use the tunnel"
+grep -q vpnhi <<<"$(ip netns exec "$NS_C" ip route get "$WAN_IP")" || e2e_fail "wan traffic does not use the tunnel"
 e2e_log "1: full tunnel, DNS and NAT ok"
 
 # 2. kill -9: the host stays locked (no leak), --cleanup restores it.
@@ -107,7 +107,7 @@ e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$WAN_IP" || e2e_fail "no t
 e2e_stop client
 [ "$(ks_tables)" = 0 ] || e2e_fail "kill switch left after a clean stop"
 cmp -s <(resolv_now) "$dir/resolv.orig" || e2e_fail "resolv.conf not restored after SIGTERM"
-ip netns exec "$NS_C" ip route | grep -q "0.0.0.0/1\|128.0.0.0/1" && e2e_fail "full-tunnel routes left"
+grep -q "0.0.0.0/1\|128.0.0.0/1" <<<"$(ip netns exec "$NS_C" ip route)" && e2e_fail "full-tunnel routes left"
 e2e_log "3: clean stop restored the host"
 
 # 4. kill -9 of the server, restart: exactly one NAT table.

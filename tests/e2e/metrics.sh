@@ -37,7 +37,7 @@ scrape() {
   local out="$E2E_DIR/$1"
   ip netns exec "$NS_S" curl -sS --max-time 5 -D "$out.headers" -o "$out.txt" \
     http://127.0.0.1:9477/metrics || e2e_fail "scrape $1 failed"
-  head -1 "$out.headers" | grep -q " 200" || e2e_fail "scrape $1: $(head -1 "$out.headers")"
+  grep -q " 200" <<<"$(head -1 "$out.headers")" || e2e_fail "scrape $1: $(head -1 "$out.headers")"
   grep -qi '^Content-Type: text/plain; version=0.0.4; charset=utf-8' "$out.headers" ||
     e2e_fail "scrape $1: wrong Content-Type: $(grep -i content-type "$out.headers")"
   if command -v promtool >/dev/null; then

@@ -77,9 +77,9 @@ e2e_wait_tunnel 15 "${NS_C}2" >/dev/null || e2e_fail "bob (added before the relo
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "alice's session did not survive the reload"
 grep -q "'alice' .* disconnected" "$dir/server.log" && e2e_fail "alice was disconnected by the reload"
 
-ip netns exec "$NS_S" nft list tables | grep -q qeli_nat_e2e || e2e_fail "no NAT table while running"
+grep -q qeli_nat_e2e <<<"$(ip netns exec "$NS_S" nft list tables)" || e2e_fail "no NAT table while running"
 e2e_finish alice bob server
-ip netns exec "$NS_S" nft list tables | grep -q qeli_nat_e2e && e2e_fail "NAT table left after stop"
+grep -q qeli_nat_e2e <<<"$(ip netns exec "$NS_S" nft list tables)" && e2e_fail "NAT table left after stop"
 ip -n "$NS_S" link show qes0 >/dev/null 2>&1 && e2e_fail "TUN left after stop"
 [ -e "$dir/control.sock" ] && e2e_fail "control socket left after stop"
 e2e_log "privilege drop ok"

@@ -50,7 +50,7 @@ e2e_wait_for 10 grep -q "reality-tls: mirroring" "$E2E_DIR/server.log" ||
 stats() { "$QELI" stats --json --socket "$dir/control.sock"; }
 stats | jq -e '.[0].tls_target | contains("probe")' >/dev/null ||
   e2e_fail "qeli stats does not show the probed shape: $(stats)"
-"$QELI" stats --socket "$dir/control.sock" | grep -q "reality-tls answers as" ||
+grep -q "reality-tls answers as" <<<"$("$QELI" stats --socket "$dir/control.sock")" ||
   e2e_fail "qeli stats (text) does not show the shape"
 
 e2e_start_client alice "$NS_C" "$dir" "$link"

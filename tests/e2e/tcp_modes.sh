@@ -54,7 +54,7 @@ obf.heartbeat.interval_ms = 5000"
   e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "$mode: ping client→server"
   e2e_ping "$NS_S" "$cip" || e2e_fail "$mode: ping server→client"
   # The control socket lists the session (user, address).
-  "$QELI" list-clients --socket "$dir/control.sock" | grep -q "alice .*$cip" ||
+  grep -q "alice .*$cip" <<<"$("$QELI" list-clients --socket "$dir/control.sock")" ||
     e2e_fail "$mode: list-clients does not show alice at $cip"
   e2e_measure "$mode" "$cip"
 
@@ -65,7 +65,7 @@ obf.heartbeat.interval_ms = 5000"
   ip netns exec "$NS_C" ping -c 1 -W 2 "$TUN_NET.1" >/dev/null || e2e_fail "$mode: tunnel broke after IPv6"
 
   # kick: the session ends and the client reconnects by itself (same device → same address).
-  "$QELI" kick alice --socket "$dir/control.sock" | grep -q "kicked 1" || e2e_fail "$mode: kick"
+  grep -q "kicked 1" <<<"$("$QELI" kick alice --socket "$dir/control.sock")" || e2e_fail "$mode: kick"
   e2e_wait_for 15 ip netns exec "$NS_C" ping -c 1 -W 1 "$TUN_NET.1" || e2e_fail "$mode: no reconnect after kick"
   grep -q "'alice' .* disconnected: kicked by the operator" "$E2E_DIR/server-$mode.log" ||
     e2e_fail "$mode: the server log does not name the kick"

@@ -78,7 +78,7 @@ run_mode() {
   e2e_start_client "client-$mode" "$NS_C" "$dir" "$link"
   local cip
   cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "$mode: client TUN never got an address"
-  "$QELI" list-clients --socket "$dir/control.sock" | grep -q "alice .*$cip" ||
+  grep -q "alice .*$cip" <<<"$("$QELI" list-clients --socket "$dir/control.sock")" ||
     e2e_fail "$mode: list-clients does not show alice at $cip"
   e2e_expect_aead "$dir" alice $aes
   # The mode really is on the wire: only the quic mode's handshake had the QUIC shape.

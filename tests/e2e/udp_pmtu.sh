@@ -134,7 +134,7 @@ before_c=$(fragments "$NS_C")
 e2e_start_client client-bh "$NS_C" "$dir" -c "$conf"
 cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "black hole: no tunnel"
 line=$(grep "path MTU probe to" "$E2E_DIR/client-bh.log" || true)
-echo "$line" | grep -q "tunnel MTU 1200 (probed; .*, 0 sizes refused by the kernel" ||
+grep -q "tunnel MTU 1200 (probed; .*, 0 sizes refused by the kernel" <<<"$line" ||
   e2e_fail "black hole: the client did not probe 1200 by timeouts: $line"
 took=$(echo "$line" | grep -Eo '[0-9]+ ms' | cut -d' ' -f1)
 [ "$took" -le 3000 ] || e2e_fail "black hole: probing took $took ms"
@@ -158,7 +158,7 @@ mtu_probe = '"$PROBE")
 e2e_start_client client-quic "$NS_C" "$dir" -c "$quic_conf"
 cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "quic black hole: no tunnel"
 line=$(grep "path MTU probe to" "$E2E_DIR/client-quic.log" || true)
-echo "$line" | grep -q "tunnel MTU 1195 (probed" ||
+grep -q "tunnel MTU 1195 (probed" <<<"$line" ||
   e2e_fail "quic black hole: the client did not probe 1195: $line"
 took=$(echo "$line" | grep -Eo '[0-9]+ ms' | cut -d' ' -f1)
 [ "$took" -le 3000 ] || e2e_fail "quic black hole: probing took $took ms"

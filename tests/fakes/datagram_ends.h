@@ -41,7 +41,7 @@ class DatagramTx {
   }
 
   /// Seals all of `batch` and sends it to `peer` from `sock`.
-  engine::WriteStatus send(transport::UdpSocket& sock, const transport::UdpAddr& peer,
+  engine::WriteStatus send(transport::UdpSocket& sock, const transport::SockAddr& peer,
                            tunio::PacketBatch& batch, const engine::StopSignal& stop) {
     const auto e = engine::send_batch(tx_, framer(sock, peer), batch, queue_, stop);
     if (!e) return engine::WriteStatus::kOk;
@@ -49,7 +49,7 @@ class DatagramTx {
                                               : engine::WriteStatus::kError;
   }
   /// One record carrying `plaintext`, or a heartbeat with `padding` bytes when empty.
-  engine::WriteStatus send_one(transport::UdpSocket& sock, const transport::UdpAddr& peer,
+  engine::WriteStatus send_one(transport::UdpSocket& sock, const transport::SockAddr& peer,
                                ByteSpan plaintext, std::size_t padding,
                                const engine::StopSignal& stop) {
     auto r = tx_.sealer().seal_one(plaintext, padding);
@@ -64,7 +64,8 @@ class DatagramTx {
   }
   void recycle() { tx_.recycle(); }
   /// The queued records as datagrams to `peer`, each wrapped in the envelope.
-  std::vector<transport::OutDatagram> wrap(tunnel::RecordQueue& q, const transport::UdpAddr& peer) {
+  std::vector<transport::OutDatagram> wrap(tunnel::RecordQueue& q,
+                                           const transport::SockAddr& peer) {
     std::vector<transport::OutDatagram> out;
     for (std::size_t i = 0; i < q.size(); ++i) {
       const MutableByteSpan r = q[i];
@@ -85,7 +86,7 @@ class DatagramTx {
     return p;
   }
   // One framer per (socket, peer), built on first use (it allocates; sends do not).
-  engine::DatagramFramer& framer(transport::UdpSocket& sock, const transport::UdpAddr& peer) {
+  engine::DatagramFramer& framer(transport::UdpSocket& sock, const transport::SockAddr& peer) {
     if (!io_ || io_sock_ != &sock || io_peer_ != &peer) {
       io_ = std::make_unique<engine::DatagramFramer>(sock, peer, env_, env_);
       io_sock_ = &sock;
@@ -99,7 +100,7 @@ class DatagramTx {
   tunnel::RecordQueue queue_;
   std::unique_ptr<engine::DatagramFramer> io_;
   const transport::UdpSocket* io_sock_ = nullptr;
-  const transport::UdpAddr* io_peer_ = nullptr;
+  const transport::SockAddr* io_peer_ = nullptr;
 };
 
 class DatagramRx {
@@ -112,7 +113,7 @@ class DatagramRx {
   /// coalesced into `batch`: how many IP packets it holds (logical, before coalescing), or
   /// the socket's error (kWouldBlock).
   Result<std::size_t, transport::UdpError> receive(transport::UdpSocket& sock,
-                                                   const transport::UdpAddr& peer,
+                                                   const transport::SockAddr& peer,
                                                    tunio::PacketBatch& batch) {
     if (!io_) io_ = std::make_unique<engine::DatagramFramer>(sock, peer, env_, env_);
     const auto r = io_->receive(rx_, batch, Instant{});

@@ -352,7 +352,7 @@ class InMemoryTunnel {
   std::unique_ptr<transport::Stream> client_stream_, server_stream_;
   MemoryNet net_;
   std::optional<transport::UdpSocket> client_sock_, server_sock_;
-  transport::UdpAddr client_addr_, server_addr_;
+  transport::SockAddr client_addr_, server_addr_;
   std::optional<crypto::Key32> obfs_key_;
   std::unique_ptr<engine::WireDatagramEnvelope> client_send_env_, client_recv_env_,
       server_send_env_, server_recv_env_;

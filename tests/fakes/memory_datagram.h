@@ -39,7 +39,7 @@
 namespace qeli::test {
 
 struct Datagram {
-  transport::UdpAddr from, to;
+  transport::SockAddr from, to;
   Bytes bytes;
   std::chrono::steady_clock::time_point due{};  ///< not before (Delay)
 };
@@ -184,7 +184,7 @@ class MemoryNet final : public transport::UdpKernel {
     std::lock_guard lock(mu_);
     auto it = sockets_.find(fd);
     if (it == sockets_.end()) return -EBADF;
-    transport::UdpAddr a = transport::UdpAddr::from_sockaddr(sa, len);
+    transport::SockAddr a = transport::SockAddr::from_sockaddr(sa, len);
     if (!a.is_set()) return -EINVAL;
     if (a.v4.sin_addr.s_addr == htonl(INADDR_ANY))
       a.v4.sin_addr.s_addr = htonl(0x0a630000U + ++hosts_);
@@ -215,7 +215,7 @@ class MemoryNet final : public transport::UdpKernel {
     std::lock_guard lock(mu_);
     auto it = sockets_.find(fd);
     if (it == sockets_.end()) return -EBADF;
-    const transport::UdpAddr& a = it->second.addr;
+    const transport::SockAddr& a = it->second.addr;
     std::memcpy(sa, &a.sa, std::min<socklen_t>(*len, a.len));
     *len = a.len;
     return 0;
@@ -225,7 +225,7 @@ class MemoryNet final : public transport::UdpKernel {
     std::unique_lock lock(mu_);
     auto it = sockets_.find(fd);
     if (it == sockets_.end()) return -EBADF;
-    const transport::UdpAddr from = it->second.addr;
+    const transport::SockAddr from = it->second.addr;
     std::size_t mtu = 0;
     for (const auto& l : links_) {
       if (l->mtu() != 0) mtu = mtu == 0 ? l->mtu() : std::min(mtu, l->mtu());
@@ -235,8 +235,8 @@ class MemoryNet final : public transport::UdpKernel {
       const msghdr& m = msgs[sent].msg_hdr;
       Datagram d;
       d.from = from;
-      d.to = transport::UdpAddr::from_sockaddr(static_cast<const sockaddr*>(m.msg_name),
-                                               m.msg_namelen);
+      d.to = transport::SockAddr::from_sockaddr(static_cast<const sockaddr*>(m.msg_name),
+                                                m.msg_namelen);
       for (std::size_t i = 0; i < m.msg_iovlen; ++i) {
         const auto* p = static_cast<const std::uint8_t*>(m.msg_iov[i].iov_base);
         d.bytes.insert(d.bytes.end(), p, p + m.msg_iov[i].iov_len);
@@ -286,7 +286,7 @@ class MemoryNet final : public transport::UdpKernel {
 
  private:
   struct Socket {
-    transport::UdpAddr addr;
+    transport::SockAddr addr;
     bool bound = false;
     bool signaled = false;
     std::deque<Datagram> ready;
@@ -353,9 +353,9 @@ class MemoryNet final : public transport::UdpKernel {
 };
 
 /// A UdpSocket on `net` bound to `bind` (unset: a fresh address).
-inline transport::UdpSocket memory_udp(MemoryNet& net, transport::UdpAddr bind = {}) {
+inline transport::UdpSocket memory_udp(MemoryNet& net, transport::SockAddr bind = {}) {
   transport::UdpOptions o;
-  o.bind = bind.is_set() ? bind : transport::UdpAddr::from(transport::Ipv4Endpoint{});
+  o.bind = bind.is_set() ? bind : transport::SockAddr::ipv4(0, 0);
   o.log = [](std::string_view) {};
   auto s = transport::UdpSocket::open(o, net);
   if (!s.ok()) std::abort();

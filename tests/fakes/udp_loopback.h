@@ -12,7 +12,7 @@ namespace qeli::test {
 
 inline transport::UdpSocket loopback_udp(bool offload) {
   transport::UdpOptions o;
-  o.bind = transport::UdpAddr::from(transport::Ipv4Endpoint{0x7f000001, 0});
+  o.bind = transport::SockAddr::ipv4(0x7f000001, 0);
   o.tx_offload = offload;
   o.rx_offload = offload;
   o.log = [](std::string_view) {};

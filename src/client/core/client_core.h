@@ -48,7 +48,7 @@ inline constexpr int kMaxRejections = 3;
 struct ClientCoreOptions {
   config::ClientConfig config;
   std::string password;                           ///< already read (pass, file, command)
-  std::vector<transport::Ipv4Endpoint> servers;   ///< resolved; tried in turn
+  std::vector<transport::SockAddr> servers;       ///< resolved; tried in turn
   std::optional<handshake::X25519Public> pinned;  ///< `key`, or the one learned before
   /// The next step after a key mismatch (empty: "import a new link or set `key`…").
   std::string repin_hint;
@@ -70,9 +70,9 @@ struct ClientCoreStatus {
   ClientState state = ClientState::kStarting;
   std::string detail;
   bool running = false;
-  std::optional<transport::Ipv4Endpoint> server;  ///< the address the session uses
-  std::optional<TunnelConfig> tunnel;             ///< set while connected
-  std::uint64_t sessions = 0;                     ///< data phases started
+  std::optional<transport::SockAddr> server;  ///< the address the session uses
+  std::optional<TunnelConfig> tunnel;         ///< set while connected
+  std::uint64_t sessions = 0;                 ///< data phases started
   /// This session's counters (the last session's after it ended).
   std::uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
   std::optional<ClientError> error;  ///< how the last run() ended, if it failed

@@ -39,11 +39,11 @@ namespace qeli::client {
 
 /// What a tunnel carries: what the server pushed in AUTH OK and what the core chose.
 struct TunnelConfig {
-  handshake::AuthOk pushed;        ///< address, prefix, routes, DNS as the server sent them
-  std::size_t mtu = 0;             ///< the tunnel MTU (configured, pushed or probed)
-  transport::Ipv4Endpoint server;  ///< the address of the server the session runs over
-  bool gso = false;                ///< super-packets cross whole (read the TUN whole)
-  bool aes_gcm = false;            ///< data records go AES-256-GCM (caps::kAesGcm)
+  handshake::AuthOk pushed;    ///< address, prefix, routes, DNS as the server sent them
+  std::size_t mtu = 0;         ///< the tunnel MTU (configured, pushed or probed)
+  transport::SockAddr server;  ///< the address of the server the session runs over
+  bool gso = false;            ///< super-packets cross whole (read the TUN whole)
+  bool aes_gcm = false;        ///< data records go AES-256-GCM (caps::kAesGcm)
   /// Padding, heartbeat and shaping in effect: the config's fallbacks, overridden by what
   /// the server pushed (what an app shows; the core already applies them).
   tunnel::PushedParams params;
@@ -74,7 +74,7 @@ struct ClientEnv {
   /// Replaces the TCP connect (the default: transport::tcp_connect with `protect`).
   /// `cancel_fd` becomes readable when the core is stopped.
   std::function<Result<transport::UniqueFd, std::string>(
-      const transport::Ipv4Endpoint& server, std::chrono::milliseconds timeout, int cancel_fd)>
+      const transport::SockAddr& server, std::chrono::milliseconds timeout, int cancel_fd)>
       dial_tcp;
   /// Required.
   TunnelOpener open_tunnel;
@@ -86,7 +86,7 @@ struct ClientEnv {
   /// before trust_on_first_use. Empty = none.
   std::function<std::string(const handshake::X25519Public& key, bool pinned)> confirm_server;
   /// Before a reconnect: the server's addresses now (empty = keep the ones we have).
-  std::function<std::vector<transport::Ipv4Endpoint>()> refresh_servers;
+  std::function<std::vector<transport::SockAddr>()> refresh_servers;
   /// Every state change, with its detail ("reconnecting in 812 ms").
   std::function<void(ClientState state, const std::string& detail)> on_state;
   /// One line of the core's log. Empty = dropped.

@@ -51,8 +51,8 @@ class Connector {
   Duration connect_once();
   const Attempt& attempt() const { return attempt_; }
   /// The addresses tried in turn (ClientEnv::refresh_servers replaces them).
-  void set_servers(std::vector<transport::Ipv4Endpoint> servers) { servers_ = std::move(servers); }
-  const std::vector<transport::Ipv4Endpoint>& servers() const { return servers_; }
+  void set_servers(std::vector<transport::SockAddr> servers) { servers_ = std::move(servers); }
+  const std::vector<transport::SockAddr>& servers() const { return servers_; }
   /// "host:port" as configured (for the log).
   const std::string& endpoint_name() const { return endpoint_name_; }
 
@@ -101,7 +101,8 @@ class Connector {
   Duration connect_datagram();
   // The UDP socket and the handshake's settings both uses of UDP share (obfs: the
   // per-datagram seal of mode=obfs, null otherwise).
-  Result<transport::UdpSocket, std::string> open_udp_socket();
+  // `family`: AF_INET or AF_INET6, the family of the server address it talks to.
+  Result<transport::UdpSocket, std::string> open_udp_socket(int family);
   handshake::UdpClientConfig udp_config(wire::UdpObfs* obfs) const;
 
   handshake::ClientConfig handshake_config(std::uint32_t extensions) const;
@@ -142,8 +143,8 @@ class Connector {
   const config::ClientConfig& cfg_;
   const CoreLog& log_;
   Attempt attempt_;
-  std::vector<transport::Ipv4Endpoint> servers_;
-  transport::Ipv4Endpoint server_;  ///< the address of servers_ the session uses
+  std::vector<transport::SockAddr> servers_;
+  transport::SockAddr server_;  ///< the address of servers_ the session uses
   std::string endpoint_name_;
   std::optional<handshake::X25519Public> pinned_;
 };

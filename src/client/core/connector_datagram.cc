@@ -19,9 +19,10 @@
 #include "wire/udp_obfs.h"
 
 namespace qeli::client {
-Result<transport::UdpSocket, std::string> Connector::open_udp_socket() {
+Result<transport::UdpSocket, std::string> Connector::open_udp_socket(int family) {
   transport::UdpOptions uo;
-  uo.bind = transport::UdpAddr::from(transport::Ipv4Endpoint{0, cfg_.lport});
+  uo.bind = family == AF_INET6 ? *transport::SockAddr::parse_ip("::", cfg_.lport)
+                               : transport::SockAddr::ipv4(0, cfg_.lport);
   uo.recv_buffer = cfg_.recv_buffer_size.value_or(0);
   uo.send_buffer = cfg_.send_buffer_size;
   uo.log = [this](std::string_view line) { log_.info("{}", line); };
@@ -49,7 +50,8 @@ handshake::UdpClientConfig Connector::udp_config(wire::UdpObfs* obfs) const {
 Result<std::chrono::milliseconds, std::string> Connector::probe_datagram(
     std::chrono::milliseconds timeout, int attempts) {
   if (cfg_.proto != config::Transport::kUdp) return fail(std::string("not a UDP profile"));
-  auto sock = open_udp_socket();
+  if (servers_.empty()) return fail(std::string("no server address"));
+  auto sock = open_udp_socket(servers_.front().family());
   if (!sock.ok()) return fail(sock.error());
   crypto::Rng& rng = crypto::system_rng();
   std::optional<wire::UdpObfs> obfs;
@@ -59,8 +61,12 @@ Result<std::chrono::milliseconds, std::string> Connector::probe_datagram(
   const handshake::UdpClientConfig uc = udp_config(obfs ? &*obfs : nullptr);
   for (int round = 0; round < attempts; ++round) {
     for (const auto& server : servers_) {
+      if (sock->local_address().family() != server.family()) {
+        sock = open_udp_socket(server.family());
+        if (!sock.ok()) return fail(sock.error());
+      }
       handshake::UdpClientHandshake hs(uc, rng);
-      const auto peer = transport::UdpAddr::from(server);
+      const auto& peer = server;
       if (auto t = engine::first_reply_time(hs, *sock, peer, timeout, core_.stop_)) return *t;
       if (hs.state() == handshake::State::kFailed && hs.failure() != handshake::Failure::kTimeout) {
         return fail(std::string(handshake::to_string(hs.failure())));  // e.g. a pin required
@@ -74,7 +80,8 @@ Result<std::chrono::milliseconds, std::string> Connector::probe_datagram(
 
 Duration Connector::connect_datagram() {
   const engine::StopSignal& stop = core_.stop_;
-  auto sock = open_udp_socket();
+  if (servers_.empty()) return Duration::zero();
+  auto sock = open_udp_socket(servers_.front().family());
   if (!sock.ok()) {
     log_.warn("{}", sock.error());
     return Duration::zero();
@@ -92,12 +99,21 @@ Duration Connector::connect_datagram() {
   // UDP has no connect that could fail: each address gets a whole handshake within its
   // share of the timeout; only silence moves on to the next address.
   std::unique_ptr<handshake::UdpClientHandshake> done;
-  transport::UdpAddr peer;
+  transport::SockAddr peer;
   bool succeeded = false;
   const SteadyClock clock;
   (void)try_in_turn(servers_.size(), uc.inner.timeout, clock, [&](std::size_t i, Duration share) {
     uc.inner.timeout = share;
-    peer = transport::UdpAddr::from(servers_[i]);
+    peer = servers_[i];
+    if (sock->local_address().family() != peer.family()) {
+      // The next address is of the other family: a socket of that family for it.
+      auto other = open_udp_socket(peer.family());
+      if (!other.ok()) {
+        log_.warn("{}", other.error());
+        return AttemptResult::kNoAnswer;
+      }
+      *sock = std::move(*other);
+    }
     auto hs = std::make_unique<handshake::UdpClientHandshake>(uc, rng);
     const auto failure = engine::drive_udp_client_handshake(*hs, *sock, peer, stop);
     if (stop.stopped()) return AttemptResult::kStop;

@@ -315,6 +315,20 @@ TEST_F(CliTest, add_client_generates_a_password_once) {
   EXPECT_EQ(r.out.find("\u2588"), std::string::npos);  // --no-qr
 }
 
+TEST_F(CliTest, add_client_links_an_ipv6_server) {
+  const std::pair<const char*, const char*> rows[] = {{"[2001:db8::1]:8443", "erin"},
+                                                      {"[2001:db8::1]", "frank"}};
+  for (const auto& [host, user] : rows) {
+    SCOPED_TRACE(host);
+    const auto r = run(with_conf({"add-client", user, "--link", "--host", host, "--no-qr"}));
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto link = config::parse_link(find_link(r.out));
+    ASSERT_TRUE(link.ok());
+    EXPECT_EQ(link->host, "2001:db8::1");
+    EXPECT_NE(find_link(r.out).find("@[2001:db8::1]:"), std::string::npos) << find_link(r.out);
+  }
+}
+
 TEST_F(CliTest, add_client_refusals_leave_the_users_file_alone) {
   struct Row {
     std::vector<std::string> args;
@@ -327,7 +341,7 @@ TEST_F(CliTest, add_client_refusals_leave_the_users_file_alone) {
       {{"add-client", "dave", "--static-ip", "10.9.0.1"}, "not a free host"},
       {{"add-client", "dave", "--static-ip", "banana"}, "not an IPv4"},
       {{"add-client", "dave", "--link"}, "needs --host"},
-      {{"add-client", "dave", "--link", "--host", "[2001:db8::1]:443"}, "IPv6"},
+      {{"add-client", "dave", "--link", "--host", "[vpn.example.com]:443"}, "[IPv6]"},
       {{"add-client", "dave", "--link", "--host", "vpn example.com"}, "not a valid host"},
       {{"add-client", "dave", "--profiles", "main", "--link", "--host", "h", "--link-profile",
         "udp"},

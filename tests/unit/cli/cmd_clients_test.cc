@@ -96,11 +96,13 @@ TEST_F(ClientsCommandTest, UnblockNamesWhatIsWrong) {
   EXPECT_NE(r.err.find("give either an IP address or --all, not both"), std::string::npos) << r.err;
   r = run({"unblock"});
   EXPECT_EQ(r.rc, 2);
-  guard_.record_failure(0x01020304, "bob", now_);
-  ASSERT_TRUE(guard_.locked_out(0x01020304, now_));
+  guard_.record_failure(server::source_key(transport::SockAddr::ipv4(0x01020304, 0)), "bob", now_);
+  ASSERT_TRUE(
+      guard_.locked_out(server::source_key(transport::SockAddr::ipv4(0x01020304, 0)), now_));
   r = run({"unblock", "1.2.3.4"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_FALSE(guard_.locked_out(0x01020304, now_));
+  EXPECT_FALSE(
+      guard_.locked_out(server::source_key(transport::SockAddr::ipv4(0x01020304, 0)), now_));
 }
 
 TEST_F(ClientsCommandTest, AnEmptySocketPathIsAUsageError) {

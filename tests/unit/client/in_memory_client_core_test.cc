@@ -45,7 +45,7 @@ ClientCoreOptions options(const handshake::X25519Public& pinned) {
   o.config.timeout = std::chrono::seconds(10);
   o.config.reconnect = false;
   o.password = "pw";
-  o.servers = {transport::Ipv4Endpoint{0x7f000001, 443}};
+  o.servers = {transport::SockAddr::ipv4(0x7f000001, 443)};
   o.pinned = pinned;
   o.platform = "test";
   return o;
@@ -86,7 +86,7 @@ struct Fixture {
   }
   ClientEnv env() {
     ClientEnv e;
-    e.dial_tcp = [this](const transport::Ipv4Endpoint&, std::chrono::milliseconds,
+    e.dial_tcp = [this](const transport::SockAddr&, std::chrono::milliseconds,
                         int) -> Result<transport::UniqueFd, std::string> {
       if (!client_end.valid()) return fail(std::string("one connection only"));
       ++dials;
@@ -139,7 +139,7 @@ TEST(InMemoryClientCore, PingsBothWaysMovesABulkTransferAndSaysGoodbyeOnStop) {
   EXPECT_EQ(f.opened->pushed.client_ip, "10.8.0.2");
   EXPECT_EQ(f.opened->pushed.prefix, 24);
   EXPECT_EQ(f.opened->mtu, 1400u);
-  EXPECT_EQ(f.opened->server.addr, 0x7f000001u);
+  EXPECT_EQ(f.opened->server.ipv4_host(), 0x7f000001u);
 
   EXPECT_TRUE(ping(f.client_tun, f.server->tun, true));
   EXPECT_TRUE(ping(f.server->tun, f.client_tun, false));
@@ -289,7 +289,7 @@ TEST(InMemoryClientCore, EverySocketPassesTheProtectHookFirst) {
   for (const auto proto : {config::Transport::kTcp, config::Transport::kUdp}) {
     ClientCoreOptions o = options(server_identity().public_key);
     o.config.proto = proto;
-    o.servers = {transport::Ipv4Endpoint{0x7f000001, 9}};
+    o.servers = {transport::SockAddr::ipv4(0x7f000001, 9)};
     std::vector<int> seen;
     ClientEnv e;
     e.protect = [&](int fd) {

@@ -152,8 +152,10 @@ TEST(client_config, structure_errors) {
                   .findings.contains(Severity::kError, "", "missing [qeli]"));
   EXPECT_TRUE(load_client_config_text("[qeli]\nuser = x\n", "c")
                   .findings.contains(Severity::kError, "server", "required"));
-  EXPECT_TRUE(load_client_config_text("[qeli]\nserver = [::1]:443\n", "c")
+  EXPECT_TRUE(load_client_config_text("[qeli]\nserver = [vpn.example.com]:443\n", "c")
                   .findings.contains(Severity::kError, "server", "IPv6"));
+  EXPECT_TRUE(load_client_config_text("[qeli]\nserver = 2001:db8::1:443\n", "c")
+                  .findings.contains(Severity::kError, "server", ""));  // v6 needs brackets
   EXPECT_TRUE(load_client_config_text("[qeli]\nserver = h:1\n[profile:x]\n", "c")
                   .findings.contains(Severity::kError, "", "unknown section"));
   EXPECT_TRUE(load_client_config_text("[qeli]\nserver = h:1\n[logging]\nlevel = chatty\n", "c")
@@ -174,9 +176,12 @@ TEST(client_config, from_link) {
   EXPECT_TRUE(r.config.quic);
   EXPECT_EQ(r.config.mtu, 1280U);
   EXPECT_EQ(r.config.key, std::string(64, 'b'));
+  // An IPv6 server (our extension of 0.7.16, which refuses it): bracketed again.
   const auto v6 = parse_link("qeli://g:pw@[2001:db8::1]:443");
   ASSERT_TRUE(v6.ok());
-  EXPECT_FALSE(client_config_from_link(*v6).ok());
+  const auto r6 = client_config_from_link(*v6);
+  ASSERT_TRUE(r6.ok()) << dump(r6.findings);
+  EXPECT_EQ(r6.config.server.to_string(), "[2001:db8::1]:443");
 }
 
 TEST(client_config, shipped_example_loads_without_errors) {

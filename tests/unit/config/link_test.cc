@@ -106,13 +106,14 @@ TEST(conformance, qeli_links_roundtrip) {
   }
 }
 
-TEST(link, ipv6_host_parses_but_validation_refuses) {
+TEST(link, ipv6_host_is_a_server_address) {
+  // 0.7.16 parses a bracketed host and then refuses it; we dial it (an IPv6-only server).
   const auto l = parse_link("qeli://g:pw@[2001:db8::1]:443?proto=tcp&mode=fake-tls");
   ASSERT_TRUE(l.ok());
-  const auto problems = validate_link(*l);
-  ASSERT_EQ(problems.size(), 1U);
-  EXPECT_NE(problems[0].find("IPv6"), std::string::npos);
+  EXPECT_TRUE(validate_link(*l).empty());
+  EXPECT_EQ(l->host, "2001:db8::1");
   EXPECT_NE(emit_link(*l).find("@[2001:db8::1]:443?"), std::string::npos);
+  EXPECT_FALSE(parse_link("qeli://g:pw@[vpn.example.com]:443").ok());  // brackets: IPv6 only
 }
 
 TEST(link, full_roundtrip_with_every_parameter) {

@@ -132,7 +132,7 @@ struct Path {
   PaddingPolicy padding;
   SessionCounters sent, got;
   transport::UdpSocket a, b;
-  transport::UdpAddr a_addr, b_addr;
+  transport::SockAddr a_addr, b_addr;
   test::DatagramTx writer;
   test::DatagramRx receiver;
   tunio::PacketBatch in;
@@ -333,7 +333,7 @@ TEST(DatagramPath, ReplayWindowUnderLossReorderAndDuplication) {
 }
 
 // Sends raw bytes from `from` to the path's receiver.
-void send_raw(transport::UdpSocket& from, const transport::UdpAddr& to, const Bytes& d) {
+void send_raw(transport::UdpSocket& from, const transport::SockAddr& to, const Bytes& d) {
   const transport::OutDatagram od{d.data(), d.size(), &to};
   ASSERT_EQ(from.send({&od, 1}).sent, 1u);
 }

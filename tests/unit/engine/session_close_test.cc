@@ -124,7 +124,7 @@ TEST(SessionClose, StreamClientWithoutTheExtensionIgnoresTheFrame) {
 
 TEST(SessionClose, DatagramFarewellEndsTheClientSessionAtOnce) {
   transport::UdpSocket s = test::loopback_udp(false), c = test::loopback_udp(false);
-  const transport::UdpAddr s_addr = s.local_address(), c_addr = c.local_address();
+  const transport::SockAddr s_addr = s.local_address(), c_addr = c.local_address();
   crypto::DeterministicRng rng_s{3}, rng_c{4};
   tunnel::SessionCounters cs, cc;
   std::atomic<int> reason{0};

@@ -65,13 +65,18 @@ TEST(RunInput, IsStrict) {
                             4433);
   ASSERT_TRUE(in.ok()) << in.error();
   ASSERT_EQ(in->carrier_addresses.size(), 2U);
-  EXPECT_EQ(in->carrier_addresses[1].port, 4433);
+  EXPECT_EQ(in->carrier_addresses[1].port(), 4433);
   EXPECT_EQ(in->fallback_dns, std::vector<std::string>{"1.1.1.1"});
   EXPECT_TRUE(parse_run_input("", 1).ok());
   EXPECT_TRUE(parse_run_input("{}", 1).ok());
+  // An IPv6 server address is a carrier address like any other.
+  auto v6 = parse_run_input(R"({"carrier_addresses":["2001:db8::1"]})", 443);
+  ASSERT_TRUE(v6.ok()) << v6.error();
+  EXPECT_EQ(v6->carrier_addresses.at(0).to_string(), "[2001:db8::1]:443");
   for (const char* bad :
        {"[]", "nope", R"({"extra":1})", R"({"carrier_addresses":"10.0.0.1"})",
-        R"({"carrier_addresses":["::1"]})", R"({"carrier_addresses":[1]})",
+        R"({"carrier_addresses":["vpn.example.com"]})", R"({"carrier_addresses":[1]})",
+        R"({"fallback_dns_servers":["2001:db8::53"]})",
         R"({"fallback_dns_servers":["1.1.1.1","1.1.1.2","1.1.1.3","1.1.1.4","1.1.1.5",
             "1.1.1.6","1.1.1.7","1.1.1.8","1.1.1.9","1.1.1.10","1.1.1.11","1.1.1.12",
             "1.1.1.13","1.1.1.14","1.1.1.15","1.1.1.16","1.1.1.17"]})"}) {
@@ -102,7 +107,7 @@ TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   tc.pushed.dns_port = 5353;
   tc.pushed.routes.push_back({"192.168.50.0/24", "", 42});
   tc.mtu = 1380;
-  tc.server = {0x0a000001, 4433};
+  tc.server = transport::SockAddr::ipv4(0x0a000001, 4433);
   PlanInputs in;
   in.generation = 3;
   in.connection_log = {"hello"};

@@ -10,6 +10,9 @@
 namespace qeli::server {
 namespace {
 
+// A lockout key for an IPv4 address (host order).
+SourceKey v4key(std::uint32_t ip) { return source_key(transport::SockAddr::ipv4(ip, 0)); }
+
 using json = nlohmann::json;
 
 struct Fixture {
@@ -73,8 +76,8 @@ TEST(ControlHandler, SetBandwidthUsageAndResetUsage) {
 TEST(ControlHandler, ListBlockedShowsAddressesAndTimeLeft) {
   Fixture f;
   EXPECT_EQ(f.call({{"cmd", "list-blocked"}})["blocked"].size(), 0U);
-  f.guard.record_failure(0xc0a80105, "bob", f.now - std::chrono::seconds(10));
-  f.guard.record_failure(0xc0a80105, "bob", f.now - std::chrono::seconds(10));
+  f.guard.record_failure(v4key(0xc0a80105), "bob", f.now - std::chrono::seconds(10));
+  f.guard.record_failure(v4key(0xc0a80105), "bob", f.now - std::chrono::seconds(10));
   const json r = f.call({{"cmd", "list-blocked"}});
   ASSERT_TRUE(r["ok"].get<bool>());
   ASSERT_EQ(r["blocked"].size(), 1U);
@@ -87,26 +90,27 @@ TEST(ControlHandler, ListBlockedShowsAddressesAndTimeLeft) {
 TEST(ControlHandler, UnblockOneOrAll) {
   Fixture f;
   for (std::uint32_t ip : {0x0a000001U, 0x0a000001U, 0x0a000002U, 0x0a000002U}) {
-    f.guard.record_failure(ip, "bob", f.now);
+    f.guard.record_failure(v4key(ip), "bob", f.now);
   }
   EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.9"}})["ok"].get<bool>());
   EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "not-an-ip"}})["ok"].get<bool>());
   EXPECT_FALSE(f.call({{"cmd", "unblock"}})["ok"].get<bool>());
   json r = f.call({{"cmd", "unblock"}, {"ip", "999.1.1.1"}});
   EXPECT_FALSE(r["ok"].get<bool>());
-  EXPECT_EQ(r["error"], "999.1.1.1 is not an IPv4 address");
+  EXPECT_EQ(r["error"], "999.1.1.1 is not an IPv4 address, an IPv6 address or an IPv6 /64");
   // JSON "\u0000" after the address: refused (it used to pass and lift the lockout), and
   // the NUL is shown quoted, never raw.
   r = f.call(json::parse(R"({"cmd":"unblock","ip":"10.0.0.1\u0000"})"));
   EXPECT_FALSE(r["ok"].get<bool>());
-  EXPECT_EQ(r["error"], R"("10.0.0.1\u0000" is not an IPv4 address)");
+  EXPECT_EQ(r["error"],
+            R"("10.0.0.1\u0000" is not an IPv4 address, an IPv6 address or an IPv6 /64)");
   EXPECT_FALSE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.1 x"}})["ok"].get<bool>());
-  EXPECT_TRUE(f.guard.locked_out(0x0a000001, f.now));
+  EXPECT_TRUE(f.guard.locked_out(v4key(0x0a000001), f.now));
   EXPECT_TRUE(f.call({{"cmd", "unblock"}, {"ip", "10.0.0.1"}})["ok"].get<bool>());
-  EXPECT_FALSE(f.guard.locked_out(0x0a000001, f.now));
-  EXPECT_TRUE(f.guard.locked_out(0x0a000002, f.now));
+  EXPECT_FALSE(f.guard.locked_out(v4key(0x0a000001), f.now));
+  EXPECT_TRUE(f.guard.locked_out(v4key(0x0a000002), f.now));
   EXPECT_TRUE(f.call({{"cmd", "unblock-all"}})["ok"].get<bool>());
-  EXPECT_FALSE(f.guard.locked_out(0x0a000002, f.now));
+  EXPECT_FALSE(f.guard.locked_out(v4key(0x0a000002), f.now));
 }
 
 TEST(ControlHandler, DisableAndEnableUser) {

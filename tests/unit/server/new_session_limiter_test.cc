@@ -24,19 +24,25 @@ TEST(NewSessionLimiter, TenPerMinutePerAddress) {
   EXPECT_FALSE(lim.admit(kA, t0 + Seconds(200)));
 }
 
-TEST(NewSessionLimiter, KeyIsTheIpv4AddressNotThePort) {
-  const auto a1 = transport::UdpAddr::from({kA, 40000});
-  const auto a2 = transport::UdpAddr::from({kA, 40001});
-  const auto b = transport::UdpAddr::from({kB, 40000});
-  EXPECT_EQ(new_session_key(a1), kA);
-  EXPECT_EQ(new_session_key(a1), new_session_key(a2));
-  EXPECT_NE(new_session_key(a1), new_session_key(b));
-  EXPECT_EQ(new_session_key(transport::UdpAddr{}), 0U);
+TEST(NewSessionLimiter, KeyIsTheSourceNotThePort) {
+  const auto a1 = transport::SockAddr::ipv4(kA, 40000);
+  const auto a2 = transport::SockAddr::ipv4(kA, 40001);
+  const auto b = transport::SockAddr::ipv4(kB, 40000);
+  EXPECT_EQ(source_key(a1), source_key(a2));
+  EXPECT_NE(source_key(a1), source_key(b));
   NewSessionLimiter lim({2, Seconds(60), 100});
-  EXPECT_TRUE(lim.admit(new_session_key(a1), t0));
-  EXPECT_TRUE(lim.admit(new_session_key(a2), t0));
-  EXPECT_FALSE(lim.admit(new_session_key(a1), t0));  // two ports, one address, one budget
-  EXPECT_TRUE(lim.admit(new_session_key(b), t0));
+  EXPECT_TRUE(lim.admit(source_key(a1), t0));
+  EXPECT_TRUE(lim.admit(source_key(a2), t0));
+  EXPECT_FALSE(lim.admit(source_key(a1), t0));  // two ports, one address, one budget
+  EXPECT_TRUE(lim.admit(source_key(b), t0));
+  // IPv6: one /64 is one source, whatever its interface identifiers.
+  const auto v6a = *transport::SockAddr::parse_ip("2001:db8:1:2::10", 40000);
+  const auto v6b = *transport::SockAddr::parse_ip("2001:db8:1:2:abcd::99", 40001);
+  const auto v6c = *transport::SockAddr::parse_ip("2001:db8:1:3::10", 40000);
+  EXPECT_TRUE(lim.admit(source_key(v6a), t0));
+  EXPECT_TRUE(lim.admit(source_key(v6b), t0));
+  EXPECT_FALSE(lim.admit(source_key(v6a), t0));
+  EXPECT_TRUE(lim.admit(source_key(v6c), t0));
 }
 
 TEST(NewSessionLimiter, MemoryIsBoundedOldestEvicted) {

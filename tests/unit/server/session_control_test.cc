@@ -20,7 +20,7 @@ namespace qeli::server {
 namespace {
 
 std::unique_ptr<Session> make_session() {
-  return std::make_unique<Session>(1, "alice", "alice", 0x0a4e0002, transport::Ipv4Endpoint{},
+  return std::make_unique<Session>(1, "alice", "alice", 0x0a4e0002, transport::SockAddr{},
                                    engine::SessionInbox::Geometry{8, 1500, 0, 0});
 }
 

@@ -17,7 +17,7 @@ using tunnel::SessionEnd;
 namespace caps = handshake::caps;
 
 std::shared_ptr<Session> make_session() {
-  return std::make_shared<Session>(1, "alice", "alice:01", 0x0a4d0002, transport::Ipv4Endpoint{},
+  return std::make_shared<Session>(1, "alice", "alice:01", 0x0a4d0002, transport::SockAddr{},
                                    engine::SessionInbox::Geometry{4, 1500, 0, 0});
 }
 

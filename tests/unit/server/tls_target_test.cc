@@ -24,7 +24,7 @@ bool accept_one(int listener, std::chrono::milliseconds wait) {
 }
 
 TEST(TlsTarget, RefreshNowProbesAgainAtOnce) {
-  auto l = transport::tcp_listen({0x7f000001, 0});
+  auto l = transport::tcp_listen(transport::SockAddr::ipv4(0x7f000001, 0));
   ASSERT_TRUE(l.ok());
   sockaddr_in sa{};
   socklen_t len = sizeof(sa);
@@ -62,10 +62,14 @@ TEST(TlsTarget, AnOverlongServerNameIsAProbeErrorNotAnAbort) {
 }
 
 TEST(TlsTarget, LocalAddressesAreRecognised) {
-  EXPECT_TRUE(transport::is_local_ipv4(0x7f000001));  // 127.0.0.1
-  EXPECT_TRUE(transport::is_local_ipv4(0x7f000102));  // all of 127/8
-  EXPECT_TRUE(transport::is_local_ipv4(0));
-  EXPECT_FALSE(transport::is_local_ipv4(0xc0000201));  // 192.0.2.1, TEST-NET-1
+  using transport::SockAddr;
+  EXPECT_TRUE(transport::is_local_address(SockAddr::ipv4(0x7f000001, 443)));  // 127.0.0.1
+  EXPECT_TRUE(transport::is_local_address(SockAddr::ipv4(0x7f000102, 443)));  // all of 127/8
+  EXPECT_TRUE(transport::is_local_address(SockAddr::ipv4(0, 443)));
+  EXPECT_FALSE(transport::is_local_address(SockAddr::ipv4(0xc0000201, 443)));  // TEST-NET-1
+  EXPECT_TRUE(transport::is_local_address(*SockAddr::parse_ip("::", 443)));
+  EXPECT_FALSE(transport::is_local_address(*SockAddr::parse_ip("2001:db8::1", 443)));
+  EXPECT_FALSE(transport::is_local_address(SockAddr{}));
 }
 
 }  // namespace

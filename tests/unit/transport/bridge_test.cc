@@ -51,7 +51,7 @@ std::uint16_t port_of(int fd) {
 
 // A connected pair (a, b) over loopback TCP, `b` accepted from `l`.
 std::pair<UniqueFd, UniqueFd> tcp_pair(int l) {
-  auto a = tcp_connect({0x7F000001, port_of(l)}, std::chrono::seconds(2));
+  auto a = tcp_connect(SockAddr::ipv4(0x7F000001, port_of(l)), std::chrono::seconds(2));
   EXPECT_TRUE(a.ok());
   UniqueFd b(::accept4(l, nullptr, nullptr, SOCK_CLOEXEC));
   return {std::move(*a), std::move(b)};
@@ -71,8 +71,8 @@ Bytes read_until_eof(int fd) {
 }
 
 TEST(Bridge, RelaysBothWaysPrefixFirstAndPassesHalfCloseOn) {
-  auto target = tcp_listen({0x7F000001, 0});
-  auto front = tcp_listen({0x7F000001, 0});
+  auto target = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
+  auto front = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
   ASSERT_TRUE(target.ok() && front.ok());
   set_nonblocking(target->get(), false);
   Ends ends;
@@ -99,8 +99,8 @@ TEST(Bridge, RelaysBothWaysPrefixFirstAndPassesHalfCloseOn) {
 }
 
 TEST(Bridge, PoolBoundIdleAndUnreachableTarget) {
-  auto target = tcp_listen({0x7F000001, 0});
-  auto front = tcp_listen({0x7F000001, 0});
+  auto target = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
+  auto front = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
   ASSERT_TRUE(target.ok() && front.ok());
   Ends ends;
   BridgeLimits lim;
@@ -129,8 +129,8 @@ TEST(Bridge, PoolBoundIdleAndUnreachableTarget) {
 
 // bridge_lifetime_secs: a bridge that keeps moving bytes still ends at its lifetime.
 TEST(Bridge, LifetimeEndsABusyBridge) {
-  auto target = tcp_listen({0x7F000001, 0});
-  auto front = tcp_listen({0x7F000001, 0});
+  auto target = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
+  auto front = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
   ASSERT_TRUE(target.ok() && front.ok());
   Ends ends;
   BridgeLimits lim;
@@ -153,12 +153,13 @@ TEST(Bridge, LifetimeEndsABusyBridge) {
 // bridge_connect_timeout_secs: a target that never answers the SYN (its accept queue is
 // full, so the kernel drops it) ends the bridge at the timeout, not at TCP's ~2 minutes.
 TEST(Bridge, ConnectTimeoutEndsABridgeToASilentTarget) {
-  auto target = tcp_listen({0x7F000001, 0}, /*backlog=*/0);
-  auto front = tcp_listen({0x7F000001, 0});
+  auto target = tcp_listen(SockAddr::ipv4(0x7F000001, 0), /*backlog=*/0);
+  auto front = tcp_listen(SockAddr::ipv4(0x7F000001, 0));
   ASSERT_TRUE(target.ok() && front.ok());
   std::vector<UniqueFd> fill;  // backlog 0 still queues one; a few more to be sure
   for (int i = 0; i < 4; ++i) {
-    auto c = tcp_connect({0x7F000001, port_of(target->get())}, std::chrono::milliseconds(200));
+    auto c = tcp_connect(SockAddr::ipv4(0x7F000001, port_of(target->get())),
+                         std::chrono::milliseconds(200));
     if (c.ok()) fill.push_back(std::move(*c));
   }
   Ends ends;

@@ -32,16 +32,23 @@ TEST(Endpoint, Ipv4LiteralsAndLoopbackResolution) {
   EXPECT_FALSE(parse_ipv4(std::string_view("10.200.0.2\0junk", 15), a));
   EXPECT_FALSE(parse_ipv4("10.200.0.2 ", a));
   EXPECT_TRUE(parse_ipv4(std::string_view("10.200.0.2\0", 10), a));
-  auto r = resolve_ipv4({"127.0.0.1", 80});
+  auto r = resolve({"127.0.0.1", 80});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->size(), 1U);
   EXPECT_EQ((*r)[0].to_string(), "127.0.0.1:80");
-  auto l = resolve_ipv4({"localhost", 80});
+  auto l = resolve({"localhost", 80}, Families::kIpv4);
   ASSERT_TRUE(l.ok()) << l.error().message;
-  EXPECT_EQ((*l)[0].addr >> 24, 127U);
+  for (const auto& e : *l) EXPECT_EQ(e.ipv4_host() >> 24, 127U) << e.to_string();
+  auto v6 = resolve({"2001:db8::1", 443});
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ((*v6)[0].to_string(), "[2001:db8::1]:443");
+  // An IPv6 literal where IPv4 is required is a definite error, not a retry.
+  auto only4 = resolve({"2001:db8::1", 443}, Families::kIpv4);
+  ASSERT_FALSE(only4.ok());
+  EXPECT_FALSE(only4.error().temporary);
   // A definite answer (no such name under the reserved .invalid TLD, RFC 6761 §6.4) is
   // not worth retrying; it is not resolved through any network either.
-  auto none = resolve_ipv4({"no-such-host.invalid", 80});
+  auto none = resolve({"no-such-host.invalid", 80});
   ASSERT_FALSE(none.ok());
   EXPECT_FALSE(none.error().message.empty());
 }

@@ -31,15 +31,15 @@ int accept_within_1s(int listener) {
 }
 
 TEST(Tcp, LoopbackSendAllAndReceive) {
-  auto l = tcp_listen({0x7f000001, 0});
+  auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0));
   ASSERT_TRUE(l.ok()) << l.error();
   const std::uint16_t port = bound_port(l->get());
-  auto c = tcp_connect({0x7f000001, port}, std::chrono::milliseconds(2000));
+  auto c = tcp_connect(SockAddr::ipv4(0x7f000001, port), std::chrono::milliseconds(2000));
   ASSERT_TRUE(c.ok()) << c.error();
   EXPECT_EQ(apply_stream_options(c->get(), {}), "");
   UniqueFd server(accept_within_1s(l->get()));
   ASSERT_GE(server.get(), 0);
-  EXPECT_EQ(peer_endpoint(server.get()).addr, 0x7f000001U);
+  EXPECT_EQ(SockAddr::peer_of(server.get()).ipv4_host(), 0x7f000001U);
 
   Bytes big(4 << 20);
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint8_t>(i * 7);
@@ -65,10 +65,32 @@ TEST(Tcp, LoopbackSendAllAndReceive) {
 // uploading. A plain close() with that upload unread resets the connection and drops the
 // farewell from the send queue (a quota test lost "why" under load); a half-close that
 // drains the upload delivers it, then a clean EOF.
+TEST(Tcp, Ipv6ListenerTakesIpv6OnlyAndNamesItsPeer) {
+  // `::` on a port is IPv6 only (IPV6_V6ONLY, as nginx): 0.0.0.0 on the same port is a
+  // second listener, and an IPv6 peer shows as itself.
+  auto l6 = tcp_listen(*SockAddr::parse_ip("::", 0));
+  ASSERT_TRUE(l6.ok()) << l6.error();
+  const std::uint16_t port = SockAddr::local_of(l6->get()).port();
+  auto l4 = tcp_listen(SockAddr::ipv4(0, port));
+  ASSERT_TRUE(l4.ok()) << "0.0.0.0 beside :: on one port: " << l4.error();
+  auto c6 = tcp_connect(*SockAddr::parse_ip("::1", port), std::chrono::milliseconds(2000));
+  ASSERT_TRUE(c6.ok()) << c6.error();
+  UniqueFd s6(accept_within_1s(l6->get()));
+  ASSERT_GE(s6.get(), 0);
+  EXPECT_EQ(SockAddr::peer_of(s6.get()).ip_string(), "::1");
+  auto c4 = tcp_connect(SockAddr::ipv4(0x7f000001, port), std::chrono::milliseconds(2000));
+  ASSERT_TRUE(c4.ok()) << c4.error();
+  UniqueFd s4(accept_within_1s(l4->get()));
+  ASSERT_GE(s4.get(), 0);
+  EXPECT_EQ(SockAddr::peer_of(s4.get()).ip_string(), "127.0.0.1");
+  EXPECT_LT(::accept4(l6->get(), nullptr, nullptr, SOCK_CLOEXEC), 0);  // nothing mapped
+}
+
 TEST(Tcp, HalfCloseAndDrainDeliversTheLastWriteDespiteUnreadInput) {
-  auto l = tcp_listen({0x7f000001, 0});
+  auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0));
   ASSERT_TRUE(l.ok()) << l.error();
-  auto c = tcp_connect({0x7f000001, bound_port(l->get())}, std::chrono::milliseconds(2000));
+  auto c = tcp_connect(SockAddr::ipv4(0x7f000001, bound_port(l->get())),
+                       std::chrono::milliseconds(2000));
   ASSERT_TRUE(c.ok()) << c.error();
   UniqueFd server(accept_within_1s(l->get()));
   ASSERT_GE(server.get(), 0);
@@ -103,11 +125,11 @@ TEST(Tcp, HalfCloseAndDrainDeliversTheLastWriteDespiteUnreadInput) {
 }
 
 TEST(Tcp, ConnectToClosedPortFails) {
-  auto l = tcp_listen({0x7f000001, 0});
+  auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0));
   ASSERT_TRUE(l.ok());
   const std::uint16_t port = bound_port(l->get());
   l->reset();
-  auto c = tcp_connect({0x7f000001, port}, std::chrono::milliseconds(1000));
+  auto c = tcp_connect(SockAddr::ipv4(0x7f000001, port), std::chrono::milliseconds(1000));
   EXPECT_FALSE(c.ok());
 }
 
@@ -116,16 +138,16 @@ TEST(Tcp, ConnectToClosedPortFails) {
 class HangingListener {
  public:
   HangingListener() {
-    auto l = tcp_listen({0x7f000001, 0}, /*backlog=*/0);
+    auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0), /*backlog=*/0);
     EXPECT_TRUE(l.ok());
     listener_ = std::move(*l);
     port_ = bound_port(listener_.get());
     // Backlog 0 admits one queued connection; it stays unaccepted so the queue is full.
-    auto first = tcp_connect({0x7f000001, port_}, std::chrono::milliseconds(2000));
+    auto first = tcp_connect(SockAddr::ipv4(0x7f000001, port_), std::chrono::milliseconds(2000));
     EXPECT_TRUE(first.ok());
     if (first.ok()) queued_ = std::move(*first);
   }
-  Ipv4Endpoint endpoint() const { return {0x7f000001, port_}; }
+  SockAddr endpoint() const { return SockAddr::ipv4(0x7f000001, port_); }
 
  private:
   UniqueFd listener_, queued_;
@@ -161,11 +183,11 @@ TEST(Tcp, ConnectIsCancelledByTheCancelFd) {
 
   // Already signalled: no wait at all. A usable server still connects with a cancel fd.
   EXPECT_FALSE(tcp_connect(h.endpoint(), std::chrono::milliseconds(20000), cancel.get()).ok());
-  auto l = tcp_listen({0x7f000001, 0});
+  auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0));
   ASSERT_TRUE(l.ok());
   UniqueFd idle(::eventfd(0, EFD_CLOEXEC));
-  auto ok =
-      tcp_connect({0x7f000001, bound_port(l->get())}, std::chrono::milliseconds(2000), idle.get());
+  auto ok = tcp_connect(SockAddr::ipv4(0x7f000001, bound_port(l->get())),
+                        std::chrono::milliseconds(2000), idle.get());
   EXPECT_TRUE(ok.ok()) << ok.error();
 }
 

@@ -10,14 +10,14 @@
 namespace qeli::transport {
 namespace {
 
-UdpAddr v4(std::uint16_t port) { return UdpAddr::from(Ipv4Endpoint{0x7f000001, port}); }
+SockAddr v4(std::uint16_t port) { return SockAddr::ipv4(0x7f000001, port); }
 
-UdpAddr v6(std::uint16_t port) {
+SockAddr v6(std::uint16_t port) {
   sockaddr_in6 sa{};
   sa.sin6_family = AF_INET6;
   sa.sin6_port = htons(port);
   sa.sin6_addr = in6addr_loopback;
-  return UdpAddr::from_sockaddr(reinterpret_cast<const sockaddr*>(&sa), sizeof(sa));
+  return SockAddr::from_sockaddr(reinterpret_cast<const sockaddr*>(&sa), sizeof(sa));
 }
 
 struct Planned {
@@ -26,7 +26,7 @@ struct Planned {
   friend bool operator==(const Planned&, const Planned&) = default;
 };
 
-std::vector<Planned> plan(const std::vector<std::size_t>& lens, const UdpAddr& to,
+std::vector<Planned> plan(const std::vector<std::size_t>& lens, const SockAddr& to,
                           GsoLimits limits = {}, bool gso = true) {
   static const std::uint8_t data[70000] = {};
   std::vector<OutDatagram> in;
@@ -47,7 +47,7 @@ std::vector<Planned> plan(const std::vector<std::size_t>& lens, const UdpAddr& t
 
 // Case 33.
 TEST(UdpGso, CoalesceTable) {
-  const UdpAddr to = v4(9);
+  const SockAddr to = v4(9);
   EXPECT_EQ(plan({1}, to), (std::vector<Planned>{{1, 0}}));
   EXPECT_EQ(plan({1, 1}, to), (std::vector<Planned>{{2, 1}}));
   EXPECT_EQ(plan({2, 1}, to), (std::vector<Planned>{{3, 2}}));
@@ -62,7 +62,7 @@ TEST(UdpGso, CoalesceTable) {
 
 TEST(UdpGso, DifferentDestinationsNeverShareAMessage) {
   static const std::uint8_t data[8] = {};
-  const UdpAddr a = v4(1), b = v4(2), a2 = v4(1);
+  const SockAddr a = v4(1), b = v4(2), a2 = v4(1);
   const std::vector<OutDatagram> in = {{data, 8, &a}, {data, 8, &a2}, {data, 8, &b}, {data, 8, &a}};
   std::vector<GsoMessage> out(4);
   const GsoPlan p = plan_gso(in, true, {}, out);
@@ -74,7 +74,7 @@ TEST(UdpGso, DifferentDestinationsNeverShareAMessage) {
 
 TEST(UdpGso, StopsWhenTheMessageArrayIsFull) {
   static const std::uint8_t data[8] = {};
-  const UdpAddr a = v4(1);
+  const SockAddr a = v4(1);
   const std::vector<OutDatagram> in = {{data, 3, &a}, {data, 4, &a}, {data, 5, &a}};
   std::vector<GsoMessage> out(2);
   const GsoPlan p = plan_gso(in, true, {}, out);
@@ -84,7 +84,7 @@ TEST(UdpGso, StopsWhenTheMessageArrayIsFull) {
 
 // Case 34.
 TEST(UdpGso, CoalesceLimits) {
-  const UdpAddr to4 = v4(9), to6 = v6(9);
+  const SockAddr to4 = v4(9), to6 = v6(9);
   const auto p65 = plan(std::vector<std::size_t>(65, 100), to4);
   EXPECT_EQ(p65, (std::vector<Planned>{{6400, 100}, {100, 0}}));
   // 60 x 1100 = 66000: IPv4 fits 59 (64900 <= 65507).

@@ -44,7 +44,7 @@ struct BigSlots {
 
 UdpOptions quiet(std::size_t rcvbuf = 0) {
   UdpOptions o;
-  o.bind = UdpAddr::from(Ipv4Endpoint{0x7f000001, 0});
+  o.bind = SockAddr::ipv4(0x7f000001, 0);
   o.recv_buffer = rcvbuf;
   o.log = [](std::string_view) {};
   return o;
@@ -57,7 +57,7 @@ TEST(UdpSocketPrivileged, DfDatagramsAbovePathMtuGiveEmsgsize) {
   auto a = UdpSocket::open(quiet());
   auto b = UdpSocket::open(quiet());
   ASSERT_TRUE(a.ok() && b.ok());
-  const UdpAddr to = b->local_address();
+  const SockAddr to = b->local_address();
   std::vector<std::uint8_t> big(1400, 0x42), small(1000, 0x43);
   const std::vector<OutDatagram> out = {{big.data(), big.size(), &to},
                                         {small.data(), small.size(), &to}};
@@ -104,7 +104,7 @@ TEST(UdpSocketPrivileged, AutoReceiveBufferGrowsOnMeasuredOverflow) {
   ASSERT_TRUE(b->capabilities().rxq_ovfl);
   EXPECT_EQ(b->capabilities().recv_buffer, 8u << 20);  // auto 4 MiB, doubled by the kernel
   // Overfill the unread queue: 40 MB of datagrams into an 8 MiB buffer.
-  const UdpAddr to = b->local_address();
+  const SockAddr to = b->local_address();
   std::vector<std::uint8_t> d(1000, 1);
   std::vector<OutDatagram> out(64, OutDatagram{d.data(), d.size(), &to});
   std::size_t sent = 0;

@@ -16,7 +16,7 @@ namespace {
 
 UdpOptions loopback_options(std::vector<std::string>* log = nullptr) {
   UdpOptions o;
-  o.bind = UdpAddr::from(Ipv4Endpoint{0x7f000001, 0});
+  o.bind = SockAddr::ipv4(0x7f000001, 0);
   o.log = [log](std::string_view line) {
     if (log) log->emplace_back(line);
   };
@@ -50,7 +50,7 @@ std::vector<std::uint8_t> datagram(std::size_t len, std::uint32_t tag) {
 
 // Receives until `want` datagrams arrived (or 2 s of silence); returns them in order.
 std::vector<std::vector<std::uint8_t>> receive_n(UdpSocket& s, std::size_t want,
-                                                 std::vector<UdpAddr>* from = nullptr) {
+                                                 std::vector<SockAddr>* from = nullptr) {
   std::vector<std::vector<std::uint8_t>> got;
   SlotArray slots(128);
   while (got.size() < want) {
@@ -72,7 +72,7 @@ std::vector<std::vector<std::uint8_t>> receive_n(UdpSocket& s, std::size_t want,
 struct Flow {
   std::vector<std::vector<std::uint8_t>> data;
   std::vector<OutDatagram> out;
-  void build(const std::vector<std::size_t>& lens, const UdpAddr& to) {
+  void build(const std::vector<std::size_t>& lens, const SockAddr& to) {
     data.clear();
     out.clear();
     for (std::size_t i = 0; i < lens.size(); ++i)
@@ -92,7 +92,7 @@ TEST_P(UdpLoopback, BatchesArriveIntactAndInOrder) {
   UdpSocket b = open_or_die(o);
   EXPECT_EQ(a.capabilities().tx_gso, offload);
   EXPECT_EQ(b.capabilities().rx_gro, offload);
-  const UdpAddr to = b.local_address();
+  const SockAddr to = b.local_address();
   ASSERT_TRUE(to.is_set());
 
   // 1 datagram, then 100 equal ones with a short tail, then mixed sizes.
@@ -113,7 +113,7 @@ TEST_P(UdpLoopback, BatchesArriveIntactAndInOrder) {
     EXPECT_EQ(a.counters().send_gso_messages, 0u);
     EXPECT_EQ(a.counters().send_messages, lens.size());
   }
-  std::vector<UdpAddr> from;
+  std::vector<SockAddr> from;
   const auto got = receive_n(b, lens.size(), &from);
   ASSERT_EQ(got.size(), lens.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -135,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(Offload, UdpLoopback, ::testing::Bool(),
 TEST(UdpSocket, EmsgsizeIsReportedAsAValueAndTheRestStillGoesOut) {
   UdpSocket a = open_or_die(loopback_options());
   UdpSocket b = open_or_die(loopback_options());
-  const UdpAddr to = b.local_address();
+  const SockAddr to = b.local_address();
   Flow f;
   f.build({100, kMaxUdpPayloadV4 + 1, 100}, to);
   const UdpSendReport rep = a.send(f.out);
@@ -211,7 +211,7 @@ TEST(UdpSocket, EioOnAGsoSendDisablesOffloadAndResendsInOrder) {
   UdpSocket a = open_or_die(loopback_options(&log), k);
   if (!a.capabilities().tx_gso) GTEST_SKIP() << "kernel without UDP_SEGMENT";
   UdpSocket b = open_or_die(loopback_options());
-  const UdpAddr to = b.local_address();
+  const SockAddr to = b.local_address();
   log.clear();
   Flow f;
   f.build(std::vector<std::size_t>(10, 500), to);
@@ -283,18 +283,18 @@ namespace {
 // loopback address reaches the wildcard socket), also as a GSO batch.
 TEST(UdpSocket, WildcardServerRepliesFromTheAddressTheClientContacted) {
   UdpOptions so;
-  so.bind = UdpAddr::from(Ipv4Endpoint{0, 0});
+  so.bind = SockAddr::ipv4(0, 0);
   so.pktinfo = true;
   so.log = [](std::string_view) {};
   UdpSocket server = open_or_die(so);
   ASSERT_TRUE(server.capabilities().pktinfo);
   const std::uint16_t port = server.local_address().port();
   UdpSocket client = open_or_die(loopback_options());
-  const UdpAddr dialed = UdpAddr::from(Ipv4Endpoint{0x7f000002, port});
+  const SockAddr dialed = SockAddr::ipv4(0x7f000002, port);
   const auto hello = datagram(100, 1);
   const OutDatagram out{hello.data(), hello.size(), &dialed};
   ASSERT_EQ(client.send({&out, 1}).sent, 1U);
-  std::vector<UdpAddr> from;
+  std::vector<SockAddr> from;
   ASSERT_EQ(receive_n(server, 1, &from).size(), 1U);
   EXPECT_EQ(from[0].local_v4, htonl(0x7f000002)) << "the address the client sent to";
 
@@ -302,7 +302,7 @@ TEST(UdpSocket, WildcardServerRepliesFromTheAddressTheClientContacted) {
   Flow f;
   f.build({300, 300, 300}, from[0]);
   ASSERT_EQ(server.send(f.out).sent, 3U);
-  std::vector<UdpAddr> seen;
+  std::vector<SockAddr> seen;
   ASSERT_EQ(receive_n(client, 3, &seen).size(), 3U);
   for (const auto& a : seen) EXPECT_EQ(a, dialed) << a.to_string() << " instead of 127.0.0.2";
 
@@ -310,6 +310,36 @@ TEST(UdpSocket, WildcardServerRepliesFromTheAddressTheClientContacted) {
   so.pktinfo = false;
   UdpSocket plain = open_or_die(so);
   EXPECT_FALSE(plain.capabilities().pktinfo);
+}
+
+// The same on the IPv6 wildcard (IPV6_RECVPKTINFO / IPV6_PKTINFO): the datagram names the
+// address it was sent to, and the reply leaves from it.
+TEST(UdpSocket, Ipv6WildcardServerLearnsAndRepliesFromTheDialedAddress) {
+  UdpOptions so;
+  so.bind = *SockAddr::parse_ip("::", 0);
+  so.pktinfo = true;
+  so.log = [](std::string_view) {};
+  UdpSocket server = open_or_die(so);
+  ASSERT_TRUE(server.capabilities().pktinfo);
+  const std::uint16_t port = server.local_address().port();
+  UdpOptions co;
+  co.bind = *SockAddr::parse_ip("::1", 0);
+  co.log = [](std::string_view) {};
+  UdpSocket client = open_or_die(co);
+  const SockAddr dialed = *SockAddr::parse_ip("::1", port);
+  const auto hello = datagram(100, 1);
+  const OutDatagram out{hello.data(), hello.size(), &dialed};
+  ASSERT_EQ(client.send({&out, 1}).sent, 1U);
+  std::vector<SockAddr> from;
+  ASSERT_EQ(receive_n(server, 1, &from).size(), 1U);
+  EXPECT_EQ(from[0].ip_string(), "::1");
+  ASSERT_TRUE(from[0].local_v6_set);
+  EXPECT_TRUE(IN6_IS_ADDR_LOOPBACK(&from[0].local_v6));
+  const OutDatagram reply{hello.data(), hello.size(), &from[0]};
+  ASSERT_EQ(server.send({&reply, 1}).sent, 1U);
+  std::vector<SockAddr> seen;
+  ASSERT_EQ(receive_n(client, 1, &seen).size(), 1U);
+  EXPECT_EQ(seen[0], dialed);
 }
 
 }  // namespace
