@@ -629,7 +629,7 @@ static int misuse(void) {
   /* Run inputs. */
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"not json", 8), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"x\":1}", 7), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"carrier_addresses\":[\"::1\"]}", 29),
+  EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"carrier_addresses\":[\"vpn\"]}", 29),
             QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"fallback_dns_servers\":\"1.1.1.1\"}", 34),
             QELI_CLIENT_INVALID_ARGUMENT);
