@@ -14,8 +14,8 @@
 
 namespace qeli::client {
 
-/// The name's IPv4 addresses, or nullopt if the resolver failed or took longer than
-/// `limit` (the error text, if any, in `*why`).
+/// The name's addresses (both families, transport::resolve), or nullopt if the resolver failed or
+/// took longer than `limit` (the error text, if any, in `*why`).
 std::optional<std::vector<transport::SockAddr>> resolve_within(const transport::HostPort& hp,
                                                                std::chrono::milliseconds limit,
                                                                std::string* why = nullptr);

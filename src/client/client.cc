@@ -294,7 +294,7 @@ int Client::run() {
     std::string password = std::move(pw.password);
     servers_ = resolve_server();
     if (stop_.stopped()) return 0;
-    endpoint_name_ = cfg_.server.host + ":" + std::to_string(cfg_.server.port);
+    endpoint_name_ = cfg_.server.to_string();  // "[v6]:port" bracketed (known_hosts key)
     const sys::LogFields fields{
         {"QELI_SERVER", endpoint_name_}, {"QELI_USER", cfg_.user}, {"QELI_DEV", cfg_.dev}};
     std::optional<handshake::X25519Public> pinned;

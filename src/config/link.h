@@ -21,7 +21,7 @@ namespace qeli::config {
 struct ShareLink {
   std::string user;
   std::string pass;
-  std::string host;  // without brackets; an IPv6 literal parses but fails validate_link()
+  std::string host;  // without brackets (an IPv6 literal: our extension; 0.7.x refuses it)
   std::uint16_t port = 0;
   Transport proto = Transport::kTcp;
   ClientMode mode = ClientMode::kFakeTls;

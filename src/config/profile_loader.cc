@@ -368,16 +368,27 @@ void read_perf(SectionReader& r, ProfileConfig& p) {
                                          f.new_session_rate_window, seconds{1}, seconds{86400});
 }
 
-// A REALITY target naming this profile's own listener, as far as the config alone tells
-// (a loopback or the bound address on the bound port; start-up also resolves names and
-// checks the host's addresses).
+// A REALITY target naming one of this profile's own listeners (bind.* or a `listen`
+// entry), as far as the config alone tells: the listener's address, or a loopback (or
+// wildcard) address of the family of a wildcard listener, on its port. Start-up also
+// resolves names and checks the host's addresses.
 bool is_own_listener(const ProfileConfig& p, std::string_view target, std::uint16_t port) {
-  if (port != p.bind_port) return false;
-  const auto bind = Ipv4Addr::parse(p.bind_address);
-  const auto t = target == "localhost" ? Ipv4Addr::parse("127.0.0.1") : Ipv4Addr::parse(target);
-  if (!bind || !t) return false;
-  const bool loopback = (t->value >> 24) == 127 || t->value == 0;
-  return *t == *bind || (bind->value == 0 && loopback);
+  const std::string t = canonical_ip(target == "localhost" ? "127.0.0.1" : target);
+  const auto t4 = Ipv4Addr::parse(t);
+  const bool t6 = !t4 && is_ipv6_literal(t);
+  if (!t4 && !t6) return false;  // a name: start-up resolves it
+  const bool loopback =
+      t4 ? ((t4->value >> 24) == 127 || t4->value == 0) : (t == "::1" || t == "::");
+  auto own = [&](const std::string& host, std::uint16_t lport) {
+    const std::string l = canonical_ip(host);
+    if (lport != port || is_ipv6_literal(l) != t6) return false;
+    return l == t || ((l == "0.0.0.0" || l == "::") && loopback);
+  };
+  if (own(p.bind_address, p.bind_port)) return true;
+  for (const auto& l : p.listen) {
+    if (own(l.host, l.port)) return true;
+  }
+  return false;
 }
 
 // Rules that combine several keys of one profile (reference §5.8).
@@ -411,8 +422,8 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
     if (o.reality.target.empty()) r.error("obf.tls.reality_proxy.target", "must not be empty");
     if (is_own_listener(p, o.reality.target, o.reality.target_port)) {
       r.error("obf.tls.reality_proxy.target",
-              "is this profile's own listener (" + p.bind_address + ":" +
-                  std::to_string(p.bind_port) +
+              "is this profile's own listener (" + o.reality.target + ":" +
+                  std::to_string(o.reality.target_port) +
                   "): strangers would be bridged back into it in a loop");
     }
     if (Ipv4Addr::parse(o.reality.target) || is_ipv6_literal(o.reality.target)) {

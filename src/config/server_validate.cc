@@ -26,11 +26,11 @@ bool is_v6(const std::string& a) { return a.find(':') != std::string::npos; }
 
 // An IPv6 listener takes IPv6 only (IPV6_V6ONLY): `::` and `0.0.0.0` on one port are two
 // listeners, and a wildcard collides only with addresses of its own family.
-bool collide(const Bind& a, const Bind& b) {
-  if (a.transport != b.transport || a.port != b.port || is_v6(a.address) != is_v6(b.address)) {
-    return false;
-  }
-  return a.address == b.address || is_wildcard(a.address) || is_wildcard(b.address);
+// Addresses are compared in canonical form ("2001:0db8::1" is "2001:db8::1").
+bool collide(const Bind& x, const Bind& y) {
+  const std::string a = canonical_ip(x.address), b = canonical_ip(y.address);
+  if (x.transport != y.transport || x.port != y.port || is_v6(a) != is_v6(b)) return false;
+  return a == b || is_wildcard(a) || is_wildcard(b);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 namespace qeli::config {
 
@@ -135,6 +136,27 @@ bool is_ipv6_literal(std::string_view s) {
   const std::string str(s);
   unsigned char buf[16];
   return inet_pton(AF_INET6, str.c_str(), buf) == 1;
+}
+
+std::string canonical_ip(std::string_view s) {
+  if (s.size() > 64 || s.find('\0') != std::string_view::npos) return std::string(s);
+  const std::string str(s);
+  in6_addr a6{};
+  in_addr a4{};
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (inet_pton(AF_INET, str.c_str(), &a4) == 1) {
+    inet_ntop(AF_INET, &a4, buf, sizeof(buf));
+  } else if (inet_pton(AF_INET6, str.c_str(), &a6) == 1) {
+    if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+      std::memcpy(&a4, a6.s6_addr + 12, 4);
+      inet_ntop(AF_INET, &a4, buf, sizeof(buf));
+    } else {
+      inet_ntop(AF_INET6, &a6, buf, sizeof(buf));
+    }
+  } else {
+    return str;
+  }
+  return buf;
 }
 
 std::string_view trim(std::string_view s) {

@@ -66,6 +66,10 @@ std::optional<std::int64_t> parse_int(std::string_view s, std::int64_t min, std:
 std::optional<double> parse_double(std::string_view s);
 /// True if `s` is an IPv6 literal (inet_pton AF_INET6), without brackets.
 bool is_ipv6_literal(std::string_view s);
+/// The one text of a numeric address: dotted IPv4 (also for an IPv4-mapped IPv6 address,
+/// ::ffff:a.b.c.d, which our sockets treat as IPv4) or RFC 5952 IPv6; `s` unchanged when
+/// it is not numeric. So "2001:0db8::1" and "2001:db8::1" compare equal.
+std::string canonical_ip(std::string_view s);
 
 std::string_view trim(std::string_view s);
 /// Splits a comma-separated list, trimming each item and dropping empty items.

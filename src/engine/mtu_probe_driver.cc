@@ -18,6 +18,11 @@ MtuProbeReport probe_path_mtu(transport::UdpSocket& sock, const transport::SockA
   using Clock = std::chrono::steady_clock;
   const std::size_t envelope = env.overhead(false, 0);
   config.outer_overhead += envelope;
+  // Over IPv6 the outer header is 20 bytes longer: the same rung makes a larger packet, and
+  // "fits a 1280-byte path" means a smaller rung.
+  const std::size_t ip_udp =
+      server.is_ipv6() ? handshake::kProbeUdpIpv6Overhead : handshake::kProbeUdpIpv4Overhead;
+  config.outer_overhead += ip_udp - handshake::kProbeUdpIpv4Overhead;
   MtuProbeReport report;
   const Instant t0 = Clock::now();
   handshake::MtuProber prober(config, t0);
@@ -28,8 +33,8 @@ MtuProbeReport probe_path_mtu(transport::UdpSocket& sock, const transport::SockA
   std::vector<transport::RecvSlot> slots(kSlots);
   while (!prober.done()) {
     while (auto r = prober.next(Clock::now())) {
-      // outer = IPv4 + UDP + envelope + probe: the probe carries the rest.
-      const std::size_t udp_payload = r->probe.outer_size - handshake::kProbeUdpIpv4Overhead;
+      // outer = IP + UDP + envelope + probe: the probe carries the rest.
+      const std::size_t udp_payload = r->probe.outer_size - ip_udp;
       const Bytes probe = wire::build_mtu_probe(r->probe, udp_payload - envelope, rng);
       const Bytes d = env.wrap(probe, false, next_pn++, rng);
       const transport::OutDatagram out{d.data(), d.size(), &server};

@@ -72,7 +72,8 @@ struct RunInput {
   std::vector<transport::SockAddr> carrier_addresses;
   std::vector<std::string> fallback_dns;
 };
-/// Strict: unknown keys, wrong types, non-IPv4 strings and more than 16 entries per list
+/// Strict: unknown keys, wrong types, strings that are no address (carrier addresses:
+/// IPv4 or IPv6; DNS servers: IPv4) and more than 16 entries per list
 /// are errors (the text says which).
 Result<RunInput, std::string> parse_run_input(std::string_view json, std::uint16_t server_port);
 
@@ -80,7 +81,7 @@ Result<RunInput, std::string> parse_run_input(std::string_view json, std::uint16
 Result<config::ClientConfig, std::string> load_profile(std::string_view text);
 /// The profile's pinned server key (`key`; empty or all zero: none).
 std::optional<handshake::X25519Public> pinned_key(const config::ClientConfig& config);
-/// The server's IPv4 addresses (the name resolved now).
+/// The server's addresses, IPv4 and IPv6 (the name resolved now).
 Result<std::vector<transport::SockAddr>, std::string> resolve_servers(
     const config::ClientConfig& config);
 

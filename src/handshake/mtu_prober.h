@@ -55,12 +55,15 @@ inline constexpr std::size_t kMtuFloor = 576;
 inline constexpr std::size_t kProbeRecordOverhead = 48;
 /// UDP 8 + IPv4 20.
 inline constexpr std::size_t kProbeUdpIpv4Overhead = 28;
+/// UDP 8 + IPv6 40 (a server reached over IPv6).
+inline constexpr std::size_t kProbeUdpIpv6Overhead = 48;
 
 struct MtuProberConfig {
   /// Largest rung: the pushed MTU (or 1400 without one); clamped to 576..16638.
   std::size_t ceiling = 1400;
   /// Bytes from a tunnel MTU to the outer IP packet: kProbeRecordOverhead + envelope
-  /// (QUIC short header 9, obfs seal 13) + kProbeUdpIpv4Overhead.
+  /// (QUIC short header 9, obfs seal 13) + kProbeUdpIpv4Overhead (kProbeUdpIpv6Overhead
+  /// toward an IPv6 server: engine::probe_path_mtu adds the difference).
   std::size_t outer_overhead = kProbeRecordOverhead + kProbeUdpIpv4Overhead;
   unsigned tries = 2;                                 ///< rounds, ≥ 1
   Duration timeout = std::chrono::milliseconds(300);  ///< wait for the acks of a round

@@ -266,7 +266,10 @@ void ProfileRuntime::accept_loop() {
 }
 
 Duration ProfileRuntime::accept_ready(const transport::UniqueFd& listener, AcceptBackoff& backoff) {
-  for (;;) {
+  // At most a batch per listener per round: a connect flood on one listener must not
+  // starve the others (the next poll returns at once while connections wait).
+  constexpr int kAcceptBatch = 64;
+  for (int n = 0; n < kAcceptBatch; ++n) {
     sockaddr_storage from{};
     socklen_t from_len = sizeof(from);
     const int fd =
@@ -300,6 +303,7 @@ Duration ProfileRuntime::accept_ready(const transport::UniqueFd& listener, Accep
     auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
     spawn([this, c] { handle_connection(std::move(*c)); });
   }
+  return Duration::zero();
 }
 
 Status<std::string> ProfileRuntime::start_reality() {

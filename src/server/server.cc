@@ -51,12 +51,19 @@ BruteForcePolicy policy_of(const config::BruteForceConfig& b) {
 std::optional<std::string> missing_server_privileges(const config::ServerConfig* cfg) {
   std::vector<sys::PrivilegeNeed> needs = {
       {CAP_NET_ADMIN, "create the TUN devices, their addresses and the NAT tables"}};
+  // The first privileged port of any listener (bind.port or a `listen` entry).
+  std::optional<std::pair<std::uint16_t, std::string>> low;
   for (const auto& p : cfg != nullptr ? cfg->profiles : std::vector<config::ProfileConfig>{}) {
-    if (p.enabled && p.bind_port != 0 && p.bind_port < 1024) {
-      needs.push_back({CAP_NET_BIND_SERVICE, "listen on port " + std::to_string(p.bind_port) +
-                                                 " (profile " + p.name + ")"});
-      break;
+    if (!p.enabled) continue;
+    std::vector<std::uint16_t> ports{p.bind_port};
+    for (const auto& l : p.listen) ports.push_back(l.port);
+    for (const auto port : ports) {
+      if (!low && port != 0 && port < 1024) low.emplace(port, p.name);
     }
+  }
+  if (low) {
+    needs.push_back({CAP_NET_BIND_SERVICE, "listen on port " + std::to_string(low->first) +
+                                               " (profile " + low->second + ")"});
   }
   if (cfg != nullptr && cfg->metrics.enabled && cfg->metrics.listen_port < 1024) {
     needs.push_back(

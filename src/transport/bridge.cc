@@ -70,7 +70,7 @@ Status<std::string> Bridge::start() {
   const auto literal = SockAddr::parse_ip(target_.host, target_.port);
   if (literal) {
     endpoint_ = *literal;
-  } else if (auto r = resolve(target_); r.ok() && !r->empty()) {
+  } else if (auto r = resolve(target_, Families::kIpv4First); r.ok() && !r->empty()) {
     endpoint_ = r->front();
   }
   stop_ = false;
@@ -97,7 +97,7 @@ void Bridge::resolve_loop() {
     const bool have = target_endpoint().has_value();
     resolve_cv_.wait_for(lock, have ? std::chrono::minutes(5) : std::chrono::seconds(10));
     if (stop_) break;
-    if (auto r = resolve(target_); r.ok() && !r->empty()) {
+    if (auto r = resolve(target_, Families::kIpv4First); r.ok() && !r->empty()) {
       std::lock_guard q(mu_);
       endpoint_ = r->front();
     }

@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -64,7 +65,13 @@ Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp, Families
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_ADDRCONFIG;
   addrinfo* res = nullptr;
-  const int rc = getaddrinfo(hp.host.c_str(), nullptr, &hints, &res);
+  int rc = getaddrinfo(hp.host.c_str(), nullptr, &hints, &res);
+  if (rc == EAI_NONAME || rc == EAI_ADDRFAMILY) {
+    // AI_ADDRCONFIG does not count loopback: on a host (or namespace) whose only address
+    // is 127.0.0.1, "localhost" would not resolve. Ask again without it.
+    hints.ai_flags = 0;
+    rc = getaddrinfo(hp.host.c_str(), nullptr, &hints, &res);
+  }
   if (rc != 0) {
     const bool temporary =
         rc == EAI_AGAIN || rc == EAI_FAIL || rc == EAI_SYSTEM || rc == EAI_MEMORY;
@@ -80,6 +87,9 @@ Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp, Families
   }
   freeaddrinfo(res);
   if (out.empty()) return fail(ResolveError{"no usable address for " + hp.host, false});
+  if (families == Families::kIpv4First) {
+    std::stable_partition(out.begin(), out.end(), [](const SockAddr& a) { return a.is_ipv4(); });
+  }
   return out;
 }
 

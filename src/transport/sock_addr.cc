@@ -40,7 +40,9 @@ std::optional<SockAddr> SockAddr::parse_ip(std::string_view ip, std::uint16_t po
     a.v6.sin6_family = AF_INET6;
     a.v6.sin6_port = htons(port);
     a.len = sizeof(sockaddr_in6);
-    return a;
+    // ::ffff:a.b.c.d is the IPv4 address (as from_sockaddr reads it): our IPv6 sockets are
+    // IPv6-only and could neither bind nor send to it.
+    return from_sockaddr(&a.sa, a.len);
   }
   return std::nullopt;
 }

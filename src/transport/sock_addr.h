@@ -37,7 +37,8 @@ struct SockAddr {
   /// An IPv4 address (host byte order) and port.
   static SockAddr ipv4(std::uint32_t host_order, std::uint16_t port);
   /// A numeric IPv4 ("192.0.2.1") or IPv6 ("2001:db8::1", no brackets, no zone) address
-  /// and a port; nullopt for anything else (names included).
+  /// and a port; nullopt for anything else (names included). An IPv4-mapped IPv6 address
+  /// (::ffff:192.0.2.1) gives the IPv4 address.
   static std::optional<SockAddr> parse_ip(std::string_view ip, std::uint16_t port);
   /// Copies `n` bytes of a kernel-supplied address; an unknown family or a length that
   /// does not match it gives an unset address (len 0). An IPv4-mapped IPv6 address

@@ -30,7 +30,7 @@ Result<tls::TargetShape, std::string> probe_target(const TargetProbeConfig& cfg,
     return fail("cannot probe " + where + ": the server name must be 1.." +
                 std::to_string(tls::kMaxServerNameSize) + " bytes");
   }
-  auto addrs = resolve(HostPort{cfg.host, cfg.port});
+  auto addrs = resolve(HostPort{cfg.host, cfg.port}, Families::kIpv4First);
   if (!addrs) return fail("cannot resolve " + where + ": " + addrs.error().message);
   const auto end = Clock::now() + cfg.timeout;
   auto fd = tcp_connect(addrs->front(), left(end), cfg.cancel_fd);

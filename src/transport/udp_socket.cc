@@ -26,8 +26,7 @@ struct alignas(cmsghdr) SendControl {
 // Appends one cmsg (level, type, the bytes of `value`) at `control + used`; returns the new
 // used length.
 template <typename T>
-std::size_t add_cmsg(std::uint8_t* control, std::size_t used, int level, int type,
-                     const T& value) {
+std::size_t add_cmsg(std::uint8_t* control, std::size_t used, int level, int type, const T& value) {
   auto* c = reinterpret_cast<cmsghdr*>(control + used);
   std::memset(c, 0, CMSG_SPACE(sizeof(T)));
   c->cmsg_level = level;

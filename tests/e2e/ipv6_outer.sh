@@ -22,7 +22,10 @@
 #   e. full tunnel with the kill switch to the IPv6 server: the tunnel works, the kill
 #      switch names the server in its IPv6 set, and nothing else outside the tunnel is
 #      reachable in either family (fd00:77::3 and 10.88.0.1 beside the server); after a
-#      clean stop both are reachable again.
+#      clean stop both are reachable again;
+#   f. the documented dual-stack UDP setup: bind.address = :: and listen = 0.0.0.0 on the
+#      SAME port (two sockets per TUN queue); a client over IPv6 and one over IPv4 each
+#      get a tunnel, and each session's replies come from the listener it dialed.
 # Usage: ipv6_outer.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -239,5 +242,31 @@ e2e_finish ce
 e2e_wait_for 5 ip netns exec "$NS_C" ping -6 -c 1 -W 1 "$V6_OTHER" ||
   e2e_fail "e: $V6_OTHER still unreachable after the client stopped"
 e2e_finish server-e
+
+# ---- f. dual-stack UDP: :: and 0.0.0.0 on one port.
+e2e_log "case f: UDP :: and listen = 0.0.0.0 on port $PORT"
+ip -n "$NS_C" -6 route del default via "$V6_S" 2>/dev/null || true
+dir="$E2E_DIR/f"
+E2E_TRANSPORT=udp E2E_TUN_QUEUES=2 UL_S=:: e2e_server_conf "$dir" fake-tls "listen = 0.0.0.0:$PORT"
+UL_S="[$V6_S]" e2e_add_user "$dir" alice alice-pass >/dev/null
+UL_S="[$V6_S]" e2e_add_user "$dir" bob bob-pass >/dev/null
+conf6=$(UL_S="[$V6_S]" e2e_client_conf "$dir" cf6 alice alice-pass)
+conf4=$(UL_S=$V4X_S e2e_client_conf "$dir" cf4 bob bob-pass)
+sed -i 's/^mode = fake-tls$/mode = fake-tls\nproto = udp/' "$conf6" "$conf4"
+E2E_TRANSPORT=udp start_server server-f "$dir" "\\[::\\]:$PORT " "0\\.0\\.0\\.0:$PORT "
+e2e_start_client cf6 "$NS_C" "$dir" -c "$conf6"
+cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "f: no UDP tunnel over IPv6 to [$V6_S]:$PORT"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "f: IPv6 client: ping through the tunnel"
+expect_peer "$dir" alice "[$V6_C]"
+e2e_finish cf6
+e2e_start_client cf4 "$NS_C" "$dir" -c "$conf4"
+cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "f: no UDP tunnel over IPv4 to $V4X_S:$PORT"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "f: IPv4 client: ping through the tunnel"
+expect_peer "$dir" bob "$V4X_C"
+e2e_finish cf4
+grep -q "listening on udp \[::\]:$PORT, 0.0.0.0:$PORT" "$E2E_DIR/server-f.log" ||
+  e2e_fail "f: the start-up line does not name both listeners"
+e2e_finish server-f
+e2e_log "f: one UDP port, both families"
 
 e2e_log "PASS: ipv6_outer"

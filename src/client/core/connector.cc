@@ -48,7 +48,7 @@ Connector::Connector(ClientCore& core, const CoreLog& log)
       cfg_(core.options_.config),
       log_(log),
       servers_(core.options_.servers),
-      endpoint_name_(cfg_.server.host + ":" + std::to_string(cfg_.server.port)),
+      endpoint_name_(cfg_.server.to_string()),
       pinned_(core.options_.pinned) {}
 
 Duration Connector::connect_once() {

@@ -81,11 +81,9 @@ Result<std::chrono::milliseconds, std::string> Connector::probe_datagram(
 Duration Connector::connect_datagram() {
   const engine::StopSignal& stop = core_.stop_;
   if (servers_.empty()) return Duration::zero();
-  auto sock = open_udp_socket(servers_.front().family());
-  if (!sock.ok()) {
-    log_.warn("{}", sock.error());
-    return Duration::zero();
-  }
+  // Opened for each address's family as the attempts reach it (a failure for one family
+  // leaves the addresses of the other).
+  std::optional<transport::UdpSocket> sock;
   crypto::Rng& rng = crypto::system_rng();
   // mode=obfs on UDP: the fake-tls flight inside the per-datagram obfs seal.
   std::optional<crypto::Key32> obfs_key;
@@ -105,14 +103,13 @@ Duration Connector::connect_datagram() {
   (void)try_in_turn(servers_.size(), uc.inner.timeout, clock, [&](std::size_t i, Duration share) {
     uc.inner.timeout = share;
     peer = servers_[i];
-    if (sock->local_address().family() != peer.family()) {
-      // The next address is of the other family: a socket of that family for it.
-      auto other = open_udp_socket(peer.family());
-      if (!other.ok()) {
-        log_.warn("{}", other.error());
+    if (!sock || sock->local_address().family() != peer.family()) {
+      auto opened = open_udp_socket(peer.family());
+      if (!opened.ok()) {
+        log_.warn("{}", opened.error());
         return AttemptResult::kNoAnswer;
       }
-      *sock = std::move(*other);
+      sock.emplace(std::move(*opened));
     }
     auto hs = std::make_unique<handshake::UdpClientHandshake>(uc, rng);
     const auto failure = engine::drive_udp_client_handshake(*hs, *sock, peer, stop);

@@ -246,6 +246,32 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
        "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
        "ab\nobf.tls.reality_proxy.target = localhost\nobf.tls.reality_proxy.target_port = 8443",
        nullptr},
+      // ... also an extra `listen` endpoint, and an IPv6 one (IPv6 loopback on `::`).
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nlisten = 0.0.0.0:8443\nobf.tls.reality_proxy.target = 127.0.0.1\n"
+       "obf.tls.reality_proxy.target_port = 8443",
+       "obf.tls.reality_proxy.target"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nbind.address = ::\nobf.tls.reality_proxy.target = ::1\n"
+       "obf.tls.reality_proxy.target_port = 443",
+       "obf.tls.reality_proxy.target"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nlisten = [2001:db8::7]:443\nobf.tls.reality_proxy.target = 2001:0db8::7\n"
+       "obf.tls.reality_proxy.target_port = 443",
+       "obf.tls.reality_proxy.target"},
+      {"obf.mode = reality-tls\nobf.tls.reality_proxy.enabled = "
+       "true\nobf.tls.reality_proxy.real_tls = true\nobf.tls.reality_proxy.short_ids = "
+       "ab\nbind.address = ::\nobf.tls.reality_proxy.target = 127.0.0.1\n"
+       "obf.tls.reality_proxy.target_port = 443",
+       nullptr},  // `::` takes IPv6 only: 127.0.0.1:443 is not this listener
+      // `listen` takes numeric addresses of either family, IPv6 in brackets.
+      {"listen = example.com:443", "listen"},
+      {"listen = [vpn.example.com]:443", "listen"},
+      {"listen = 2001:db8::1:443", "listen"},
+      {"listen = [2001:db8::1]:8443, 192.0.2.1:8443", nullptr},
       {"obf.tls.reality_proxy.max_bridges = 65537", "obf.tls.reality_proxy.max_bridges"},
       {"obf.tls.reality_proxy.max_bridges = 16", nullptr},
       {"obf.tls.reality_proxy.bridge_connect_timeout_secs = 0",
@@ -401,6 +427,24 @@ TEST_F(ServerConfigTest, section_rules) {
     EXPECT_TRUE(found) << dump(r.findings);
     EXPECT_FALSE(r.ok());
   }
+}
+
+// Listener collisions compare addresses, not their spelling, and an IPv6 listener takes
+// IPv6 only (so `::` beside `0.0.0.0` on one port is fine).
+TEST_F(ServerConfigTest, listener_collisions_by_family_and_canonical_address) {
+  const std::string b =
+      "[profile:b]\ntun.name = v1\npool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n"
+      "bind.transport = udp\n";
+  auto r = load("[profile:a]\nbind.transport = udp\nbind.address = 2001:db8::1\n" + b +
+                "bind.address = 2001:0db8:0::1\n");
+  EXPECT_TRUE(r.findings.contains(Severity::kError, "bind.port", "")) << dump(r.findings);
+  r = load("[profile:a]\nbind.transport = udp\nbind.address = ::\n" + b +
+           "bind.address = 0.0.0.0\n");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  r = load("[profile:a]\nbind.address = ::\nlisten = 0.0.0.0:443\n");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  r = load("[profile:a]\nbind.address = ::\nlisten = [2001:db8::1]:443\n");
+  EXPECT_TRUE(r.findings.contains(Severity::kError, "listen", "")) << dump(r.findings);
 }
 
 TEST_F(ServerConfigTest, disabled_profiles_may_share_ports) {

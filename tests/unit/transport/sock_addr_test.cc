@@ -28,6 +28,11 @@ TEST(SockAddr, ParsesNumericAddressesOfBothFamiliesOnly) {
   // A NUL ends the text for inet_pton, never for us.
   EXPECT_FALSE(SockAddr::parse_ip(std::string_view("10.0.0.1\0junk", 13), 1));
   EXPECT_EQ(SockAddr{}.to_string(), "unset");
+  // ::ffff:a.b.c.d is IPv4 (an IPv6-only socket could neither bind nor send to it).
+  const auto mapped = SockAddr::parse_ip("::ffff:192.0.2.9", 53);
+  ASSERT_TRUE(mapped);
+  EXPECT_TRUE(mapped->is_ipv4());
+  EXPECT_EQ(mapped->to_string(), "192.0.2.9:53");
 }
 
 TEST(SockAddr, WildcardsPortsAndEquality) {
