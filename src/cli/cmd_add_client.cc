@@ -174,7 +174,8 @@ void register_add_client(CLI::App& app, Context& ctx) {
                   "Concurrent devices (0 = group default / unlimited)")
       ->check(CLI::Range(0U, 1000000U));
   auto* link = cmd->add_flag("--link", opts->link, "Print a qeli:// link and its QR code");
-  cmd->add_option("--host", opts->host, "Address clients dial: HOST or HOST:PORT")->needs(link);
+  cmd->add_option("--host", opts->host, "Address clients dial: HOST[:PORT] or [IPv6][:PORT]")
+      ->needs(link);
   cmd->add_option("--link-profile", opts->link_profile,
                   "Profile for the link (default: first of --profiles, else the first profile)")
       ->needs(link);

@@ -117,10 +117,15 @@ int unblock(const Options& o, Context& ctx) {
     return kExitUsage;
   }
   int rc = 0;
-  const bool ok = o.all ? ask(o, control::UnblockAll{}, ctx, rc).has_value()
-                        : ask(o, control::Unblock{o.ip}, ctx, rc).has_value();
-  if (!ok) return rc;
-  ctx.out << (o.all ? std::string("unblocked every address") : "unblocked " + o.ip) << "\n";
+  if (o.all) {
+    if (!ask(o, control::UnblockAll{}, ctx, rc)) return rc;
+    ctx.out << "unblocked every address\n";
+    return kExitOk;
+  }
+  const auto r = ask(o, control::Unblock{o.ip}, ctx, rc);
+  if (!r) return rc;
+  // The server names what it lifted (an IPv6 address: its /64).
+  ctx.out << "unblocked " << (r->ip.empty() ? o.ip : r->ip) << "\n";
   return kExitOk;
 }
 

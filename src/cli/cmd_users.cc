@@ -389,7 +389,8 @@ void register_users(CLI::App& app, Context& ctx) {
                          "Issue a new qeli:// link for a user with a newly generated password "
                          "(the old password and links stop working; live sessions end)"),
       *o, true, true);
-  share->add_option("--host", o->link.host, "Address clients dial: HOST or HOST:PORT")->required();
+  share->add_option("--host", o->link.host, "Address clients dial: HOST[:PORT] or [IPv6][:PORT]")
+      ->required();
   link_options(share, o->link);
   share->callback([o, &ctx] { ctx.exit_code = share_link(*o, ctx); });
 
@@ -406,8 +407,9 @@ void register_users(CLI::App& app, Context& ctx) {
                                 "password in it; revoked alone with revoke-device)"),
              *o, true, true);
   add_dev->add_option("--name", o->device, "Device name (laptop, alice-phone, ...)")->required();
-  add_dev->add_option("--host", o->link.host,
-                      "Address clients dial: HOST or HOST:PORT (prints a link and QR code)");
+  add_dev->add_option(
+      "--host", o->link.host,
+      "Address clients dial: HOST[:PORT] or [IPv6][:PORT] (prints a link and QR code)");
   link_options(add_dev, o->link);
   add_dev->callback([o, &ctx] { ctx.exit_code = add_device(*o, ctx); });
 

@@ -14,7 +14,7 @@ void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
   if (const IniEntry* e = r.single("server")) {
     auto ep = Endpoint::parse(e->value);
     if (!ep) {
-      r.bad_value(*e, "host:port with a port in 1..65535");
+      r.bad_value(*e, "host:port or [IPv6]:port with a port in 1..65535");
     } else if (ep->bracketed && !is_ipv6_literal(ep->host)) {
       r.error_at(*e, "`[" + ep->host + "]` is not an IPv6 address (brackets hold IPv6 only)");
     } else {
@@ -287,7 +287,9 @@ std::vector<std::string> apply_link(ClientLoad& load, const ShareLink& l) {
   note(!file.pass.empty() || !file.password_file.empty() || !file.password_command.empty(),
        "password");
   note(!file.key.empty() && file.key != from.key, "key");
-  note(file.proto != from.proto || file.mode != from.mode, "proto/mode");
+  // Only a file that chose a carrier (not the defaults) is overridden by the link's.
+  const bool file_chose = file.proto != ClientConfig{}.proto || file.mode != ClientConfig{}.mode;
+  note(file_chose && (file.proto != from.proto || file.mode != from.mode), "proto/mode");
   c.server = from.server;
   c.proto = from.proto;
   c.user = from.user;

@@ -27,6 +27,7 @@ void read_bind(SectionReader& r, ProfileConfig& p) {
       p.bind_address = e->value;
     } else {
       r.bad_value(*e, "a numeric IPv4 or IPv6 address");
+      p.bind_address = e->value;  // not the default: no second, false collision finding
     }
   }
   p.bind_port = r.get_u<std::uint16_t>("bind.port", 443, 1, 65535);

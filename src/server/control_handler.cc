@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include "control/peer_access.h"
@@ -255,7 +256,9 @@ Reply unblock(const ControlTargets& t, const std::string& ip) {
                   shown(ip) + " is not an IPv4 address, an IPv6 address or an IPv6 /64");
   }
   if (!t.guard->unblock(*key)) return refuse(ErrorCode::kNotFound, ip + " is not blocked");
-  return control::Response{control::UnblockResult{ip}};
+  // Named as the lockout is kept: an IPv6 address lifts its whole /64.
+  spdlog::info("lockouts of {} lifted (control socket)", to_string_key(*key));
+  return control::Response{control::UnblockResult{to_string_key(*key)}};
 }
 
 Reply set_bandwidth(const ControlTargets& t, const control::SetBandwidth& r) {

@@ -76,6 +76,17 @@ Status<std::string> ProfileRuntime::start() {
       !why.empty()) {
     return fail("profile " + p.name + ": obf.mode " + why);
   }
+  // 0. The listeners' addresses are free — before the TUN and NAT exist: a second server
+  // on this profile (a copy with another tun.name) must not replace the running one's NAT
+  // table and take it away when it fails or stops, nor share a UDP port with it.
+  auto addrs = listen_addresses(p);
+  if (!addrs) return fail("profile " + p.name + ": " + addrs.error());
+  for (const auto& a : *addrs) {
+    if (auto st = transport::probe_bind(a, udp ? SOCK_DGRAM : SOCK_STREAM); !st.ok()) {
+      return fail("profile " + p.name + ": cannot listen on " + st.error() +
+                  " (another qeli server with this profile?)");
+    }
+  }
   // 1. TUN: multi-queue, offloads negotiated.
   tunio::TunConfig tc;
   tc.name = p.tun.name;
@@ -147,8 +158,6 @@ Status<std::string> ProfileRuntime::start() {
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
 
   // 3. Listeners: bind.address:bind.port, then every `listen` endpoint.
-  auto addrs = listen_addresses(p);
-  if (!addrs) return fail("profile " + p.name + ": " + addrs.error());
   new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
       p.perf.new_session_rate_max, p.perf.new_session_rate_window, kNewSessionMaxTracked});
   if (udp) return start_udp(*addrs);

@@ -1,5 +1,7 @@
 // ProfileRuntime's events (server/event_log.h): what the panel's feed and webhooks see.
 #include "server/profile_runtime.h"
+
+#include <spdlog/spdlog.h>
 #include "transport/endpoint.h"
 
 namespace qeli::server {
@@ -52,7 +54,15 @@ void ProfileRuntime::note_user(const std::string& user, const char* type, const 
 }
 
 void ProfileRuntime::note_failure(SourceKey ip, const std::string& user, Instant now) {
-  if (!guard_.record_failure(ip, user, now) || events_ == nullptr) return;
+  if (!guard_.record_failure(ip, user, now)) return;
+  // A lockout starts only after max_attempts Argon2id checks (at most a few per second):
+  // one line each, so the operator sees what `list-blocked` will show.
+  spdlog::warn(
+      "[{}] {} locked out{} after too many failed logins (qeli list-blocked; qeli "
+      "unblock {})",
+      profile_.name, to_string_key(ip),
+      user.empty() ? std::string() : " for '" + user.substr(0, 64) + "'", to_string_key(ip));
+  if (events_ == nullptr) return;
   control::Event e;
   e.type = "auth.lockout";
   e.profile = profile_.name;

@@ -35,6 +35,13 @@ std::string to_string_key(SourceKey k) {
 }
 
 std::optional<SourceKey> parse_source_key(std::string_view text) {
+  // "[2001:db8::7]" as list-clients prints a peer (without its port).
+  if (text.size() > 2 && text.front() == '[' && text.back() == ']') {
+    const auto inner = text.substr(1, text.size() - 2);
+    const auto a = transport::SockAddr::parse_ip(inner, 0);
+    if (!a || !a->is_ipv6()) return std::nullopt;
+    return source_key(*a);
+  }
   if (text.size() > 3 && text.substr(text.size() - 3) == "/64") {
     const auto a = transport::SockAddr::parse_ip(text.substr(0, text.size() - 3), 0);
     if (!a || !a->is_ipv6()) return std::nullopt;

@@ -171,4 +171,19 @@ bool is_local_address(const SockAddr& a) {
   return ::bind(fd.get(), &any_port.sa, any_port.len) == 0;
 }
 
+Status<std::string> probe_bind(const SockAddr& a, int socktype) {
+  if (!a.is_set()) return fail(std::string("no address"));
+  UniqueFd fd(::socket(a.family(), socktype | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return fail(errno_text("socket"));
+  const int one = 1;
+  // The real listener's options, minus SO_REUSEPORT: TCP's SO_REUSEADDR only skips
+  // TIME_WAIT, never an active listener; IPv6 stays IPv6-only beside an IPv4 wildcard.
+  if (socktype == SOCK_STREAM) setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (a.is_ipv6()) setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+  if (::bind(fd.get(), &a.sa, a.len) != 0) {
+    return fail(errno_text(((socktype == SOCK_DGRAM ? "udp " : "tcp ") + a.to_string()).c_str()));
+  }
+  return {};
+}
+
 }  // namespace qeli::transport

@@ -66,4 +66,10 @@ bool set_nonblocking(int fd, bool on);
 /// target that is our own listener.
 bool is_local_address(const SockAddr& a);
 
+/// Whether a listener of `socktype` (SOCK_STREAM or SOCK_DGRAM) could take `a` now: a bind
+/// without SO_REUSEPORT, closed at once. Another process already there — also one whose
+/// sockets share the port with SO_REUSEPORT (a second `qeli server` on the same UDP
+/// profile would silently split its clients' datagrams) — makes it fail with the reason.
+Status<std::string> probe_bind(const SockAddr& a, int socktype);
+
 }  // namespace qeli::transport

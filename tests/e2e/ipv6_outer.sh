@@ -25,7 +25,9 @@
 #      clean stop both are reachable again;
 #   f. the documented dual-stack UDP setup: bind.address = :: and listen = 0.0.0.0 on the
 #      SAME port (two sockets per TUN queue); a client over IPv6 and one over IPv4 each
-#      get a tunnel, and each session's replies come from the listener it dialed.
+#      get a tunnel, and each session's replies come from the listener it dialed; a second
+#      server with a copy of the profile (another tun.name) is refused before it touches
+#      anything (SO_REUSEPORT would otherwise let it share the port unnoticed).
 # Usage: ipv6_outer.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -254,6 +256,14 @@ conf6=$(UL_S="[$V6_S]" e2e_client_conf "$dir" cf6 alice alice-pass)
 conf4=$(UL_S=$V4X_S e2e_client_conf "$dir" cf4 bob bob-pass)
 sed -i 's/^mode = fake-tls$/mode = fake-tls\nproto = udp/' "$conf6" "$conf4"
 E2E_TRANSPORT=udp start_server server-f "$dir" "\\[::\\]:$PORT " "0\\.0\\.0\\.0:$PORT "
+sed 's/^tun.name = .*/tun.name = qes9/' "$dir/server.conf" >"$dir/copy.conf"
+rc=0
+out=$(timeout 20 ip netns exec "$NS_S" "$QELI" server -c "$dir/copy.conf" \
+  --identity-dir "$dir/identity" --socket "$dir/copy.sock" --usage-db "$dir/copy.db" 2>&1) ||
+  rc=$?
+[ "$rc" != 0 ] || e2e_fail "f: a second server on the same UDP port started: $out"
+grep -q "another qeli server" <<<"$out" || e2e_fail "f: the second server's refusal: $out"
+if ip -n "$NS_S" link show qes9 >/dev/null 2>&1; then e2e_fail "f: the copy left TUN qes9"; fi
 e2e_start_client cf6 "$NS_C" "$dir" -c "$conf6"
 cip=$(e2e_wait_tunnel 15 "$NS_C") || e2e_fail "f: no UDP tunnel over IPv6 to [$V6_S]:$PORT"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "f: IPv6 client: ping through the tunnel"

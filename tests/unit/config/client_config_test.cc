@@ -194,3 +194,25 @@ TEST(client_config, shipped_example_loads_without_errors) {
 
 }  // namespace
 }  // namespace qeli::config
+
+namespace qeli::config {
+namespace {
+
+// A link replaces the file's server and credentials; it says so only for what the file
+// chose itself (a file that left proto/mode at their defaults gets no note for them).
+TEST(client_config, apply_link_notes_only_what_the_file_chose) {
+  const auto udp = parse_link("qeli://bob:pw@vpn.example.com:4443?proto=udp&mode=fake-tls");
+  ASSERT_TRUE(udp.ok());
+  auto plain = load_client_config_text("[qeli]\ndev = vpn7\n", "c", {true});
+  auto notes = apply_link(plain, *udp);
+  for (const auto& n : notes) EXPECT_EQ(n.find("proto/mode"), std::string::npos) << n;
+  EXPECT_EQ(plain.config.proto, Transport::kUdp);
+  auto chose = load_client_config_text("[qeli]\nmode = plain\n", "c", {true});
+  notes = apply_link(chose, *udp);
+  bool noted = false;
+  for (const auto& n : notes) noted = noted || n.find("proto/mode") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace qeli::config

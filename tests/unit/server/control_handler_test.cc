@@ -113,6 +113,21 @@ TEST(ControlHandler, UnblockOneOrAll) {
   EXPECT_FALSE(f.guard.locked_out(v4key(0x0a000002), f.now));
 }
 
+// An IPv6 source is locked as its /64; list-blocked shows the prefix, and unblock takes any
+// address inside it (also bracketed, as list-clients prints peers) and names the prefix.
+TEST(ControlHandler, Ipv6LockoutsAreSlash64s) {
+  Fixture f;
+  const SourceKey k = source_key(*transport::SockAddr::parse_ip("2001:db8:1:2::7", 5000));
+  for (int i = 0; i < 2; ++i) f.guard.record_failure(k, "bob", f.now);
+  json r = f.call({{"cmd", "list-blocked"}});
+  ASSERT_FALSE(r["blocked"].empty()) << r.dump();
+  EXPECT_EQ(r["blocked"][0]["ip"], "2001:db8:1:2::/64");
+  r = f.call({{"cmd", "unblock"}, {"ip", "[2001:db8:1:2:ffff::1]"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["ip"], "2001:db8:1:2::/64");
+  EXPECT_FALSE(f.guard.locked_out(k, f.now));
+}
+
 TEST(ControlHandler, DisableAndEnableUser) {
   Fixture f;
   EXPECT_FALSE(f.call({{"cmd", "disable-user"}, {"username", "nobody"}})["ok"].get<bool>());

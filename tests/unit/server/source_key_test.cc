@@ -27,7 +27,9 @@ TEST(SourceKey, PrintsAndParsesBack) {
   const auto k6 = source_key(*SockAddr::parse_ip("2001:db8:1:2::7", 1));
   EXPECT_EQ(to_string_key(k6), "2001:db8:1:2::/64");
   EXPECT_EQ(parse_source_key("2001:db8:1:2::/64"), k6);
-  EXPECT_EQ(parse_source_key("2001:db8:1:2::99"), k6);  // any address of the /64
+  EXPECT_EQ(parse_source_key("2001:db8:1:2::99"), k6);    // any address of the /64
+  EXPECT_EQ(parse_source_key("[2001:db8:1:2::99]"), k6);  // as list-clients prints it
+  EXPECT_FALSE(parse_source_key("[192.0.2.7]"));
   for (const char* bad :
        {"", "host", "2001:db8:1:2::1/64", "2001:db8::/48", "192.0.2.7/32", "10.0.0.1 "}) {
     EXPECT_FALSE(parse_source_key(bad)) << bad;

@@ -86,6 +86,27 @@ TEST(Tcp, Ipv6ListenerTakesIpv6OnlyAndNamesItsPeer) {
   EXPECT_LT(::accept4(l6->get(), nullptr, nullptr, SOCK_CLOEXEC), 0);  // nothing mapped
 }
 
+TEST(Tcp, ProbeBindSeesListenersAlsoThoseSharingAPortWithReusePort) {
+  auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0));
+  ASSERT_TRUE(l.ok()) << l.error();
+  const auto taken = SockAddr::local_of(l->get());
+  const auto st = probe_bind(taken, SOCK_STREAM);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("tcp 127.0.0.1:"), std::string::npos) << st.error();
+  // A UDP socket with SO_REUSEPORT (as a server's workers bind) still makes the port busy
+  // for a probe: a second server cannot join it unnoticed.
+  UniqueFd u(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const int one = 1;
+  ASSERT_EQ(setsockopt(u.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)), 0);
+  const auto any = SockAddr::ipv4(0x7f000001, 0);
+  ASSERT_EQ(::bind(u.get(), &any.sa, any.len), 0);
+  EXPECT_FALSE(probe_bind(SockAddr::local_of(u.get()), SOCK_DGRAM).ok());
+  // Free once closed; IPv6 beside an IPv4 listener on one port is free (IPV6_V6ONLY).
+  EXPECT_TRUE(probe_bind(*SockAddr::parse_ip("::", taken.port()), SOCK_STREAM).ok());
+  l->reset();
+  EXPECT_TRUE(probe_bind(taken, SOCK_STREAM).ok());
+}
+
 TEST(Tcp, HalfCloseAndDrainDeliversTheLastWriteDespiteUnreadInput) {
   auto l = tcp_listen(SockAddr::ipv4(0x7f000001, 0));
   ASSERT_TRUE(l.ok()) << l.error();
