@@ -54,14 +54,9 @@ bool parse_ipv4(std::string_view s, std::uint32_t& out) {
 }
 
 Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp, Families families) {
-  if (auto literal = SockAddr::parse_ip(hp.host, hp.port)) {
-    if (families == Families::kIpv4 && !literal->is_ipv4()) {
-      return fail(ResolveError{hp.host + " is an IPv6 address; IPv4 is needed here", false});
-    }
-    return std::vector<SockAddr>{*literal};
-  }
+  if (auto literal = SockAddr::parse_ip(hp.host, hp.port)) return std::vector<SockAddr>{*literal};
   addrinfo hints{};
-  hints.ai_family = families == Families::kIpv4 ? AF_INET : AF_UNSPEC;
+  hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_ADDRCONFIG;
   addrinfo* res = nullptr;
@@ -80,7 +75,7 @@ Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp, Families
   std::vector<SockAddr> out;
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
     const SockAddr a = SockAddr::from_sockaddr(ai->ai_addr, ai->ai_addrlen).with_port(hp.port);
-    if (!a.is_set() || (families == Families::kIpv4 && !a.is_ipv4())) continue;
+    if (!a.is_set()) continue;
     bool dup = false;
     for (const auto& e : out) dup = dup || e == a;
     if (!dup) out.push_back(a);

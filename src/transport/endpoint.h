@@ -39,16 +39,15 @@ struct ResolveError {
   bool temporary = false;
 };
 
-/// Which address families a resolution may return: IPv4 only; both in the resolver's order;
-/// both with IPv4 first (a server-side connection to a named site — REALITY's target —
-/// where a broken IPv6 route must not take the place of a working IPv4 one).
-enum class Families : std::uint8_t { kIpv4, kAny, kIpv4First };
+/// The order of a resolution's answers: the resolver's (RFC 6724), or IPv4 first (a
+/// server-side connection to a named site — REALITY's target — where a broken IPv6 route
+/// must not take the place of a working IPv4 one).
+enum class Families : std::uint8_t { kAny, kIpv4First };
 
 /// Resolves `host` (a numeric IPv4 or IPv6 literal, or a name via getaddrinfo with
 /// AI_ADDRCONFIG: no IPv6 answers on a host without an IPv6 address, and the other way
-/// round; asked again without it when that leaves no answer) to its addresses, in the resolver's
-/// order (RFC 6724), without duplicates. kIpv4 keeps IPv4 answers only (an IPv6 literal is then a
-/// definite error).
+/// round; asked again without it when that leaves no answer) to its addresses of both families,
+/// without duplicates, in `families`' order.
 Result<std::vector<SockAddr>, ResolveError> resolve(const HostPort& hp,
                                                     Families families = Families::kAny);
 
