@@ -15,7 +15,11 @@
 #   qeli-fake-tls-chacha ...         the same with QELI_DISABLE_AESGCM=1 at both ends (ChaCha20-
 #                                    Poly1305 records, every other extension on)
 #   qeli-fake-tls-0716 10.204.4.0/24 the same with QELI_DISABLE_EXTENSIONS=1 at both ends (0.7.16 wire)
+#   qeli-fake-tls-v6 fd00:204:4::/64 qeli-fake-tls measured over IPv6 inside the tunnel
+#                                    (pool.ipv6.cidr; iperf3 to the server's fd00:204:4::1)
 #   qeli-udp-fake-tls 10.204.4.0/24  qeli over UDP, fake-tls (one record per datagram)
+#   qeli-udp-fake-tls-v6 ...         the same over IPv6 inside the tunnel
+#   (the -v6 systems are not in the default list; compare with their IPv4 twins in one run)
 #   qeli-udp-fake-tls-chacha ...     the same with QELI_DISABLE_AESGCM=1 at both ends
 #   qeli-padding    10.204.4.0/24    qeli TCP, fake-tls + padding (profile defaults)
 #   qeli-frag       10.204.4.0/24    qeli TCP, fake-tls + fragmentation (profile defaults)
@@ -537,13 +541,15 @@ qeli_link() { # DIR USER PASSWORD -> prints the qeli:// link
 }
 setup_qeli() { # MODE [OPTION...]: 0716 = both ends without our extensions, exactly 0.7.16
   #                 on the wire | chacha = both ends without AES-GCM records
-  #                 (QELI_DISABLE_AESGCM=1) | udp = the UDP transport
+  #                 (QELI_DISABLE_AESGCM=1) | udp = the UDP transport | v6 = iperf3
+  #                 over IPv6 inside the tunnel (pool.ipv6.cidr)
   local mode=$1 opts="${*:2}" d link sp cp env=() transport=tcp
   d=$WORK/qeli-$mode${opts:+-${opts// /-}}
   [[ " $opts " == *" 0716 "* ]] && env=(env QELI_DISABLE_EXTENSIONS=1)
   [[ " $opts " == *" chacha "* ]] && env=(env QELI_DISABLE_AESGCM=1)
   [[ " $opts " == *" udp "* ]] && transport=udp
   qeli_server_conf "$d" "$mode" 4 "$transport"
+  [[ " $opts " == *" v6 "* ]] && echo "pool.ipv6.cidr = fd00:204:4::/64" >>"$d/server.conf"
   link=$(qeli_link "$d" lab "lab-pass-$RANDOM$RANDOM") || die "qeli add-client printed no link"
   spawn "$NS_S" "$d/s.log" "${env[@]}" "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity"
   sp=$LAST_PID
@@ -555,7 +561,13 @@ setup_qeli() { # MODE [OPTION...]: 0716 = both ends without our extensions, exac
   wait_for "qeli client tunnel address" 20 "$sp $cp" \
     bash -c "ip -n $NS_C -4 -o addr | grep -q ' 10\.204\.4\.'"
   TARGET=10.204.4.1 MTU=$QELI_MTU
+  if [[ " $opts " == *" v6 "* ]]; then
+    wait_for "qeli client IPv6 tunnel address" 20 "$sp $cp" \
+      bash -c "ip -n $NS_C -6 -o addr | grep -q ' fd00:204:4::'"
+    TARGET=fd00:204:4::1
+  fi
   NOTE="$("$QELI" version 2>/dev/null | head -1), ${transport^^}, mode $mode, TUN MTU $QELI_MTU"
+  [[ " $opts " == *" v6 "* ]] && NOTE+=", IPv6 inside the tunnel"
   [[ " $opts " == *" 0716 "* ]] && NOTE+=", extensions off (QELI_DISABLE_EXTENSIONS=1: the 0.7.16 wire)"
   [[ " $opts " == *" chacha "* ]] && NOTE+=", AES-GCM records off (QELI_DISABLE_AESGCM=1)"
   # The AEAD the session's records took (the client logs it when it connects).
@@ -577,6 +589,10 @@ setup_qeli_reality_tls_0716() { setup_qeli reality-tls 0716; }
 teardown_qeli_reality_tls_0716() { teardown_vpn; }
 setup_qeli_udp_fake_tls() { setup_qeli fake-tls udp; }
 teardown_qeli_udp_fake_tls() { teardown_vpn; }
+setup_qeli_fake_tls_v6() { setup_qeli fake-tls v6; }
+teardown_qeli_fake_tls_v6() { teardown_vpn; }
+setup_qeli_udp_fake_tls_v6() { setup_qeli fake-tls udp v6; }
+teardown_qeli_udp_fake_tls_v6() { teardown_vpn; }
 # libqeli's packet mode: the same server, the client is the push/pull bridge.
 setup_qeli_libqeli_client() { # TRANSPORT
   local d link sp cp

@@ -39,7 +39,8 @@ int list_clients(const Options& o, Context& ctx) {
   TextTable t({"PROFILE", "USER", "TUNNEL IP", "PEER", "STREAMS", "ROAMS", "SECONDS", "RX PKTS",
                "RX BYTES", "TX PKTS", "TX BYTES", "CLIENT"});
   for (const auto& c : r->clients) {
-    t.row(c.profile, c.username, c.tunnel_ip, c.peer,
+    t.row(c.profile, c.username,
+          c.tunnel_ip6.empty() ? c.tunnel_ip : c.tunnel_ip + " " + c.tunnel_ip6, c.peer,
           c.streams == 0 ? "udp" : std::to_string(c.streams), c.roams, c.connected_secs,
           c.rx_packets, c.rx_bytes, c.tx_packets, c.tx_bytes,
           c.client_version + " " + c.client_platform);

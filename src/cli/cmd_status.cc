@@ -62,7 +62,9 @@ void print_human(const std::string& name, const nlohmann::json& j, std::ostream&
   out << ", " << j.value("proto", "?") << " " << j.value("mode", "?") << ", user "
       << j.value("user", "?") << "\n";
   if (j.contains("tunnel_address")) {
-    out << "  tunnel:   " << j["tunnel_address"].get<std::string>() << " on " << j.value("dev", "?")
+    const std::string v6 = j.value("tunnel_address6", std::string());
+    out << "  tunnel:   " << j["tunnel_address"].get<std::string>()
+        << (v6.empty() ? std::string() : " and " + v6) << " on " << j.value("dev", "?")
         << ", server " << j.value("server_tunnel_address", "?") << ", mtu " << j.value("mtu", 0)
         << (j.value("full_tunnel", false) ? ", full tunnel" : ", split tunnel") << "\n";
     const std::int64_t since = j.value("connected_since", now);

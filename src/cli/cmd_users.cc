@@ -234,14 +234,24 @@ int show_routes(const Options& o, Context& ctx) {
   }
   ctx.out << "routed into this client (client_subnet): "
           << join(strings_of(u->client_subnets), "none") << "\n";
-  const auto& acl = !u->allowed_networks.empty()
-                        ? u->allowed_networks
-                        : (g != nullptr ? g->allowed_networks : u->allowed_networks);
+  // One list for both families (server/destination_acl.h): the user's if it names any
+  // network, else the group's.
+  const bool own = !u->allowed_networks.empty() || !u->allowed_networks6.empty();
+  const bool group_list =
+      !own && g != nullptr && (!g->allowed_networks.empty() || !g->allowed_networks6.empty());
+  std::vector<std::string> acl = strings_of(own          ? u->allowed_networks
+                                            : group_list ? g->allowed_networks
+                                                         : u->allowed_networks);
+  for (const auto& n : own          ? u->allowed_networks6
+                       : group_list ? g->allowed_networks6
+                                    : u->allowed_networks6) {
+    acl.push_back(n.to_string());
+  }
   ctx.out << "destinations allowed (allowed_networks of "
-          << (!u->allowed_networks.empty()                   ? "the user"
-              : g != nullptr && !g->allowed_networks.empty() ? "group " + g->name
-                                                             : std::string("nobody: any"))
-          << "): " << join(strings_of(acl), "any") << "\n";
+          << (own          ? "the user"
+              : group_list ? "group " + g->name
+                           : std::string("nobody: any"))
+          << "): " << join(acl, "any") << "\n";
   return kExitOk;
 }
 

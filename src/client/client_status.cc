@@ -77,6 +77,7 @@ control::ClientStatusReport ClientStatus::report(Steady::time_point now,
     t.server_address = tunnel_.server_address;
     t.dev = tunnel_.dev;
     t.tunnel_address = tunnel_.client_cidr;
+    t.tunnel_address6 = tunnel_.client_cidr6;
     t.server_tunnel_address = tunnel_.server_tunnel_ip;
     t.mtu = tunnel_.mtu;
     t.full_tunnel = tunnel_.full_tunnel;

@@ -22,7 +22,8 @@ namespace qeli::client {
 struct TunnelInfo {
   std::string server_address;  ///< "203.0.113.7:443", the address in use
   std::string dev;
-  std::string client_cidr;  ///< "10.9.0.2/24"
+  std::string client_cidr;   ///< "10.9.0.2/24"
+  std::string client_cidr6;  ///< "fd00:9::2/64" with IPv6 inside, else empty
   std::string server_tunnel_ip;
   std::size_t mtu = 0;
   bool full_tunnel = false;

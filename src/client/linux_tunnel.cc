@@ -117,10 +117,27 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   if (!nl.ok()) return "netlink: " + nl.error().detail;
   const std::string dev = tun_.name();
   const std::string cidr = ok.client_ip + "/" + std::to_string(ok.prefix);
-  // The tunnel carries IPv4 only: with IPv6 off on the TUN the kernel sends no router
-  // solicitations or other IPv6 into it (the server would only drop them). The setting
-  // goes with the device; a kernel without IPv6 has no such key, which is fine.
-  if (auto st = sys::write_sysctl("net/ipv6/conf/" + dev + "/disable_ipv6", "1"); !st.ok()) {
+  const bool ipv6 = ok.x_ip6.has_value();  // negotiated (Connector::run_tunnel)
+  if (ipv6) {
+    // IPv6 inside: the pushed address only — no link-local address, router solicitation
+    // or autoconfiguration on the TUN (the server would drop what does not come from
+    // the pushed address).
+    const std::string conf = "net/ipv6/conf/" + dev + "/";
+    for (const auto& [key, value] :
+         {std::pair{"addr_gen_mode", "1"}, std::pair{"accept_ra", "0"},
+          std::pair{"router_solicitations", "0"}, std::pair{"disable_ipv6", "0"}}) {
+      if (auto st = sys::write_sysctl(conf + key, value); !st.ok()) {
+        if (std::string_view(key) == "disable_ipv6") {
+          return "the server offers IPv6 inside the tunnel, but IPv6 is off on " + dev + ": " +
+                 st.error().detail;
+        }
+        spdlog::debug("{}{} stays: {}", conf, key, st.error().detail);
+      }
+    }
+  } else if (auto st = sys::write_sysctl("net/ipv6/conf/" + dev + "/disable_ipv6", "1"); !st.ok()) {
+    // The tunnel carries IPv4 only: with IPv6 off on the TUN the kernel sends no router
+    // solicitations or other IPv6 into it (the server would only drop them). The setting
+    // goes with the device; a kernel without IPv6 has no such key, which is fine.
     spdlog::debug("IPv6 on {} stays: {}", dev, st.error().detail);
   }
   // 1000 packets of TUN queue, as the server's default `tun.tx_queue_len`.
@@ -128,6 +145,11 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
        {nl->set_mtu(dev, static_cast<std::uint32_t>(mtu)), nl->set_tx_queue_len(dev, 1000),
         nl->add_address(dev, cidr), nl->set_link_up(dev)}) {
     if (!st.ok()) return "TUN " + dev + ": " + st.error().detail;
+  }
+  if (ipv6) {
+    if (auto st = nl->add_address(dev, *ok.x_ip6); !st.ok()) {
+      return "TUN " + dev + ": " + st.error().detail;
+    }
   }
   // DNS: see client/dns_choice.h for the rules.
   sys::ResolvedProbePaths probe;
@@ -137,7 +159,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   if (dns.path != DnsPath::kLeaveAlone) {
     for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());
   }
-  const RoutePlan plan = plan_routes(cfg, ok.routes, resolvers);
+  const RoutePlan plan = plan_routes(cfg, ok.routes, resolvers, ipv6);
   const bool full = plan.full_tunnel;
   if (plan.pushed_default && !cfg.gateway) {
     spdlog::info("the server pushed a default route (0.0.0.0/0): full tunnel");
@@ -166,12 +188,13 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
     }
   }
   for (const auto& r : plan.via_tun) {
-    const bool half = r.cidr == "0.0.0.0/1" || r.cidr == "128.0.0.0/1";
+    const bool half = r.cidr == "0.0.0.0/1" || r.cidr == "128.0.0.0/1" || r.cidr == "::/1" ||
+                      r.cidr == "8000::/1";
     if (!changes_.add_route(dev_route(r.cidr, dev, r.metric)) && half) {
       return "cannot install the full-tunnel routes";
     }
   }
-  // qeli carries IPv4 only: in a full tunnel IPv6 would leave outside it, so it is made
+  // A tunnel without IPv6: in a full tunnel IPv6 would leave outside it, so it is made
   // unreachable unless the user accepts the leak.
   if (plan.blackhole_ipv6) {
     for (const char* c : {"::/1", "8000::/1"}) {
@@ -193,14 +216,15 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
     changes_.take_over_dns(host_.resolv, dns.dns, dev);
   }
   spdlog::info("DNS: {}", dns.why);
-  spdlog::info("connected to {} as {}: {} on {} (mtu {}, {} pushed routes{}{}{})",
-               host_.endpoint_name, cfg.user, cidr, dev, mtu, ok.routes.size(),
-               full ? ", full tunnel" : "", tc.gso ? ", GSO super-packets" : "",
-               tc.aes_gcm ? ", AES-256-GCM records" : "");
+  spdlog::info("connected to {} as {}: {}{} on {} (mtu {}, {} pushed routes{}{}{})",
+               host_.endpoint_name, cfg.user, cidr, ipv6 ? " and " + *ok.x_ip6 : std::string(), dev,
+               mtu, ok.routes.size(), full ? ", full tunnel" : "",
+               tc.gso ? ", GSO super-packets" : "", tc.aes_gcm ? ", AES-256-GCM records" : "");
 
   info_.server_address = tc.server.to_string();
   info_.dev = dev;
   info_.client_cidr = cidr;
+  info_.client_cidr6 = ipv6 ? *ok.x_ip6 : std::string();
   info_.server_tunnel_ip = ok.server_ip;
   info_.mtu = mtu;
   info_.full_tunnel = full;
@@ -211,6 +235,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
                {"QELI_USER", cfg.user},
                {"QELI_TUNNEL_IP", ok.client_ip},
                {"QELI_PREFIX", std::to_string(ok.prefix)},
+               {"QELI_TUNNEL_IP6", ipv6 ? *ok.x_ip6 : std::string()},
                {"QELI_SERVER_TUNNEL_IP", ok.server_ip},
                {"QELI_MTU", std::to_string(mtu)},
                {"QELI_FULL_TUNNEL", cfg.gateway ? "1" : "0"}};

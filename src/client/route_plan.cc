@@ -11,14 +11,17 @@ bool is_default_route(const std::string& cidr) {
 
 RoutePlan plan_routes(const config::ClientConfig& cfg,
                       const std::vector<handshake::PushedRoute>& pushed,
-                      const std::vector<std::string>& resolvers) {
+                      const std::vector<std::string>& resolvers, bool ipv6_inside) {
   RoutePlan plan;
   for (const auto& r : pushed) {
     if (is_default_route(r.cidr)) {
       plan.pushed_default = true;  // replaced by the two halves below
       continue;
     }
-    if (sys::IpPrefix::parse(r.cidr).ok()) plan.via_tun.push_back({r.cidr, r.metric});
+    const auto p = sys::IpPrefix::parse(r.cidr);
+    if (p.ok() && (p->addr.family == sys::IpFamily::kV4 || ipv6_inside)) {
+      plan.via_tun.push_back({r.cidr, r.metric});
+    }
   }
   plan.full_tunnel = cfg.gateway || plan.pushed_default;
   for (const auto& c : cfg.include) plan.via_tun.push_back({c.to_string(), 0});
@@ -40,7 +43,12 @@ RoutePlan plan_routes(const config::ClientConfig& cfg,
     plan.pin_server = true;
     plan.via_tun.push_back({"0.0.0.0/1", 0});
     plan.via_tun.push_back({"128.0.0.0/1", 0});
-    plan.blackhole_ipv6 = !cfg.allow_ipv6_leak;
+    if (ipv6_inside) {
+      plan.via_tun.push_back({"::/1", 0});
+      plan.via_tun.push_back({"8000::/1", 0});
+    } else {
+      plan.blackhole_ipv6 = !cfg.allow_ipv6_leak;
+    }
   }
   return plan;
 }

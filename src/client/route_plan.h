@@ -8,8 +8,9 @@
 //                 then 0.0.0.0/1 + 128.0.0.0/1 through the TUN — more specific than any
 //                 default route, whatever its metric, so it really takes precedence (a
 //                 pushed /0 installed as is, metric 100, sat below the host's default
-//                 route and changed nothing: the trial). IPv6 is made unreachable unless
-//                 `allow_ipv6_leak`;
+//                 route and changed nothing: the trial). With IPv6 inside the tunnel
+//                 (negotiated, docs/PROTOCOL.md §21) ::/1 + 8000::/1 go through the TUN
+//                 too; without it IPv6 is made unreachable unless `allow_ipv6_leak`;
 //   `exclude`:    through the path the server uses now, in both modes;
 //   resolvers:    when the session sets the host's DNS to resolvers (client/dns_choice.h),
 //                 each gets a /32 through the TUN in a split tunnel too: a resolver outside
@@ -44,9 +45,10 @@ struct RoutePlan {
 bool is_default_route(const std::string& cidr);
 
 /// `resolvers`: the IPv4 resolvers the session points the host's DNS at (empty if it
-/// leaves DNS alone).
+/// leaves DNS alone). `ipv6_inside`: the session carries IPv6 (pushed IPv6 routes are
+/// kept only then).
 RoutePlan plan_routes(const config::ClientConfig& cfg,
                       const std::vector<handshake::PushedRoute>& pushed,
-                      const std::vector<std::string>& resolvers = {});
+                      const std::vector<std::string>& resolvers = {}, bool ipv6_inside = false);
 
 }  // namespace qeli::client

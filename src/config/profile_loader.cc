@@ -87,6 +87,30 @@ void read_pool(SectionReader& r, ProfileConfig& p) {
   if (p.pool.cidr.prefix > 30) {
     r.error("pool.cidr", "a pool needs at least /30 (the server and one client)");
   }
+  if (const IniEntry* e = r.single("pool.ipv6.cidr")) {
+    const auto c = Ipv6Cidr::parse(e->value);
+    if (!c) {
+      r.bad_value(*e, "an IPv6 network x::/n with no host bits set (e.g. fd00:9::/64)");
+    } else if (c->prefix < 64 || c->prefix > 126) {
+      r.error_at(*e,
+                 "an IPv6 pool is a /64 up to a /126 (clients' addresses take their IPv4 "
+                 "host offsets; a larger prefix would only be wasted)");
+    } else if (128 - c->prefix < 32 - p.pool.cidr.prefix) {
+      r.error_at(*e, c->to_string() + " has fewer host addresses than pool.cidr " +
+                         p.pool.cidr.to_string() +
+                         ": each client's IPv6 address takes its IPv4 host offset; use at "
+                         "most a /" +
+                         std::to_string(96 + p.pool.cidr.prefix));
+    } else {
+      p.pool.ipv6 = *c;
+      if (p.tun.mtu < 1280) {
+        r.error("pool.ipv6.cidr",
+                "IPv6 needs a tunnel MTU of at least 1280 (RFC 8200 §5); "
+                "tun.mtu is " +
+                    std::to_string(p.tun.mtu));
+      }
+    }
+  }
   for (const auto& x : p.pool.exclude) {
     if (!p.pool.cidr.overlaps(x)) {
       r.warning("pool.exclude", x.to_string() + " lies outside pool.cidr (has no effect)");
@@ -116,6 +140,17 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
     } else {
       r.bad_value(*e, "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>]");
     }
+  }
+  rt.ipv6_mode = r.get_enum("routing.ipv6.mode", Ipv6Routing::kNat66,
+                            {{"nat66", Ipv6Routing::kNat66}, {"route", Ipv6Routing::kRoute}});
+  rt.ipv6_ndp_proxy = ascii_lower(r.get_string("routing.ipv6.ndp_proxy", "off"));
+  if (rt.ipv6_ndp_proxy != "off" && rt.ipv6_ndp_proxy != "auto" &&
+      rt.ipv6_ndp_proxy != "required") {
+    r.error("routing.ipv6.ndp_proxy", "expected one of off|auto|required");
+  }
+  if ((r.has("routing.ipv6.mode") || rt.ipv6_ndp_proxy != "off") && !p.pool.ipv6) {
+    r.warning(r.has("routing.ipv6.mode") ? "routing.ipv6.mode" : "routing.ipv6.ndp_proxy",
+              "has no effect without pool.ipv6.cidr (the tunnel carries IPv4 only)");
   }
   rt.post_up = r.get_string("routing.post_up", "");
   rt.post_down = r.get_string("routing.post_down", "");
@@ -163,6 +198,7 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
                                    "dot-separated labels; `*.example.com` = example.com)");
     }
   }
+  d.listen_ipv6 = r.get_string("dns.listen_ipv6", "");
   for (const auto& s : r.get_list("dns.push_servers", {})) {
     if (const auto a = Ipv4Addr::parse(s)) {
       d.push_servers.push_back(*a);

@@ -153,6 +153,24 @@ std::vector<Ipv4Cidr> SectionReader::get_cidr_list(std::string_view key, bool al
   return out;
 }
 
+std::vector<Ipv4Cidr> SectionReader::get_network_list(std::string_view key, bool allow_bare,
+                                                      std::vector<Ipv6Cidr>& v6) {
+  std::vector<Ipv4Cidr> out;
+  for (const auto* e : all(key)) {
+    for (const auto& item : split_list(e->value)) {
+      if (const auto c = Ipv4Cidr::parse(item, allow_bare)) {
+        out.push_back(*c);
+      } else if (const auto c6 = Ipv6Cidr::parse(item, allow_bare)) {
+        v6.push_back(*c6);
+      } else {
+        error_at(*e, "`" + item + "` is not a network a.b.c.d/n or x::/n with no host bits set" +
+                         (allow_bare ? " or an address" : ""));
+      }
+    }
+  }
+  return out;
+}
+
 std::chrono::milliseconds SectionReader::get_ms(std::string_view key, std::chrono::milliseconds def,
                                                 std::chrono::milliseconds min,
                                                 std::chrono::milliseconds max) {

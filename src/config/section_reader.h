@@ -18,6 +18,7 @@
 
 #include "config/finding.h"
 #include "config/ini_reader.h"
+#include "config/ipv6_cidr.h"
 #include "config/values.h"
 
 namespace qeli::config {
@@ -55,6 +56,10 @@ class SectionReader {
   /// Comma-separated list; repeated lines are concatenated in order.
   std::vector<std::string> get_list(std::string_view key, std::vector<std::string> def);
   std::vector<Ipv4Cidr> get_cidr_list(std::string_view key, bool allow_bare);
+  /// Like get_cidr_list, but IPv6 networks (and addresses, with `allow_bare`) are taken
+  /// too, into `v6`.
+  std::vector<Ipv4Cidr> get_network_list(std::string_view key, bool allow_bare,
+                                         std::vector<Ipv6Cidr>& v6);
   std::chrono::milliseconds get_ms(std::string_view key, std::chrono::milliseconds def,
                                    std::chrono::milliseconds min, std::chrono::milliseconds max);
   std::chrono::seconds get_secs(std::string_view key, std::chrono::seconds def,

@@ -91,7 +91,8 @@ GroupConfig read_group(SectionReader& r, std::string name) {
   g.line = r.line();
   g.bandwidth_limit_mbps = r.get_double("bandwidth_limit_mbps", 0, 0, 1e6);
   g.max_sessions = r.get_u<std::uint32_t>("max_sessions", 0, 0, 1000000);
-  g.allowed_networks = r.get_cidr_list("allowed_networks", /*allow_bare=*/true);
+  g.allowed_networks =
+      r.get_network_list("allowed_networks", /*allow_bare=*/true, g.allowed_networks6);
   return g;
 }
 

@@ -18,6 +18,7 @@
 #include "config/device_credential.h"
 #include "config/finding.h"
 #include "config/ini_reader.h"
+#include "config/ipv6_cidr.h"
 #include "config/limits.h"
 #include "config/modes.h"
 #include "config/values.h"
@@ -97,6 +98,10 @@ struct PoolConfig {
   Ipv4Cidr cidr{{0x0a090000}, 24};  // 10.9.0.0/24
   std::vector<Ipv4Cidr> exclude;    // addresses never handed out (a.b.c.d or a.b.c.d/n)
   std::map<std::string, Ipv4Addr> reservations;  // pool.reservation.<user> = a.b.c.d
+  /// `pool.ipv6.cidr`: IPv6 inside the tunnel (our extension, negotiated; docs/PROTOCOL.md
+  /// §21). A client's IPv6 address is this network plus its IPv4 address's host offset in
+  /// `cidr` (10.9.0.5 in 10.9.0.0/24 → fd00:9::5): one address plan, no second pool.
+  std::optional<Ipv6Cidr> ipv6;
 };
 
 struct RouteSpec {
@@ -108,6 +113,8 @@ struct RouteSpec {
 /// Parses `<cidr> [gateway=<ip>] [metric=<n>]`.
 std::optional<RouteSpec> parse_route(std::string_view s);
 
+enum class Ipv6Routing { kNat66, kRoute };
+
 struct RoutingConfig {
   bool client_to_client = false;
   bool forward_private = true;
@@ -115,6 +122,12 @@ struct RoutingConfig {
   std::string nat_interface;      // empty: the interface of the default route
   std::vector<RouteSpec> routes;  // pushed to clients
   std::string post_up, post_down;
+  /// `routing.ipv6.mode`: how the IPv6 pool reaches past the server — masqueraded with
+  /// the IPv4 NAT (`routing.nat.enabled`), or forwarded with the clients' own addresses
+  /// (the upstream routes pool.ipv6.cidr to this server).
+  Ipv6Routing ipv6_mode = Ipv6Routing::kNat66;
+  /// `routing.ipv6.ndp_proxy`: only `off` is built (unbuilt.cc refuses the others).
+  std::string ipv6_ndp_proxy = "off";
 };
 
 enum class DnsProtocol { kUdp, kTcp };
@@ -129,6 +142,9 @@ struct DnsConfig {
   seconds timeout{5};
   std::vector<std::string> blocklist;
   std::vector<Ipv4Addr> push_servers;
+  /// `dns.listen_ipv6` (0.8 line): not built; the resolver answers on `dns.listen` over
+  /// IPv4 (AAAA records included). unbuilt.cc refuses a value.
+  std::string listen_ipv6;
 };
 
 struct DhcpConfig {
@@ -279,6 +295,9 @@ struct UserConfig {
   std::vector<RouteSpec> routes;  // replace the profile's routes for this user
   std::vector<Ipv4Cidr> client_subnets;
   std::vector<Ipv4Cidr> allowed_networks;
+  /// The IPv6 entries of `allowed_networks`. A list with only IPv4 entries allows no IPv6
+  /// destination (a restriction stays one when the tunnel carries IPv6).
+  std::vector<Ipv6Cidr> allowed_networks6;
   double bandwidth_limit_mbps = 0;         // 0 = unlimited
   double bandwidth_burst_mbps = 0;         // the rate bucket (server/traffic_accounts.cc)
   double data_limit_gb = 0;                // 0 = unlimited
@@ -295,6 +314,7 @@ struct GroupConfig {
   double bandwidth_limit_mbps = 0;
   std::uint32_t max_sessions = 0;
   std::vector<Ipv4Cidr> allowed_networks;
+  std::vector<Ipv6Cidr> allowed_networks6;  // as UserConfig::allowed_networks6
 };
 
 /// [metrics]: the Prometheus endpoint `qeli server` serves on its own (docs/CONFIG.md §4a).

@@ -50,7 +50,8 @@ UserConfig read_user(SectionReader& r, std::string name) {
       r.error("client_subnet", "0.0.0.0/0 would route everything into this client; refused");
     }
   }
-  u.allowed_networks = r.get_cidr_list("allowed_networks", /*allow_bare=*/true);
+  u.allowed_networks =
+      r.get_network_list("allowed_networks", /*allow_bare=*/true, u.allowed_networks6);
   u.bandwidth_limit_mbps = r.get_double("bandwidth.limit_mbps", 0, 0, 1e6);
   u.bandwidth_burst_mbps = r.get_double("bandwidth.burst_mbps", 0, 0, 1e6);
   u.data_limit_gb = r.get_double("data_limit_gb", 0, 0, 1e9);

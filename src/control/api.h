@@ -74,6 +74,9 @@ struct SessionInfo {
   std::string username;
   std::string device;  ///< "user:hex(device id)" or "user"
   std::string tunnel_ip;
+  /// Its IPv6 address in the tunnel when it negotiated IPv6 inside (pool.ipv6.cidr),
+  /// else empty.
+  std::string tunnel_ip6;
   std::string peer;  ///< "a.b.c.d:port"
   std::int64_t connected_secs = 0;
   std::uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;
@@ -258,6 +261,7 @@ struct ClientTunnelStatus {
   std::string dev;
   std::string tunnel_address;  ///< "10.9.0.2/24"
   std::string server_tunnel_address;
+  std::string tunnel_address6;  ///< "fd00:9::2/64" with IPv6 inside, else empty
   std::uint64_t mtu = 0;
   bool full_tunnel = false;
   std::string extensions;            ///< "gso, session-close"

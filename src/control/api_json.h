@@ -35,10 +35,10 @@ namespace qeli::control {
 // Members missing from the JSON keep their defaults (forward and backward compatible).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CounterValue, name, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    SessionInfo, id, profile, username, device, tunnel_ip, peer, connected_secs, rx_packets,
-    rx_bytes, tx_packets, tx_bytes, drop_bad_source, drop_policy, drop_ipv6, drop_not_ipv4,
-    drop_queue_full, drop_replay, drop_tun_write, drop_bad_gso, drop_too_big, gso, close_notify,
-    aead, client_version, client_platform, streams, roams, counters)
+    SessionInfo, id, profile, username, device, tunnel_ip, tunnel_ip6, peer, connected_secs,
+    rx_packets, rx_bytes, tx_packets, tx_bytes, drop_bad_source, drop_policy, drop_ipv6,
+    drop_not_ipv4, drop_queue_full, drop_replay, drop_tun_write, drop_bad_gso, drop_too_big, gso,
+    close_notify, aead, client_version, client_platform, streams, roams, counters)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionList, clients)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KickResult, kicked)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserSwitchResult, was_disabled, kicked, warning)
@@ -75,10 +75,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserUsage, username, down_bytes,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UsageList, users)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BandwidthSet, username, mbps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClientTunnelStatus, server_address, dev,
-                                                tunnel_address, server_tunnel_address, mtu,
-                                                full_tunnel, extensions, connected_since, rx_bytes,
-                                                tx_bytes, rx_packets, tx_packets, rx_bytes_per_sec,
-                                                tx_bytes_per_sec)
+                                                tunnel_address, server_tunnel_address,
+                                                tunnel_address6, mtu, full_tunnel, extensions,
+                                                connected_since, rx_bytes, tx_bytes, rx_packets,
+                                                tx_packets, rx_bytes_per_sec, tx_bytes_per_sec)
 /// Flat (see ClientStatusReport): empty `detail`/`last_session_end` and a missing tunnel
 /// are left out.
 void to_json(nlohmann::json& j, const ClientStatusReport& r);

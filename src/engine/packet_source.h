@@ -33,14 +33,17 @@ class PacketSource {
 /// dropped, as 0.7.16 carries IPv4 only.
 class TunQueueSource final : public PacketSource {
  public:
-  TunQueueSource(tunio::TunDevice& tun, tunnel::SessionCounters& counters)
-      : tun_(tun), counters_(counters) {}
+  /// `ipv6`: the session negotiated IPv6 inside the tunnel (caps::kIpv6Inside); without
+  /// it only IPv4 is read through (IPv6 is counted in drop_ipv6, as 0.7.16 carries IPv4).
+  TunQueueSource(tunio::TunDevice& tun, tunnel::SessionCounters& counters, bool ipv6 = false)
+      : tun_(tun), counters_(counters), ipv6_(ipv6) {}
   int fd() const override { return tun_.fd(); }
   bool fill(tunio::PacketBatch& batch) override;
 
  private:
   tunio::TunDevice& tun_;
   tunnel::SessionCounters& counters_;
+  bool ipv6_ = false;
 };
 
 }  // namespace qeli::engine

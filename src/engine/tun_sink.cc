@@ -40,11 +40,12 @@ tunio::PacketBatch PacketSource::make_batch(std::size_t packets, std::size_t max
 bool TunQueueSource::fill(tunio::PacketBatch& batch) {
   auto r = tun_.read_batch(batch);
   if (!r.ok()) return r.error() == tunio::TunError::would_block;
-  // Keep IPv4 only, compacting in place (slots are swapped, not copied).
+  // Keep IPv4 (and negotiated IPv6), compacting in place (slots are swapped, not copied).
   std::size_t keep = 0;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto pkt = batch.packet(i);
-    if (!pkt.empty() && (pkt[0] >> 4) == 4) {
+    const unsigned version = pkt.empty() ? 0 : pkt[0] >> 4;
+    if (version == 4 || (version == 6 && ipv6_ && pkt.size() >= 40)) {
       if (keep != i) batch.swap(keep, i);
       ++keep;
     } else {

@@ -2,6 +2,8 @@
 
 #include "handshake/auth_message.h"
 
+#include <arpa/inet.h>
+
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +54,13 @@ const char* to_string(AuthOkError e) {
   return "?";
 }
 
+bool is_ipv6(std::string_view s) {
+  if (s.empty() || s.size() > 45 || s.find('\0') != std::string_view::npos) return false;
+  const std::string str(s);
+  unsigned char buf[16];
+  return inet_pton(AF_INET6, str.c_str(), buf) == 1;
+}
+
 bool is_ipv4(std::string_view s) {
   int octets = 0;
   std::size_t i = 0;
@@ -94,6 +103,10 @@ Bytes build_auth_ok(const AuthOk& ok) {
   if (ok.x_caps) j["x_caps"] = *ok.x_caps;
   if (ok.x_tls_bind) j["x_tls_bind"] = *ok.x_tls_bind;
   if (ok.x_roam_key) j["x_roam_key"] = *ok.x_roam_key;
+  if (ok.x_ip6 && ok.x_server_ip6) {
+    j["x_ip6"] = *ok.x_ip6;
+    j["x_server_ip6"] = *ok.x_server_ip6;
+  }
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   // Sized once and filled with memcpy: GCC 12 reports a false -Warray-bounds for the
   // insert-after-construct form under -O2.
@@ -168,6 +181,20 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
     bool roam_ok = true;
     const std::string roam = get_string(j, "x_roam_key", roam_ok);
     if (roam_ok && roam.size() == 64) ok.x_roam_key = roam;  // else absent: no roaming
+    // Both valid or neither: the client answers caps::kIpv6Inside only with an address.
+    bool ip6_ok = true;
+    const std::string ip6 = get_string(j, "x_ip6", ip6_ok);
+    const std::string server6 = get_string(j, "x_server_ip6", ip6_ok);
+    const auto slash = ip6.find('/');
+    if (ip6_ok && slash != std::string::npos && is_ipv6(ip6.substr(0, slash)) && is_ipv6(server6)) {
+      const std::string len = ip6.substr(slash + 1);
+      const bool digits = !len.empty() && len.size() <= 3 &&
+                          len.find_first_not_of("0123456789") == std::string::npos;
+      if (digits && std::stoul(len) >= 1 && std::stoul(len) <= 128) {
+        ok.x_ip6 = ip6;
+        ok.x_server_ip6 = server6;
+      }
+    }
   }
   if (!good) return fail(AuthOkError::kBadField);
   return ok;

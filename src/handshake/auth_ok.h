@@ -49,6 +49,11 @@ struct AuthOk {
   /// Our extension (caps::kRoam): the profile's roaming nonce key, 64 hex digits
   /// (wire/roam_nonce.h; only authenticated clients learn it).
   std::optional<std::string> x_roam_key;
+  /// Our extension (caps::kIpv6Inside, docs/PROTOCOL.md §21): the client's IPv6 address
+  /// in the tunnel with its prefix length ("fd00:9::5/64"), and the server's
+  /// ("fd00:9::1"). Both or neither: a parser drops a lone or malformed one.
+  std::optional<std::string> x_ip6;
+  std::optional<std::string> x_server_ip6;
 };
 
 enum class AuthOkError : std::uint8_t {
@@ -69,6 +74,9 @@ Bytes build_auth_ok(const AuthOk& ok);
 /// Parses and validates a full plaintext. `accept_extensions` = false models a 0.7.16
 /// client: x_caps is then ignored like any unknown key.
 Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan plaintext, bool accept_extensions = true);
+
+/// True iff `s` is an IPv6 address in text (inet_pton AF_INET6), without brackets or zone.
+bool is_ipv6(std::string_view s);
 
 /// True iff `s` is a dotted-quad IPv4 address (four decimal octets 0..255, no leading '+').
 bool is_ipv4(std::string_view s);

@@ -276,8 +276,10 @@ struct ClientHandshake::Impl {
       auto ok = parse_auth_ok(p, cfg.extensions != 0);
       if (!ok.ok()) return fail_with(Failure::kBadAuthOk);
       if (ok->x_caps && cfg.extensions != 0) {
-        s.negotiated_caps = *ok->x_caps & cfg.extensions;
         std::uint32_t ours = cfg.extensions;
+        // IPv6 inside needs the address that goes with it.
+        if (!ok->x_ip6) ours &= ~caps::kIpv6Inside;
+        s.negotiated_caps = *ok->x_caps & ours;
         if ((s.negotiated_caps & caps::kTlsBinding) != 0) {
           // Both ends see one TLS session, or someone terminates TLS between them.
           if (!cfg.tls_exporter || !ok->x_tls_bind ||

@@ -82,6 +82,10 @@ inline constexpr std::uint32_t kObfsHeaderXor = 1U << 6;
 /// follows it to a new address (wire/roam_nonce.h, docs/PROTOCOL.md §20). Offered by a
 /// server profile with roaming.enabled.
 inline constexpr std::uint32_t kRoam = 1U << 7;
+/// IPv6 packets inside the tunnel (docs/PROTOCOL.md §21): AUTH OK carries the client's
+/// IPv6 address (`x_ip6`, `x_server_ip6`). Offered by a server profile with
+/// pool.ipv6.cidr; answered by a client whose host can carry IPv6 (the Linux daemon).
+inline constexpr std::uint32_t kIpv6Inside = 1U << 8;
 }  // namespace caps
 
 enum class Carrier : std::uint8_t { kStream, kDatagram };

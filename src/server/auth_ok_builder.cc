@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/stream_bond.h"
+#include "server/ipv6_plan.h"
 #include "server/session_policy.h"
 #include "transport/endpoint.h"
 
@@ -37,6 +38,11 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   ok.session_token = token;
   ok.max_streams = static_cast<std::uint8_t>(bond_max_streams(p));
   ok.multipath_adaptive = ok.max_streams > 1 && p.obf.multipath.adaptive;
+  if (const auto plan = Ipv6Plan::of(p)) {
+    // Sent only with caps::kIpv6Inside offered (ServerHandshake::accept drops them else).
+    ok.x_ip6 = plan->address_of(client_ip).to_string() + "/" + std::to_string(plan->cidr().prefix);
+    ok.x_server_ip6 = plan->server_address().to_string();
+  }
   return ok;
 }
 

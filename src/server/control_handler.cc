@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "control/peer_access.h"
+#include "server/ipv6_plan.h"
 #include "server/source_key.h"
 #include "transport/endpoint.h"
 #include "wire/session_close.h"
@@ -66,6 +67,9 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   i.username = s.user;
   i.device = s.device_key;
   i.tunnel_ip = transport::ipv4_to_string(s.tunnel_ip);
+  if (const auto plan = Ipv6Plan::of(p.profile()); plan && s.peer_state.ipv6.load()) {
+    i.tunnel_ip6 = plan->address_of(s.tunnel_ip).to_string();
+  }
   i.peer = s.current_peer().to_string();
   i.roams = s.roams.load(std::memory_order_relaxed);
   i.connected_secs = std::chrono::duration_cast<std::chrono::seconds>(now - s.started).count();
@@ -188,6 +192,7 @@ control::UserList list_users(const ControlTargets& t) {
     i.profiles = u.profiles;
     for (const auto& r : u.routes) i.routes.push_back(r.to_string());
     i.allowed_networks = cidrs(u.allowed_networks);
+    for (const auto& n : u.allowed_networks6) i.allowed_networks.push_back(n.to_string());
     i.client_subnets = cidrs(u.client_subnets);
     i.bandwidth_limit_mbps = u.bandwidth_limit_mbps;
     i.data_limit_gb = u.data_limit_gb;
@@ -199,6 +204,8 @@ control::UserList list_users(const ControlTargets& t) {
   for (const auto& g : snap->groups) {
     out.groups.push_back(
         {g.name, g.bandwidth_limit_mbps, g.max_sessions, cidrs(g.allowed_networks)});
+    for (const auto& n : g.allowed_networks6)
+      out.groups.back().allowed_networks.push_back(n.to_string());
   }
   return out;
 }

@@ -20,6 +20,7 @@
 #include "server/accept_backoff.h"
 #include "server/auth_context.h"
 #include "server/auth_ok_builder.h"
+#include "server/ipv6_plan.h"
 #include "server/listen_addresses.h"
 #include "server/profile_hooks.h"
 #include "server/session_control.h"
@@ -116,6 +117,27 @@ Status<std::string> ProfileRuntime::start() {
       return fail("profile " + p.name + ": TUN " + tun_->name() + ": " + st.error().detail);
   }
 
+  const std::optional<Ipv6Plan> plan6 = Ipv6Plan::of(p);
+  if (plan6) {
+    // IPv6 inside the tunnel: the server's address of the plan (no DAD: the TUN is ours).
+    const std::string cidr6 =
+        plan6->server_address().to_string() + "/" + std::to_string(plan6->cidr().prefix);
+    if (auto st = sys::write_sysctl("net/ipv6/conf/" + tun_->name() + "/disable_ipv6", "0");
+        !st.ok()) {
+      return fail("profile " + p.name + ": pool.ipv6.cidr needs IPv6 on " + tun_->name() + ": " +
+                  st.error().detail);
+    }
+    if (auto st = nl->add_address(tun_->name(), cidr6); !st.ok()) {
+      return fail("profile " + p.name + ": TUN " + tun_->name() + ": " + st.error().detail);
+    }
+    // Past the server: masqueraded with the IPv4 NAT (nat66) or routed as it is (route).
+    if (p.routing.nat_enabled || p.routing.ipv6_mode == config::Ipv6Routing::kRoute) {
+      if (auto fw = sys::enable_forwarding(sys::IpFamily::kV6); !fw.ok()) {
+        return fail("profile " + p.name + ": IPv6 forwarding: " + fw.error().detail);
+      }
+    }
+  }
+
   // NAT to the internet: one nftables table of our own, replacing a stale one atomically;
   // a failure fails the profile (the operator asked for NAT).
   if (p.routing.nat_enabled) {
@@ -126,6 +148,9 @@ Status<std::string> ProfileRuntime::start() {
     spec.tun = tun_->name();
     spec.wan = p.routing.nat_interface;
     spec.pools.push_back(sys::IpPrefix::parse(p.pool.cidr.to_string()).value());
+    if (plan6 && p.routing.ipv6_mode == config::Ipv6Routing::kNat66) {
+      spec.pools.push_back(sys::IpPrefix::parse(plan6->cidr().to_string()).value());
+    }
     if (auto st = sys::apply_nat(*nft, spec); !st.ok()) {
       return fail("profile " + p.name + ": NAT: " + st.error().detail);
     }
@@ -133,7 +158,10 @@ Status<std::string> ProfileRuntime::start() {
       return fail("profile " + p.name + ": ip_forward: " + fw.error().detail);
     }
     nat_applied_ = true;
-    spdlog::info("[{}] NAT: masquerading {} out of {}", p.name, p.pool.cidr.to_string(),
+    std::string pools = p.pool.cidr.to_string();
+    for (std::size_t i = 1; i < spec.pools.size(); ++i)
+      pools += " and " + spec.pools[i].to_string();
+    spdlog::info("[{}] NAT: masquerading {} out of {}", p.name, pools,
                  spec.wan.empty() ? "any interface" : spec.wan);
   }
 
@@ -638,6 +666,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   }
   hc.timeout = p.perf.handshake_timeout;
   hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
+  if (!p.pool.ipv6) hc.extensions &= ~handshake::caps::kIpv6Inside;
   if (tls_exporter && hc.extensions != 0) {
     // Offer the TLS binding; a client that proves the same exporter drops the inner AEAD.
     hc.extensions |= handshake::caps::kTlsBinding;
@@ -768,8 +797,10 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
 
 void ProfileRuntime::tun_reader(std::size_t queue) {
   tunio::PacketBatch batch(64, wire::kMaxSuperPacket);
-  // ICMP "fragmentation needed" answers to downlink packets above a client's MTU.
-  tunio::PacketBatch icmp(64, tunio::kIcmpFragNeededMaxSize);
+  // ICMP "fragmentation needed" and ICMPv6 Packet Too Big answers to downlink packets
+  // above a client's MTU.
+  tunio::PacketBatch icmp(64, tunio::kIcmpv6PacketTooBigMaxSize);
+  const std::optional<Ipv6Plan> plan6 = Ipv6Plan::of(profile_);
   // Scratch for the IPv4 fragments of a non-DF packet above a client's MTU (< tun.mtu):
   // at least 512 payload bytes each (MTU floor 576 − a 60-byte header), so this many.
   tunio::PacketBatch frags(profile_.tun.mtu / 512 + 2, profile_.tun.mtu);
@@ -791,8 +822,23 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
     sessions_->with_routes([&](const auto& routes) {
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto pkt = batch.packet(i);
-        if (pkt.size() < 20 || (pkt[0] >> 4) != 4) continue;  // IPv4 only, as 0.7.16
-        auto it = routes.find(load_be32(pkt.data() + 16));
+        // The session key: the IPv4 destination, or the IPv4 address whose host offset an
+        // IPv6 destination of the profile's plan carries (server/ipv6_plan.h).
+        std::uint32_t key = 0;
+        const bool v6 = pkt.size() >= 40 && (pkt[0] >> 4) == 6;
+        if (pkt.size() >= 20 && (pkt[0] >> 4) == 4) {
+          key = load_be32(pkt.data() + 16);
+        } else if (v6 && plan6) {
+          const auto k = plan6->ipv4_of(pkt.data() + 24);
+          if (!k) {
+            counters_.tun_no_route++;
+            continue;
+          }
+          key = *k;
+        } else {
+          continue;  // IPv6 without pool.ipv6.cidr, or garbage: 0.7.16 carries IPv4 only
+        }
+        auto it = routes.find(key);
         if (it == routes.end()) {
           counters_.tun_no_route++;
           continue;
@@ -800,6 +846,10 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
         // Whole, also for a session without the GSO extension: its send thread splits
         // (RecordWriter), so the inbox holds super-packets, not their 1400-byte pieces.
         Session* s = it->second.get();
+        if (v6 && !s->peer_state.ipv6.load(std::memory_order_relaxed)) {
+          s->counters.add(tunnel::SessionCounter::kDropIpv6);  // a 0.7.16 client
+          continue;
+        }
         // The client's MTU is below ours (0.7.16 §3.5): only then is the packet judged.
         if (const auto lim = s->downlink_mtu.load(std::memory_order_relaxed); lim != 0) {
           if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp, frags)) continue;

@@ -64,6 +64,15 @@ bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& me
     case tunio::MtuVerdict::kDrop:
       if (send_fragments(s, pkt, meta, mtu, frags)) return false;
       break;
+    case tunio::MtuVerdict::kPacketTooBig: {
+      if (icmp.full()) break;
+      const MutableByteSpan slot = icmp.next_slot();
+      const std::size_t n = tunio::write_icmpv6_packet_too_big(pkt, mtu, slot);
+      if (n == 0) break;  // no ICMPv6 about this one (RFC 4443 §2.4): just drop it
+      icmp.commit(n);
+      s.counters.add(tunnel::SessionCounter::kFragNeededSent);
+      return false;
+    }
     case tunio::MtuVerdict::kFragNeeded: {
       if (icmp.full()) break;
       const MutableByteSpan slot = icmp.next_slot();

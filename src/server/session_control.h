@@ -29,9 +29,10 @@ void apply_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t
 /// The TUN reader's check for a session whose downlink_mtu is set (`mtu`, bytes): true
 /// if `pkt` (with `meta`) fits and the caller sends it as usual. Otherwise it is handled
 /// here and must not be sent as it is:
-///   * DF set → an ICMP "fragmentation needed" toward its origin is appended to `icmp`
-///     (slots of tunio::kIcmpFragNeededMaxSize bytes; to be written into the TUN) and
-///     counted in frag_needed_sent;
+///   * IPv4 with DF set → an ICMP "fragmentation needed" toward its origin is appended to
+///     `icmp` (slots of at least tunio::kIcmpv6PacketTooBigMaxSize bytes; to be written
+///     into the TUN) and counted in frag_needed_sent; IPv6 → an ICMPv6 Packet Too Big
+///     the same way;
 ///   * DF clear, not a GSO super-packet → split into IPv4 fragments of ≤ `mtu` bytes
 ///     (tunio/ipv4_fragment.h) through `frags` (scratch: slots of ≥ `mtu` bytes, left
 ///     empty on return), pushed into s.inbox like any packet, the inbox notified, and

@@ -1,10 +1,12 @@
 #include "server/session_policy.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/endian.h"
 #include "engine/stream_framer.h"
 #include "server/destination_acl.h"
+#include "server/ipv6_plan.h"
 #include "server/tcp_carrier.h"
 #include "wire/modes.h"
 
@@ -55,7 +57,30 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
   const bool c2c = p.routing.client_to_client;
   std::vector<config::Ipv4Cidr> subnets;
   if (user != nullptr) subnets = user->client_subnets;
-  return [sp, pool_net, pool_mask, server_ip, c2c, subnets, acl](ByteSpan pkt) {
+  // IPv6 (only once negotiated: tunnel::Receiver drops it before): the session's one
+  // address of the profile's plan is its only source.
+  const auto plan = Ipv6Plan::of(p);
+  const config::Ipv6Cidr pool6 = plan ? plan->cidr() : config::Ipv6Cidr{};
+  const config::Ipv6Addr own6 = plan ? plan->address_of(sp->tunnel_ip) : config::Ipv6Addr{};
+  const config::Ipv6Addr server6 = plan ? plan->server_address() : config::Ipv6Addr{};
+  const bool has6 = plan.has_value();
+  return [sp, pool_net, pool_mask, server_ip, c2c, subnets, acl, pool6, own6, server6,
+          has6](ByteSpan pkt) {
+    if ((pkt[0] >> 4) == 6) {
+      const std::uint8_t* src = pkt.data() + 8;
+      const std::uint8_t* dst = pkt.data() + 24;
+      if (!has6 || !std::equal(own6.bytes.begin(), own6.bytes.end(), src)) {
+        sp->counters.add(tunnel::SessionCounter::kDropBadSource);
+        return false;
+      }
+      const bool to_pool = pool6.contains(dst);
+      if ((!c2c && to_pool && !std::equal(server6.bytes.begin(), server6.bytes.end(), dst)) ||
+          !acl.allows6(dst)) {
+        sp->counters.add(tunnel::SessionCounter::kDropPolicy);
+        return false;
+      }
+      return true;
+    }
     const std::uint32_t src = load_be32(pkt.data() + 12);
     const std::uint32_t dst = load_be32(pkt.data() + 16);
     bool src_ok = src == sp->tunnel_ip;

@@ -1,8 +1,9 @@
 // What a profile's config means for one session's data phase, on either carrier: the
 // padding and heartbeat policies (`obf.padding.*`, `obf.heartbeat.*`) and the inbound
 // filter every decrypted packet passes before the TUN (qeli 0.7.16 §9: the source must be
-// the client's tunnel IP or one of its `client_subnet`s; `client_to_client = false` keeps
-// clients from reaching each other; `allowed_networks` limits the destinations).
+// the client's tunnel IP or one of its `client_subnet`s, for IPv6 its address of the plan;
+// `client_to_client = false` keeps clients from reaching each other; `allowed_networks` limits the
+// destinations).
 #pragma once
 
 #include <functional>
@@ -31,7 +32,8 @@ tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p);
 /// (counted in the session's drop_bad_source / drop_policy). `ctx.user` may be null; the
 /// user's and group's `allowed_networks` are fixed for the session's life, like the rest
 /// of what it was admitted with. Precondition of the returned function: the packet is
-/// IPv4, at least 20 bytes.
+/// IPv4 of at least 20 bytes or IPv6 of at least 40 (tunnel::Receiver's check). IPv6:
+/// the source must be the session's address of the profile's plan (server/ipv6_plan.h).
 std::function<bool(ByteSpan)> inbound_filter(Session* session, const config::ProfileConfig& p,
                                              const AuthContext& ctx);
 

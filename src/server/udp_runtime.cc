@@ -244,6 +244,7 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
   hc.inner.timeout = p.perf.handshake_timeout;
   hc.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
   if (!w.roam) hc.inner.extensions &= ~handshake::caps::kRoam;
+  if (!p.pool.ipv6) hc.inner.extensions &= ~handshake::caps::kIpv6Inside;
   hc.obfs = w.obfs.get();
   const crypto::Key32 obfs_key = wire::derive_obfs_key(p.obf.obfs_key);
   // Roaming: the nonce key every authenticated client of the profile gets in AUTH OK.

@@ -16,6 +16,8 @@ constexpr std::uint8_t kIcmpFragNeeded = 4;
 constexpr std::size_t kIcmpHeader = 8;
 constexpr std::size_t kQuotedPayload = 8;  // RFC 792: "the first 64 bits of the datagram"
 constexpr std::uint8_t kIcmpTtl = 64;
+constexpr std::uint8_t kIpProtoIcmpv6 = 58;
+constexpr std::uint8_t kIcmpv6PacketTooBig = 2;
 
 // ICMP types that are error messages (RFC 1122 §3.2.2): 3 unreachable, 4 source quench,
 // 5 redirect, 11 time exceeded, 12 parameter problem.
@@ -31,10 +33,13 @@ bool is_group_destination(std::uint32_t a) { return (a >> 28) >= 0xe; }
 }  // namespace
 
 MtuVerdict check_mtu(ByteSpan packet, const GsoMetadata& meta, std::size_t mtu) {
-  if (packet.size() < kIpv4MinHeader || ip_version(packet.data()) != 4) return MtuVerdict::kFits;
   const std::size_t unit = meta.type == GsoType::none
                                ? packet.size()
                                : std::size_t{meta.hdr_len} + std::size_t{meta.gso_size};
+  if (packet.size() >= kIpv6Header && ip_version(packet.data()) == 6) {
+    return unit <= mtu ? MtuVerdict::kFits : MtuVerdict::kPacketTooBig;
+  }
+  if (packet.size() < kIpv4MinHeader || ip_version(packet.data()) != 4) return MtuVerdict::kFits;
   if (unit <= mtu) return MtuVerdict::kFits;
   const bool df = (load_be16(packet.data() + kIpv4FragOff) & kIpv4DontFragment) != 0;
   return df ? MtuVerdict::kFragNeeded : MtuVerdict::kDrop;
@@ -75,6 +80,46 @@ std::size_t write_icmp_frag_needed(ByteSpan packet, std::uint16_t next_hop_mtu,
   store_be16(icmp + 6, next_hop_mtu);
   std::memcpy(icmp + kIcmpHeader, ip, quote);
   const std::uint16_t sum = checksum_fold(checksum_add(ByteSpan(icmp, kIcmpHeader + quote)));
+  store_be16(icmp + 2, static_cast<std::uint16_t>(~sum));
+  return total;
+}
+
+std::size_t write_icmpv6_packet_too_big(ByteSpan packet, std::uint32_t mtu, MutableByteSpan out) {
+  if (packet.size() < kIpv6Header || ip_version(packet.data()) != 6) return 0;
+  const std::uint8_t* ip = packet.data();
+  const std::uint8_t* src = ip + 8;
+  const std::uint8_t* dst = ip + 24;
+  static constexpr std::uint8_t kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  const bool unspecified = std::all_of(src, src + 16, [](std::uint8_t b) { return b == 0; });
+  if (unspecified || src[0] == 0xff || std::equal(src, src + 16, kLoopback)) return 0;
+  // An ICMPv6 error right after the fixed header (types below 128): never an error about
+  // an error.
+  if (ip[kIpv6NextHeaderOff] == kIpProtoIcmpv6 &&
+      (packet.size() <= kIpv6Header || ip[kIpv6Header] < 128)) {
+    return 0;
+  }
+  constexpr std::size_t kFixed = kIpv6Header + kIcmpHeader;
+  if (out.size() < kFixed + kIpv6Header) return 0;
+  const std::size_t quote =
+      std::min({packet.size(), kIcmpv6PacketTooBigMaxSize - kFixed, out.size() - kFixed});
+  const std::size_t total = kFixed + quote;
+  std::uint8_t* o = out.data();
+  std::memset(o, 0, kIpv6Header + kIcmpHeader);
+  o[0] = 0x60;  // version 6, traffic class 0, flow label 0
+  store_be16(o + kIpv6PayloadLenOff, static_cast<std::uint16_t>(kIcmpHeader + quote));
+  o[kIpv6NextHeaderOff] = kIpProtoIcmpv6;
+  o[kIpv6HopLimitOff] = kIcmpTtl;
+  std::memcpy(o + 8, dst, 16);  // we speak for the hop toward the packet's destination
+  std::memcpy(o + 24, src, 16);
+  std::uint8_t* icmp = o + kIpv6Header;
+  icmp[0] = kIcmpv6PacketTooBig;
+  store_be32(icmp + 4, mtu);
+  std::memcpy(icmp + kIcmpHeader, ip, quote);
+  const std::uint64_t pseudo =
+      pseudo_header_sum(ByteSpan(o + 8, 16), ByteSpan(o + 24, 16), kIpProtoIcmpv6,
+                        static_cast<std::uint32_t>(kIcmpHeader + quote));
+  const std::uint16_t sum =
+      checksum_fold(checksum_add(ByteSpan(icmp, kIcmpHeader + quote), pseudo));
   store_be16(icmp + 2, static_cast<std::uint16_t>(~sum));
   return total;
 }

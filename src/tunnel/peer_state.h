@@ -21,6 +21,9 @@ struct PeerState {
   /// The peer takes AES-256-GCM records (caps::kAesGcm): ours go so from the next batch
   /// (wire/record_aead.h). A server also learns it from the client's first AES record.
   std::atomic<bool> aes_gcm{false};
+  /// The peer takes IPv6 packets inside the tunnel (caps::kIpv6Inside): without it, IPv6
+  /// from it is dropped and none is sent to it (a 0.7.16 peer stays IPv4-only).
+  std::atomic<bool> ipv6{false};
   /// Every extension bit the peer took from our offer (its capability frame; 0: none
   /// yet, or a 0.7.16 peer).
   std::atomic<std::uint32_t> caps{0};

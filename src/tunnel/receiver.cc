@@ -73,12 +73,26 @@ Inbound Receiver::open(MutableByteSpan record, Instant now) {
       return control(data);
     case wire::PlaintextKind::kPacket: break;
   }
-  if (data.size() < 20 || (data[0] >> 4) != 4) {
+  if (!is_ip_packet(data)) {
     drops_.add(RecordDrop::kNotIpv4);
     counters_.count_not_ipv4(data.data(), data.size());
     return dropped(RecordDrop::kNotIpv4);
   }
   return deliver(data, {});
+}
+
+bool Receiver::is_ip_packet(ByteSpan p) {
+  if (p.size() >= 20 && (p[0] >> 4) == 4) return true;
+  if (p.size() < 40 || (p[0] >> 4) != 6) return false;
+  if (peer_.ipv6.load(std::memory_order_relaxed)) return true;
+  // Offered by us (a server with pool.ipv6.cidr): only a client that took the offer sends
+  // IPv6 (ours reads none from its TUN otherwise; 0.7.16 carries IPv4 only), and over UDP
+  // its capability frame may be the datagram that was lost — so its first IPv6 packet
+  // says it too, as its first AES record does for AES (the inbound filter still checks
+  // the source). Without our offer, IPv6 stays dropped, as 0.7.16 drops it.
+  if ((params_.offered_caps & handshake::caps::kIpv6Inside) == 0) return false;
+  peer_.ipv6 = true;
+  return true;
 }
 
 Inbound Receiver::deliver(ByteSpan packet, const tunio::GsoMetadata& meta) {
@@ -106,6 +120,7 @@ Inbound Receiver::control(ByteSpan plaintext) {
       peer_.caps = both;
       peer_.gso = (both & handshake::caps::kGsoSuperPackets) != 0;
       peer_.close_notify = (both & handshake::caps::kCloseNotify) != 0;
+      peer_.ipv6 = (both & handshake::caps::kIpv6Inside) != 0;
       binding_offered_ = (both & handshake::caps::kTlsBinding) != 0;
       if ((both & handshake::caps::kAesGcm) != 0) {
         peer_.aes_gcm = true;
@@ -146,7 +161,7 @@ Inbound Receiver::gso_chunk(ByteSpan plaintext) {
   const ByteSpan pkt = gso_->packet();
   // Peer metadata is hostile input: the one validation gate decides what the kernel gets.
   auto meta = tunio::revalidate(to_metadata(gso_->header()), pkt);
-  if (!meta.ok() || pkt.size() < 20 || (pkt[0] >> 4) != 4) {
+  if (!meta.ok() || !is_ip_packet(pkt)) {
     counters_.add(SessionCounter::kDropBadGso);
     return just(InboundKind::kControl);
   }

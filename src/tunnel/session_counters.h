@@ -46,7 +46,8 @@ inline constexpr std::array<CounterInfo, static_cast<std::size_t>(SessionCounter
         {"heartbeats_tx", "heartbeat records sent"},
         {"control_rx", "control frames received"},
         {"drop_not_ipv4", "dropped: neither IPv4 nor IPv6 (garbage)"},
-        {"drop_ipv6", "dropped: IPv6 inside the tunnel (0.7.16 carries IPv4 only)"},
+        {"drop_ipv6",
+         "dropped: IPv6 from or to a peer that did not negotiate it (0.7.16 carries IPv4 only)"},
         {"drop_bad_source", "dropped: source is not the client's tunnel address or subnet"},
         {"drop_policy", "dropped: client_to_client or allowed_networks"},
         {"drop_queue_full", "dropped: the session's bounded queue was full"},
@@ -57,8 +58,8 @@ inline constexpr std::array<CounterInfo, static_cast<std::size_t>(SessionCounter
          "super-packet that could not be split"},
         {"drop_too_big", "dropped: above what one record or the peer's MTU holds"},
         {"frag_needed_sent",
-         "downlink packets above the client's MTU with DF, answered with "
-         "ICMP fragmentation needed"},
+         "downlink packets above the client's MTU with DF (or IPv6), answered "
+         "with ICMP fragmentation needed (ICMPv6 Packet Too Big)"},
         {"frag_tx",
          "downlink packets above the client's MTU without DF, sent as IPv4 "
          "fragments"},
@@ -94,7 +95,7 @@ enum class RecordDrop : std::uint8_t {
   kAuthFailed,      ///< AEAD tag did not verify
   kBadPadding,      ///< padding length larger than the plaintext
   kReplay,          ///< counter already seen or older than the replay window
-  kNotIpv4,         ///< authenticated, but the inner packet is not IPv4 (0.7.16 carries v4)
+  kNotIpv4,         ///< authenticated, but not IPv4 (nor negotiated IPv6: docs/PROTOCOL.md §21)
   kUnknownSource,   ///< from an address that is not this session's peer
   kFiltered,        ///< refused by the inbound filter (source check, ACL; counted there)
   kCount
@@ -112,7 +113,7 @@ inline constexpr std::array<CounterInfo, kRecordDropCount> kRecordDropInfo{{
     {"auth_failed", "authentication failed"},
     {"bad_padding", "bad padding length"},
     {"replay", "replayed or too old"},
-    {"not_ipv4", "inner packet not IPv4"},
+    {"not_ipv4", "inner packet neither IPv4 nor negotiated IPv6"},
     {"unknown_source", "unknown source address"},
     {"filtered", "refused by the inbound filter"},
 }};

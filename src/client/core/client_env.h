@@ -78,6 +78,10 @@ struct ClientEnv {
       dial_tcp;
   /// Required.
   TunnelOpener open_tunnel;
+  /// The host carries IPv6 inside the tunnel (an address, routes and the kill switch for
+  /// it): the core then takes caps::kIpv6Inside from a server that offers it, and
+  /// TunnelConfig::pushed holds x_ip6. False (the default): IPv4 only, as 0.7.16.
+  bool ipv6_inside = false;
   /// A server key learned on first use (no pin): an error text is fatal. Empty = keep it
   /// for this run only.
   std::function<std::string(const handshake::X25519Public& key)> trust_on_first_use;

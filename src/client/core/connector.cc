@@ -75,7 +75,8 @@ handshake::ClientConfig Connector::handshake_config(std::uint32_t extensions) co
       wire::choose_sni(cfg_.sni.empty() ? std::nullopt : std::optional<std::string_view>(cfg_.sni),
                        cfg_.server.host, crypto::system_rng());
   hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
-  hc.extensions = extensions;
+  // IPv6 inside only where the host can carry it (ClientEnv::ipv6_inside).
+  hc.extensions = core_.env_.ipv6_inside ? extensions : extensions & ~handshake::caps::kIpv6Inside;
   // 0.7.16 seals a REALITY token into every fake-TLS hello when both the short id and
   // the server key are configured (so one client config also passes a REALITY gate).
   if (!cfg_.reality_sid.empty() && pinned_) {
@@ -167,6 +168,10 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   attempt_.authenticated = true;
   TunnelConfig tc;
   tc.pushed = ok;
+  if (!attempt_.ipv6) {
+    tc.pushed.x_ip6.reset();  // not negotiated: the tunnel stays IPv4-only
+    tc.pushed.x_server_ip6.reset();
+  }
   tc.mtu = mtu;
   tc.server = server_;
   tc.gso = gso;

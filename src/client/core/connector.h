@@ -40,6 +40,7 @@ class Connector {
     bool authenticated = false;               ///< AUTH OK arrived
     std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
     bool aes_gcm = false;                     ///< data records go AES-256-GCM
+    bool ipv6 = false;                        ///< IPv6 inside (caps::kIpv6Inside)
     /// Non-empty: a failure that must not be retried (ClientErrc::kFatal), said so.
     std::string fatal;
   };

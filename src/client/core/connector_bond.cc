@@ -62,7 +62,8 @@ namespace {
 
 // The TUN reader: each packet to the inbox of the stream its flow is pinned to.
 void read_tun(BondRun& run) {
-  engine::TunQueueSource source(run.tun, run.counters);
+  engine::TunQueueSource source(run.tun, run.counters,
+                                (run.caps & handshake::caps::kIpv6Inside) != 0);
   // Whole super-packets land in a slot before a split read cuts them to the MTU.
   tunio::PacketBatch batch = source.make_batch(64, wire::kMaxSuperPacket, 0, 0);
   std::vector<engine::SessionInbox*> woken;
@@ -270,6 +271,7 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   ts.peer().gso = gso;
   ts.peer().close_notify = close_notify;
   ts.peer().aes_gcm = (caps & handshake::caps::kAesGcm) != 0;
+  ts.peer().ipv6 = (caps & handshake::caps::kIpv6Inside) != 0;
   log_.info("bonded stream {} joined ({} live)", index, run.bond.live());
   const SteadyClock clock;
   const auto started = std::chrono::steady_clock::now();

@@ -131,6 +131,7 @@ Duration Connector::connect_datagram() {
   if (!remember_server_key(udp.session)) return Duration::zero();
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   attempt_.aes_gcm = (udp.session.negotiated_caps & handshake::caps::kAesGcm) != 0;
+  attempt_.ipv6 = (udp.session.negotiated_caps & handshake::caps::kIpv6Inside) != 0;
   std::array<std::uint8_t, 32> roam_key{};
   if ((udp.session.negotiated_caps & handshake::caps::kRoam) != 0 &&
       udp.session.auth_ok->x_roam_key &&
@@ -178,7 +179,8 @@ Duration Connector::connect_datagram() {
                            framer.room(), rng, counters, nullptr, std::chrono::steady_clock::now());
         ts.peer().close_notify = close_notify;
         ts.peer().aes_gcm = attempt_.aes_gcm;
-        engine::TunQueueSource source(tun, counters);
+        ts.peer().ipv6 = attempt_.ipv6;
+        engine::TunQueueSource source(tun, counters, attempt_.ipv6);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,
                                    clock);
       });

@@ -75,6 +75,7 @@ Duration Connector::connect_stream() {
   const bool close_notify = (session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   // Both ends have AES-GCM instructions: records go AES-256-GCM (docs/PROTOCOL.md §18).
   attempt_.aes_gcm = (session.negotiated_caps & handshake::caps::kAesGcm) != 0;
+  attempt_.ipv6 = (session.negotiated_caps & handshake::caps::kIpv6Inside) != 0;
   const handshake::AuthOk ok = *session.auth_ok;
   return run_tunnel(
       ok, configured_mtu(ok), gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
@@ -91,13 +92,14 @@ Duration Connector::connect_stream() {
         // Both ends proved one TLS session: the inner AEAD goes (docs/PROTOCOL.md §16).
         ts.peer().tls_bound = session.tls_bound;
         ts.peer().aes_gcm = attempt_.aes_gcm;
+        ts.peer().ipv6 = attempt_.ipv6;
         if (ok.max_streams > 1 && ok.session_token) {
           // The server bonds streams (0.7.16 §3.8): more connections join this session.
           return run_bonded(ok, session.negotiated_caps,
                             std::make_shared<const crypto::Key32>(std::move(session.join_secret)),
                             ts, framer, tun, mtu, counters);
         }
-        engine::TunQueueSource source(tun, counters);
+        engine::TunQueueSource source(tun, counters, attempt_.ipv6);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,
                                    clock);
       });

@@ -38,6 +38,25 @@ TEST(RoutePlan, GatewayMakesAFullTunnelOfTwoHalves) {
   EXPECT_FALSE(plan_routes(cfg, {}).blackhole_ipv6);
 }
 
+// IPv6 inside the tunnel (docs/PROTOCOL.md §21): the full tunnel takes IPv6 through the
+// TUN instead of making it unreachable; pushed IPv6 routes only then.
+TEST(RoutePlan, Ipv6InsideRoutesIpv6ThroughTheTunnel) {
+  config::ClientConfig cfg;
+  const std::vector<handshake::PushedRoute> pushed{{"2001:db8::/32", "", 100},
+                                                   {"10.8.0.0/24", "", 100}};
+  const auto split4 = plan_routes(cfg, pushed, {}, false);
+  EXPECT_FALSE(has(split4, "2001:db8::/32")) << "not negotiated: IPv4 only";
+  const auto split6 = plan_routes(cfg, pushed, {}, true);
+  EXPECT_TRUE(has(split6, "2001:db8::/32"));
+  EXPECT_FALSE(has(split6, "::/1"));
+  cfg.gateway = true;
+  const auto full = plan_routes(cfg, {}, {}, true);
+  EXPECT_TRUE(has(full, "::/1"));
+  EXPECT_TRUE(has(full, "8000::/1"));
+  EXPECT_FALSE(full.blackhole_ipv6);
+  EXPECT_TRUE(plan_routes(cfg, {}, {}, false).blackhole_ipv6);
+}
+
 // The trial: a pushed 0.0.0.0/0 went in with metric 100 below the host's default route.
 TEST(RoutePlan, APushedDefaultRouteIsAFullTunnelNotAMetric100Route) {
   config::ClientConfig cfg;

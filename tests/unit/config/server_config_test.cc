@@ -156,6 +156,18 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.cidr = 10.9.0.0/31\ntun.address = 10.9.0.1", "pool.cidr"},
       {"pool.reservation.bob = 10.9.0.1", "pool.reservation.bob"},
       {"pool.reservation.bob = 10.9.0.9", nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64", nullptr},
+      {"pool.ipv6.cidr = fd00:9::1/64", "pool.ipv6.cidr"},  // host bits set
+      {"pool.ipv6.cidr = 10.9.0.0/24", "pool.ipv6.cidr"},
+      {"pool.ipv6.cidr = fd00:9::/48", "pool.ipv6.cidr"},   // wider than a /64
+      {"pool.ipv6.cidr = fd00:9::/126", "pool.ipv6.cidr"},  // 2 host bits < /24's 8
+      {"pool.ipv6.cidr = fd00:9::/120", nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64\ntun.mtu = 1279", "pool.ipv6.cidr"},
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = route", nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = nat64", "routing.ipv6.mode"},
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = maybe", "routing.ipv6.ndp_proxy"},
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = auto", "routing.ipv6.ndp_proxy"},
+      {"dns.listen_ipv6 = fd00:9::1", "dns.listen_ipv6"},
       {"tun.mtu = 1400\ntun.mtu = 1300", "tun.mtu"},
       {"bind.transport = udp\nobf.mode = plain", "obf.mode"},
       {"bind.transport = udp\nobf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true\n"
@@ -377,6 +389,28 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
   }
 }
 
+TEST_F(ServerConfigTest, ipv6_inside_keys_take_their_values) {
+  const auto r = load(
+      "[profile:p]\npool.cidr = 10.9.0.0/24\npool.ipv6.cidr = FD00:9:0::/64\n"
+      "routing.ipv6.mode = route\n[group:g]\nallowed_networks = 2001:db8::/32, 10.1.0.0/16\n");
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  const ProfileConfig& p = r.config.profiles.at(0);
+  ASSERT_TRUE(p.pool.ipv6.has_value());
+  EXPECT_EQ(p.pool.ipv6->to_string(), "fd00:9::/64");
+  EXPECT_EQ(p.routing.ipv6_mode, Ipv6Routing::kRoute);
+  ASSERT_EQ(r.config.groups.size(), 1U);
+  const GroupConfig* g = &r.config.groups[0];
+  ASSERT_EQ(g->allowed_networks.size(), 1U);
+  ASSERT_EQ(g->allowed_networks6.size(), 1U);
+  EXPECT_EQ(g->allowed_networks6[0].to_string(), "2001:db8::/32");
+  // Without the pool, the IPv6 routing keys are said to do nothing.
+  const auto w = load("[profile:p]\nrouting.ipv6.mode = nat66\n");
+  ASSERT_TRUE(w.ok()) << dump(w.findings);
+  EXPECT_TRUE(w.findings.contains(Severity::kWarning, "routing.ipv6.mode", "no effect"))
+      << dump(w.findings);
+  EXPECT_FALSE(w.config.profiles.at(0).pool.ipv6.has_value());
+}
+
 TEST_F(ServerConfigTest, section_rules) {
   struct Row {
     const char* text;
@@ -484,6 +518,8 @@ TEST_F(ServerConfigTest, user_rules) {
       {"static_ip = 10.99.0.5", "static_ip"},
       {"static_ip = 10.9.0.5.1", "static_ip"},
       {"client_subnet = 0.0.0.0/0", "client_subnet"},
+      {"allowed_networks = 10.0.0.0/8, 2001:db8::/32, fd00:9::1", nullptr},
+      {"allowed_networks = 2001:db8::1/32", "allowed_networks"},
       {"client_subnet = 10.9.0.0/16", "client_subnet"},
       {"client_subnet = 192.168.7.0/24\nclient_subnet = 192.168.8.0/24", nullptr},
       {"route = 10.0.0.0/8", nullptr},

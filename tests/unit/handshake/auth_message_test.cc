@@ -186,6 +186,37 @@ TEST(auth_ok, roam_key_round_trips_and_is_optional) {
       std::string::npos);
 }
 
+// caps::kIpv6Inside's addresses (docs/PROTOCOL.md §21): both valid or neither.
+TEST(auth_ok, ipv6_addresses_round_trip_both_or_neither) {
+  AuthOk ok;
+  ok.client_ip = "10.0.0.2";
+  ok.x_caps = 1U << 8;
+  ok.x_ip6 = "fd00:9::2/64";
+  ok.x_server_ip6 = "fd00:9::1";
+  const Bytes b = build_auth_ok(ok);
+  const auto parsed = parse_auth_ok(b, true);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->x_ip6, "fd00:9::2/64");
+  EXPECT_EQ(parsed->x_server_ip6, "fd00:9::1");
+  EXPECT_FALSE(parse_auth_ok(b, false)->x_ip6.has_value()) << "a 0.7.16 client ignores them";
+  for (const char* bad :
+       {R"("x_ip6":"fd00:9::2/64")", R"("x_ip6":"fd00:9::2","x_server_ip6":"fd00:9::1")",
+        R"("x_ip6":"fd00:9::2/129","x_server_ip6":"fd00:9::1")",
+        R"("x_ip6":"fd00:9::2/0","x_server_ip6":"fd00:9::1")",
+        R"("x_ip6":"fd00:9::2/+4","x_server_ip6":"fd00:9::1")",
+        R"("x_ip6":"10.0.0.2/24","x_server_ip6":"fd00:9::1")",
+        R"("x_ip6":"fd00:9::2/64","x_server_ip6":"[fd00:9::1]")",
+        R"("x_ip6":7,"x_server_ip6":"fd00:9::1")"}) {
+    const auto r = parse_auth_ok(text(std::string(R"(OK:{"client_ip":"10.0.0.2",)") + bad + "}"));
+    ASSERT_TRUE(r.ok()) << bad << ": never fatal";
+    EXPECT_FALSE(r->x_ip6.has_value()) << bad;
+    EXPECT_FALSE(r->x_server_ip6.has_value()) << bad;
+  }
+  ok.x_server_ip6.reset();  // one without the other is not written
+  const Bytes lone = build_auth_ok(ok);
+  EXPECT_EQ(std::string(lone.begin(), lone.end()).find("x_ip6"), std::string::npos);
+}
+
 TEST(auth_ok, ipv4_parser) {
   for (auto good : {"0.0.0.0", "255.255.255.255", "10.8.0.2"}) EXPECT_TRUE(is_ipv4(good)) << good;
   for (auto bad : {"", "1.2.3", "1.2.3.4.5", "1.2.3.4 ", "256.1.1.1", "1..2.3", "a.b.c.d",

@@ -552,6 +552,38 @@ TEST(AesGcmCaps, OurEndsNegotiateItAnOldEndDoesNot) {
   }
 }
 
+// caps::kIpv6Inside (docs/PROTOCOL.md §21): negotiated only when the server offers it with
+// the addresses and the client supports it; the server never sends the addresses
+// without the offer.
+TEST(Ipv6InsideCaps, NegotiatedOnlyWithOfferAddressAndSupport) {
+  const std::uint32_t base = caps::kCapabilityExchange;
+  struct Row {
+    std::uint32_t server, client;
+    bool addresses;
+    bool negotiated, client_sees_addresses;
+  };
+  for (const Row& row : {
+           Row{base | caps::kIpv6Inside, base | caps::kIpv6Inside, true, true, true},
+           Row{base, base | caps::kIpv6Inside, true, false, false},  // stripped by the server
+           Row{base | caps::kIpv6Inside, base | caps::kIpv6Inside, false, false, false},
+           Row{base | caps::kIpv6Inside, base, true, false, true},  // a client without IPv6
+           Row{0, base | caps::kIpv6Inside, true, false, false},    // extensions off
+       }) {
+    Harness h(Mode::kFakeTls, 61);
+    h.server_cfg.extensions = row.server;
+    h.client_cfg.extensions = row.client;
+    if (row.addresses) {
+      h.auth_ok.x_ip6 = "fd00:9::2/64";
+      h.auth_ok.x_server_ip6 = "fd00:9::1";
+    }
+    Outcome r = h.run();
+    expect_success(r);
+    EXPECT_EQ((r.client->negotiated_caps & caps::kIpv6Inside) != 0, row.negotiated);
+    ASSERT_TRUE(r.client->auth_ok.has_value());
+    EXPECT_EQ(r.client->auth_ok->x_ip6.has_value(), row.client_sees_addresses);
+  }
+}
+
 TEST(handshake, old_server_auth_ok_has_no_extension_key) {
   AuthOk ok = test::sample_auth_ok();
   const Bytes plain = build_auth_ok(ok);

@@ -61,14 +61,84 @@ TEST(MtuClamp, SuperPacketJudgedBySegment) {
   EXPECT_EQ(check_mtu(no_df, m, 1280), MtuVerdict::kDrop);
 }
 
-TEST(MtuClamp, NotIpv4Fits) {
+TEST(MtuClamp, NotIpFits) {
   const GsoMetadata plain;
   PacketBytes junk(10, 0x45);
   EXPECT_EQ(check_mtu(junk, plain, 576), MtuVerdict::kFits);
+  PacketBytes v6_short(39, 0x60);  // shorter than the IPv6 header
+  EXPECT_EQ(check_mtu(v6_short, plain, 20), MtuVerdict::kFits);
+}
+
+PacketBytes packet6(std::size_t payload, std::uint8_t proto = 6) {
   test::PacketSpec s;
   s.version = 6;
-  s.payload = 2000;
-  EXPECT_EQ(check_mtu(test::build_packet(s), plain, 576), MtuVerdict::kFits);
+  s.proto = proto;
+  s.payload = payload;
+  s.src = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+  s.dst = {0xfd, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5};
+  return test::build_packet(s);
+}
+
+TEST(MtuClamp, Ipv6AboveTheMtuIsPacketTooBig) {
+  const GsoMetadata plain;
+  const auto p = packet6(1300);  // 40 + 20 + 1300 = 1360 bytes
+  EXPECT_EQ(check_mtu(p, plain, 1360), MtuVerdict::kFits);
+  EXPECT_EQ(check_mtu(p, plain, 1359), MtuVerdict::kPacketTooBig);
+  // A TSO6 super-packet is judged by one segment.
+  GsoMetadata tso;
+  tso.type = GsoType::tcp6;
+  tso.hdr_len = 60;
+  tso.gso_size = 1300;
+  const auto big = packet6(20000);
+  EXPECT_EQ(check_mtu(big, tso, 1360), MtuVerdict::kFits);
+  EXPECT_EQ(check_mtu(big, tso, 1359), MtuVerdict::kPacketTooBig);
+}
+
+TEST(MtuClamp, PacketTooBigFieldsQuoteAndChecksum) {
+  const auto p = packet6(1400);  // 1460 bytes
+  std::array<std::uint8_t, kIcmpv6PacketTooBigMaxSize> out{};
+  const std::size_t n = write_icmpv6_packet_too_big(p, 1380, out);
+  ASSERT_EQ(n, 1280u) << "as much of the packet as fits the IPv6 minimum MTU";
+  const std::uint8_t* ip = out.data();
+  EXPECT_EQ(ip[0] >> 4, 6);
+  EXPECT_EQ(rd16(ip + 4), n - 40) << "payload length";
+  EXPECT_EQ(ip[6], 58) << "ICMPv6";
+  EXPECT_EQ(ip[7], 64) << "hop limit";
+  EXPECT_EQ(std::memcmp(ip + 8, p.data() + 24, 16), 0) << "from the original destination";
+  EXPECT_EQ(std::memcmp(ip + 24, p.data() + 8, 16), 0) << "to the original source";
+  const std::uint8_t* icmp = ip + 40;
+  EXPECT_EQ(icmp[0], 2) << "Packet Too Big";
+  EXPECT_EQ(icmp[1], 0);
+  EXPECT_EQ(rd32(icmp + 4), 1380u);
+  EXPECT_EQ(std::memcmp(icmp + 8, p.data(), n - 48), 0);
+  EXPECT_TRUE(test::ref_checksums_ok(out.data(), n)) << "RFC 4443 §2.3 checksum";
+  // A short packet is quoted whole.
+  const auto small = packet6(10);
+  EXPECT_EQ(write_icmpv6_packet_too_big(small, 1280, out), 48u + small.size());
+  EXPECT_TRUE(test::ref_checksums_ok(out.data(), 48 + small.size()));
+}
+
+TEST(MtuClamp, NoPacketTooBigWhereRfc4443ForbidsOne) {
+  std::array<std::uint8_t, kIcmpv6PacketTooBigMaxSize> out{};
+  auto p = packet6(1400);
+  p[8] = 0xff;  // a multicast source
+  EXPECT_EQ(write_icmpv6_packet_too_big(p, 1280, out), 0u);
+  p = packet6(1400);
+  std::fill(p.begin() + 8, p.begin() + 24, 0);  // the unspecified source
+  EXPECT_EQ(write_icmpv6_packet_too_big(p, 1280, out), 0u);
+  p = packet6(1400);
+  std::fill(p.begin() + 8, p.begin() + 24, 0);
+  p[23] = 1;  // ::1
+  EXPECT_EQ(write_icmpv6_packet_too_big(p, 1280, out), 0u);
+  auto err = packet6(1400, 58);
+  err[40] = 1;  // an ICMPv6 error (destination unreachable)
+  EXPECT_EQ(write_icmpv6_packet_too_big(err, 1280, out), 0u);
+  err[40] = 128;  // an echo request is answered
+  EXPECT_GT(write_icmpv6_packet_too_big(err, 1280, out), 0u);
+  // Too small an output, or an IPv4 packet: nothing.
+  std::array<std::uint8_t, 87> tiny{};
+  EXPECT_EQ(write_icmpv6_packet_too_big(packet6(1400), 1280, tiny), 0u);
+  EXPECT_EQ(write_icmpv6_packet_too_big(packet(1400), 1280, out), 0u);
 }
 
 TEST(MtuClamp, IcmpFieldsAndChecksums) {

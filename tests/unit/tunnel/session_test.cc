@@ -261,6 +261,44 @@ TEST(InMemoryTimers, InboundFilterAndNonIpv4AreCountedDrops) {
   EXPECT_EQ(p.cb.get(SessionCounter::kRxPackets), 1U);
 }
 
+// caps::kIpv6Inside (docs/PROTOCOL.md §21): a server (b) that did not offer it drops IPv6
+// as 0.7.16 does; one that offered it takes IPv6 after the client's capability frame with
+// the bit, or from the client's first IPv6 packet (a UDP capability frame may be lost).
+TEST(InMemoryTimers, Ipv6IsDeliveredOnlyWhenOffered) {
+  const auto one6 = [](Pair& p) {
+    tunio::PacketBatch b(2, 2000, p.a.room().headroom(), p.a.room().tailroom({}));
+    EXPECT_TRUE(b.push(test::udp6(50)));
+    EXPECT_TRUE(b.push(test::tcp4(1, 50)));
+    const auto v = p.send(b);
+    EXPECT_EQ(v.size(), 2U);
+    EXPECT_EQ(v.at(1).kind, InboundKind::kPacket);
+    return v.at(0);
+  };
+  {
+    SessionParams pb = quiet();
+    pb.receive.offered_caps = handshake::caps::kCloseNotify;  // no pool.ipv6.cidr
+    Pair p(quiet(), std::move(pb));
+    EXPECT_EQ(one6(p).drop, RecordDrop::kNotIpv4);
+    EXPECT_FALSE(p.b.peer().ipv6.load());
+    EXPECT_EQ(p.cb.get(SessionCounter::kDropIpv6), 1U);
+  }
+  for (const bool frame : {true, false}) {
+    SessionParams pb = quiet();
+    pb.receive.offered_caps = handshake::caps::kCloseNotify | handshake::caps::kIpv6Inside;
+    Pair p(quiet(), std::move(pb));
+    if (frame) {
+      const Bytes caps = wire::build_capabilities(handshake::caps::kIpv6Inside);
+      EXPECT_EQ(Pair::deliver(p.a.sender().control(caps).record, p.b, p.clock.now()).kind,
+                InboundKind::kControl);
+      EXPECT_TRUE(p.b.peer().ipv6.load()) << "the frame";
+    }
+    EXPECT_EQ(one6(p).kind, InboundKind::kPacket);
+    EXPECT_TRUE(p.b.peer().ipv6.load()) << "the frame or the first packet";
+    EXPECT_EQ(p.cb.get(SessionCounter::kDropIpv6), 0U);
+    EXPECT_EQ(p.cb.get(SessionCounter::kRxPackets), 2U);
+  }
+}
+
 // caps::kAesGcm (docs/PROTOCOL.md §18): a is the client that negotiated it (its
 // handshake switched its sending codec and enabled AES on its receiving one), b the server
 // that offered it (its receiving codec takes AES). b switches once the client's capability
