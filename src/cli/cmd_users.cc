@@ -30,6 +30,7 @@
 #include "config/values.h"
 #include "control/api_json.h"
 #include "crypto/argon2id.h"
+#include "server/destination_acl.h"
 
 namespace qeli::cli {
 namespace {
@@ -234,24 +235,16 @@ int show_routes(const Options& o, Context& ctx) {
   }
   ctx.out << "routed into this client (client_subnet): "
           << join(strings_of(u->client_subnets), "none") << "\n";
-  // One list for both families (server/destination_acl.h): the user's if it names any
-  // network, else the group's.
+  // The one rule of which list applies (server/destination_acl.h), both families.
+  const server::DestinationAcl acl = server::DestinationAcl::for_user(u, g);
+  std::vector<std::string> nets = strings_of(acl.networks());
+  for (const auto& n : acl.networks6()) nets.push_back(n.to_string());
   const bool own = !u->allowed_networks.empty() || !u->allowed_networks6.empty();
-  const bool group_list =
-      !own && g != nullptr && (!g->allowed_networks.empty() || !g->allowed_networks6.empty());
-  std::vector<std::string> acl = strings_of(own          ? u->allowed_networks
-                                            : group_list ? g->allowed_networks
-                                                         : u->allowed_networks);
-  for (const auto& n : own          ? u->allowed_networks6
-                       : group_list ? g->allowed_networks6
-                                    : u->allowed_networks6) {
-    acl.push_back(n.to_string());
-  }
   ctx.out << "destinations allowed (allowed_networks of "
-          << (own          ? "the user"
-              : group_list ? "group " + g->name
-                           : std::string("nobody: any"))
-          << "): " << join(acl, "any") << "\n";
+          << (acl.unrestricted() ? std::string("nobody: any")
+              : own              ? std::string("the user")
+                                 : "group " + g->name)
+          << "): " << join(nets, "any") << "\n";
   return kExitOk;
 }
 

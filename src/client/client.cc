@@ -111,7 +111,8 @@ ClientCoreOptions Client::core_options(std::string password,
 ClientEnv Client::make_env(LinuxHost& host) {
   ClientEnv env;
   env.open_tunnel = [&host](const TunnelConfig& tc) { return open_linux_tunnel(host, tc); };
-  env.ipv6_inside = true;  // linux_tunnel.cc sets the address, routes and kill switch up
+  // linux_tunnel.cc sets the address and routes up (or falls back to IPv4 only).
+  env.ipv6_inside = cfg_.ipv6;
   env.trust_on_first_use = [this](const handshake::X25519Public& key) -> std::string {
     if (!known_hosts_) return {};
     if (auto st = known_hosts_->add(endpoint_name_, key); !st.ok()) {

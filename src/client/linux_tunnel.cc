@@ -98,6 +98,7 @@ class LinuxTunnel final : public Tunnel {
 
   // Addresses, routes and DNS on the TUN; an error text when it cannot carry the tunnel.
   std::string set_up(const TunnelConfig& tc);
+  bool carries_ipv6() const override { return ipv6_; }
 
  private:
   LinuxHost& host_;
@@ -105,6 +106,7 @@ class LinuxTunnel final : public Tunnel {
   tunio::TunQueue queue_;
   SessionChanges changes_;
   std::optional<LinkDnsGuard> link_dns_;
+  bool ipv6_ = false;  ///< the pushed IPv6 address is on the TUN
   TunnelInfo info_;
   sys::HookEnv hook_env_;
 };
@@ -117,8 +119,16 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   if (!nl.ok()) return "netlink: " + nl.error().detail;
   const std::string dev = tun_.name();
   const std::string cidr = ok.client_ip + "/" + std::to_string(ok.prefix);
-  const bool ipv6 = ok.x_ip6.has_value();  // negotiated (Connector::run_tunnel)
-  if (ipv6) {
+  // Negotiated (Connector::run_tunnel), and possible here: else IPv4 only, with a warning.
+  ipv6_ = ok.x_ip6.has_value();
+  if (ipv6_ && mtu < 1280) {
+    spdlog::warn(
+        "the server offers IPv6 inside the tunnel, but the tunnel MTU {} is below "
+        "IPv6's 1280: IPv4 only",
+        mtu);
+    ipv6_ = false;
+  }
+  if (ipv6_) {
     // IPv6 inside: the pushed address only — no link-local address, router solicitation
     // or autoconfiguration on the TUN (the server would drop what does not come from
     // the pushed address).
@@ -128,17 +138,24 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
           std::pair{"router_solicitations", "0"}, std::pair{"disable_ipv6", "0"}}) {
       if (auto st = sys::write_sysctl(conf + key, value); !st.ok()) {
         if (std::string_view(key) == "disable_ipv6") {
-          return "the server offers IPv6 inside the tunnel, but IPv6 is off on " + dev + ": " +
-                 st.error().detail;
+          spdlog::warn(
+              "the server offers IPv6 inside the tunnel, but IPv6 cannot be enabled "
+              "on {} ({}): IPv4 only",
+              dev, st.error().detail);
+          ipv6_ = false;
+        } else {
+          spdlog::debug("{}{} stays: {}", conf, key, st.error().detail);
         }
-        spdlog::debug("{}{} stays: {}", conf, key, st.error().detail);
       }
     }
-  } else if (auto st = sys::write_sysctl("net/ipv6/conf/" + dev + "/disable_ipv6", "1"); !st.ok()) {
+  }
+  if (!ipv6_) {
     // The tunnel carries IPv4 only: with IPv6 off on the TUN the kernel sends no router
     // solicitations or other IPv6 into it (the server would only drop them). The setting
     // goes with the device; a kernel without IPv6 has no such key, which is fine.
-    spdlog::debug("IPv6 on {} stays: {}", dev, st.error().detail);
+    if (auto st = sys::write_sysctl("net/ipv6/conf/" + dev + "/disable_ipv6", "1"); !st.ok()) {
+      spdlog::debug("IPv6 on {} stays: {}", dev, st.error().detail);
+    }
   }
   // 1000 packets of TUN queue, as the server's default `tun.tx_queue_len`.
   for (auto st :
@@ -146,9 +163,12 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
         nl->add_address(dev, cidr), nl->set_link_up(dev)}) {
     if (!st.ok()) return "TUN " + dev + ": " + st.error().detail;
   }
-  if (ipv6) {
-    if (auto st = nl->add_address(dev, *ok.x_ip6); !st.ok()) {
-      return "TUN " + dev + ": " + st.error().detail;
+  if (ipv6_) {
+    if (auto st = nl->add_address(dev, *ok.x_ip6, /*skip_dad=*/true); !st.ok()) {
+      spdlog::warn("the server offers IPv6 inside the tunnel, but {} takes no {} ({}): IPv4 only",
+                   dev, *ok.x_ip6, st.error().detail);
+      ipv6_ = false;
+      (void)sys::write_sysctl("net/ipv6/conf/" + dev + "/disable_ipv6", "1");
     }
   }
   // DNS: see client/dns_choice.h for the rules.
@@ -159,7 +179,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   if (dns.path != DnsPath::kLeaveAlone) {
     for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());
   }
-  const RoutePlan plan = plan_routes(cfg, ok.routes, resolvers, ipv6);
+  const RoutePlan plan = plan_routes(cfg, ok.routes, resolvers, ipv6_);
   const bool full = plan.full_tunnel;
   if (plan.pushed_default && !cfg.gateway) {
     spdlog::info("the server pushed a default route (0.0.0.0/0): full tunnel");
@@ -217,14 +237,14 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   }
   spdlog::info("DNS: {}", dns.why);
   spdlog::info("connected to {} as {}: {}{} on {} (mtu {}, {} pushed routes{}{}{})",
-               host_.endpoint_name, cfg.user, cidr, ipv6 ? " and " + *ok.x_ip6 : std::string(), dev,
-               mtu, ok.routes.size(), full ? ", full tunnel" : "",
+               host_.endpoint_name, cfg.user, cidr, ipv6_ ? " and " + *ok.x_ip6 : std::string(),
+               dev, mtu, ok.routes.size(), full ? ", full tunnel" : "",
                tc.gso ? ", GSO super-packets" : "", tc.aes_gcm ? ", AES-256-GCM records" : "");
 
   info_.server_address = tc.server.to_string();
   info_.dev = dev;
   info_.client_cidr = cidr;
-  info_.client_cidr6 = ipv6 ? *ok.x_ip6 : std::string();
+  info_.client_cidr6 = ipv6_ ? *ok.x_ip6 : std::string();
   info_.server_tunnel_ip = ok.server_ip;
   info_.mtu = mtu;
   info_.full_tunnel = full;
@@ -235,7 +255,8 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
                {"QELI_USER", cfg.user},
                {"QELI_TUNNEL_IP", ok.client_ip},
                {"QELI_PREFIX", std::to_string(ok.prefix)},
-               {"QELI_TUNNEL_IP6", ipv6 ? *ok.x_ip6 : std::string()},
+               {"QELI_TUNNEL_IP6", ipv6_ ? ok.x_ip6->substr(0, ok.x_ip6->find('/')) : ""},
+               {"QELI_PREFIX6", ipv6_ ? ok.x_ip6->substr(ok.x_ip6->find('/') + 1) : ""},
                {"QELI_SERVER_TUNNEL_IP", ok.server_ip},
                {"QELI_MTU", std::to_string(mtu)},
                {"QELI_FULL_TUNNEL", cfg.gateway ? "1" : "0"}};

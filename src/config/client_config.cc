@@ -155,6 +155,7 @@ void read_interface(SectionReader& r, ClientConfig& c) {
     r.warning("kill_switch", "only applies to a full tunnel (gateway = true); ignored");
   }
   c.allow_ipv6_leak = r.get_bool("allow_ipv6_leak", false);
+  c.ipv6 = r.get_bool("ipv6", true);
   c.allow_lan = r.get_bool("allow_lan", false);
   c.apps = r.get_list("apps", {});
   c.apps_mode = r.get_enum(

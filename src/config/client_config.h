@@ -93,6 +93,9 @@ struct ClientConfig {
   std::vector<Ipv4Addr> dns_servers;
   bool kill_switch = false;
   bool allow_ipv6_leak = false;
+  /// `ipv6` (our key): take IPv6 inside the tunnel when the server offers it
+  /// (docs/PROTOCOL.md §21); false keeps the tunnel IPv4-only as with a 0.7.16 server.
+  bool ipv6 = true;
   bool allow_lan = false;
   std::vector<std::string> apps;
   AppsMode apps_mode = AppsMode::kAll;

@@ -91,6 +91,10 @@ void read_pool(SectionReader& r, ProfileConfig& p) {
     const auto c = Ipv6Cidr::parse(e->value);
     if (!c) {
       r.bad_value(*e, "an IPv6 network x::/n with no host bits set (e.g. fd00:9::/64)");
+    } else if ((c->network.bytes[0] & 0xfe) != 0xfc && (c->network.bytes[0] & 0xe0) != 0x20) {
+      r.error_at(*e, c->to_string() +
+                         " is neither a unique local (fc00::/7, RFC 4193) nor a "
+                         "global unicast (2000::/3) network");
     } else if (c->prefix < 64 || c->prefix > 126) {
       r.error_at(*e,
                  "an IPv6 pool is a /64 up to a /126 (clients' addresses take their IPv4 "
@@ -143,6 +147,13 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
   }
   rt.ipv6_mode = r.get_enum("routing.ipv6.mode", Ipv6Routing::kNat66,
                             {{"nat66", Ipv6Routing::kNat66}, {"route", Ipv6Routing::kRoute}});
+  rt.ipv6_inbound_open =
+      r.get_enum("routing.ipv6.inbound", false, {{"stateful", false}, {"open", true}});
+  if (r.has("routing.ipv6.inbound") && rt.ipv6_mode != Ipv6Routing::kRoute) {
+    r.warning("routing.ipv6.inbound",
+              "has effect in routing.ipv6.mode = route only (nat66 takes no connection "
+              "from outside)");
+  }
   rt.ipv6_ndp_proxy = ascii_lower(r.get_string("routing.ipv6.ndp_proxy", "off"));
   if (rt.ipv6_ndp_proxy != "off" && rt.ipv6_ndp_proxy != "auto" &&
       rt.ipv6_ndp_proxy != "required") {

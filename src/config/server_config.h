@@ -126,6 +126,10 @@ struct RoutingConfig {
   /// the IPv4 NAT (`routing.nat.enabled`), or forwarded with the clients' own addresses
   /// (the upstream routes pool.ipv6.cidr to this server).
   Ipv6Routing ipv6_mode = Ipv6Routing::kNat66;
+  /// `routing.ipv6.inbound` (our key): in `route` mode, true (`open`) forwards new
+  /// connections from outside to the clients' addresses; false (`stateful`, the default)
+  /// only what answers their own.
+  bool ipv6_inbound_open = false;
   /// `routing.ipv6.ndp_proxy`: only `off` is built (unbuilt.cc refuses the others).
   std::string ipv6_ndp_proxy = "off";
 };

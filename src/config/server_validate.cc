@@ -110,6 +110,13 @@ void validate_server_config(const ServerConfig& cfg, Findings& f) {
         f.error(file, "profile:" + b.name, "pool.cidr", b.line,
                 b.pool.cidr.to_string() + " overlaps the pool of profile " + a.name);
       }
+      // Two TUNs with one IPv6 prefix: the kernel routes it into one of them, whose
+      // reader would hand one profile's packets to the other's session of that offset.
+      if (a.enabled && b.enabled && a.pool.ipv6 && b.pool.ipv6 &&
+          a.pool.ipv6->overlaps(*b.pool.ipv6)) {
+        f.error(file, "profile:" + b.name, "pool.ipv6.cidr", b.line,
+                b.pool.ipv6->to_string() + " overlaps the IPv6 pool of profile " + a.name);
+      }
     }
   }
   if (cfg.web.enabled) {

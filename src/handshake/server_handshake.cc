@@ -311,7 +311,7 @@ void ServerHandshake::accept(AuthOk ok) {
   if (impl_->phase != Phase::kDecision || impl_->pending != Pending::kAuth) return;
   if ((impl_->cfg.extensions & caps::kRoam) == 0) ok.x_roam_key.reset();
   if ((impl_->cfg.extensions & caps::kIpv6Inside) == 0) {
-    ok.x_ip6.reset();  // never to a 0.7.16 client, nor from a profile without the pool
+    ok.x_ip6.reset();  // only with the offer (a profile with the pool, extensions on)
     ok.x_server_ip6.reset();
   }
   if (impl_->cfg.extensions != 0) {

@@ -14,7 +14,8 @@ std::string obfuscation_json(const config::ObfConfig& obf) {
 }
 
 handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::UserConfig* user,
-                                std::uint32_t client_ip, const handshake::JoinToken& token) {
+                                std::uint32_t client_ip, const handshake::JoinToken& token,
+                                bool offer_ipv6) {
   handshake::AuthOk ok;
   ok.client_ip = transport::ipv4_to_string(client_ip);
   ok.server_ip = p.tun.address.to_string();
@@ -38,8 +39,10 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   ok.session_token = token;
   ok.max_streams = static_cast<std::uint8_t>(bond_max_streams(p));
   ok.multipath_adaptive = ok.max_streams > 1 && p.obf.multipath.adaptive;
-  if (const auto plan = Ipv6Plan::of(p)) {
-    // Sent only with caps::kIpv6Inside offered (ServerHandshake::accept drops them else).
+  // A user limited to IPv4 networks would route IPv6 into a tunnel that drops it all, and
+  // a static IP outside this pool has no address in its plan: IPv4 only for them. Sent
+  // only with caps::kIpv6Inside offered (ServerHandshake::accept drops them else).
+  if (const auto plan = Ipv6Plan::of(p); plan && offer_ipv6 && p.pool.cidr.contains({client_ip})) {
     ok.x_ip6 = plan->address_of(client_ip).to_string() + "/" + std::to_string(plan->cidr().prefix);
     ok.x_server_ip6 = plan->server_address().to_string();
   }

@@ -10,9 +10,12 @@
 
 namespace qeli::server {
 
+/// `offer_ipv6`: the user may reach some IPv6 destination (server/destination_acl.h):
+/// only then, and only for an address inside pool.cidr, does it carry the session's IPv6
+/// addresses (x_ip6, x_server_ip6) of a profile with pool.ipv6.cidr.
 handshake::AuthOk build_auth_ok(const config::ProfileConfig& profile,
                                 const config::UserConfig* user, std::uint32_t client_ip,
-                                const handshake::JoinToken& token);
+                                const handshake::JoinToken& token, bool offer_ipv6 = true);
 
 /// Streams a session of `profile` may bond (0.7.16 §3.8): obf.multipath.max_streams on
 /// a TCP profile with obf.multipath.enabled, at most 16 (every client's cap), else 1.

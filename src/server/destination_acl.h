@@ -33,6 +33,9 @@ class DestinationAcl {
   /// families) or an IPv6 network holds it: a list of IPv4 networks allows no IPv6.
   bool allows6(const std::uint8_t* dst) const;
   bool unrestricted() const { return networks_.empty() && networks6_.empty(); }
+  /// Some IPv6 destination is allowed (AUTH OK offers IPv6 inside only then).
+  bool allows_some_ipv6() const { return unrestricted() || !networks6_.empty(); }
+  const std::vector<config::Ipv6Cidr>& networks6() const { return networks6_; }
   const std::vector<config::Ipv4Cidr>& networks() const { return networks_; }
 
  private:

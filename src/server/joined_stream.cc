@@ -55,8 +55,9 @@ void ProfileRuntime::serve_joined_stream(std::unique_ptr<transport::Stream> stre
                joined.slot, sp->bond.live(), sp->bond.max_streams(),
                joined.proved ? "key proof" : "token only");
 
-  // What this connection learned from its own control frames (a JOIN carries no AUTH OK,
-  // so no extension was offered on it: it speaks the 0.7.16 data plane).
+  // What this connection learned from its own control frames: our client takes its
+  // session's extensions with a capability frame after JOINOK (PROTOCOL §19); a 0.7.16
+  // one sends none and speaks the 0.7.16 data plane.
   tunnel::PeerState peer;
   tunnel::SessionParams sc = stream_params(p, *sp, peer, hs.advertised_caps);
   crypto::Rng& rng = crypto::system_rng();

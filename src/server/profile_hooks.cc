@@ -25,6 +25,7 @@ sys::HookEnv profile_hook_env(const config::ProfileConfig& p, std::string_view t
   return {{"QELI_PROFILE", p.name},
           {"QELI_TUN", std::string(tun)},
           {"QELI_POOL", p.pool.cidr.to_string()},
+          {"QELI_POOL6", p.pool.ipv6 ? p.pool.ipv6->to_string() : ""},
           {"QELI_WAN", wan},
           {"QELI_BIND_PORT", std::to_string(bound_port)}};
 }

@@ -46,6 +46,10 @@ namespace {
 // How long a session we ended keeps reading after its farewell (transport/tcp.h
 // half_close_and_drain): a client with the close extension closes at once on reading it.
 constexpr std::chrono::milliseconds kFarewellLinger{2000};
+// ICMP errors a TUN reader writes (fragmentation needed, Packet Too Big): Linux's own
+// default budget (net.ipv4.icmp_msgs_per_sec 1000, burst 50).
+constexpr std::uint32_t kIcmpPerSecond = 1000;
+constexpr std::uint32_t kIcmpBurst = 50;
 
 using Clock = std::chrono::steady_clock;
 
@@ -109,6 +113,21 @@ Status<std::string> ProfileRuntime::start() {
   }
   auto nl = sys::LinkNetlink::open();
   if (!nl.ok()) return fail("netlink: " + nl.error().detail);
+  const std::optional<Ipv6Plan> plan6 = Ipv6Plan::of(p);
+  if (plan6) {
+    // IPv6 inside the tunnel, set before the link comes up: the plan's address only — no
+    // link-local address, router solicitations or autoconfiguration into the TUN.
+    const std::string conf = "net/ipv6/conf/" + tun_->name() + "/";
+    for (const auto& [key, value] :
+         {std::pair{"addr_gen_mode", "1"}, std::pair{"accept_ra", "0"},
+          std::pair{"router_solicitations", "0"}, std::pair{"disable_ipv6", "0"}}) {
+      if (auto st = sys::write_sysctl(conf + key, value);
+          !st.ok() && std::string_view(key) == "disable_ipv6") {
+        return fail("profile " + p.name + ": pool.ipv6.cidr needs IPv6 on " + tun_->name() + ": " +
+                    st.error().detail);
+      }
+    }
+  }
   const std::string cidr = p.tun.address.to_string() + "/" + std::to_string(p.pool.cidr.prefix);
   for (auto st : {nl->set_mtu(tun_->name(), p.tun.mtu),
                   nl->set_tx_queue_len(tun_->name(), p.tun.tx_queue_len),
@@ -117,52 +136,71 @@ Status<std::string> ProfileRuntime::start() {
       return fail("profile " + p.name + ": TUN " + tun_->name() + ": " + st.error().detail);
   }
 
-  const std::optional<Ipv6Plan> plan6 = Ipv6Plan::of(p);
   if (plan6) {
-    // IPv6 inside the tunnel: the server's address of the plan (no DAD: the TUN is ours).
+    // The server's address of the plan (no DAD: the TUN is ours).
     const std::string cidr6 =
         plan6->server_address().to_string() + "/" + std::to_string(plan6->cidr().prefix);
-    if (auto st = sys::write_sysctl("net/ipv6/conf/" + tun_->name() + "/disable_ipv6", "0");
-        !st.ok()) {
-      return fail("profile " + p.name + ": pool.ipv6.cidr needs IPv6 on " + tun_->name() + ": " +
-                  st.error().detail);
-    }
-    if (auto st = nl->add_address(tun_->name(), cidr6); !st.ok()) {
+    if (auto st = nl->add_address(tun_->name(), cidr6, /*skip_dad=*/true); !st.ok()) {
       return fail("profile " + p.name + ": TUN " + tun_->name() + ": " + st.error().detail);
     }
     // Past the server: masqueraded with the IPv4 NAT (nat66) or routed as it is (route).
     if (p.routing.nat_enabled || p.routing.ipv6_mode == config::Ipv6Routing::kRoute) {
-      if (auto fw = sys::enable_forwarding(sys::IpFamily::kV6); !fw.ok()) {
-        return fail("profile " + p.name + ": IPv6 forwarding: " + fw.error().detail);
+      auto fw = sys::enable_forwarding(sys::IpFamily::kV6);
+      if (!fw.ok()) return fail("profile " + p.name + ": IPv6 forwarding: " + fw.error().detail);
+      if (*fw != "1") {
+        // A host that learns its own IPv6 route by SLAAC would lose it when it expires.
+        if (auto ifs = sys::ipv6_ra_lost_by_forwarding(tun_->name()); !ifs.empty()) {
+          std::string names;
+          for (const auto& i : ifs) names += (names.empty() ? "" : ", ") + i;
+          spdlog::warn(
+              "[{}] IPv6 forwarding is now on: {} (accept_ra = 1) ignore router "
+              "advertisements from now on; set net.ipv6.conf.<if>.accept_ra = 2 where "
+              "this host learns its IPv6 route by SLAAC",
+              p.name, names);
+        }
       }
     }
   }
 
   // NAT to the internet: one nftables table of our own, replacing a stale one atomically;
-  // a failure fails the profile (the operator asked for NAT).
-  if (p.routing.nat_enabled) {
+  // a failure fails the profile (the operator asked for NAT). A routed IPv6 pool takes its
+  // stateful guard from the same table, also without NAT.
+  const bool guard6 =
+      plan6 && p.routing.ipv6_mode == config::Ipv6Routing::kRoute && !p.routing.ipv6_inbound_open;
+  if (p.routing.nat_enabled || guard6) {
     auto nft = sys::NftContext::open();
     if (!nft.ok()) return fail("profile " + p.name + ": nftables: " + nft.error().detail);
     sys::NatSpec spec;
     spec.profile = p.name;
     spec.tun = tun_->name();
     spec.wan = p.routing.nat_interface;
-    spec.pools.push_back(sys::IpPrefix::parse(p.pool.cidr.to_string()).value());
-    if (plan6 && p.routing.ipv6_mode == config::Ipv6Routing::kNat66) {
-      spec.pools.push_back(sys::IpPrefix::parse(plan6->cidr().to_string()).value());
+    if (p.routing.nat_enabled) {
+      spec.pools.push_back(sys::IpPrefix::parse(p.pool.cidr.to_string()).value());
+      if (plan6 && p.routing.ipv6_mode == config::Ipv6Routing::kNat66) {
+        spec.pools.push_back(sys::IpPrefix::parse(plan6->cidr().to_string()).value());
+      }
     }
+    if (guard6) spec.guarded.push_back(sys::IpPrefix::parse(plan6->cidr().to_string()).value());
     if (auto st = sys::apply_nat(*nft, spec); !st.ok()) {
       return fail("profile " + p.name + ": NAT: " + st.error().detail);
     }
-    if (auto fw = sys::enable_forwarding(sys::IpFamily::kV4); !fw.ok()) {
-      return fail("profile " + p.name + ": ip_forward: " + fw.error().detail);
-    }
     nat_applied_ = true;
-    std::string pools = p.pool.cidr.to_string();
-    for (std::size_t i = 1; i < spec.pools.size(); ++i)
-      pools += " and " + spec.pools[i].to_string();
-    spdlog::info("[{}] NAT: masquerading {} out of {}", p.name, pools,
-                 spec.wan.empty() ? "any interface" : spec.wan);
+    if (p.routing.nat_enabled) {
+      if (auto fw = sys::enable_forwarding(sys::IpFamily::kV4); !fw.ok()) {
+        return fail("profile " + p.name + ": ip_forward: " + fw.error().detail);
+      }
+      std::string pools;
+      for (const auto& pool : spec.pools)
+        pools += (pools.empty() ? "" : " and ") + pool.to_string();
+      spdlog::info("[{}] NAT: masquerading {} out of {}", p.name, pools,
+                   spec.wan.empty() ? "any interface" : spec.wan);
+    }
+    if (guard6) {
+      spdlog::info(
+          "[{}] IPv6: {} routed; connections from outside to it are refused "
+          "(routing.ipv6.inbound = stateful)",
+          p.name, plan6->cidr().to_string());
+    }
   }
 
   // The DNS proxy listens on the tunnel address, so it comes after the TUN.
@@ -700,7 +738,8 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
           handshake::JoinToken token{};
           rng.fill(token);
           if (ctx.session->bond.max_streams() > 1) sessions_->publish_join(ctx.session, token);
-          h.accept(build_auth_ok(p, ctx.user, ctx.session->tunnel_ip, token));
+          h.accept(build_auth_ok(p, ctx.user, ctx.session->tunnel_ip, token,
+                                 destination_acl(ctx).allows_some_ipv6()));
         } else if (claim_join_slot(std::get<handshake::JoinRequest>(ev), ctx, joined)) {
           h.accept_join();
         } else {
@@ -801,6 +840,8 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
   // above a client's MTU.
   tunio::PacketBatch icmp(64, tunio::kIcmpv6PacketTooBigMaxSize);
   const std::optional<Ipv6Plan> plan6 = Ipv6Plan::of(profile_);
+  // RFC 4443 §2.4 f / RFC 1812 §4.3.2.8: ICMP errors are rate-limited (per reader).
+  TokenBucket icmp_rate = TokenBucket::per_second(kIcmpBurst, kIcmpPerSecond);
   // Scratch for the IPv4 fragments of a non-DF packet above a client's MTU (< tun.mtu):
   // at least 512 payload bytes each (MTU floor 576 − a 60-byte header), so this many.
   tunio::PacketBatch frags(profile_.tun.mtu / 512 + 2, profile_.tun.mtu);
@@ -819,6 +860,7 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
       break;
     }
     woken.clear();
+    const Instant now = Clock::now();
     sessions_->with_routes([&](const auto& routes) {
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto pkt = batch.packet(i);
@@ -852,7 +894,7 @@ void ProfileRuntime::tun_reader(std::size_t queue) {
         }
         // The client's MTU is below ours (0.7.16 §3.5): only then is the packet judged.
         if (const auto lim = s->downlink_mtu.load(std::memory_order_relaxed); lim != 0) {
-          if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp, frags)) continue;
+          if (!fits_peer_mtu(*s, pkt, batch.meta(i), lim, icmp, frags, &icmp_rate, now)) continue;
         }
         // Bonded: the stream this flow is pinned to (engine/stream_bond.h).
         engine::SessionInbox& in = s->bond.pick(pkt);

@@ -58,14 +58,15 @@ bool send_fragments(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& m
 }  // namespace
 
 bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& meta,
-                   std::uint32_t mtu, tunio::PacketBatch& icmp, tunio::PacketBatch& frags) {
+                   std::uint32_t mtu, tunio::PacketBatch& icmp, tunio::PacketBatch& frags,
+                   TokenBucket* icmp_rate, Instant now) {
   switch (tunio::check_mtu(pkt, meta, mtu)) {
     case tunio::MtuVerdict::kFits: return true;
     case tunio::MtuVerdict::kDrop:
       if (send_fragments(s, pkt, meta, mtu, frags)) return false;
       break;
     case tunio::MtuVerdict::kPacketTooBig: {
-      if (icmp.full()) break;
+      if (icmp.full() || (icmp_rate != nullptr && !icmp_rate->take(now))) break;
       const MutableByteSpan slot = icmp.next_slot();
       const std::size_t n = tunio::write_icmpv6_packet_too_big(pkt, mtu, slot);
       if (n == 0) break;  // no ICMPv6 about this one (RFC 4443 §2.4): just drop it
@@ -74,7 +75,7 @@ bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& me
       return false;
     }
     case tunio::MtuVerdict::kFragNeeded: {
-      if (icmp.full()) break;
+      if (icmp.full() || (icmp_rate != nullptr && !icmp_rate->take(now))) break;
       const MutableByteSpan slot = icmp.next_slot();
       const std::size_t n =
           tunio::write_icmp_frag_needed(pkt, static_cast<std::uint16_t>(mtu), slot);

@@ -14,6 +14,7 @@
 
 #include "base/bytes.h"
 #include "server/session.h"
+#include "server/token_bucket.h"
 #include "tunio/gso_metadata.h"
 #include "tunio/packet_batch.h"
 #include "wire/control_frame.h"
@@ -40,7 +41,10 @@ void apply_client_control(Session& s, const wire::ControlFrame& f, std::uint32_t
 ///     the fragments carry the datagram's bytes as they are;
 ///   * otherwise (a non-DF super-packet, malformed, no ICMP allowed, `icmp` full, too
 ///     many fragments) → counted in drop_too_big.
+/// `icmp_rate` (may be null: unlimited) bounds the ICMP and ICMPv6 errors it writes
+/// (RFC 4443 §2.4 f, RFC 1812 §4.3.2.8): over it, the packet is dropped (drop_too_big).
 bool fits_peer_mtu(Session& s, MutableByteSpan pkt, const tunio::GsoMetadata& meta,
-                   std::uint32_t mtu, tunio::PacketBatch& icmp, tunio::PacketBatch& frags);
+                   std::uint32_t mtu, tunio::PacketBatch& icmp, tunio::PacketBatch& frags,
+                   TokenBucket* icmp_rate = nullptr, Instant now = {});
 
 }  // namespace qeli::server

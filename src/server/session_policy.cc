@@ -45,12 +45,17 @@ tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p) {
   return r;
 }
 
-std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileConfig& p,
-                                             const AuthContext& ctx) {
+DestinationAcl destination_acl(const AuthContext& ctx) {
   const config::UserConfig* user = ctx.user;
   const config::GroupConfig* group = nullptr;
   if (user != nullptr && !user->group.empty() && ctx.users) group = ctx.users->group(user->group);
-  const auto acl = DestinationAcl::for_user(user, group);
+  return DestinationAcl::for_user(user, group);
+}
+
+std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileConfig& p,
+                                             const AuthContext& ctx) {
+  const config::UserConfig* user = ctx.user;
+  const auto acl = destination_acl(ctx);
   const std::uint32_t pool_net = p.pool.cidr.network.value;
   const std::uint32_t pool_mask = p.pool.cidr.mask();
   const std::uint32_t server_ip = p.tun.address.value;
@@ -69,8 +74,18 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
     if ((pkt[0] >> 4) == 6) {
       const std::uint8_t* src = pkt.data() + 8;
       const std::uint8_t* dst = pkt.data() + 24;
+      // Link-scope multicast (a host's listener reports, from ::): never forwarded, and
+      // no spoofing either.
+      if (dst[0] == 0xff && (dst[1] & 0x0f) <= 2) {
+        sp->counters.add(tunnel::SessionCounter::kDropPolicy);
+        return false;
+      }
       if (!has6 || !std::equal(own6.bytes.begin(), own6.bytes.end(), src)) {
-        sp->counters.add(tunnel::SessionCounter::kDropBadSource);
+        // Before it negotiated IPv6 (a 0.7.16 client's router solicitation from fe80::, a
+        // multicast listener report from ::) this is the 0.7.16 drop, not a spoof.
+        sp->counters.add(sp->peer_state.ipv6.load(std::memory_order_relaxed)
+                             ? tunnel::SessionCounter::kDropBadSource
+                             : tunnel::SessionCounter::kDropIpv6);
         return false;
       }
       const bool to_pool = pool6.contains(dst);

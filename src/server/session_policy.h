@@ -12,6 +12,7 @@
 #include "base/bytes.h"
 #include "config/server_config.h"
 #include "server/auth_context.h"
+#include "server/destination_acl.h"
 #include "server/session.h"
 #include "tunnel/carrier_room.h"
 #include "tunnel/pushed_params.h"
@@ -34,6 +35,8 @@ tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p);
 /// of what it was admitted with. Precondition of the returned function: the packet is
 /// IPv4 of at least 20 bytes or IPv6 of at least 40 (tunnel::Receiver's check). IPv6:
 /// the source must be the session's address of the profile's plan (server/ipv6_plan.h).
+/// The destination ACL of `ctx`'s user (its own list, else its group's; none: all).
+DestinationAcl destination_acl(const AuthContext& ctx);
 std::function<bool(ByteSpan)> inbound_filter(Session* session, const config::ProfileConfig& p,
                                              const AuthContext& ctx);
 

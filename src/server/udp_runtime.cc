@@ -346,7 +346,8 @@ void ProfileRuntime::udp_worker(UdpWorker& w) {
           if (admit_client(v->ctx)) {
             handshake::JoinToken token{};
             crypto::system_rng().fill(token);
-            v->ok = build_auth_ok(profile_, v->ctx.user, v->ctx.session->tunnel_ip, token);
+            v->ok = build_auth_ok(profile_, v->ctx.user, v->ctx.session->tunnel_ip, token,
+                                  destination_acl(v->ctx).allows_some_ipv6());
             if (w.roam) v->ok->x_roam_key = roam_key_hex;
           }
           preauth_--;

@@ -14,7 +14,9 @@ HostResult<std::string> nat_script(const NatSpec& spec) {
     return host_fail(HostErrc::kInvalidArgument,
                      "bad interface name '" + spec.tun + "' / '" + spec.wan + "'");
   }
-  if (spec.pools.empty()) return host_fail(HostErrc::kInvalidArgument, "NAT without a pool");
+  if (spec.pools.empty() && spec.guarded.empty()) {
+    return host_fail(HostErrc::kInvalidArgument, "NAT without a pool");
+  }
   const std::string table = "inet " + nat_table_name(spec.profile);
   const std::string tun = "\"" + spec.tun + "\"";
   const std::string out_match =
@@ -39,6 +41,10 @@ HostResult<std::string> nat_script(const NatSpec& spec) {
   }
   s += "    iifname " + tun + " accept\n";
   s += "    oifname " + tun + " ct state established,related accept\n";
+  for (const IpPrefix& p : spec.guarded) {
+    const char* l3 = p.addr.family == IpFamily::kV4 ? "ip" : "ip6";
+    s += "    oifname " + tun + " " + l3 + " daddr " + p.to_string() + " drop\n";
+  }
   s += "  }\n}\n";
   return s;
 }

@@ -7,6 +7,7 @@
 //       iifname/oifname "<tun>" tcp SYN: tcp option maxseg size set rt mtu   (MSS clamp)
 //       iifname "<tun>" accept
 //       oifname "<tun>" ct state established,related accept
+//       oifname "<tun>" ip6 daddr <guarded> drop           -- one rule per guarded prefix
 //   }
 //
 // The MSS clamp rewrites the MSS option of forwarded SYNs to the route's path MTU minus
@@ -19,6 +20,10 @@
 // new one in ONE transaction, so exactly one qeli NAT table per profile ever exists.
 // Compared with the reference's iptables rules tagged by comment (§9), a table of our
 // own is removed whole and cannot be half-applied.
+//
+// A guarded prefix (a routed IPv6 pool, `routing.ipv6.inbound = stateful`) takes from
+// outside only what answers its clients' own connections: the clients' real addresses are
+// not opened to the internet by the tunnel.
 //
 // Forwarding is a separate switch: enable_forwarding(kV4) (sysctl.h), and kV6 too when a
 // pool is IPv6.
@@ -37,8 +42,11 @@ struct NatSpec {
   std::string profile;          ///< [A-Za-z0-9_.-]{1,32}; the table is qeli_nat_<profile>
   std::string tun;              ///< the profile's tunnel interface
   std::string wan;              ///< egress interface to masquerade out of; empty = any but tun
-  std::vector<IpPrefix> pools;  ///< client address pools (at least one; IPv4 and/or IPv6)
+  std::vector<IpPrefix> pools;  ///< client address pools masqueraded (IPv4 and/or IPv6)
   bool mss_clamp = true;
+  /// Pools forwarded as they are, closed to new connections from outside (at least one
+  /// prefix in `pools` or here).
+  std::vector<IpPrefix> guarded;
 };
 
 /// "qeli_nat_<profile>".

@@ -1,5 +1,7 @@
 #include "sys/sysctl.h"
 
+#include <filesystem>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -85,6 +87,19 @@ HostResult<std::string> enable_forwarding(IpFamily family) {
     if (auto w = write_sysctl(key, "1"); !w) return fail(w.error());
   }
   return old;
+}
+
+std::vector<std::string> ipv6_ra_lost_by_forwarding(std::string_view except) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/sys/net/ipv6/conf", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "all" || name == "default" || name == except) continue;
+    if (auto v = read_sysctl("net/ipv6/conf/" + name + "/accept_ra"); v.ok() && *v == "1") {
+      out.push_back(name);
+    }
+  }
+  return out;
 }
 
 }  // namespace qeli::sys

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sys/host_error.h"
 #include "sys/ip_prefix.h"
@@ -27,5 +28,9 @@ std::string forwarding_key(IpFamily family);
 /// Sets forwarding to "1" and returns the previous value (so that a journal can put it
 /// back if nobody changed it since).
 HostResult<std::string> enable_forwarding(IpFamily family);
+/// The interfaces whose net.ipv6.conf.<if>.accept_ra is 1: Linux ignores their router
+/// advertisements once IPv6 forwarding is on (accept_ra = 2 takes them anyway; ip-sysctl
+/// .rst). "all", "default" and `except` are left out; empty without IPv6.
+std::vector<std::string> ipv6_ra_lost_by_forwarding(std::string_view except);
 
 }  // namespace qeli::sys

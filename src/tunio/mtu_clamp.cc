@@ -30,6 +30,31 @@ bool is_icmp_error(std::uint8_t type) {
 bool is_unusable_source(std::uint32_t a) { return a == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe; }
 bool is_group_destination(std::uint32_t a) { return (a >> 28) >= 0xe; }
 
+// The upper layer of an IPv6 packet past its extension headers (RFC 8200 §4: hop-by-hop 0,
+// routing 43, fragment 44, destination options 60; at most 8 of them): its protocol and
+// offset, or proto −1 for a non-first fragment or a chain that leaves the packet.
+struct UpperLayer {
+  int proto = -1;
+  std::size_t offset = 0;
+};
+UpperLayer ipv6_upper_layer(ByteSpan p) {
+  std::uint8_t nh = p[kIpv6NextHeaderOff];
+  std::size_t off = kIpv6Header;
+  for (int i = 0; i < 8; ++i) {
+    if (nh != 0 && nh != 43 && nh != 44 && nh != 60) return {nh, off};
+    if (off + 8 > p.size()) return {};
+    const std::uint8_t next = p[off];
+    if (nh == 44) {
+      if ((load_be16(p.data() + off + 2) & 0xfff8) != 0) return {};  // not the first
+      off += 8;
+    } else {
+      off += (std::size_t{p[off + 1]} + 1) * 8;
+    }
+    nh = next;
+  }
+  return {};
+}
+
 }  // namespace
 
 MtuVerdict check_mtu(ByteSpan packet, const GsoMetadata& meta, std::size_t mtu) {
@@ -92,10 +117,12 @@ std::size_t write_icmpv6_packet_too_big(ByteSpan packet, std::uint32_t mtu, Muta
   static constexpr std::uint8_t kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   const bool unspecified = std::all_of(src, src + 16, [](std::uint8_t b) { return b == 0; });
   if (unspecified || src[0] == 0xff || std::equal(src, src + 16, kLoopback)) return 0;
-  // An ICMPv6 error right after the fixed header (types below 128): never an error about
-  // an error.
-  if (ip[kIpv6NextHeaderOff] == kIpProtoIcmpv6 &&
-      (packet.size() <= kIpv6Header || ip[kIpv6Header] < 128)) {
+  // Never an error about an ICMPv6 error (types below 128), nor about a packet whose
+  // upper layer we cannot see (a non-first fragment, a chain past what we read).
+  const UpperLayer upper = ipv6_upper_layer(packet);
+  if (upper.proto < 0) return 0;
+  if (upper.proto == kIpProtoIcmpv6 &&
+      (packet.size() <= upper.offset || packet[upper.offset] < 128)) {
     return 0;
   }
   constexpr std::size_t kFixed = kIpv6Header + kIcmpHeader;

@@ -81,24 +81,34 @@ Inbound Receiver::open(MutableByteSpan record, Instant now) {
   return deliver(data, {});
 }
 
-bool Receiver::is_ip_packet(ByteSpan p) {
+bool Receiver::is_ip_packet(ByteSpan p) const {
   if (p.size() >= 20 && (p[0] >> 4) == 4) return true;
   if (p.size() < 40 || (p[0] >> 4) != 6) return false;
-  if (peer_.ipv6.load(std::memory_order_relaxed)) return true;
-  // Offered by us (a server with pool.ipv6.cidr): only a client that took the offer sends
-  // IPv6 (ours reads none from its TUN otherwise; 0.7.16 carries IPv4 only), and over UDP
-  // its capability frame may be the datagram that was lost — so its first IPv6 packet
-  // says it too, as its first AES record does for AES (the inbound filter still checks
-  // the source). Without our offer, IPv6 stays dropped, as 0.7.16 drops it.
-  if ((params_.offered_caps & handshake::caps::kIpv6Inside) == 0) return false;
-  peer_.ipv6 = true;
-  return true;
+  return peer_.ipv6.load(std::memory_order_relaxed) || may_infer_ipv6();
+}
+
+bool Receiver::may_infer_ipv6() const {
+  // Offered by us (a server with pool.ipv6.cidr) and no capability frame seen: over UDP
+  // that frame may be the datagram that was lost, so a client's first IPv6 packet that
+  // passes the inbound filter (its own address of the plan) says it took the offer, as
+  // its first AES record does for AES. A frame without the bit, or no offer, keeps the
+  // 0.7.16 drop.
+  return (params_.offered_caps & handshake::caps::kIpv6Inside) != 0 &&
+         peer_.caps.load(std::memory_order_relaxed) == 0;
 }
 
 Inbound Receiver::deliver(ByteSpan packet, const tunio::GsoMetadata& meta) {
   if (params_.inbound_filter && !params_.inbound_filter(packet)) {
     drops_.add(RecordDrop::kFiltered);
     return dropped(RecordDrop::kFiltered);
+  }
+  if ((packet[0] >> 4) == 6 && !peer_.ipv6.load(std::memory_order_relaxed)) {
+    if (!params_.inbound_filter) {  // no source check to vouch for it: not inferred
+      drops_.add(RecordDrop::kNotIpv4);
+      counters_.count_not_ipv4(packet.data(), packet.size());
+      return dropped(RecordDrop::kNotIpv4);
+    }
+    peer_.ipv6 = true;  // may_infer_ipv6(), and the source is the session's own
   }
   counters_.add(SessionCounter::kRxPackets, tunio::segment_count(meta, packet.size()));
   counters_.add(SessionCounter::kRxBytes, packet.size());

@@ -115,9 +115,10 @@ class Receiver {
   Inbound control(ByteSpan plaintext);
   Inbound gso_chunk(ByteSpan plaintext);
   Inbound deliver(ByteSpan packet, const tunio::GsoMetadata& meta);
-  /// An IPv4 packet, or an IPv6 one when the peer negotiated caps::kIpv6Inside (or, on
-  /// our offer, sends its first IPv6 packet: then it is taken as negotiated).
-  bool is_ip_packet(ByteSpan p);
+  /// An IPv4 packet, or an IPv6 one when the peer negotiated caps::kIpv6Inside (or
+  /// may_infer_ipv6(): deliver() then takes it as negotiated once the filter passed it).
+  bool is_ip_packet(ByteSpan p) const;
+  bool may_infer_ipv6() const;
 
   ReceiverParams params_;
   wire::PacketCodec codec_;

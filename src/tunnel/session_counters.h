@@ -49,7 +49,7 @@ inline constexpr std::array<CounterInfo, static_cast<std::size_t>(SessionCounter
         {"drop_ipv6",
          "dropped: IPv6 from or to a peer that did not negotiate it (0.7.16 carries IPv4 only)"},
         {"drop_bad_source", "dropped: source is not the client's tunnel address or subnet"},
-        {"drop_policy", "dropped: client_to_client or allowed_networks"},
+        {"drop_policy", "dropped: client_to_client, allowed_networks or link-scope multicast"},
         {"drop_queue_full", "dropped: the session's bounded queue was full"},
         {"drop_replay", "dropped: replayed or older than the replay window"},
         {"drop_tun_write", "dropped: the kernel refused the packet on the TUN"},

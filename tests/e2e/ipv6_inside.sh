@@ -312,8 +312,6 @@ e2e_start_client erin "$NS_C" "$dir" -c "$conf_e"
 cip_e=$(e2e_wait_tunnel 20 "$NS_C") || e2e_fail "e: the client got no tunnel"
 cip6_e=$(v6_of "$cip_e")
 e2e_wait_for 15 has_v6 "$NS_C" vpn0 "$cip6_e" || e2e_fail "e: no $cip6_e/64 on the client's vpn0"
-e2e_wait_for 10 ping6_ok "$NS_W" "$cip6_e" || e2e_fail "e: the far host cannot ping the client's $cip6_e"
-e2e_log "e: the far host pings the client's $cip6_e directly"
 masq_before=$(far_count masq)
 pool_before=$(far_count pool)
 ping6_ok "$NS_C" "$FAR6" || e2e_fail "e: ping6 client → far host $FAR6"
@@ -322,6 +320,15 @@ ping6_ok "$NS_C" "$FAR6" || e2e_fail "e: ping6 client → far host $FAR6"
 [ "$(far_count masq)" = "$masq_before" ] || e2e_fail "e: echo requests still masqueraded to $SRV_FAR6"
 far_iperf e "$NS_C" "$cip6_e" up
 e2e_log "e: the far host sees $cip6_e as the source (pings, iperf3 up $IPERF_NOTE)"
+# routing.ipv6.inbound = stateful (the default): the client's real address takes no new
+# connection from outside; `open` forwards them.
+! ping6_ok "$NS_W" "$cip6_e" || e2e_fail "e: the far host reached $cip6_e with inbound = stateful"
+e2e_stop server-route
+echo "routing.ipv6.inbound = open" >>"$dir/server.conf"
+e2e_start_server server-route "$dir"
+e2e_wait_for 20 ping6_ok "$NS_W" "$cip6_e" ||
+  e2e_fail "e: the far host cannot ping the client's $cip6_e with routing.ipv6.inbound = open"
+e2e_log "e: the far host reaches the client's $cip6_e only with routing.ipv6.inbound = open"
 
 # ---- f. Split tunnel: only the pool's /64 goes through the TUN.
 e2e_log "case f: split tunnel (gateway = false) in client ns 2"
@@ -336,6 +343,21 @@ ping6_ok "$NS_C2" "$SRV6" || e2e_fail "f: ping6 $SRV6 from the split-tunnel clie
 route_far=$(ip -n "$NS_C2" -6 route get "$FAR6" 2>&1 || true)
 if grep -q "dev vpn0" <<<"$route_far"; then e2e_fail "f: $FAR6 goes through the tunnel in split mode: $route_far"; fi
 e2e_log "f: $cip6_f/64 on vpn0, only $POOL6 through it; $SRV6 answers"
+e2e_finish fred
 
-e2e_finish fred erin server-route
+# ---- g. A client that declines IPv6 inside (`ipv6 = false`): IPv4 only, as with 0.7.16.
+e2e_log "case g: ipv6 = false in client ns 2, full tunnel"
+conf_g=$(e2e_client_conf "$dir" fred fred fred-pass "gateway = true
+ipv6 = false
+dns = off
+reconnect_base_delay = 1")
+e2e_start_client fred-g "$NS_C2" "$dir" -c "$conf_g"
+cip_g=$(e2e_wait_tunnel 20 "$NS_C2") || e2e_fail "g: the client got no tunnel"
+e2e_ping "$NS_C2" "$TUN_NET.1" || e2e_fail "g: IPv4 ping to $TUN_NET.1"
+addrs=$(ip -n "$NS_C2" -6 addr show dev vpn0 2>&1 || true)
+if grep -q "inet6" <<<"$addrs"; then e2e_fail "g: IPv6 on vpn0 with ipv6 = false: $addrs"; fi
+grep -qE "^unreachable ::/1" <<<"$(routes6 "$NS_C2")" || e2e_fail "g: IPv6 not made unreachable"
+e2e_log "g: $cip_g, no IPv6 on vpn0, ::/1 unreachable"
+
+e2e_finish fred-g erin server-route
 e2e_log "PASS: ipv6_inside"

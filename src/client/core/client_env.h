@@ -60,6 +60,9 @@ class Tunnel {
   virtual void started(const tunnel::SessionCounters& counters) { (void)counters; }
   /// The data phase ended with `why` (before the destructor).
   virtual void ended(const std::string& why) { (void)why; }
+  /// It carries the pushed IPv6 address (TunnelConfig::pushed.x_ip6): false when the
+  /// host could not set IPv6 up (the session then stays IPv4-only).
+  virtual bool carries_ipv6() const { return false; }
 };
 
 /// Opens the tunnel for a session; an error is fatal (the core stops with it).

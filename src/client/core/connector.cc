@@ -75,8 +75,10 @@ handshake::ClientConfig Connector::handshake_config(std::uint32_t extensions) co
       wire::choose_sni(cfg_.sni.empty() ? std::nullopt : std::optional<std::string_view>(cfg_.sni),
                        cfg_.server.host, crypto::system_rng());
   hc.timeout = std::chrono::duration_cast<Duration>(cfg_.timeout);
-  // IPv6 inside only where the host can carry it (ClientEnv::ipv6_inside).
-  hc.extensions = core_.env_.ipv6_inside ? extensions : extensions & ~handshake::caps::kIpv6Inside;
+  // IPv6 inside only where the host can carry it (ClientEnv::ipv6_inside) and the
+  // configured MTU allows (RFC 8200 §5: 1280).
+  const bool ipv6 = core_.env_.ipv6_inside && (cfg_.mtu == 0 || cfg_.mtu >= 1280);
+  hc.extensions = ipv6 ? extensions : extensions & ~handshake::caps::kIpv6Inside;
   // 0.7.16 seals a REALITY token into every fake-TLS hello when both the short id and
   // the server key are configured (so one client config also passes a REALITY gate).
   if (!cfg_.reality_sid.empty() && pinned_) {
@@ -180,6 +182,9 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   tc.read_mode = read_mode;
   auto tunnel = core_.env_.open_tunnel(tc);
   if (!tunnel.ok()) return stop_for_good(tunnel.error());
+  // The host may not have set IPv6 up (an MTU below 1280, no IPv6 in its kernel): then
+  // this session reads and takes IPv4 only, as toward a 0.7.16 server.
+  attempt_.ipv6 = attempt_.ipv6 && (*tunnel)->carries_ipv6();
   auto counters = std::make_shared<tunnel::SessionCounters>();
   core_.connected(tc, counters);
   (*tunnel)->started(*counters);

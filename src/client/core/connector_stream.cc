@@ -95,7 +95,9 @@ Duration Connector::connect_stream() {
         ts.peer().ipv6 = attempt_.ipv6;
         if (ok.max_streams > 1 && ok.session_token) {
           // The server bonds streams (0.7.16 §3.8): more connections join this session.
-          return run_bonded(ok, session.negotiated_caps,
+          return run_bonded(ok,
+                            attempt_.ipv6 ? session.negotiated_caps
+                                          : session.negotiated_caps & ~handshake::caps::kIpv6Inside,
                             std::make_shared<const crypto::Key32>(std::move(session.join_secret)),
                             ts, framer, tun, mtu, counters);
         }

@@ -168,6 +168,13 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = maybe", "routing.ipv6.ndp_proxy"},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = auto", "routing.ipv6.ndp_proxy"},
       {"dns.listen_ipv6 = fd00:9::1", "dns.listen_ipv6"},
+      {"pool.ipv6.cidr = fe80::/64", "pool.ipv6.cidr"},  // link-local
+      {"pool.ipv6.cidr = 2001:db8:5::/64", nullptr},     // global unicast
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = route\nrouting.ipv6.inbound = open",
+       nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.inbound = closed", "routing.ipv6.inbound"},
+      {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.inbound = open", "routing.ipv6.inbound",
+       Severity::kWarning},
       {"tun.mtu = 1400\ntun.mtu = 1300", "tun.mtu"},
       {"bind.transport = udp\nobf.mode = plain", "obf.mode"},
       {"bind.transport = udp\nobf.mode = reality-tls\nobf.tls.reality_proxy.enabled = true\n"
@@ -479,6 +486,19 @@ TEST_F(ServerConfigTest, listener_collisions_by_family_and_canonical_address) {
   EXPECT_TRUE(r.ok()) << dump(r.findings);
   r = load("[profile:a]\nbind.address = ::\nlisten = [2001:db8::1]:443\n");
   EXPECT_TRUE(r.findings.contains(Severity::kError, "listen", "")) << dump(r.findings);
+}
+
+// Two TUNs with one IPv6 prefix would hand one profile's packets to the other's sessions.
+TEST_F(ServerConfigTest, ipv6_pools_of_enabled_profiles_must_not_overlap) {
+  const std::string b =
+      "[profile:b]\ntun.name = v1\npool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n"
+      "bind.transport = udp\n";
+  auto r = load("[profile:a]\npool.ipv6.cidr = fd00:9::/64\n" + b +
+                "pool.ipv6.cidr = fd00:9::100/120\n");
+  EXPECT_TRUE(r.findings.contains(Severity::kError, "pool.ipv6.cidr", "overlaps"))
+      << dump(r.findings);
+  r = load("[profile:a]\npool.ipv6.cidr = fd00:9::/64\n" + b + "pool.ipv6.cidr = fd00:a::/64\n");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
 }
 
 TEST_F(ServerConfigTest, disabled_profiles_may_share_ports) {

@@ -82,10 +82,19 @@ struct FilterCase {
 TEST(Ipv6Filter, SourceMustBeTheSessionsAddress) {
   FilterCase c;
   auto f = c.filter();
+  // Before the session negotiated IPv6, a wrong source is the 0.7.16 drop (a router
+  // solicitation of an old client), not a spoof.
+  EXPECT_FALSE(f(packet6("fe80::5", "ff02::2")));
+  EXPECT_FALSE(f(packet6("fe80::5", "2001:db8::7")));
+  EXPECT_EQ(c.s->counters.get(tunnel::SessionCounter::kDropIpv6), 1U);
+  EXPECT_EQ(c.s->counters.get(tunnel::SessionCounter::kDropPolicy), 1U) << "link-scope multicast";
+  c.s->peer_state.ipv6 = true;
   EXPECT_TRUE(f(packet6("fd00:9::5", "2001:db8::7")));
   EXPECT_FALSE(f(packet6("fd00:9::6", "2001:db8::7"))) << "another client's address";
   EXPECT_FALSE(f(packet6("fe80::5", "2001:db8::7"))) << "link-local";
+  EXPECT_FALSE(f(packet6("::", "ff02::1:ff00:5"))) << "a listener report: link scope";
   EXPECT_EQ(c.s->counters.get(tunnel::SessionCounter::kDropBadSource), 2U);
+  EXPECT_EQ(c.s->counters.get(tunnel::SessionCounter::kDropPolicy), 2U);
   // A profile without the IPv6 pool takes no IPv6 at all.
   c.p.pool.ipv6.reset();
   EXPECT_FALSE(c.filter()(packet6("fd00:9::5", "2001:db8::7")));
@@ -93,6 +102,7 @@ TEST(Ipv6Filter, SourceMustBeTheSessionsAddress) {
 
 TEST(Ipv6Filter, ClientToClientAndAllowedNetworks) {
   FilterCase c;
+  c.s->peer_state.ipv6 = true;
   EXPECT_TRUE(c.filter()(packet6("fd00:9::5", "fd00:9::1"))) << "the server";
   EXPECT_FALSE(c.filter()(packet6("fd00:9::5", "fd00:9::6"))) << "another client";
   c.p.routing.client_to_client = true;

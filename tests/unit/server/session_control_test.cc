@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 
 #include "base/endian.h"
@@ -163,6 +164,41 @@ TEST(SessionControl, OversizedDownlinkBecomesIcmpFragmentsOrADrop) {
   EXPECT_FALSE(fits_peer_mtu(*s, uso_pkt, uso, 1200, icmp, frags));
   EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kDropTooBig), 2u);
   EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragTx), 2u);
+}
+
+// IPv6 (docs/PROTOCOL.md §21): never fragmented on the way, always a Packet Too Big; and
+// every ICMP error the reader writes spends the reader's budget (RFC 4443 §2.4 f).
+TEST(SessionControl, OversizedIpv6IsPacketTooBigWithinTheIcmpBudget) {
+  auto s = make_session();
+  tunio::PacketBatch icmp(4, tunio::kIcmpv6PacketTooBigMaxSize);
+  tunio::PacketBatch frags(8, 1400);
+  const tunio::GsoMetadata plain;
+  test::PacketSpec spec;
+  spec.version = 6;
+  spec.src = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+  spec.dst = {0xfd, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+  spec.payload = 1300;  // 1360 bytes
+  test::PacketBytes big = test::build_packet(spec);
+  TokenBucket budget = TokenBucket::per_second(2, 1);
+  const Instant t0{};
+  EXPECT_FALSE(fits_peer_mtu(*s, big, plain, 1280, icmp, frags, &budget, t0));
+  EXPECT_FALSE(fits_peer_mtu(*s, big, plain, 1280, icmp, frags, &budget, t0));
+  ASSERT_EQ(icmp.size(), 2u);
+  const ByteSpan m = icmp.packet(0);
+  EXPECT_EQ(m[0] >> 4, 6);
+  EXPECT_EQ(m[6], 58);  // ICMPv6
+  EXPECT_EQ(m[40], 2);  // Packet Too Big
+  EXPECT_EQ(load_be32(m.data() + 44), 1280u);
+  EXPECT_EQ(std::memcmp(m.data() + 24, spec.src.data(), 16), 0) << "back to the origin";
+  EXPECT_TRUE(frags.empty()) << "IPv6 is never fragmented on the way";
+  // The budget is spent: the third is dropped, and allowed again a second later.
+  EXPECT_FALSE(fits_peer_mtu(*s, big, plain, 1280, icmp, frags, &budget, t0));
+  EXPECT_EQ(icmp.size(), 2u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kDropTooBig), 1u);
+  EXPECT_FALSE(
+      fits_peer_mtu(*s, big, plain, 1280, icmp, frags, &budget, t0 + std::chrono::seconds(1)));
+  EXPECT_EQ(icmp.size(), 3u);
+  EXPECT_EQ(s->counters.get(tunnel::SessionCounter::kFragNeededSent), 3u);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ bool has(const std::string& script, const std::string& line) {
 }
 
 TEST(NftNatScript, MasqueradesEachPoolAndClampsMss) {
-  NatSpec spec{"eu1", "qeli0", "eth0", {prefix("10.8.0.0/24"), prefix("fd08::/64")}, true};
+  NatSpec spec{"eu1", "qeli0", "eth0", {prefix("10.8.0.0/24"), prefix("fd08::/64")}, true, {}};
   auto s = nat_script(spec);
   ASSERT_TRUE(s.ok()) << s.error().detail;
   // Stale-table replacement happens in the same script (one transaction).
@@ -46,14 +46,29 @@ TEST(NftNatScript, MasqueradesEachPoolAndClampsMss) {
   EXPECT_TRUE(has(*s2, "oifname != \"qeli0\" ip saddr 10.8.0.0/24 masquerade"));
 }
 
+// A routed IPv6 pool (routing.ipv6.inbound = stateful): no masquerade, and from outside
+// only what answers the clients' own connections; also without any NAT pool.
+TEST(NftNatScript, GuardsARoutedPoolAfterTheStatefulAccept) {
+  NatSpec spec{"eu1", "qeli0", "eth0", {}, true, {prefix("2001:db8:7::/64")}};
+  auto s = nat_script(spec);
+  ASSERT_TRUE(s.ok()) << s.error().detail;
+  EXPECT_FALSE(has(*s, "masquerade"));
+  const auto related = s->find("oifname \"qeli0\" ct state established,related accept");
+  const auto guard = s->find("oifname \"qeli0\" ip6 daddr 2001:db8:7::/64 drop");
+  ASSERT_NE(related, std::string::npos);
+  ASSERT_NE(guard, std::string::npos);
+  EXPECT_LT(related, guard) << "replies pass before the drop";
+  EXPECT_LT(s->find("iifname \"qeli0\" accept"), guard) << "client to client passes too";
+}
+
 TEST(NftNatScript, RefusesBadInput) {
   const IpPrefix pool = prefix("10.8.0.0/24");
   for (const NatSpec& bad :
-       {NatSpec{"eu 1", "qeli0", "eth0", {pool}, true},
-        NatSpec{"eu1\"; flush ruleset", "qeli0", "eth0", {pool}, true},
-        NatSpec{"eu1", "qeli0\"", "eth0", {pool}, true},
-        NatSpec{"eu1", "qeli0", "eth0 }", {pool}, true}, NatSpec{"eu1", "qeli0", "eth0", {}, true},
-        NatSpec{"", "q", "e", {pool}, true}}) {
+       {NatSpec{"eu 1", "qeli0", "eth0", {pool}, true, {}},
+        NatSpec{"eu1\"; flush ruleset", "qeli0", "eth0", {pool}, true, {}},
+        NatSpec{"eu1", "qeli0\"", "eth0", {pool}, true, {}},
+        NatSpec{"eu1", "qeli0", "eth0 }", {pool}, true, {}},
+        NatSpec{"eu1", "qeli0", "eth0", {}, true, {}}, NatSpec{"", "q", "e", {pool}, true, {}}}) {
     auto s = nat_script(bad);
     ASSERT_FALSE(s.ok()) << bad.profile;
     EXPECT_EQ(s.error().code, HostErrc::kInvalidArgument);

@@ -135,6 +135,24 @@ TEST(MtuClamp, NoPacketTooBigWhereRfc4443ForbidsOne) {
   EXPECT_EQ(write_icmpv6_packet_too_big(err, 1280, out), 0u);
   err[40] = 128;  // an echo request is answered
   EXPECT_GT(write_icmpv6_packet_too_big(err, 1280, out), 0u);
+  // Behind extension headers (RFC 8200 §4): an error behind a hop-by-hop header is seen,
+  // a non-first fragment is left alone, a first fragment of TCP is answered.
+  auto hbh = packet6(1400);
+  hbh[6] = 0;    // hop-by-hop options
+  hbh[40] = 58;  // … then ICMPv6
+  hbh[41] = 0;   // 8 bytes
+  hbh[48] = 1;   // destination unreachable: an error
+  EXPECT_EQ(write_icmpv6_packet_too_big(hbh, 1280, out), 0u);
+  hbh[48] = 128;
+  EXPECT_GT(write_icmpv6_packet_too_big(hbh, 1280, out), 0u);
+  auto frag = packet6(1400);
+  frag[6] = 44;  // fragment header
+  frag[40] = 6;  // … of TCP
+  frag[42] = 0;
+  frag[43] = 8;  // offset 1 (8 bytes): not the first
+  EXPECT_EQ(write_icmpv6_packet_too_big(frag, 1280, out), 0u);
+  frag[43] = 1;  // offset 0, more fragments: the first
+  EXPECT_GT(write_icmpv6_packet_too_big(frag, 1280, out), 0u);
   // Too small an output, or an IPv4 packet: nothing.
   std::array<std::uint8_t, 87> tiny{};
   EXPECT_EQ(write_icmpv6_packet_too_big(packet6(1400), 1280, tiny), 0u);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <array>
 
 #include "fakes/fake_clock.h"
@@ -263,7 +265,8 @@ TEST(InMemoryTimers, InboundFilterAndNonIpv4AreCountedDrops) {
 
 // caps::kIpv6Inside (docs/PROTOCOL.md §21): a server (b) that did not offer it drops IPv6
 // as 0.7.16 does; one that offered it takes IPv6 after the client's capability frame with
-// the bit, or from the client's first IPv6 packet (a UDP capability frame may be lost).
+// the bit, or — no frame seen (a UDP capability frame may be lost) — from the client's
+// first IPv6 packet the inbound filter passes. A frame without the bit keeps the drop.
 TEST(InMemoryTimers, Ipv6IsDeliveredOnlyWhenOffered) {
   const auto one6 = [](Pair& p) {
     tunio::PacketBatch b(2, 2000, p.a.room().headroom(), p.a.room().tailroom({}));
@@ -274,28 +277,37 @@ TEST(InMemoryTimers, Ipv6IsDeliveredOnlyWhenOffered) {
     EXPECT_EQ(v.at(1).kind, InboundKind::kPacket);
     return v.at(0);
   };
-  {
+  const auto server = [](std::uint32_t offered, bool filter_passes) {
     SessionParams pb = quiet();
-    pb.receive.offered_caps = handshake::caps::kCloseNotify;  // no pool.ipv6.cidr
-    Pair p(quiet(), std::move(pb));
-    EXPECT_EQ(one6(p).drop, RecordDrop::kNotIpv4);
-    EXPECT_FALSE(p.b.peer().ipv6.load());
-    EXPECT_EQ(p.cb.get(SessionCounter::kDropIpv6), 1U);
-  }
-  for (const bool frame : {true, false}) {
-    SessionParams pb = quiet();
-    pb.receive.offered_caps = handshake::caps::kCloseNotify | handshake::caps::kIpv6Inside;
-    Pair p(quiet(), std::move(pb));
-    if (frame) {
-      const Bytes caps = wire::build_capabilities(handshake::caps::kIpv6Inside);
+    pb.receive.offered_caps = offered;
+    pb.receive.inbound_filter = [filter_passes](ByteSpan pkt) {
+      return (pkt[0] >> 4) == 4 || filter_passes;  // the IPv6 source check's verdict
+    };
+    return pb;
+  };
+  const std::uint32_t with6 = handshake::caps::kCloseNotify | handshake::caps::kIpv6Inside;
+  struct Row {
+    std::uint32_t offered;
+    std::optional<std::uint32_t> frame;  // the client's capability frame, if any
+    bool filter_passes;
+    bool delivered;
+  };
+  for (const Row& r : {
+           Row{handshake::caps::kCloseNotify, std::nullopt, true, false},  // not offered
+           Row{with6, handshake::caps::kIpv6Inside, true, true},           // the frame
+           Row{with6, std::nullopt, true, true},                           // the first packet
+           Row{with6, std::nullopt, false, false},  // a packet the filter refuses: nothing
+           Row{with6, handshake::caps::kCloseNotify, true, false},  // answered without it
+       }) {
+    Pair p(quiet(), server(r.offered, r.filter_passes));
+    if (r.frame) {
+      const Bytes caps = wire::build_capabilities(*r.frame);
       EXPECT_EQ(Pair::deliver(p.a.sender().control(caps).record, p.b, p.clock.now()).kind,
                 InboundKind::kControl);
-      EXPECT_TRUE(p.b.peer().ipv6.load()) << "the frame";
     }
-    EXPECT_EQ(one6(p).kind, InboundKind::kPacket);
-    EXPECT_TRUE(p.b.peer().ipv6.load()) << "the frame or the first packet";
-    EXPECT_EQ(p.cb.get(SessionCounter::kDropIpv6), 0U);
-    EXPECT_EQ(p.cb.get(SessionCounter::kRxPackets), 2U);
+    const Inbound in = one6(p);
+    EXPECT_EQ(in.kind == InboundKind::kPacket, r.delivered) << r.filter_passes;
+    EXPECT_EQ(p.b.peer().ipv6.load(), r.delivered);
   }
 }
 
