@@ -98,7 +98,8 @@ void read_pool(SectionReader& r, ProfileConfig& p) {
     } else if (c->prefix < 64 || c->prefix > 126) {
       r.error_at(*e,
                  "an IPv6 pool is a /64 up to a /126 (clients' addresses take their IPv4 "
-                 "host offsets; a larger prefix would only be wasted)");
+                 "host offsets: a network wider than a /64 would go unused, one narrower "
+                 "than a /126 holds no client)");
     } else if (128 - c->prefix < 32 - p.pool.cidr.prefix) {
       r.error_at(*e, c->to_string() + " has fewer host addresses than pool.cidr " +
                          p.pool.cidr.to_string() +
@@ -142,11 +143,25 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
     if (auto route = parse_route(e->value)) {
       rt.routes.push_back(*route);
     } else {
-      r.bad_value(*e, "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>]");
+      r.bad_value(*e,
+                  "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>] (IPv6 routes are not "
+                  "supported yet)");
     }
   }
   rt.ipv6_mode = r.get_enum("routing.ipv6.mode", Ipv6Routing::kNat66,
                             {{"nat66", Ipv6Routing::kNat66}, {"route", Ipv6Routing::kRoute}});
+  if (p.pool.ipv6 && rt.ipv6_mode == Ipv6Routing::kRoute &&
+      (p.pool.ipv6->network.bytes[0] & 0xfe) == 0xfc) {
+    r.warning("routing.ipv6.mode", "route with a unique local pool (" + p.pool.ipv6->to_string() +
+                                       "): the internet does not route fc00::/7 back to it; "
+                                       "use a global prefix routed to this server, or nat66");
+  }
+  if (p.pool.ipv6 && rt.ipv6_mode == Ipv6Routing::kNat66 && !rt.nat_enabled) {
+    r.warning("pool.ipv6.cidr",
+              "nat66 masquerades with routing.nat.enabled, which is off: "
+              "clients reach the server and each other over IPv6, nothing "
+              "past it");
+  }
   rt.ipv6_inbound_open =
       r.get_enum("routing.ipv6.inbound", false, {{"stateful", false}, {"open", true}});
   if (r.has("routing.ipv6.inbound") && rt.ipv6_mode != Ipv6Routing::kRoute) {

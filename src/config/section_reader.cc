@@ -145,8 +145,11 @@ std::vector<Ipv4Cidr> SectionReader::get_cidr_list(std::string_view key, bool al
       if (const auto c = Ipv4Cidr::parse(item, allow_bare)) {
         out.push_back(*c);
       } else {
-        error_at(*e, "`" + item + "` is not an IPv4 network a.b.c.d/n with no host bits set" +
-                         (allow_bare ? " or an IPv4 address" : ""));
+        error_at(
+            *e,
+            "`" + item + "` is not an IPv4 network a.b.c.d/n with no host bits set" +
+                (allow_bare ? " or an IPv4 address" : "") +
+                (Ipv6Cidr::parse(item, true) ? " (IPv6 networks are not supported here yet)" : ""));
       }
     }
   }

@@ -41,7 +41,9 @@ UserConfig read_user(SectionReader& r, std::string name) {
     if (auto route = parse_route(e->value)) {
       u.routes.push_back(*route);
     } else {
-      r.bad_value(*e, "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>]");
+      r.bad_value(*e,
+                  "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>] (IPv6 routes are not "
+                  "supported yet)");
     }
   }
   u.client_subnets = r.get_cidr_list("client_subnet", /*allow_bare=*/false);

@@ -147,6 +147,7 @@ Status<std::string> ProfileRuntime::start() {
     if (p.routing.nat_enabled || p.routing.ipv6_mode == config::Ipv6Routing::kRoute) {
       auto fw = sys::enable_forwarding(sys::IpFamily::kV6);
       if (!fw.ok()) return fail("profile " + p.name + ": IPv6 forwarding: " + fw.error().detail);
+      if (*fw == "0") forwarding_enabled_.push_back(sys::IpFamily::kV6);
       if (*fw != "1") {
         // A host that learns its own IPv6 route by SLAAC would lose it when it expires.
         if (auto ifs = sys::ipv6_ra_lost_by_forwarding(tun_->name()); !ifs.empty()) {
@@ -186,9 +187,9 @@ Status<std::string> ProfileRuntime::start() {
     }
     nat_applied_ = true;
     if (p.routing.nat_enabled) {
-      if (auto fw = sys::enable_forwarding(sys::IpFamily::kV4); !fw.ok()) {
-        return fail("profile " + p.name + ": ip_forward: " + fw.error().detail);
-      }
+      auto fw = sys::enable_forwarding(sys::IpFamily::kV4);
+      if (!fw.ok()) return fail("profile " + p.name + ": ip_forward: " + fw.error().detail);
+      if (*fw == "0") forwarding_enabled_.push_back(sys::IpFamily::kV4);
       std::string pools;
       for (const auto& pool : spec.pools)
         pools += (pools.empty() ? "" : " and ") + pool.to_string();
@@ -201,6 +202,12 @@ Status<std::string> ProfileRuntime::start() {
           "(routing.ipv6.inbound = stateful)",
           p.name, plan6->cidr().to_string());
     }
+  }
+  if (plan6 && p.routing.ipv6_mode == config::Ipv6Routing::kRoute && p.routing.ipv6_inbound_open) {
+    spdlog::info(
+        "[{}] IPv6: {} routed and open to connections from outside "
+        "(routing.ipv6.inbound = open)",
+        p.name, plan6->cidr().to_string());
   }
 
   // The DNS proxy listens on the tunnel address, so it comes after the TUN.
@@ -285,6 +292,12 @@ void ProfileRuntime::stop() {
   if (nat_applied_) {
     if (auto nft = sys::NftContext::open(); nft.ok()) (void)sys::remove_nat(*nft, profile_.name);
     nat_applied_ = false;
+  }
+  for (const sys::IpFamily f : std::exchange(forwarding_enabled_, {})) {
+    // Only if it still holds our "1": an administrator's later change stays.
+    if (auto now = sys::read_sysctl(sys::forwarding_key(f)); now.ok() && *now == "1") {
+      (void)sys::write_sysctl(sys::forwarding_key(f), "0");
+    }
   }
 }
 

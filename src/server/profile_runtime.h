@@ -48,6 +48,7 @@
 #include "server/tls_target.h"
 #include "server/traffic_accounts.h"
 #include "server/user_directory.h"
+#include "sys/ip_prefix.h"
 #include "transport/bridge.h"
 #include "transport/stream.h"
 #include "transport/unique_fd.h"
@@ -225,6 +226,9 @@ class ProfileRuntime {
   std::vector<std::thread> udp_threads_;
   bool started_ = false;
   bool nat_applied_ = false;
+  /// Forwarding switches this profile turned on (they were off): put back at stop() if
+  /// they still hold what we wrote (docs/OPERATIONS.md "What is changed").
+  std::vector<sys::IpFamily> forwarding_enabled_;
   bool post_up_ran_ = false;  ///< post_down is due at stop()
 };
 

@@ -94,7 +94,7 @@ std::vector<std::string> ipv6_ra_lost_by_forwarding(std::string_view except) {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc/sys/net/ipv6/conf", ec)) {
     const std::string name = e.path().filename().string();
-    if (name == "all" || name == "default" || name == except) continue;
+    if (name == "all" || name == "default" || name == "lo" || name == except) continue;
     if (auto v = read_sysctl("net/ipv6/conf/" + name + "/accept_ra"); v.ok() && *v == "1") {
       out.push_back(name);
     }

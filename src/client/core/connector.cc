@@ -185,6 +185,24 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   // The host may not have set IPv6 up (an MTU below 1280, no IPv6 in its kernel): then
   // this session reads and takes IPv4 only, as toward a 0.7.16 server.
   attempt_.ipv6 = attempt_.ipv6 && (*tunnel)->carries_ipv6();
+  if (ok.x_caps && (*ok.x_caps & handshake::caps::kIpv6Inside) != 0 && !attempt_.ipv6) {
+    // Say why a tunnel the server offers IPv6 in stays IPv4-only (the host's own
+    // fallback has said so already).
+    if (!core_.env_.ipv6_inside) {
+      log_.info(
+          "the server offers IPv6 inside the tunnel; this client takes IPv4 only "
+          "(ipv6 = false, or an app without IPv6)");
+    } else if (cfg_.mtu != 0 && cfg_.mtu < 1280) {
+      log_.warn(
+          "the server offers IPv6 inside the tunnel, but mtu = {} is below IPv6's 1280: "
+          "IPv4 only",
+          cfg_.mtu);
+    } else if (!ok.x_ip6) {
+      log_.info(
+          "the server offers IPv6 inside the tunnel, but no IPv6 address to this user "
+          "(its allowed_networks hold no IPv6 network): IPv4 only");
+    }
+  }
   auto counters = std::make_shared<tunnel::SessionCounters>();
   core_.connected(tc, counters);
   (*tunnel)->started(*counters);
