@@ -558,9 +558,14 @@ ProfileConfig read_profile(SectionReader& r, std::string name) {
   read_obf_shaping(r, p);
   read_perf(r, p);
   p.roaming = r.get_bool("roaming.enabled", true);
-  if (p.transport == Transport::kTcp && p.roaming && r.has("roaming.enabled")) {
-    r.warning("roaming.enabled",
-              "roaming is built for UDP profiles; a TCP session does not resume yet (ignored)");
+  p.roaming_grace = r.get_secs("roaming.grace_secs", p.roaming_grace, std::chrono::seconds{1},
+                               std::chrono::seconds{3600});
+  p.roaming_max_orphaned =
+      r.get_u<std::uint32_t>("roaming.max_orphaned", p.roaming_max_orphaned, 0, 1000000);
+  if (p.transport == Transport::kUdp &&
+      (r.has("roaming.grace_secs") || r.has("roaming.max_orphaned"))) {
+    r.warning(r.has("roaming.grace_secs") ? "roaming.grace_secs" : "roaming.max_orphaned",
+              "applies to TCP profiles (a UDP session roams without a gap to wait out)");
   }
   check_profile(r, p);
   refuse_unbuilt(p, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });

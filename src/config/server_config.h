@@ -275,8 +275,14 @@ struct ProfileConfig {
   DhcpConfig dhcp;
   ObfConfig obf;
   PerfConfig perf;
-  /// `roaming.enabled`: UDP connection migration (caps::kRoam, docs/PROTOCOL.md §20).
+  /// `roaming.enabled`: UDP connection migration (caps::kRoam, docs/PROTOCOL.md §20) and
+  /// TCP session resume (caps::kResume, §22).
   bool roaming = true;
+  /// `roaming.grace_secs`: how long a TCP session whose connection broke waits for its
+  /// client to resume it (1..3600).
+  std::chrono::seconds roaming_grace{30};
+  /// `roaming.max_orphaned`: TCP sessions held for a resume at once (0 = none held).
+  std::uint32_t roaming_max_orphaned = 256;
 
   /// What a client puts in `mode=`: reality / reality-tls when the REALITY proxy is on.
   ClientMode link_mode() const;

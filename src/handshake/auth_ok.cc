@@ -103,6 +103,7 @@ Bytes build_auth_ok(const AuthOk& ok) {
   if (ok.x_caps) j["x_caps"] = *ok.x_caps;
   if (ok.x_tls_bind) j["x_tls_bind"] = *ok.x_tls_bind;
   if (ok.x_roam_key) j["x_roam_key"] = *ok.x_roam_key;
+  if (ok.x_resume_secs) j["x_resume_secs"] = *ok.x_resume_secs;
   if (ok.x_ip6 && ok.x_server_ip6) {
     j["x_ip6"] = *ok.x_ip6;
     j["x_server_ip6"] = *ok.x_server_ip6;
@@ -181,6 +182,11 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
     bool roam_ok = true;
     const std::string roam = get_string(j, "x_roam_key", roam_ok);
     if (roam_ok && roam.size() == 64) ok.x_roam_key = roam;  // else absent: no roaming
+    bool resume_ok = true;
+    const std::uint64_t resume = get_uint(j, "x_resume_secs", 0, resume_ok);
+    if (resume_ok && resume >= 1 && resume <= 3600) {
+      ok.x_resume_secs = static_cast<std::uint32_t>(resume);  // else absent: no resume
+    }
     // Both valid or neither: the client answers caps::kIpv6Inside only with an address.
     bool ip6_ok = true;
     const std::string ip6 = get_string(j, "x_ip6", ip6_ok);

@@ -54,6 +54,9 @@ struct AuthOk {
   /// ("fd00:9::1"). Both or neither: a parser drops a lone or malformed one.
   std::optional<std::string> x_ip6;
   std::optional<std::string> x_server_ip6;
+  /// Our extension (caps::kResume, docs/PROTOCOL.md §22): how long (seconds, 1..3600) the
+  /// server holds the session for a resume after its connection broke.
+  std::optional<std::uint32_t> x_resume_secs;
 };
 
 enum class AuthOkError : std::uint8_t {

@@ -279,6 +279,7 @@ struct ClientHandshake::Impl {
         std::uint32_t ours = cfg.extensions;
         // IPv6 inside needs the address that goes with it.
         if (!ok->x_ip6) ours &= ~caps::kIpv6Inside;
+        if (!ok->x_resume_secs) ours &= ~caps::kResume;  // resume needs the grace period
         s.negotiated_caps = *ok->x_caps & ours;
         if ((s.negotiated_caps & caps::kTlsBinding) != 0) {
           // Both ends see one TLS session, or someone terminates TLS between them.

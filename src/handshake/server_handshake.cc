@@ -310,6 +310,7 @@ std::optional<ServerEvent> ServerHandshake::take_event() {
 void ServerHandshake::accept(AuthOk ok) {
   if (impl_->phase != Phase::kDecision || impl_->pending != Pending::kAuth) return;
   if ((impl_->cfg.extensions & caps::kRoam) == 0) ok.x_roam_key.reset();
+  if ((impl_->cfg.extensions & caps::kResume) == 0) ok.x_resume_secs.reset();
   if ((impl_->cfg.extensions & caps::kIpv6Inside) == 0) {
     ok.x_ip6.reset();  // only with the offer (a profile with the pool, extensions on)
     ok.x_server_ip6.reset();

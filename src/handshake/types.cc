@@ -17,7 +17,9 @@ bool env_is_1(const char* name) {
 std::uint32_t our_extensions(Carrier carrier) {
   if (env_is_1("QELI_DISABLE_EXTENSIONS")) return 0;
   std::uint32_t bits = caps::kCapabilityExchange | caps::kCloseNotify | caps::kIpv6Inside;
-  if (carrier == Carrier::kStream) bits |= caps::kGsoSuperPackets | caps::kObfsHeaderXor;
+  if (carrier == Carrier::kStream) {
+    bits |= caps::kGsoSuperPackets | caps::kObfsHeaderXor | caps::kResume;
+  }
   if (carrier == Carrier::kDatagram) bits |= caps::kRoam;
   static const bool aes_gcm = crypto::cpu_has_aes_gcm();
   if (aes_gcm && !env_is_1("QELI_DISABLE_AESGCM")) bits |= caps::kAesGcm;

@@ -86,6 +86,11 @@ inline constexpr std::uint32_t kRoam = 1U << 7;
 /// IPv6 address (`x_ip6`, `x_server_ip6`). Offered by a server profile with
 /// pool.ipv6.cidr; answered by a client whose host can carry IPv6 (the Linux daemon).
 inline constexpr std::uint32_t kIpv6Inside = 1U << 8;
+/// TCP only: after its connection breaks, the client resumes the session on a new one
+/// within the server's grace period by a JOIN with the key proof (docs/PROTOCOL.md §22):
+/// no Argon2id, fresh keys, the same tunnel address. AUTH OK carries `x_resume_secs`.
+/// Offered by a TCP profile with roaming.enabled.
+inline constexpr std::uint32_t kResume = 1U << 9;
 }  // namespace caps
 
 enum class Carrier : std::uint8_t { kStream, kDatagram };

@@ -60,6 +60,12 @@ void add_profile_counters(Exposition& e, const control::ProfileStats& p) {
                "replay check (refused).")
           .sample({{"profile", p.profile}, {"result", n == "udp_roams" ? "migrated" : "refused"}},
                   c.value);
+    } else if (n == "tcp_resumes" || n == "tcp_resume_expired") {
+      e.family("qeli_tcp_resumes_total", kCounter,
+               "TCP resume: sessions a new connection took over without a new AUTH "
+               "(resumed), sessions whose grace period ran out (expired).")
+          .sample({{"profile", p.profile}, {"result", n == "tcp_resumes" ? "resumed" : "expired"}},
+                  c.value);
     } else if (n == "tun_no_route") {
       e.family("qeli_packet_drops_total", kCounter, "Packets dropped, by reason.")
           .sample({{"profile", p.profile}, {"reason", c.name}}, c.value);

@@ -39,6 +39,10 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   ok.session_token = token;
   ok.max_streams = static_cast<std::uint8_t>(bond_max_streams(p));
   ok.multipath_adaptive = ok.max_streams > 1 && p.obf.multipath.adaptive;
+  // TCP resume's window (PROTOCOL §22; sent only with caps::kResume offered).
+  if (p.transport == config::Transport::kTcp && p.roaming) {
+    ok.x_resume_secs = static_cast<std::uint32_t>(p.roaming_grace.count());
+  }
   // A user limited to IPv4 networks would route IPv6 into a tunnel that drops it all, and
   // a static IP outside this pool has no address in its plan: IPv4 only for them. Sent
   // only with caps::kIpv6Inside offered (ServerHandshake::accept drops them else).

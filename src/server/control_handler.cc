@@ -328,7 +328,9 @@ std::vector<control::CounterValue> counter_values(const ProfileCounters& c) {
           {"streams_joined", c.streams_joined.load()},
           {"joins_refused", c.joins_refused.load()},
           {"udp_roams", c.udp_roams.load()},
-          {"udp_roams_refused", c.udp_roams_refused.load()}};
+          {"udp_roams_refused", c.udp_roams_refused.load()},
+          {"tcp_resumes", c.tcp_resumes.load()},
+          {"tcp_resume_expired", c.tcp_resume_expired.load()}};
 }
 
 Reply ControlHandler::handle(const control::Request& request, const control::Caller& caller) {

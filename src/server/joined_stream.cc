@@ -8,6 +8,7 @@
 
 #include "engine/session_loop.h"
 #include "engine/stream_framer.h"
+#include "handshake/types.h"
 #include "server/auth_context.h"
 #include "server/join_check.h"
 #include "server/profile_runtime.h"
@@ -30,7 +31,13 @@ bool ProfileRuntime::claim_join_slot(const handshake::JoinRequest& join, AuthCon
     ctx.reason = std::move(why);
     return false;
   }
-  const auto slot = session->bond.attach();
+  // A resume (PROTOCOL §22): our client that took caps::kResume, with the key proof. It
+  // may supersede a stream the server still holds (its old path went silent).
+  const bool resumable =
+      join.proof && (session->peer_state.caps.load() & handshake::caps::kResume) != 0;
+  const bool full = session->bond.live() >= session->bond.max_streams();
+  const bool orphaned = session->bond.live() == 0;
+  const auto slot = session->bond.attach(resumable);
   if (!slot) {
     ctx.reason = session->bond.live() == 0 ? "JOIN to a session whose last stream just ended"
                                            : "JOIN over obf.multipath.max_streams (" +
@@ -38,6 +45,7 @@ bool ProfileRuntime::claim_join_slot(const handshake::JoinRequest& join, AuthCon
     return false;
   }
   out.proved = join.proof.has_value();
+  out.resume = resumable && (full || orphaned);
   out.session = std::move(session);
   out.slot = *slot;
   return true;
@@ -47,13 +55,21 @@ void ProfileRuntime::serve_joined_stream(std::unique_ptr<transport::Stream> stre
                                          handshake::ServerSession hs, const JoinedStream& joined) {
   const auto& p = profile_;
   Session* sp = joined.session.get();
-  counters_.streams_joined++;
   engine::SessionInbox& inbox = sp->bond.inbox(joined.slot);
   inbox.set_account(sp->account.get());
-  spdlog::info("[{}] {} joined '{}' ({}) as stream {} ({} of {} live; {})", p.name,
-               joined.peer.to_string(), sp->user, transport::ipv4_to_string(sp->tunnel_ip),
-               joined.slot, sp->bond.live(), sp->bond.max_streams(),
-               joined.proved ? "key proof" : "token only");
+  sp->bond.set_socket(joined.slot, stream->fd());
+  if (joined.resume) {
+    counters_.tcp_resumes++;
+    sp->note_roam(joined.peer);
+    spdlog::info("[{}] {} resumed '{}' ({}): a new connection, fresh keys, no new AUTH", p.name,
+                 joined.peer.to_string(), sp->user, transport::ipv4_to_string(sp->tunnel_ip));
+  } else {
+    counters_.streams_joined++;
+    spdlog::info("[{}] {} joined '{}' ({}) as stream {} ({} of {} live; {})", p.name,
+                 joined.peer.to_string(), sp->user, transport::ipv4_to_string(sp->tunnel_ip),
+                 joined.slot, sp->bond.live(), sp->bond.max_streams(),
+                 joined.proved ? "key proof" : "token only");
+  }
 
   // What this connection learned from its own control frames: our client takes its
   // session's extensions with a capability frame after JOINOK (PROTOCOL §19); a 0.7.16
@@ -71,7 +87,10 @@ void ProfileRuntime::serve_joined_stream(std::unique_ptr<transport::Stream> stre
   const auto end =
       engine::run_session(ts, framer, inbox, engine::TunWriter{&dev, tun_write_mu_[q].get()},
                           sp->stop, clock, 64, sp->account.get());
-  const std::size_t left = sp->bond.detach(joined.slot);
+  sp->last_stream_end = static_cast<std::uint8_t>(end);
+  // A resumable session's last stream that broke leaves it waiting for the next resume
+  // (hold_for_resume, in the session's first thread).
+  const std::size_t left = sp->bond.detach(joined.slot, may_resume(*sp, end));
   std::string why = tunnel::to_string(end);
   if (const std::string layer = stream->failure(); !layer.empty()) why += " (" + layer + ")";
   spdlog::info("[{}] {} stream {} of '{}' ended: {} ({} live)", p.name, joined.peer.to_string(),

@@ -718,6 +718,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   hc.timeout = p.perf.handshake_timeout;
   hc.extensions = handshake::our_extensions(handshake::Carrier::kStream);
   if (!p.pool.ipv6) hc.extensions &= ~handshake::caps::kIpv6Inside;
+  if (!p.roaming || p.roaming_max_orphaned == 0) hc.extensions &= ~handshake::caps::kResume;
   if (tls_exporter && hc.extensions != 0) {
     // Offer the TLS binding; a client that proves the same exporter drops the inner AEAD.
     hc.extensions |= handshake::caps::kTlsBinding;
@@ -750,7 +751,11 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
           ctx.session->join_secret = ctx.req.join_secret;
           handshake::JoinToken token{};
           rng.fill(token);
-          if (ctx.session->bond.max_streams() > 1) sessions_->publish_join(ctx.session, token);
+          // Bonded streams and resumes find the session by its token (PROTOCOL §19, §22).
+          if (ctx.session->bond.max_streams() > 1 ||
+              (hc.extensions & handshake::caps::kResume) != 0) {
+            sessions_->publish_join(ctx.session, token);
+          }
           h.accept(build_auth_ok(p, ctx.user, ctx.session->tunnel_ip, token,
                                  destination_acl(ctx).allows_some_ipv6()));
         } else if (claim_join_slot(std::get<handshake::JoinRequest>(ev), ctx, joined)) {
@@ -810,11 +815,23 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   const std::size_t q = session->id % tun_->queue_count();
   tunio::TunQueue dev(*tun_, q);
   const SteadyClock clock;
+  sp->bond.set_socket(0, stream->fd());  // a resume that supersedes it shuts it down
   auto end = engine::run_session(ts, framer, session->inbox,
                                  engine::TunWriter{&dev, tun_write_mu_[q].get()}, session->stop,
                                  clock, 64, sp->account.get());
-  // Bonded: the session lives while any of its streams does (0.7.16 §3.8).
-  if (const std::size_t left = sp->bond.detach(0); left > 0 && !sp->stop.stopped()) {
+  // Our client may resume the session on a new connection (PROTOCOL §22).
+  const bool hold = may_resume(*sp, end);
+  const std::size_t left = sp->bond.detach(0, hold);
+  if (hold) {
+    ::shutdown(stream->fd(), SHUT_RDWR);
+    if (left > 0) {
+      spdlog::info("[{}] '{}' ({}): its first stream ended ({}); {} bonded stream(s) carry it",
+                   p.name, sp->user, transport::ipv4_to_string(sp->tunnel_ip),
+                   tunnel::to_string(end), left);
+    }
+    end = hold_for_resume(*sp, end);
+  } else if (left > 0 && !sp->stop.stopped()) {
+    // Bonded: the session lives while any of its streams does (0.7.16 §3.8).
     spdlog::info("[{}] '{}' ({}): its first stream ended ({}); {} bonded stream(s) carry it",
                  p.name, sp->user, transport::ipv4_to_string(sp->tunnel_ip), tunnel::to_string(end),
                  left);

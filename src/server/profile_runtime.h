@@ -53,6 +53,7 @@
 #include "transport/stream.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
+#include "tunnel/session_end.h"
 
 namespace qeli::server {
 
@@ -83,6 +84,10 @@ struct ProfileCounters {
   /// address but failed its AEAD or replay check (nothing moved).
   std::atomic<std::uint64_t> udp_roams{0};
   std::atomic<std::uint64_t> udp_roams_refused{0};
+  /// TCP resume (docs/PROTOCOL.md §22): sessions a new connection took over without a
+  /// new AUTH, and sessions whose grace period ran out (or that found no room to wait).
+  std::atomic<std::uint64_t> tcp_resumes{0};
+  std::atomic<std::uint64_t> tcp_resume_expired{0};
 };
 
 struct UdpWorker;
@@ -153,11 +158,22 @@ class ProfileRuntime {
     std::size_t slot = 0;
     transport::SockAddr peer;
     bool proved = false;  ///< it proved the session's keys (PROTOCOL §19), not only the token
+    /// A session resume (PROTOCOL §22): the session had no live stream, or this one
+    /// replaced the stream the server still held.
+    bool resume = false;
   };
   /// Finds the live session a JOIN's token names and claims a slot of its bond
   /// (atomically against max_streams); false with ctx.reason when it cannot.
   bool claim_join_slot(const handshake::JoinRequest& join, struct AuthContext& ctx,
                        JoinedStream& out);
+  /// After the connection of a resumable session (caps::kResume) broke with `end`: holds
+  /// the session for roaming.grace_secs while its client resumes it, and while resumed
+  /// streams carry it; returns why it finally ended.
+  tunnel::SessionEnd hold_for_resume(Session& s, tunnel::SessionEnd end);
+  /// Whether a stream of `s` that ended with `end` leaves the session waiting for a
+  /// resume: its client took caps::kResume, the connection broke (not a stop, kick,
+  /// quota, idle end or the client's goodbye), and the profile resumes.
+  bool may_resume(const Session& s, tunnel::SessionEnd end) const;
   /// The data phase of a JOINed stream until it or its session ends; then frees the slot.
   void serve_joined_stream(std::unique_ptr<transport::Stream> stream, handshake::ServerSession hs,
                            const JoinedStream& joined);
@@ -226,6 +242,8 @@ class ProfileRuntime {
   std::vector<std::thread> udp_threads_;
   bool started_ = false;
   bool nat_applied_ = false;
+  /// Sessions held for a resume now (roaming.max_orphaned bounds them).
+  std::atomic<std::uint32_t> orphans_{0};
   /// Forwarding switches this profile turned on (they were off): put back at stop() if
   /// they still hold what we wrote (docs/OPERATIONS.md "What is changed").
   std::vector<sys::IpFamily> forwarding_enabled_;

@@ -76,6 +76,9 @@ struct Session {
   /// Its JOIN token as the session table's key (empty: not bonding); guarded by the
   /// table's mutex.
   std::string join_key;
+  /// Why its most recent stream ended (tunnel::SessionEnd): what a resumable session's
+  /// holder looks at when the last stream goes.
+  std::atomic<std::uint8_t> last_stream_end{0};
   /// Set when a newer session took this one's device key or address: the old session
   /// must not release the address it no longer owns.
   std::atomic<bool> superseded{false};

@@ -2,8 +2,9 @@
 # e2e: a client that vanishes without a word — `kill -9` while its path is blackholed, so
 # not even a FIN or RST reaches the server — is freed by the server's receive-liveness
 # deadline: max(30 s, 3 × (heartbeat interval + jitter)) = 30 s with the 2 s heartbeat set
-# here. The server logs "disconnected: liveness deadline passed" no earlier than that,
-# and the same device, reconnecting, gets its tunnel address back.
+# here. Our client took the resume extension (docs/PROTOCOL.md §22), so the server then
+# holds the session for roaming.grace_secs (3 s here) before it logs "disconnected:
+# liveness deadline passed"; and the same device, reconnecting, gets its address back.
 # Usage: kill9_liveness.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -13,7 +14,8 @@ e2e_setup
 
 dir="$E2E_DIR/srv"
 e2e_server_conf "$dir" fake-tls "obf.heartbeat.interval_ms = 2000
-obf.heartbeat.jitter_ms = 20"
+obf.heartbeat.jitter_ms = 20
+roaming.grace_secs = 3"
 link=$(e2e_add_user "$dir" alice alice-pass)
 e2e_start_server server "$dir"
 e2e_start_client alice "$NS_C" "$dir" "$link"
@@ -35,8 +37,10 @@ e2e_wait_exit alice 5
 e2e_log "client killed; waiting for the server's liveness deadline (30 s)"
 
 line="'alice' ($ip1) disconnected: liveness deadline passed"
-e2e_wait_for 45 grep -qF "$line" "$E2E_DIR/server.log" ||
-  e2e_fail "no \"$line\" within 45 s"
+e2e_wait_for 48 grep -qF "$line" "$E2E_DIR/server.log" ||
+  e2e_fail "no \"$line\" within 48 s"
+grep -qF "'alice' ($ip1): not resumed within 3 s" "$E2E_DIR/server.log" ||
+  e2e_fail "the session was not held for a resume first"
 took=$(( $(date +%s) - t0 ))
 e2e_log "session freed after ${took} s"
 [ "$took" -ge 28 ] || e2e_fail "freed after only ${took} s: before the 30 s deadline"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # e2e: the path breaks (every packet between the namespaces is dropped, both ways) and
 # comes back. The client notices by its own receive-liveness deadline (30 s with the 2 s
-# heartbeat pushed here: max(30 s, 3 × (interval + jitter))), tears its tunnel down and
-# reconnects by itself once the path is back; the server freed the silent session by the
-# same deadline; the device gets its address back and traffic flows again.
+# heartbeat pushed here: max(30 s, 3 × (interval + jitter))), tries to resume the session
+# for the grace period the server gives (roaming.grace_secs, 3 s here; docs/PROTOCOL.md
+# §22), then tears its tunnel down and reconnects by itself once the path is back; the
+# server freed the silent session by the same deadline and grace; the device gets its
+# address back and traffic flows again.
 # Usage: path_break.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -13,7 +15,8 @@ e2e_setup
 
 dir="$E2E_DIR/srv"
 e2e_server_conf "$dir" fake-tls "obf.heartbeat.interval_ms = 2000
-obf.heartbeat.jitter_ms = 20"
+obf.heartbeat.jitter_ms = 20
+roaming.grace_secs = 3"
 link=$(e2e_add_user "$dir" alice alice-pass)
 e2e_start_server server "$dir"
 e2e_start_client alice "$NS_C" "$dir" "$link"
@@ -29,11 +32,12 @@ table ip e2e_cut {
 NFT
 t0=$(date +%s)
 e2e_log "path cut; waiting for the client's liveness deadline (30 s)"
-e2e_wait_for 45 grep -q "session ended: liveness deadline passed" "$E2E_DIR/alice.log" ||
-  e2e_fail "the client did not notice the dead path within 45 s"
+e2e_wait_for 50 grep -q "session ended: liveness deadline passed" "$E2E_DIR/alice.log" ||
+  e2e_fail "the client did not notice the dead path within 50 s"
+grep -q "resuming the session" "$E2E_DIR/alice.log" || e2e_fail "the client did not try to resume"
 took=$(( $(date +%s) - t0 ))
 [ "$took" -ge 28 ] || e2e_fail "the client gave up after only ${took} s"
-e2e_wait_for 5 grep -qF "'alice' ($ip1) disconnected: liveness deadline passed" \
+e2e_wait_for 10 grep -qF "'alice' ($ip1) disconnected: liveness deadline passed" \
   "$E2E_DIR/server.log" || e2e_fail "the server did not free the silent session"
 e2e_log "both ends noticed after ${took} s; restoring the path"
 

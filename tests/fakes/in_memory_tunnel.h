@@ -127,6 +127,7 @@ class InMemoryTunnel {
   tunnel::SessionCounters client_counters, server_counters;
 
  private:
+  static constexpr std::chrono::seconds kHandshakeTimeout{60};
   handshake::ClientConfig client_config(handshake::Carrier c) const {
     handshake::ClientConfig cc;
     cc.mode = o_.mode->flight;
@@ -135,6 +136,9 @@ class InMemoryTunnel {
     cc.password = "pw";
     cc.sni = {wire::Sni::Kind::kHost, "example.com"};
     cc.extensions = handshake::our_extensions(c);
+    // These tests check what arrives, not how fast: a loaded sanitizer build once took
+    // the default 15 s for a handshake (CI, 2026-12-06).
+    cc.timeout = kHandshakeTimeout;
     return cc;
   }
   handshake::ServerConfig server_config(handshake::Carrier c) const {
@@ -143,6 +147,7 @@ class InMemoryTunnel {
     sc.identity = &identity_;
     sc.fragmentation.enabled = o_.fragmentation;
     sc.extensions = handshake::our_extensions(c);
+    sc.timeout = kHandshakeTimeout;
     return sc;
   }
 
@@ -236,7 +241,8 @@ class InMemoryTunnel {
     handshake::UdpServerHandshake hs(us, server_rng_);
     std::optional<handshake::UdpServerSession> server_udp;
     std::array<std::uint8_t, 2048> buf{};
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    const auto give_up =
+        std::chrono::steady_clock::now() + kHandshakeTimeout + std::chrono::seconds(5);
     while (!server_udp && std::chrono::steady_clock::now() < give_up) {
       pollfd p{server_sock_->fd(), POLLIN, 0};
       ::poll(&p, 1, 20);

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "client/core/bond_policy.h"
@@ -56,6 +57,11 @@ struct BondRun {
   /// The server's session-close reason heard on a JOINed stream (-1: none): the session
   /// is over, as when the first stream hears it.
   std::atomic<int> closed{-1};
+  /// TCP resume (PROTOCOL §22): the session outlives its connections for `grace`; a
+  /// refused JOIN means the server no longer has it.
+  bool resume = false;
+  std::chrono::seconds grace{0};
+  std::atomic<bool> refused{false};
 };
 
 namespace {
@@ -109,8 +115,12 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   engine::SessionInbox primary(g, counters);
   engine::StreamBond bond(ok.max_streams, primary, g, counters);
   BondRun run(bond, tun, counters, ok, mtu, caps, std::move(join_secret));
-  log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
-            ok.multipath_adaptive ? "adaptive" : "fixed");
+  run.resume = (caps & handshake::caps::kResume) != 0 && ok.x_resume_secs.has_value();
+  run.grace = std::chrono::seconds(ok.x_resume_secs.value_or(0));
+  if (bond.max_streams() > 1) {
+    log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
+              ok.multipath_adaptive ? "adaptive" : "fixed");
+  }
 
   std::thread reader([&] { read_tun(run); });
   std::thread keeper([&] {
@@ -126,12 +136,31 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
     auto next_sample = next_try;
     int failures_seen = 0;
     std::atomic<int> failures{0};
+    // Since when no stream carries the session (a zero time point: one does).
+    std::chrono::steady_clock::time_point orphan_since{};
     while (!run.stop.stopped()) {
-      if (core_stop.stopped() || bond.live() == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (core_stop.stopped() || (bond.live() == 0 && (!run.resume || run.refused.load()))) {
+        if (run.refused.load()) log_.info("the server no longer has the session: reconnecting");
         run.stop.stop();
         break;
       }
-      const auto now = std::chrono::steady_clock::now();
+      if (bond.live() > 0) {
+        orphan_since = {};
+      } else if (orphan_since == std::chrono::steady_clock::time_point{}) {
+        // The connection broke: resume the session on a new one (PROTOCOL §22).
+        orphan_since = now;
+        next_try = now;
+        backoff = std::chrono::seconds(1);
+        log_.info("the connection to the server broke: resuming the session (up to {} s)",
+                  run.grace.count());
+      } else if (now - orphan_since > run.grace) {
+        // The server ends it now; a JOIN still on its way would be refused (its run.stop
+        // cancels it).
+        log_.info("the session was not resumed within {} s: reconnecting", run.grace.count());
+        run.stop.stop();
+        break;
+      }
       if (now >= next_sample) {
         policy.on_sample(counters.get(tunnel::SessionCounter::kRxBytes) +
                              counters.get(tunnel::SessionCounter::kTxBytes),
@@ -153,7 +182,11 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
       if (const int f = failures.load(); f != failures_seen) {
         if (f > failures_seen) {
           next_try = now + backoff;
-          backoff = std::min<std::chrono::seconds>(backoff * 2, std::chrono::seconds(30));
+          // While orphaned, every second counts: the server holds the session for its grace.
+          backoff = std::min<std::chrono::seconds>(
+              backoff * 2, orphan_since != std::chrono::steady_clock::time_point{}
+                               ? std::chrono::seconds(2)
+                               : std::chrono::seconds(30));
         }
         failures_seen = f;
       }
@@ -182,11 +215,19 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   // JOINed stream fire too.
   const auto end = engine::run_session(first, first_framer, primary,
                                        engine::TunWriter{&tun, &run.tun_mu}, run.stop, clock);
-  // The session lives while any of its streams does — unless it was ended on purpose.
+  // The session lives while any of its streams does — unless it was ended on purpose —
+  // and, resumable, while the keeper resumes it.
   const bool over = core_stop.stopped() || run.stop.stopped() || attempt_.closed.has_value() ||
                     end == tunnel::SessionEnd::kTunError;
   bool carried_on = false;
-  if (const std::size_t left = bond.detach(0); !over && left > 0) {
+  if (const std::size_t left = bond.detach(0, run.resume && !over); !over && run.resume) {
+    ::shutdown(first_framer.fd(), SHUT_RDWR);
+    while (!run.stop.stopped()) {
+      pollfd p{run.stop.fd(), POLLIN, 0};
+      (void)::poll(&p, 1, 1000);
+    }
+    carried_on = true;
+  } else if (!over && left > 0) {
     log_.info("the first stream ended ({}); {} bonded stream(s) carry the session",
               tunnel::to_string(end), left);
     // Closed now: the server must see it go, or the flows it pins there are lost until
@@ -239,6 +280,8 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
       log_.warn("bonded stream {}: the JOIN failed: {}", index,
                 handshake::to_string(opened->failure));
     }
+    // Closed after our JOIN: the server has no such session (a restart, its grace ran out).
+    if (opened && opened->failure == handshake::Failure::kRejected) run.refused = true;
     return false;
   }
   const auto slot = run.bond.attach();
@@ -272,12 +315,19 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   ts.peer().close_notify = close_notify;
   ts.peer().aes_gcm = (caps & handshake::caps::kAesGcm) != 0;
   ts.peer().ipv6 = (caps & handshake::caps::kIpv6Inside) != 0;
-  log_.info("bonded stream {} joined ({} live)", index, run.bond.live());
+  if (run.resume && run.bond.live() == 1) {
+    log_.info("resumed the session on a new connection (fresh keys, no new AUTH)");
+  } else {
+    log_.info("bonded stream {} joined ({} live)", index, run.bond.live());
+  }
   const SteadyClock clock;
   const auto started = std::chrono::steady_clock::now();
   const auto end = engine::run_session(ts, framer, run.bond.inbox(*slot),
                                        engine::TunWriter{&run.tun, &run.tun_mu}, run.stop, clock);
-  const std::size_t left = run.bond.detach(*slot);
+  // A resumable session outlives a connection that broke (the keeper resumes it).
+  const bool broke = end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kTunError &&
+                     run.closed.load() < 0 && !core_.stop_.stopped();
+  const std::size_t left = run.bond.detach(*slot, run.resume && broke);
   if (run.closed.load() >= 0) run.stop.stop();  // the server ended the session
   if (end == tunnel::SessionEnd::kStopped) return true;
   run.last_end = static_cast<int>(end);

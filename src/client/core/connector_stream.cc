@@ -93,7 +93,9 @@ Duration Connector::connect_stream() {
         ts.peer().tls_bound = session.tls_bound;
         ts.peer().aes_gcm = attempt_.aes_gcm;
         ts.peer().ipv6 = attempt_.ipv6;
-        if (ok.max_streams > 1 && ok.session_token) {
+        // Bonded streams, or a session our server lets us resume (PROTOCOL §19, §22).
+        const bool resume = (session.negotiated_caps & handshake::caps::kResume) != 0;
+        if ((ok.max_streams > 1 || resume) && ok.session_token) {
           // The server bonds streams (0.7.16 §3.8): more connections join this session.
           return run_bonded(ok,
                             attempt_.ipv6 ? session.negotiated_caps

@@ -204,6 +204,8 @@ const std::vector<Entry> kEntries = {
     {Scope::kProfile, "obf.multipath.adaptive", "unit/server/stream_bond_test.cc",
      "multipath.adaptive"},
     {Scope::kProfile, "roaming.enabled", "e2e/roaming.sh"},
+    {Scope::kProfile, "roaming.grace_secs", "e2e/tcp_resume.sh"},
+    {Scope::kProfile, "roaming.max_orphaned", "e2e/tcp_resume.sh"},
     // perf
     {Scope::kProfile, "perf.tcp.nodelay", "untested"},
     {Scope::kProfile, "perf.tcp.keepalive_secs", "untested"},

@@ -313,7 +313,7 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"obf.awg.enabled = true", "obf.awg.enabled", Severity::kWarning},
       {"bind.transport = udp\nobf.multipath.enabled = true", "obf.multipath.enabled",
        Severity::kWarning},
-      {"roaming.enabled = true", "roaming.enabled", Severity::kWarning},
+      {"bind.transport = udp\nroaming.grace_secs = 5", "roaming.grace_secs", Severity::kWarning},
       {"roaming.enabled = false", nullptr},
       {"bind.transport = udp\nroaming.enabled = true", nullptr},
       {"obf.padding.min_bytes = 600\nobf.padding.max_bytes = 500", "obf.padding.min_bytes"},

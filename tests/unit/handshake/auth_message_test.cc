@@ -217,6 +217,23 @@ TEST(auth_ok, ipv6_addresses_round_trip_both_or_neither) {
   EXPECT_EQ(std::string(lone.begin(), lone.end()).find("x_ip6"), std::string::npos);
 }
 
+// caps::kResume's grace period (docs/PROTOCOL.md §22): 1..3600 seconds or absent.
+TEST(auth_ok, resume_secs_round_trip_within_bounds) {
+  AuthOk ok;
+  ok.client_ip = "10.0.0.2";
+  ok.x_caps = 1U << 9;
+  ok.x_resume_secs = 30;
+  const Bytes b = build_auth_ok(ok);
+  EXPECT_EQ(parse_auth_ok(b, true)->x_resume_secs, 30U);
+  EXPECT_FALSE(parse_auth_ok(b, false)->x_resume_secs.has_value());
+  for (const char* bad : {R"("x_resume_secs":0)", R"("x_resume_secs":3601)",
+                          R"("x_resume_secs":"30")", R"("x_resume_secs":-1)"}) {
+    const auto r = parse_auth_ok(text(std::string(R"(OK:{"client_ip":"10.0.0.2",)") + bad + "}"));
+    ASSERT_TRUE(r.ok()) << bad;
+    EXPECT_FALSE(r->x_resume_secs.has_value()) << bad;
+  }
+}
+
 TEST(auth_ok, ipv4_parser) {
   for (auto good : {"0.0.0.0", "255.255.255.255", "10.8.0.2"}) EXPECT_TRUE(is_ipv4(good)) << good;
   for (auto bad : {"", "1.2.3", "1.2.3.4.5", "1.2.3.4 ", "256.1.1.1", "1..2.3", "a.b.c.d",

@@ -584,6 +584,24 @@ TEST(Ipv6InsideCaps, NegotiatedOnlyWithOfferAddressAndSupport) {
   }
 }
 
+// caps::kResume (docs/PROTOCOL.md §22): taken only with the grace period in AUTH OK; the
+// server sends that only with the bit offered.
+TEST(ResumeCaps, NegotiatedOnlyWithTheGracePeriod) {
+  const std::uint32_t base = caps::kCapabilityExchange;
+  for (const bool secs : {true, false}) {
+    for (const bool offered : {true, false}) {
+      Harness h(Mode::kFakeTls, 62);
+      h.server_cfg.extensions = offered ? base | caps::kResume : base;
+      h.client_cfg.extensions = base | caps::kResume;
+      if (secs) h.auth_ok.x_resume_secs = 30;
+      Outcome r = h.run();
+      expect_success(r);
+      EXPECT_EQ((r.client->negotiated_caps & caps::kResume) != 0, secs && offered);
+      EXPECT_EQ(r.client->auth_ok->x_resume_secs.has_value(), secs && offered);
+    }
+  }
+}
+
 TEST(handshake, old_server_auth_ok_has_no_extension_key) {
   AuthOk ok = test::sample_auth_ok();
   const Bytes plain = build_auth_ok(ok);

@@ -5,6 +5,8 @@
 #include "engine/stream_bond.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <set>
@@ -152,6 +154,52 @@ TEST(StreamBond, WaitEndsWithTheLastStreamOrTheStop) {
   stop.stop();
   other.wait_until_empty(stop);  // the primary is live: only the stop ends the wait
   EXPECT_EQ(other.live(), 1U);
+}
+
+// TCP resume (docs/PROTOCOL.md §22): a resumable session's bond stays open with no live
+// stream until close_if_empty(); a resume takes a slot even then, and may supersede the
+// oldest stream (shutting its socket down) when the bond is full.
+TEST(StreamBondResume, KeptOpenUntilClosedIfEmpty) {
+  Fixture f;
+  StreamBond bond(1, f.primary, kGeometry, f.counters);
+  EXPECT_EQ(bond.detach(0, /*keep_open=*/true), 0U);
+  engine::StopSignal stop;
+  EXPECT_FALSE(bond.wait_for_stream(stop, std::chrono::milliseconds(50))) << "none yet";
+  std::thread resume([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(bond.attach());
+  });
+  EXPECT_TRUE(bond.wait_for_stream(stop, std::chrono::seconds(5)));
+  resume.join();
+  EXPECT_FALSE(bond.close_if_empty()) << "a stream carries it";
+  EXPECT_EQ(bond.detach(1, true), 0U);
+  EXPECT_TRUE(bond.close_if_empty());
+  EXPECT_FALSE(bond.attach()) << "closed: the session is over";
+  EXPECT_FALSE(bond.wait_for_stream(stop, std::chrono::seconds(5))) << "closed: no wait";
+}
+
+TEST(StreamBondResume, AResumeSupersedesTheOldestStream) {
+  Fixture f;
+  StreamBond bond(1, f.primary, kGeometry, f.counters);
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  bond.set_socket(0, sv[0]);
+  EXPECT_FALSE(bond.attach()) << "full, and no replacing asked";
+  // The stream's thread: its socket fails (shut down by the resume), then it detaches.
+  std::thread primary([&] {
+    char c;
+    EXPECT_EQ(::read(sv[0], &c, 1), 0) << "shut down";
+    bond.detach(0, true);
+  });
+  const auto slot = bond.attach(/*replace=*/true);
+  primary.join();
+  ASSERT_TRUE(slot);
+  EXPECT_EQ(*slot, 1U);
+  EXPECT_EQ(bond.live(), 1U);
+  // Nothing to shut down and nobody leaving: the wait is bounded.
+  EXPECT_FALSE(bond.attach(true, std::chrono::milliseconds(50)));
+  ::close(sv[0]);
+  ::close(sv[1]);
 }
 
 TEST(SessionTableJoin, TokenFindsTheLiveSessionOnly) {
