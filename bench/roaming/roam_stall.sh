@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# UDP roaming: how long traffic stalls when the client's address changes
-# (docs/BENCHMARKS.md "Roaming"). A ping every INTERVAL ms runs through the tunnel; after
+# Roaming: how long traffic stalls when the client's address changes (docs/BENCHMARKS.md
+# "UDP roaming", "TCP resume after a move"). Over UDP the server follows the session to
+# the new address; over TCP the client sees its address go (rtnetlink) and resumes the
+# session on a new connection (docs/PROTOCOL.md §22). A ping every INTERVAL ms runs through the tunnel; after
 # 1 s the client's route to the server takes a new source address and the old address is
 # removed at once (a move to another network: what is sent to the old address is lost
 # until the server follows); the stall is the longest run of unanswered pings times the
 # interval. MOVES moves per mode, median and maximum; a ping run without
 # a move is the baseline (its losses are the box's, not the roam's).
-# Usage: bench/roaming/roam_stall.sh QELI_BINARY [MOVES=5] [INTERVAL_MS=2]
+# Usage: bench/roaming/roam_stall.sh QELI_BINARY [MOVES=5] [INTERVAL_MS=2] [udp|tcp]
 set -euo pipefail
 QELI=$(readlink -f "$1")
-MOVES=${2:-5} IV=${3:-2}
+MOVES=${2:-5} IV=${3:-2} CARRIER=${4:-udp}
+case "$CARRIER" in
+  udp) roam_counter=udp_roams ;;
+  tcp) roam_counter=tcp_resumes ;;
+  *) echo "carrier: udp or tcp" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tests/e2e/netns.sh"
-E2E_TRANSPORT=udp
+E2E_TRANSPORT=$CARRIER
 E2E_TUN_QUEUES=2
 source "$here/../../tests/e2e/lib.sh"
 e2e_setup
@@ -33,7 +40,8 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for mode in fake-tls obfs; do
   dir="$E2E_DIR/srv-$mode"
   extra=""
-  [ "$mode" = obfs ] && extra="obf.obfs_key = $(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  [ "$mode" = obfs ] && extra="obf.obfs_key = $(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  [ "$mode" = obfs ] && [ "$CARRIER" = udp ] && extra="$extra
 obf.quic.enabled = true"
   first=$([ "$mode" = obfs ] && echo 100 || echo 10)
   ip -n "$NS_C" addr add "$UL_NET.$first/24" dev "$VETH_C"
@@ -58,11 +66,11 @@ obf.quic.enabled = true"
     wait "$pid" || true
     gaps+=("$(longest_gap "$count" <"$E2E_DIR/ping.out")")
   done
-  roams=$(e2e_counter "$dir" udp_roams)
+  roams=$(e2e_counter "$dir" "$roam_counter")
   starts=$(e2e_counter "$dir" sessions_started)
   med=$(printf '%s\n' "${gaps[@]}" | median)
   max=$(printf '%s\n' "${gaps[@]}" | sort -n | tail -1)
-  printf '%-9s moves %d  roams %d  handshakes %d  stall median %d ms  max %d ms  (baseline %d ms; pings every %d ms; gaps: %s)\n' \
-    "$mode" "$MOVES" "$roams" "$starts" $((med * IV)) $((max * IV)) $((base * IV)) "$IV" "${gaps[*]}"
+  printf '%s %-9s moves %d  roams %d  handshakes %d  stall median %d ms  max %d ms  (baseline %d ms; pings every %d ms; gaps: %s)\n' \
+    "$CARRIER" "$mode" "$MOVES" "$roams" "$starts" $((med * IV)) $((max * IV)) $((base * IV)) "$IV" "${gaps[*]}"
   e2e_finish "c-$mode" "server-$mode"
 done

@@ -21,6 +21,7 @@
 #include "client/host_cleanup.h"
 #include "client/known_hosts.h"
 #include "client/linux_tunnel.h"
+#include "client/path_guard.h"
 #include "client/state_paths.h"
 #include "client/status_service.h"
 #include "crypto/ct.h"
@@ -89,6 +90,8 @@ class Client {
   std::unique_ptr<sys::HostChanges> host_;
   std::unique_ptr<sys::ResolvConf> resolv_;
   sys::ResolvedBusLinkDns resolved_;
+  // Ends a connection whose network the host left (ClientEnv::watch_path); outlives the core.
+  std::unique_ptr<PathGuard> path_guard_;
 };
 
 ClientCoreOptions Client::core_options(std::string password,
@@ -122,6 +125,8 @@ ClientEnv Client::make_env(LinuxHost& host) {
     return {};
   };
   env.refresh_servers = [this] { return refresh_server_addresses(); };
+  path_guard_ = std::make_unique<PathGuard>(cfg_.dev);
+  env.watch_path = [this](int fd) { return path_guard_->watch(fd); };
   env.on_state = [this](ClientState s, const std::string& detail) {
     if (s == ClientState::kConnected) return;  // the tunnel reports it (linux_tunnel.h)
     status_.set_state(s, detail);

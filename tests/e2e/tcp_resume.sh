@@ -14,6 +14,10 @@
 #      ("not resumed within 2 s", tcp_resume_expired 1); the client reconnects;
 #   e. a 0.7.16-style client (QELI_DISABLE_EXTENSIONS=1) reconnects with a new AUTH;
 #   f. roaming.max_orphaned = 0: no resume is offered.
+#   g. the client moves to another network during an iperf3 run (its address is replaced,
+#      as on a Wi-Fi → LTE switch; nothing resets the old connection): the client sees
+#      the move at once and resumes from the new address — well before its liveness
+#      deadline (30 s) — and the TCP flow inside completes.
 # Usage: tcp_resume.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -150,4 +154,28 @@ kill_expect_auth f
 e2e_log "f: no resume offered; a new AUTH"
 
 e2e_finish alice-f server-f
+
+# ---- g. The client moves to another network: no reset, only its address changes.
+e2e_log "case g: the client's address is replaced during an iperf3 run"
+sed -i -e '/^roaming.max_orphaned = 0$/d' -e 's/^roaming.grace_secs = 2$/roaming.grace_secs = 15/' "$dir/server.conf"
+e2e_start_server server-g "$dir"
+ip netns exec "$NS_C" sysctl -qw net.ipv4.conf.all.promote_secondaries=1
+e2e_start_client alice-g "$NS_C" "$dir" "$link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "g: no tunnel"
+iperf_start g
+ip -n "$NS_C" addr add "$UL_NET.3/24" dev "$VETH_C"
+ip -n "$NS_C" route replace "$UL_S/32" dev "$VETH_C" src "$UL_NET.3"
+moved=$(date +%s%N)
+ip -n "$NS_C" addr del "$UL_C/24" dev "$VETH_C"
+# 5 s: the move is seen on the kernel's address change, not at the liveness deadline.
+e2e_wait_for 5 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq -r '.[0].tcp_resumes // 0')\" -ge 1 ]" ||
+  e2e_fail "g: no resume within 5 s of the move: $(tail -5 "$E2E_DIR/alice-g.log")"
+took=$(( ($(date +%s%N) - moved) / 1000000 ))
+grep -q "the network changed: $UL_C is no longer on this host" "$E2E_DIR/alice-g.log" ||
+  e2e_fail "g: the client did not log the move"
+iperf_done g
+[ "$(connects "$dir")" = 1 ] || e2e_fail "g: a new AUTH happened"
+e2e_log "g: resumed from $UL_NET.3 within ${took} ms of the move (no new AUTH), the iperf3 run completed"
+
+e2e_finish alice-g server-g
 e2e_log "PASS: tcp_resume"

@@ -10,6 +10,7 @@
 //     platform and hands over the fd (tunio::FdTun); tests return a channel in memory;
 //   * trust: `trust_on_first_use` stores a server key learned without a pin;
 //   * the server's addresses: `refresh_servers` before each reconnect;
+//   * the path: `watch_path` ends a TCP connection whose network the host left;
 //   * reporting: `on_state` and `log`.
 //
 // Threading: every callback runs on the thread that runs the core (ClientCore::run or the
@@ -71,6 +72,12 @@ using TunnelOpener =
 
 enum class LogLevel : std::uint8_t { kDebug, kInfo, kWarn, kError };
 
+/// One connection watched by ClientEnv::watch_path; destroying it ends the watch.
+class PathWatch {
+ public:
+  virtual ~PathWatch() = default;
+};
+
 struct ClientEnv {
   /// After socket(), before connect() or bind(); false fails that attempt. Empty = none.
   std::function<bool(int fd)> protect;
@@ -92,6 +99,13 @@ struct ClientEnv {
   /// before the tunnel opens (an app's known-hosts policy): an error text is fatal. Runs
   /// before trust_on_first_use. Empty = none.
   std::function<std::string(const handshake::X25519Public& key, bool pinned)> confirm_server;
+  /// Watches the TCP connection `fd` a session runs over: once the host no longer reaches
+  /// the server from the connection's local address (it moved to another network), the
+  /// host shuts the connection down (shutdown(SHUT_RDWR), from a thread of its own) and the
+  /// core resumes the session on a new connection (docs/PROTOCOL.md §22) or reconnects —
+  /// at once, not at its liveness deadline. The watch is destroyed before `fd` is closed.
+  /// Empty, or a null watch = not watched.
+  std::function<std::unique_ptr<PathWatch>(int fd)> watch_path;
   /// Before a reconnect: the server's addresses now (empty = keep the ones we have).
   std::function<std::vector<transport::SockAddr>()> refresh_servers;
   /// Every state change, with its detail ("reconnecting in 812 ms").

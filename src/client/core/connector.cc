@@ -222,4 +222,8 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   return ran;
 }
 
+std::unique_ptr<PathWatch> Connector::watch_path(int fd) const {
+  return core_.env_.watch_path ? core_.env_.watch_path(fd) : nullptr;
+}
+
 }  // namespace qeli::client

@@ -133,6 +133,9 @@ class Connector {
                                                      tunnel::SessionCounters&)>;
   Duration run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
                       bool gso, const DataPhase& data);
+  // The host's watch on the path of the TCP connection `fd` (ClientEnv::watch_path; null:
+  // none). Held while the connection carries the session.
+  std::unique_ptr<PathWatch> watch_path(int fd) const;
   // The tunnel MTU without probing: `mtu` from the config or link, else the pushed one,
   // else 1400 (0.7.16 §8).
   std::size_t configured_mtu(const handshake::AuthOk& ok) const {

@@ -51,7 +51,8 @@ struct BondRun {
   std::uint32_t caps;  ///< our extensions the first stream negotiated (0: a 0.7.16 server)
   std::shared_ptr<const crypto::Key32> join_secret;  ///< the session's (handshake::ClientSession)
   std::mutex tun_mu;                                 ///< the streams' TUN writes
-  engine::StopSignal stop;  ///< ends every stream, the reader and the keeper
+  engine::StopSignal stop;        ///< ends every stream, the reader and the keeper
+  engine::Notifier stream_ended;  ///< wakes the keeper: resume or replace at once
   std::atomic<int> joining{0};
   std::atomic<int> last_end{static_cast<int>(tunnel::SessionEnd::kStopped)};
   /// The server's session-close reason heard on a JOINed stream (-1: none): the session
@@ -203,8 +204,13 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
                            }),
                            done});
       }
-      pollfd p[2] = {{core_stop.fd(), POLLIN, 0}, {run.stop.fd(), POLLIN, 0}};
-      (void)::poll(p, 2, 200);
+      // A stream that ends wakes the keeper: a resume starts within a millisecond, not
+      // at the next sample (a roam's stall, docs/BENCHMARKS.md).
+      pollfd p[3] = {{core_stop.fd(), POLLIN, 0},
+                     {run.stop.fd(), POLLIN, 0},
+                     {run.stream_ended.fd(), POLLIN, 0}};
+      (void)::poll(p, 3, 200);
+      run.stream_ended.drain();
     }
     for (auto& j : streams) j.thread.join();
   });
@@ -220,7 +226,9 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   const bool over = core_stop.stopped() || run.stop.stopped() || attempt_.closed.has_value() ||
                     end == tunnel::SessionEnd::kTunError;
   bool carried_on = false;
-  if (const std::size_t left = bond.detach(0, run.resume && !over); !over && run.resume) {
+  const std::size_t left = bond.detach(0, run.resume && !over);
+  run.stream_ended.notify();
+  if (!over && run.resume) {
     ::shutdown(first_framer.fd(), SHUT_RDWR);
     while (!run.stop.stopped()) {
       pollfd p{run.stop.fd(), POLLIN, 0};
@@ -308,6 +316,7 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
     };
   }
   engine::StreamFramer framer(*opened->stream, session.recv.framing(), session.leftover);
+  const auto path = watch_path(framer.fd());
   crypto::Rng& rng = crypto::system_rng();
   tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv), framer.room(),
                      rng, run.counters, nullptr, std::chrono::steady_clock::now());
@@ -328,6 +337,7 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   const bool broke = end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kTunError &&
                      run.closed.load() < 0 && !core_.stop_.stopped();
   const std::size_t left = run.bond.detach(*slot, run.resume && broke);
+  run.stream_ended.notify();
   if (run.closed.load() >= 0) run.stop.stop();  // the server ended the session
   if (end == tunnel::SessionEnd::kStopped) return true;
   run.last_end = static_cast<int>(end);

@@ -84,6 +84,8 @@ Duration Connector::connect_stream() {
         sc.receive.gso_receive = gso;
         sc.receive.accept_tls_bound = session.tls_bound;
         engine::StreamFramer framer(*opened->stream, session.recv.framing(), session.leftover);
+        // A move to another network ends the connection at once (the stream outlives it).
+        const auto path = watch_path(framer.fd());
         crypto::Rng& rng = crypto::system_rng();
         tunnel::Session ts(std::move(sc), std::move(session.send), std::move(session.recv),
                            framer.room(), rng, counters, nullptr, std::chrono::steady_clock::now());
