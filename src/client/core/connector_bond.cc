@@ -63,6 +63,18 @@ struct BondRun {
   bool resume = false;
   std::chrono::seconds grace{0};
   std::atomic<bool> refused{false};
+  /// One stream at a time (max_streams = 1: a session bonded only to be resumable): the
+  /// live stream reads the TUN itself, as an unbonded session does, with no reader thread
+  /// and no copy into an inbox — that hand-off cost a resumable session 5–10 % of its
+  /// throughput (docs/BENCHMARKS.md "TCP session resume").
+  bool direct = false;
+  /// The packet source of a stream: the TUN itself (direct) or its inbox in the bond.
+  template <class F>
+  tunnel::SessionEnd with_source(std::size_t slot, F&& run_with) {
+    if (!direct) return run_with(static_cast<engine::PacketSource&>(bond.inbox(slot)));
+    engine::TunQueueSource source(tun, counters, (caps & handshake::caps::kIpv6Inside) != 0);
+    return run_with(static_cast<engine::PacketSource&>(source));
+  }
 };
 
 namespace {
@@ -118,12 +130,14 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   BondRun run(bond, tun, counters, ok, mtu, caps, std::move(join_secret));
   run.resume = (caps & handshake::caps::kResume) != 0 && ok.x_resume_secs.has_value();
   run.grace = std::chrono::seconds(ok.x_resume_secs.value_or(0));
+  run.direct = bond.max_streams() == 1;
   if (bond.max_streams() > 1) {
     log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
               ok.multipath_adaptive ? "adaptive" : "fixed");
   }
 
-  std::thread reader([&] { read_tun(run); });
+  std::thread reader;
+  if (!run.direct) reader = std::thread([&] { read_tun(run); });
   std::thread keeper([&] {
     BondPolicy policy(bond.max_streams(), ok.multipath_adaptive);
     struct Joined {
@@ -219,8 +233,10 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   // On the bond's stop, which the keeper fires for the core's stop (the farewell still
   // goes: it asks the core's stop) and which a TUN failure or a close frame heard on a
   // JOINed stream fire too.
-  const auto end = engine::run_session(first, first_framer, primary,
-                                       engine::TunWriter{&tun, &run.tun_mu}, run.stop, clock);
+  const auto end = run.with_source(0, [&](engine::PacketSource& source) {
+    return engine::run_session(first, first_framer, source, engine::TunWriter{&tun, &run.tun_mu},
+                               run.stop, clock);
+  });
   // The session lives while any of its streams does — unless it was ended on purpose —
   // and, resumable, while the keeper resumes it.
   const bool over = core_stop.stopped() || run.stop.stopped() || attempt_.closed.has_value() ||
@@ -246,7 +262,7 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   }
   run.stop.stop();
   keeper.join();
-  reader.join();
+  if (reader.joinable()) reader.join();
   if (const int why = run.closed.load(); why >= 0 && !attempt_.closed) {
     attempt_.closed = static_cast<wire::CloseReason>(why);
   }
@@ -331,14 +347,18 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   }
   const SteadyClock clock;
   const auto started = std::chrono::steady_clock::now();
-  const auto end = engine::run_session(ts, framer, run.bond.inbox(*slot),
-                                       engine::TunWriter{&run.tun, &run.tun_mu}, run.stop, clock);
+  const auto end = run.with_source(*slot, [&](engine::PacketSource& source) {
+    return engine::run_session(ts, framer, source, engine::TunWriter{&run.tun, &run.tun_mu},
+                               run.stop, clock);
+  });
   // A resumable session outlives a connection that broke (the keeper resumes it).
   const bool broke = end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kTunError &&
                      run.closed.load() < 0 && !core_.stop_.stopped();
   const std::size_t left = run.bond.detach(*slot, run.resume && broke);
   run.stream_ended.notify();
   if (run.closed.load() >= 0) run.stop.stop();  // the server ended the session
+  // A stream that read the TUN itself (direct) saw it fail: nothing can carry the session.
+  if (end == tunnel::SessionEnd::kTunError) run.stop.stop();
   if (end == tunnel::SessionEnd::kStopped) return true;
   run.last_end = static_cast<int>(end);
   log_.info("bonded stream {} ended: {} ({} live)", index, tunnel::to_string(end), left);
