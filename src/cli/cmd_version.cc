@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <ostream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -14,17 +15,22 @@
 namespace qeli::cli {
 namespace {
 
-// The extensions this build can negotiate with another qeli (docs/PROTOCOL.md §10, §12,
-// §16, §17, §18; AES-256-GCM records only on a CPU with AES-GCM instructions); a 0.7.16
-// peer sees none of them.
-constexpr const char* kExtensions =
-    "gso-super-packets, session-close, tls-binding, obfs-header-xor, aes-256-gcm";
+// The extensions this build can negotiate with another qeli (docs/PROTOCOL.md §10–§22;
+// AES-256-GCM records only on a CPU with AES-GCM instructions); a 0.7.16 peer sees none.
+std::string extension_names() {
+  std::string out;
+  for (const auto& e : handshake::caps::kNamed) {
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out;
+}
 
 }  // namespace
 
 void print_version(std::ostream& out) {
   out << "qeli " << build::version() << " (" << build::git_revision() << ")\n"
-      << "protocol: qeli 0.7.16 wire format; extensions: " << kExtensions << "\n"
+      << "protocol: qeli 0.7.16 wire format; extensions: " << extension_names() << "\n"
       << "build: " << build::build_type() << ", " << build::compiler() << ", " << build::features()
       << "\n"
       << "flags: " << build::cxx_flags() << "\n";
@@ -39,7 +45,7 @@ void register_version(CLI::App& app, Context& ctx) {
       ctx.out << nlohmann::json{{"version", build::version()},
                                 {"git_revision", build::git_revision()},
                                 {"protocol", "qeli 0.7.16"},
-                                {"extensions", kExtensions},
+                                {"extensions", extension_names()},
                                 {"build_type", build::build_type()},
                                 {"compiler", build::compiler()},
                                 {"features", build::features()},

@@ -91,6 +91,20 @@ inline constexpr std::uint32_t kIpv6Inside = 1U << 8;
 /// no Argon2id, fresh keys, the same tunnel address. AUTH OK carries `x_resume_secs`.
 /// Offered by a TCP profile with roaming.enabled.
 inline constexpr std::uint32_t kResume = 1U << 9;
+/// The name of each extension this build can negotiate (`qeli version`), in bit order.
+struct Named {
+  std::uint32_t bit;
+  const char* name;
+};
+inline constexpr std::array<Named, 8> kNamed{{{kGsoSuperPackets, "gso-super-packets"},
+                                              {kCloseNotify, "session-close"},
+                                              {kTlsBinding, "tls-binding"},
+                                              {kAesGcm, "aes-256-gcm"},
+                                              {kObfsHeaderXor, "obfs-header-xor"},
+                                              {kRoam, "udp-roaming"},
+                                              {kIpv6Inside, "ipv6-inside"},
+                                              {kResume, "tcp-resume"}}};
+
 }  // namespace caps
 
 enum class Carrier : std::uint8_t { kStream, kDatagram };

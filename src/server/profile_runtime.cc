@@ -822,19 +822,17 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
   // Our client may resume the session on a new connection (PROTOCOL §22).
   const bool hold = may_resume(*sp, end);
   const std::size_t left = sp->bond.detach(0, hold);
-  if (hold) {
-    ::shutdown(stream->fd(), SHUT_RDWR);
-    if (left > 0) {
-      spdlog::info("[{}] '{}' ({}): its first stream ended ({}); {} bonded stream(s) carry it",
-                   p.name, sp->user, transport::ipv4_to_string(sp->tunnel_ip),
-                   tunnel::to_string(end), left);
-    }
-    end = hold_for_resume(*sp, end);
-  } else if (left > 0 && !sp->stop.stopped()) {
+  const bool carried = left > 0 && (hold || !sp->stop.stopped());
+  if (carried) {
     // Bonded: the session lives while any of its streams does (0.7.16 §3.8).
     spdlog::info("[{}] '{}' ({}): its first stream ended ({}); {} bonded stream(s) carry it",
                  p.name, sp->user, transport::ipv4_to_string(sp->tunnel_ip), tunnel::to_string(end),
                  left);
+  }
+  if (hold) {
+    ::shutdown(stream->fd(), SHUT_RDWR);
+    end = hold_for_resume(*sp, end);
+  } else if (carried) {
     // Closed now, not with the session: the client must see this stream go (its flows
     // on it would otherwise vanish into a socket nobody reads until its liveness ends).
     ::shutdown(stream->fd(), SHUT_RDWR);

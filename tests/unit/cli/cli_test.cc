@@ -98,6 +98,11 @@ TEST(cli, version_flag_and_build_details) {
   const auto j = run({"version", "--json"});
   EXPECT_EQ(j.rc, 0);
   EXPECT_NE(j.out.find("\"git_revision\""), std::string::npos) << j.out;
+  // Every extension this build negotiates is listed, the newest too.
+  for (const char* ext :
+       {"gso-super-packets", "aes-256-gcm", "udp-roaming", "ipv6-inside", "tcp-resume"}) {
+    EXPECT_NE(j.out.find(ext), std::string::npos) << ext << ": " << j.out;
+  }
 }
 
 TEST(cli, status_without_clients_says_so) {
