@@ -180,6 +180,12 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
     for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());
   }
   const RoutePlan plan = plan_routes(cfg, ok.routes, resolvers, ipv6_);
+  for (const auto& c : plan.not_carried) {
+    spdlog::warn(
+        "include {}: this session carries no IPv6 (see `ipv6` and the server's "
+        "pool.ipv6.cidr); the network is not routed through the tunnel",
+        c);
+  }
   const bool full = plan.full_tunnel;
   if (plan.pushed_default && !cfg.gateway) {
     spdlog::info("the server pushed a default route (0.0.0.0/0): full tunnel");

@@ -25,12 +25,20 @@ RoutePlan plan_routes(const config::ClientConfig& cfg,
   }
   plan.full_tunnel = cfg.gateway || plan.pushed_default;
   for (const auto& c : cfg.include) plan.via_tun.push_back({c.to_string(), 0});
+  for (const auto& c : cfg.include6) {
+    if (ipv6_inside) {
+      plan.via_tun.push_back({c.to_string(), 0});
+    } else {
+      plan.not_carried.push_back(c.to_string());
+    }
+  }
   if (cfg.route_local) {
     for (const char* c : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}) {
       plan.via_tun.push_back({c, 0});
     }
   }
   for (const auto& c : cfg.exclude) plan.via_underlay.push_back(c.to_string());
+  for (const auto& c : cfg.exclude6) plan.via_underlay.push_back(c.to_string());
   if (!plan.full_tunnel) {
     for (const auto& r : resolvers) {
       auto p = sys::IpPrefix::parse(r);

@@ -11,7 +11,10 @@
 //                 route and changed nothing: the trial). With IPv6 inside the tunnel
 //                 (negotiated, docs/PROTOCOL.md §21) ::/1 + 8000::/1 go through the TUN
 //                 too; without it IPv6 is made unreachable unless `allow_ipv6_leak`;
-//   `exclude`:    through the path the server uses now, in both modes;
+//   `include`:    IPv4 entries through the TUN; IPv6 entries only when the session carries
+//                 IPv6 (else they are listed in `not_carried`, for a warning);
+//   `exclude`:    through the path the server uses now (an IPv6 entry beside an IPv4
+//                 server: through its own path), in both modes;
 //   resolvers:    when the session sets the host's DNS to resolvers (client/dns_choice.h),
 //                 each gets a /32 through the TUN in a split tunnel too: a resolver outside
 //                 the pushed routes (a public one in `dns_servers`, a pushed 1.1.1.1) would
@@ -39,6 +42,8 @@ struct RoutePlan {
   bool pin_server = false;                ///< the server's address via the current path
   std::vector<std::string> via_underlay;  ///< `exclude`: via the current path to the server
   bool blackhole_ipv6 = false;            ///< ::/1 and 8000::/1 unreachable
+  /// IPv6 `include` entries left out: the session carries no IPv6.
+  std::vector<std::string> not_carried;
 };
 
 /// True for a pushed route that covers everything (0.0.0.0/0 in any spelling).

@@ -137,8 +137,8 @@ void read_interface(SectionReader& r, ClientConfig& c) {
   c.mtu_probe = r.get_bool("mtu_probe", true);
   c.gateway = r.get_bool("gateway", false);
   c.route_local = r.get_bool("route_local", false);
-  c.include = r.get_cidr_list("include", /*allow_bare=*/true);
-  c.exclude = r.get_cidr_list("exclude", /*allow_bare=*/true);
+  c.include = r.get_network_list("include", /*allow_bare=*/true, c.include6);
+  c.exclude = r.get_network_list("exclude", /*allow_bare=*/true, c.exclude6);
   c.route_file = r.get_string("route_file", "");
   c.persist_tun = r.get_bool("persist_tun", false);
   c.dns = r.get_enum("dns", ClientDns::kTunnel,

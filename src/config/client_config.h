@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/finding.h"
+#include "config/ipv6_cidr.h"
 #include "config/limits.h"
 #include "config/link.h"
 #include "config/modes.h"
@@ -87,6 +88,9 @@ struct ClientConfig {
   bool route_local = false;
   std::vector<Ipv4Cidr> include;
   std::vector<Ipv4Cidr> exclude;
+  /// The IPv6 entries of `include` / `exclude` (one list each in the file).
+  std::vector<Ipv6Cidr> include6;
+  std::vector<Ipv6Cidr> exclude6;
   std::string route_file;
   bool persist_tun = false;
   ClientDns dns = ClientDns::kTunnel;

@@ -34,7 +34,10 @@
 #      and of an iperf3 connection (no masquerade);
 #   f. split tunnel (gateway = false) in client ns 2: fd00:9::M/64 on vpn0 and the pool's
 #      /64 through it, but no ::/1 or 8000::/1 (neither through the TUN nor unreachable);
-#      ping6 fd00:9::1 works.
+#      ping6 fd00:9::1 works; `include = <far host>`: that /128 goes through the TUN (the
+#      far host sees the pool address), a neighbour of it does not;
+#   g. `ipv6 = false`, full tunnel, `exclude = 2001:db8:f::/64`: no IPv6 on vpn0, IPv6
+#      unreachable except the excluded network, reached outside the tunnel.
 # Usage: ipv6_inside.sh QELI_BINARY   (E2E_SECONDS per iperf3 run, default 3)
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -304,6 +307,7 @@ conf_e=$(e2e_client_conf "$dir" erin erin erin-pass "gateway = true
 dns = off
 reconnect_base_delay = 1")
 conf_f=$(e2e_client_conf "$dir" fred fred fred-pass "dns = off
+include = $FAR6
 reconnect_base_delay = 1")
 e2e_start_server server-route "$dir"
 e2e_wait_for 5 has_v6 "$NS_S" qes0 "$SRV6" || e2e_fail "e: the server's TUN has no $SRV6/64"
@@ -340,15 +344,24 @@ routes=$(routes6 "$NS_C2")
 grep -qE "^fd00:9::/64 .*dev vpn0" <<<"$routes" || e2e_fail "f: no $POOL6 through vpn0: $routes"
 if grep -qE "^(unreachable )?(::|8000::)/1 " <<<"$routes"; then e2e_fail "f: half-default IPv6 routes in a split tunnel: $routes"; fi
 ping6_ok "$NS_C2" "$SRV6" || e2e_fail "f: ping6 $SRV6 from the split-tunnel client"
+# `include = $FAR6`: that host (only) goes through the tunnel; the far host sees the
+# pool address (the route-mode server of case e).
 route_far=$(ip -n "$NS_C2" -6 route get "$FAR6" 2>&1 || true)
-if grep -q "dev vpn0" <<<"$route_far"; then e2e_fail "f: $FAR6 goes through the tunnel in split mode: $route_far"; fi
-e2e_log "f: $cip6_f/64 on vpn0, only $POOL6 through it; $SRV6 answers"
+grep -q "dev vpn0" <<<"$route_far" || e2e_fail "f: the included $FAR6 does not go through vpn0: $route_far"
+route_other=$(ip -n "$NS_C2" -6 route get 2001:db8:f::3 2>&1 || true)
+if grep -q "dev vpn0" <<<"$route_other"; then e2e_fail "f: 2001:db8:f::3 (not included) goes through the tunnel: $route_other"; fi
+pool_before=$(far_count pool)
+ping6_ok "$NS_C2" "$FAR6" || e2e_fail "f: ping6 to the included $FAR6 through the tunnel"
+[ "$(far_count pool)" -ge $((pool_before + 3)) ] ||
+  e2e_fail "f: the far host did not see the pings to the included $FAR6 come from the pool"
+e2e_log "f: $cip6_f/64 on vpn0, $POOL6 and the included $FAR6 through it (seen from the pool); others outside"
 e2e_finish fred
 
 # ---- g. A client that declines IPv6 inside (`ipv6 = false`): IPv4 only, as with 0.7.16.
 e2e_log "case g: ipv6 = false in client ns 2, full tunnel"
 conf_g=$(e2e_client_conf "$dir" fred fred fred-pass "gateway = true
 ipv6 = false
+exclude = 2001:db8:f::/64
 dns = off
 reconnect_base_delay = 1")
 e2e_start_client fred-g "$NS_C2" "$dir" -c "$conf_g"
@@ -357,7 +370,11 @@ e2e_ping "$NS_C2" "$TUN_NET.1" || e2e_fail "g: IPv4 ping to $TUN_NET.1"
 addrs=$(ip -n "$NS_C2" -6 addr show dev vpn0 2>&1 || true)
 if grep -q "inet6" <<<"$addrs"; then e2e_fail "g: IPv6 on vpn0 with ipv6 = false: $addrs"; fi
 grep -qE "^unreachable ::/1" <<<"$(routes6 "$NS_C2")" || e2e_fail "g: IPv6 not made unreachable"
-e2e_log "g: $cip_g, no IPv6 on vpn0, ::/1 unreachable"
+# `exclude = 2001:db8:f::/64`: the far host stays reachable outside the tunnel (through the
+# client's own IPv6 path), more specific than the unreachable halves; anything else is not.
+ping6_ok "$NS_C2" "$FAR6" || e2e_fail "g: the excluded $FAR6 is not reachable outside the tunnel"
+ping6_fails "$NS_C2" 2001:db8:e::1 || e2e_fail "g: IPv6 outside the excluded network leaked"
+e2e_log "g: $cip_g, no IPv6 on vpn0, ::/1 unreachable but the excluded 2001:db8:f::/64 reachable outside"
 
 e2e_finish fred-g erin server-route
 e2e_log "PASS: ipv6_inside"

@@ -94,5 +94,22 @@ TEST(RoutePlan, ExcludeGoesThroughTheUnderlay) {
   EXPECT_FALSE(p.pin_server);
 }
 
+TEST(RoutePlan, Ipv6IncludeNeedsIpv6InsideAndIpv6ExcludeAlwaysGoesOutside) {
+  config::ClientConfig cfg;
+  cfg.include6.push_back(*config::Ipv6Cidr::parse("2001:db8::/32", false));
+  cfg.exclude6.push_back(*config::Ipv6Cidr::parse("2001:db8:1::/48", false));
+  const auto with6 = plan_routes(cfg, {}, {}, true);
+  EXPECT_TRUE(has(with6, "2001:db8::/32"));
+  EXPECT_TRUE(with6.not_carried.empty());
+  ASSERT_EQ(with6.via_underlay.size(), 1U);
+  EXPECT_EQ(with6.via_underlay[0], "2001:db8:1::/48");
+  // Without IPv6 inside, the include is reported, not routed into a tunnel that drops it.
+  const auto without = plan_routes(cfg, {}, {}, false);
+  EXPECT_FALSE(has(without, "2001:db8::/32"));
+  ASSERT_EQ(without.not_carried.size(), 1U);
+  EXPECT_EQ(without.not_carried[0], "2001:db8::/32");
+  EXPECT_EQ(without.via_underlay.size(), 1U);
+}
+
 }  // namespace
 }  // namespace qeli::client

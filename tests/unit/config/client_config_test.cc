@@ -103,6 +103,9 @@ TEST(client_config, strict_rules_table) {
       {"dns_servers = one.one.one.one", "dns_servers"},
       {"include = 10.0.0.0/8\nexclude = 10.1.0.0/16,192.168.1.1", nullptr},
       {"exclude = 10.1.0.1/16", "exclude"},
+      {"include = 2001:db8::/32, 10.2.0.0/16\nexclude = 2001:db8:1::/48,2001:db8::53", nullptr},
+      {"exclude = 2001:db8::1/32", "exclude"},  // host bits set
+      {"include = fd00::/129", "include"},
       {"reconnect_retries = -2", "reconnect_retries"},
       {"reconnect_base_delay = 100\nreconnect_max_delay = 10", "reconnect_base_delay"},
       {"pass = a\npassword_file = /x", "pass"},
