@@ -3,7 +3,7 @@
 namespace qeli::client {
 
 DnsChoice choose_dns(const config::ClientConfig& cfg, std::string_view pushed,
-                     const sys::ResolvedStatus& resolved) {
+                     std::string_view pushed6, const sys::ResolvedStatus& resolved) {
   DnsChoice c;
   if (cfg.dns == config::ClientDns::kOff) {
     c.why = "dns = off";
@@ -15,6 +15,10 @@ DnsChoice choose_dns(const config::ClientConfig& cfg, std::string_view pushed,
   const bool own = !c.dns.servers.empty();
   if (!own && !pushed.empty()) {
     if (auto ip = sys::IpAddress::parse(pushed); ip.ok()) c.dns.servers.push_back(*ip);
+  }
+  if (!own && !pushed6.empty()) {
+    auto ip = sys::IpAddress::parse(pushed6);
+    if (ip.ok() && ip->family == sys::IpFamily::kV6) c.dns.servers.push_back(*ip);
   }
   if (c.dns.servers.empty()) {
     c.why = "no dns_servers and no pushed resolver";

@@ -174,7 +174,9 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   // DNS: see client/dns_choice.h for the rules.
   sys::ResolvedProbePaths probe;
   if (!host_.resolv_conf_path.empty()) probe.resolv_conf = host_.resolv_conf_path;
-  const DnsChoice dns = choose_dns(cfg, ok.dns, sys::probe_resolved(probe));
+  // The IPv6 resolver only when IPv6 is on the TUN (the host may have fallen back).
+  const std::string dns6 = ipv6_ ? ok.x_dns6.value_or("") : std::string();
+  const DnsChoice dns = choose_dns(cfg, ok.dns, dns6, sys::probe_resolved(probe));
   std::vector<std::string> resolvers;
   if (dns.path != DnsPath::kLeaveAlone) {
     for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());

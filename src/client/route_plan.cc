@@ -42,7 +42,7 @@ RoutePlan plan_routes(const config::ClientConfig& cfg,
   if (!plan.full_tunnel) {
     for (const auto& r : resolvers) {
       auto p = sys::IpPrefix::parse(r);
-      if (p.ok() && p->addr.family == sys::IpFamily::kV4) {
+      if (p.ok() && (p->addr.family == sys::IpFamily::kV4 || ipv6_inside)) {
         plan.via_tun.push_back({sys::IpPrefix::host(p->addr).to_string(), 0});
       }
     }

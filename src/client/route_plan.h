@@ -18,7 +18,8 @@
 //   resolvers:    when the session sets the host's DNS to resolvers (client/dns_choice.h),
 //                 each gets a /32 through the TUN in a split tunnel too: a resolver outside
 //                 the pushed routes (a public one in `dns_servers`, a pushed 1.1.1.1) would
-//                 otherwise be asked directly, outside the tunnel (the trial saw it).
+//                 otherwise be asked directly, outside the tunnel (the trial saw it). An
+//                 IPv6 one (x_dns6) gets a /128, when the session carries IPv6.
 #pragma once
 
 #include <cstdint>
@@ -49,9 +50,9 @@ struct RoutePlan {
 /// True for a pushed route that covers everything (0.0.0.0/0 in any spelling).
 bool is_default_route(const std::string& cidr);
 
-/// `resolvers`: the IPv4 resolvers the session points the host's DNS at (empty if it
-/// leaves DNS alone). `ipv6_inside`: the session carries IPv6 (pushed IPv6 routes are
-/// kept only then).
+/// `resolvers`: the resolvers the session points the host's DNS at (empty if it leaves
+/// DNS alone); IPv6 ones are routed only with `ipv6_inside`. `ipv6_inside`: the session carries
+/// IPv6 (pushed IPv6 routes are kept only then).
 RoutePlan plan_routes(const config::ClientConfig& cfg,
                       const std::vector<handshake::PushedRoute>& pushed,
                       const std::vector<std::string>& resolvers = {}, bool ipv6_inside = false);

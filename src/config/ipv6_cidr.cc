@@ -75,6 +75,15 @@ bool Ipv6Cidr::contains(const std::uint8_t* addr) const {
   return same_prefix(network.bytes.data(), addr, prefix);
 }
 
+Ipv6Addr Ipv6Cidr::host(std::uint64_t offset) const {
+  Ipv6Addr a = network;
+  std::uint64_t low = 0;
+  for (int i = 8; i < 16; ++i) low = (low << 8) | a.bytes[i];
+  low += offset;  // the host bits are zero and hold `offset`: no carry into the prefix
+  for (int i = 15; i >= 8; --i, low >>= 8) a.bytes[i] = static_cast<std::uint8_t>(low);
+  return a;
+}
+
 bool Ipv6Cidr::overlaps(const Ipv6Cidr& o) const {
   return same_prefix(network.bytes.data(), o.network.bytes.data(), std::min(prefix, o.prefix));
 }

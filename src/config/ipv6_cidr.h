@@ -36,6 +36,9 @@ struct Ipv6Cidr {
   bool contains(const std::uint8_t* addr) const;
   bool contains(const Ipv6Addr& a) const { return contains(a.bytes.data()); }
   bool overlaps(const Ipv6Cidr& o) const;
+  /// The address `offset` past the network (added to its low 64 bits). Precondition: the
+  /// host bits hold `offset` (the IPv6 address plan keeps it below pool.cidr's size).
+  Ipv6Addr host(std::uint64_t offset) const;
   friend auto operator<=>(const Ipv6Cidr&, const Ipv6Cidr&) = default;
 };
 

@@ -182,6 +182,46 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
   rt.post_down = r.get_string("routing.post_down", "");
 }
 
+// dns.listen_ipv6: an address of pool.ipv6.cidr the proxy answers on too, or `auto` for
+// the server's tunnel address — the one address of the pool on the server's TUN, so the
+// only one the proxy can bind without help from outside.
+void read_dns_listen_ipv6(SectionReader& r, ProfileConfig& p) {
+  const IniEntry* e = r.single("dns.listen_ipv6");
+  if (e == nullptr) return;
+  const bool is_auto = ascii_lower(e->value) == "auto";
+  const std::optional<Ipv6Addr> given = is_auto ? std::nullopt : Ipv6Addr::parse(e->value);
+  if (!is_auto && !given) {
+    r.bad_value(*e, "an IPv6 address without a prefix length (e.g. fd00:9::1), or auto");
+    return;
+  }
+  if (!p.pool.ipv6) {
+    if (!r.refused("pool.ipv6.cidr")) {
+      r.error_at(*e, "needs pool.ipv6.cidr (the proxy answers on IPv6 inside the tunnel only)");
+    }
+    return;
+  }
+  if (!p.dns.enabled) {
+    r.error_at(*e, "needs dns.enabled = true (it is an address of the DNS proxy)");
+    return;
+  }
+  const Ipv6Addr server6 = p.server_ipv6().value();
+  const Ipv6Addr a = is_auto ? server6 : *given;
+  if (!p.pool.ipv6->contains(a)) {
+    r.error_at(*e, a.to_string() + " is outside pool.ipv6.cidr " + p.pool.ipv6->to_string() +
+                       ": clients reach the resolver through the tunnel");
+    return;
+  }
+  if (a != server6) {
+    r.warning("dns.listen_ipv6",
+              a.to_string() + " is not the server's tunnel address " + server6.to_string() +
+                  " (the one address of the pool on its TUN): the proxy cannot bind an "
+                  "address this host does not hold, and an address of the pool may be a "
+                  "client's; `auto` is " +
+                  server6.to_string());
+  }
+  p.dns.listen_ipv6 = a;
+}
+
 void read_dns(SectionReader& r, ProfileConfig& p) {
   auto& d = p.dns;
   d.enabled = r.get_bool("dns.enabled", d.enabled);
@@ -224,14 +264,22 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
                                    "dot-separated labels; `*.example.com` = example.com)");
     }
   }
-  d.listen_ipv6 = r.get_string("dns.listen_ipv6", "");
   for (const auto& s : r.get_list("dns.push_servers", {})) {
     if (const auto a = Ipv4Addr::parse(s)) {
       d.push_servers.push_back(*a);
+    } else if (const auto a6 = Ipv6Addr::parse(s)) {
+      d.push_servers6.push_back(*a6);
     } else {
-      r.error("dns.push_servers", "`" + s + "` is not an IPv4 address");
+      r.error("dns.push_servers", "`" + s + "` is not an IPv4 or IPv6 address");
     }
   }
+  if (!d.push_servers6.empty() && !p.pool.ipv6 && !r.refused("pool.ipv6.cidr")) {
+    r.warning("dns.push_servers",
+              "IPv6 resolvers are pushed only to clients with IPv6 inside the tunnel, which "
+              "needs pool.ipv6.cidr: " +
+                  d.push_servers6.front().to_string() + " reaches no client");
+  }
+  read_dns_listen_ipv6(r, p);
   if (d.enabled && !p.pool.cidr.contains(d.listen) && d.listen != Ipv4Addr{0}) {
     r.warning("dns.listen", d.listen.to_string() +
                                 " is outside pool.cidr; clients reach the "
@@ -570,6 +618,11 @@ ProfileConfig read_profile(SectionReader& r, std::string name) {
   check_profile(r, p);
   refuse_unbuilt(p, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
   return p;
+}
+
+std::optional<Ipv6Addr> ProfileConfig::server_ipv6() const {
+  if (!pool.ipv6) return std::nullopt;
+  return pool.ipv6->host(tun.address.value - pool.cidr.network.value);
 }
 
 ClientMode ProfileConfig::link_mode() const {

@@ -145,10 +145,14 @@ struct DnsConfig {
   std::uint32_t cache_size = 1000;
   seconds timeout{5};
   std::vector<std::string> blocklist;
+  /// `dns.push_servers`: pushed instead of the proxy's address of the same family (the
+  /// first IPv4 entry as AUTH OK `dns`, the first IPv6 one as `x_dns6`).
   std::vector<Ipv4Addr> push_servers;
-  /// `dns.listen_ipv6` (0.8 line): not built; the resolver answers on `dns.listen` over
-  /// IPv4 (AAAA records included). unbuilt.cc refuses a value.
-  std::string listen_ipv6;
+  std::vector<Ipv6Addr> push_servers6;
+  /// `dns.listen_ipv6` (the 0.8 line's key): the proxy also answers on this address, inside
+  /// pool.ipv6.cidr (`auto`: the server's tunnel address, ProfileConfig::server_ipv6()).
+  /// Unset: IPv4 only, as before.
+  std::optional<Ipv6Addr> listen_ipv6;
 };
 
 struct DhcpConfig {
@@ -286,6 +290,9 @@ struct ProfileConfig {
 
   /// What a client puts in `mode=`: reality / reality-tls when the REALITY proxy is on.
   ClientMode link_mode() const;
+  /// The server's IPv6 address in the tunnel (on its TUN): pool.ipv6.cidr plus
+  /// tun.address's host offset in pool.cidr (server/ipv6_plan.h); nullopt without the pool.
+  std::optional<Ipv6Addr> server_ipv6() const;
 };
 
 struct UserConfig {

@@ -95,6 +95,10 @@ void validate_server_config(const ServerConfig& cfg, Findings& f) {
       for (Transport t : {Transport::kUdp, Transport::kTcp}) {
         binds.push_back(
             {t, p.dns.listen.to_string(), p.dns.port, sec + " dns", sec, "dns.port", p.line});
+        if (p.dns.listen_ipv6) {
+          binds.push_back({t, p.dns.listen_ipv6->to_string(), p.dns.port, sec + " dns", sec,
+                           "dns.port", p.line});
+        }
       }
     }
     if (p.dhcp.enabled) {

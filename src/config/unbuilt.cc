@@ -32,10 +32,6 @@ const std::array kRows{
          "NDP proxying is not built yet; route pool.ipv6.cidr to this server upstream "
          "(routing.ipv6.mode = route) or masquerade it (nat66)"},
         [](const ProfileConfig& p) { return p.routing.ipv6_ndp_proxy != "off"; }},
-    Row{{UnbuiltScope::kProfile, "dns.listen_ipv6", "fd00:9::1", "",
-         "the resolver does not listen on IPv6 yet; it answers on dns.listen over IPv4, "
-         "AAAA records included"},
-        [](const ProfileConfig& p) { return !p.dns.listen_ipv6.empty(); }},
     Row{{UnbuiltScope::kProfile, "dhcp.enabled", "true", "",
          "the DHCP server is not built yet; clients get their address in the AUTH reply"},
         [](const ProfileConfig& p) { return p.dhcp.enabled; }},

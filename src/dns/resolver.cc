@@ -48,9 +48,9 @@ void Resolver::on_query(const ClientRef& from, ByteSpan msg, Instant now, Action
     reply_now(from, msg, *q, std::move(hit->message), hit->question_end, out);
     return;
   }
-  std::size_t& mine = per_source_[from.source_ip];
+  std::size_t& mine = per_source_[from.source];
   if (pending_.size() >= cfg_.max_in_flight || mine >= cfg_.max_in_flight_per_source) {
-    if (mine == 0) per_source_.erase(from.source_ip);
+    if (mine == 0) per_source_.erase(from.source);
     counters_.add(Counter::kOverload);
     out.replies.push_back({from, error_reply(msg, &*q, Rcode::kServFail)});
     return;
@@ -192,7 +192,7 @@ void Resolver::finish(std::uint64_t serial, Actions& out) {
     attempts_.erase(a.id);
     out.closes.push_back(a.id);
   }
-  if (auto s = per_source_.find(p.client.source_ip); s != per_source_.end() && --s->second == 0) {
+  if (auto s = per_source_.find(p.client.source); s != per_source_.end() && --s->second == 0) {
     per_source_.erase(s);
   }
   pending_.erase(it);

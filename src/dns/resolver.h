@@ -25,6 +25,7 @@
 // own random 16-bit ID from `rng`. Not thread-safe: one owner thread.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -61,11 +62,14 @@ struct ResolverConfig {
   std::size_t max_in_flight_per_source = kMaxInFlightPerSource;
 };
 
-/// Who asked: the runner's handle for where the answer goes.
+/// Who asked: the runner's handle for where the answer goes. All but `transport` is the
+/// runner's to define and comes back unchanged in the answer's Reply.
 struct ClientRef {
-  std::uint64_t key = 0;        ///< a UDP source address or a TCP connection, runner-defined
-  std::uint32_t source_ip = 0;  ///< the client's address (the per-source bound)
+  std::uint64_t key = 0;     ///< a UDP source address or a TCP connection
+  std::uint64_t source = 0;  ///< who asks, for the per-source bound (the client's address)
   Transport transport = Transport::kUdp;
+  /// What `key` cannot hold: an IPv6 UDP client's address (its port is in `key`).
+  std::array<std::uint8_t, 16> reply_to{};
 };
 
 using AttemptId = std::uint64_t;
@@ -174,7 +178,7 @@ class Resolver {
   AttemptId next_attempt_ = 0;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::unordered_map<AttemptId, std::uint64_t> attempts_;  ///< attempt → its question
-  std::unordered_map<std::uint32_t, std::size_t> per_source_;
+  std::unordered_map<std::uint64_t, std::size_t> per_source_;
 };
 
 }  // namespace qeli::dns

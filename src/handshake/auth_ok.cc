@@ -107,6 +107,7 @@ Bytes build_auth_ok(const AuthOk& ok) {
   if (ok.x_ip6 && ok.x_server_ip6) {
     j["x_ip6"] = *ok.x_ip6;
     j["x_server_ip6"] = *ok.x_server_ip6;
+    if (ok.x_dns6) j["x_dns6"] = *ok.x_dns6;
   }
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   // Sized once and filled with memcpy: GCC 12 reports a false -Warray-bounds for the
@@ -201,6 +202,10 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
         ok.x_server_ip6 = server6;
       }
     }
+    // The IPv6 resolver: only beside the address (it is used only over IPv6 inside).
+    bool dns6_ok = true;
+    const std::string dns6 = get_string(j, "x_dns6", dns6_ok);
+    if (ok.x_ip6 && dns6_ok && is_ipv6(dns6)) ok.x_dns6 = dns6;
   }
   if (!good) return fail(AuthOkError::kBadField);
   return ok;

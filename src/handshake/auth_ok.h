@@ -54,6 +54,10 @@ struct AuthOk {
   /// ("fd00:9::1"). Both or neither: a parser drops a lone or malformed one.
   std::optional<std::string> x_ip6;
   std::optional<std::string> x_server_ip6;
+  /// Our extension (caps::kIpv6Inside, docs/PROTOCOL.md §21): the IPv6 resolver the client
+  /// should use ("fd00:9::1"), beside `dns`. Only with x_ip6: a parser drops it without a
+  /// valid x_ip6, or when it is not an IPv6 address.
+  std::optional<std::string> x_dns6;
   /// Our extension (caps::kResume, docs/PROTOCOL.md §22): how long (seconds, 1..3600) the
   /// server holds the session for a resume after its connection broke.
   std::optional<std::uint32_t> x_resume_secs;

@@ -314,6 +314,7 @@ void ServerHandshake::accept(AuthOk ok) {
   if ((impl_->cfg.extensions & caps::kIpv6Inside) == 0) {
     ok.x_ip6.reset();  // only with the offer (a profile with the pool, extensions on)
     ok.x_server_ip6.reset();
+    ok.x_dns6.reset();
   }
   if (impl_->cfg.extensions != 0) {
     ok.x_caps = impl_->cfg.extensions;

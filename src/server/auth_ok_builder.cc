@@ -21,6 +21,8 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   ok.server_ip = p.tun.address.to_string();
   ok.prefix = p.pool.cidr.prefix;
   ok.mtu = static_cast<std::uint16_t>(p.tun.mtu);
+  // Per family: the first dns.push_servers entry of it, else the proxy's address (IPv6
+  // below, with the session's IPv6 address).
   if (!p.dns.push_servers.empty()) {
     ok.dns = p.dns.push_servers.front().to_string();
   } else if (p.dns.enabled) {
@@ -49,6 +51,11 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   if (const auto plan = Ipv6Plan::of(p); plan && offer_ipv6 && p.pool.cidr.contains({client_ip})) {
     ok.x_ip6 = plan->address_of(client_ip).to_string() + "/" + std::to_string(plan->cidr().prefix);
     ok.x_server_ip6 = plan->server_address().to_string();
+    if (!p.dns.push_servers6.empty()) {
+      ok.x_dns6 = p.dns.push_servers6.front().to_string();
+    } else if (p.dns.enabled && p.dns.listen_ipv6) {
+      ok.x_dns6 = p.dns.listen_ipv6->to_string();
+    }
   }
   return ok;
 }

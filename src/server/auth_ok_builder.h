@@ -12,7 +12,8 @@ namespace qeli::server {
 
 /// `offer_ipv6`: the user may reach some IPv6 destination (server/destination_acl.h):
 /// only then, and only for an address inside pool.cidr, does it carry the session's IPv6
-/// addresses (x_ip6, x_server_ip6) of a profile with pool.ipv6.cidr.
+/// addresses (x_ip6, x_server_ip6) of a profile with pool.ipv6.cidr, and its IPv6 resolver
+/// (x_dns6: the first IPv6 entry of dns.push_servers, else dns.listen_ipv6).
 handshake::AuthOk build_auth_ok(const config::ProfileConfig& profile,
                                 const config::UserConfig* user, std::uint32_t client_ip,
                                 const handshake::JoinToken& token, bool offer_ipv6 = true);

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "dns/name.h"
 #include "dns/tcp_framer.h"
 #include "transport/endpoint.h"
+#include "transport/sock_addr.h"
 #include "transport/unique_fd.h"
 
 namespace qeli::server {
@@ -32,37 +34,77 @@ std::uint64_t tag(Kind k, std::uint64_t id = 0) { return (std::uint64_t{k} << kK
 Kind kind_of(std::uint64_t t) { return static_cast<Kind>(t >> kKindShift); }
 std::uint64_t id_of(std::uint64_t t) { return t & ((std::uint64_t{1} << kKindShift) - 1); }
 
-// A UDP client's key is its address and port; a TCP client's its connection id with bit 55
-// set, so the two never meet.
+// A client in a dns::ClientRef. UDP: an IPv4 client's address and port in the key; an
+// IPv6 one's port beside kUdp6KeyBit, its address in reply_to. TCP: the connection id with
+// kTcpKeyBit. The three never meet.
 constexpr std::uint64_t kTcpKeyBit = std::uint64_t{1} << 55;
-std::uint64_t udp_key(const sockaddr_in& sa) {
-  return (std::uint64_t{ntohl(sa.sin_addr.s_addr)} << 16) | ntohs(sa.sin_port);
-}
-sockaddr_in udp_addr(std::uint64_t key) {
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(static_cast<std::uint32_t>(key >> 16));
-  sa.sin_port = htons(static_cast<std::uint16_t>(key));
-  return sa;
+constexpr std::uint64_t kUdp6KeyBit = std::uint64_t{1} << 54;
+
+// The per-source bound's identity: an IPv4 address as it is; an IPv6 one by its low 64
+// bits (what tells the clients of a /64 or narrower pool apart), bit 63 set to keep it
+// apart from every IPv4 address.
+std::uint64_t source_of(const transport::SockAddr& a) {
+  if (a.is_ipv4()) return a.ipv4_host();
+  std::uint64_t low = 0;
+  for (int i = 8; i < 16; ++i) low = (low << 8) | a.v6.sin6_addr.s6_addr[i];
+  return low | (std::uint64_t{1} << 63);
 }
 
-sockaddr_in sockaddr_of(std::uint32_t ip, std::uint16_t port) {
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(ip);
-  sa.sin_port = htons(port);
-  return sa;
+dns::ClientRef udp_client(const transport::SockAddr& a) {
+  dns::ClientRef c;
+  c.source = source_of(a);
+  if (a.is_ipv4()) {
+    c.key = (std::uint64_t{a.ipv4_host()} << 16) | a.port();
+  } else {
+    c.key = kUdp6KeyBit | a.port();
+    std::memcpy(c.reply_to.data(), a.v6.sin6_addr.s6_addr, 16);
+  }
+  return c;
+}
+
+transport::SockAddr udp_peer(const dns::ClientRef& c) {
+  const auto port = static_cast<std::uint16_t>(c.key);
+  if ((c.key & kUdp6KeyBit) == 0) {
+    return transport::SockAddr::ipv4(static_cast<std::uint32_t>(c.key >> 16), port);
+  }
+  return transport::SockAddr::ipv6(c.reply_to.data(), port);
+}
+
+transport::SockAddr ipv6_at(const config::Ipv6Addr& ip, std::uint16_t port) {
+  return transport::SockAddr::ipv6(ip.bytes.data(), port);
 }
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// A non-blocking socket bound to `at`; IPv6 only for an IPv6 address (a `::` listener
+// elsewhere on the port is no conflict, and no peer shows up IPv4-mapped).
+Result<UniqueFd, std::string> bound_socket(int type, const transport::SockAddr& at) {
+  const char* what = type == SOCK_STREAM ? "tcp " : "udp ";
+  UniqueFd fd(::socket(at.family(), type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return fail(errno_text("DNS proxy: socket"));
+  const int one = 1;
+  if (type == SOCK_STREAM) ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (at.is_ipv6() && ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) != 0) {
+    return fail(errno_text("DNS proxy: IPV6_V6ONLY"));
+  }
+  if (::bind(fd.get(), &at.sa, at.len) != 0) {
+    return fail("DNS proxy: cannot bind " + std::string(what) + at.to_string() + ": " +
+                std::strerror(errno));
+  }
+  if (type == SOCK_STREAM && ::listen(fd.get(), 64) != 0) {
+    return fail(errno_text("DNS proxy: listen"));
+  }
+  return fd;
+}
 
 }  // namespace
 
 // Everything the thread owns. Only the thread touches it after start().
 struct DnsService::Loop {
+  enum Family : std::uint8_t { kV4, kV6 };
   struct Conn {
     UniqueFd fd;
-    std::uint32_t ip = 0;
+    std::uint64_t source = 0;  ///< source_of() its peer
     dns::TcpDeframer in;
     Bytes out;
     std::size_t out_off = 0;
@@ -81,13 +123,9 @@ struct DnsService::Loop {
   Loop(DnsService& s, const DnsServiceOptions& o)
       : svc(s), opt(o), resolver(o.resolver, crypto::system_rng(), s.counters_) {}
 
-  bool allowed(std::uint32_t ip) const {
-    for (const auto& [net, prefix] : opt.allowed_sources) {
-      const std::uint32_t mask = prefix == 0 ? 0 : ~std::uint32_t{0} << (32 - prefix);
-      if ((ip & mask) == (net & mask)) return true;
-    }
-    return false;
-  }
+  /// UDP and TCP of one family on `at` (port 0: the kernel's choice for UDP, which TCP
+  /// then takes too); returns the port.
+  Result<std::uint16_t, std::string> listen(Family f, transport::SockAddr at);
   void add(int fd, std::uint32_t events, std::uint64_t t) {
     epoll_event ev{};
     ev.events = events;
@@ -102,8 +140,8 @@ struct DnsService::Loop {
   }
 
   void run();
-  void on_udp_listener(Instant now);
-  void on_tcp_listener(Instant now);
+  void on_udp_listener(Family f, Instant now);
+  void on_tcp_listener(Family f, Instant now);
   void on_conn(std::uint64_t id, std::uint32_t events, Instant now);
   void flush_conn(std::uint64_t id, Conn& c);
   void update_conn(std::uint64_t id, Conn& c);
@@ -124,7 +162,12 @@ struct DnsService::Loop {
   const DnsServiceOptions& opt;
   dns::Resolver resolver;
   dns::Actions actions;
-  UniqueFd ep, udp, tcp, stop_fd;
+  UniqueFd ep, stop_fd;
+  /// Per family: the UDP and TCP listeners (not valid for IPv6 without listen_ipv6).
+  struct Listener {
+    UniqueFd udp, tcp;
+  };
+  std::array<Listener, 2> listeners;
   std::unordered_map<std::uint64_t, Conn> conns;
   std::uint64_t next_conn = 0;
   std::unordered_map<dns::AttemptId, UpSock> ups;
@@ -136,8 +179,11 @@ DnsServiceOptions dns_service_options(const config::ProfileConfig& p) {
   DnsServiceOptions o;
   o.profile = p.name;
   o.listen_ip = p.dns.listen.value;
+  o.listen_ipv6 = p.dns.listen_ipv6;
   o.port = p.dns.port;
-  o.allowed_sources = {{p.pool.cidr.network.value, p.pool.cidr.prefix}, {0x7F000000U, 8}};
+  std::vector<config::Ipv6Cidr> v6{*config::Ipv6Cidr::parse("::1/128")};
+  if (p.pool.ipv6) v6.push_back(*p.pool.ipv6);
+  o.allowed_sources = AllowedSources({p.pool.cidr, {{0x7F000000U}, 8}}, std::move(v6));
   for (const auto& u : p.dns.upstream) {
     if (auto a = config::Ipv4Addr::parse(u)) o.resolver.upstreams.push_back({a->value, 53});
   }
@@ -161,31 +207,18 @@ Result<std::unique_ptr<DnsService>, std::string> DnsService::start(DnsServiceOpt
     return fail(std::string("DNS proxy: 1..16 IPv4 upstreams are needed"));
   }
   std::unique_ptr<DnsService> s(new DnsService(std::move(o)));
-  const std::string where =
-      transport::ipv4_to_string(s->opt_.listen_ip) + ":" + std::to_string(s->opt_.port);
   auto loop = std::make_unique<Loop>(*s, s->opt_);
   loop->ep.reset(::epoll_create1(EPOLL_CLOEXEC));
   loop->stop_fd.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!loop->ep.valid() || !loop->stop_fd.valid()) return fail(errno_text("DNS proxy: epoll"));
-  loop->udp.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  loop->tcp.reset(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!loop->udp.valid() || !loop->tcp.valid()) return fail(errno_text("DNS proxy: socket"));
-  const int one = 1;
-  ::setsockopt(loop->tcp.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in sa = sockaddr_of(s->opt_.listen_ip, s->opt_.port);
-  if (::bind(loop->udp.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
-    return fail("DNS proxy: cannot bind udp " + where + ": " + std::strerror(errno));
+  auto port = loop->listen(Loop::kV4, transport::SockAddr::ipv4(s->opt_.listen_ip, s->opt_.port));
+  if (!port.ok()) return fail(port.error());
+  s->port_ = *port;
+  // IPv6 on the port IPv4 got (the kernel's choice in tests).
+  if (s->opt_.listen_ipv6) {
+    auto port6 = loop->listen(Loop::kV6, ipv6_at(*s->opt_.listen_ipv6, s->port_));
+    if (!port6.ok()) return fail(port6.error());
   }
-  // TCP on the port UDP got (port 0 in tests: the kernel's choice).
-  socklen_t len = sizeof sa;
-  ::getsockname(loop->udp.get(), reinterpret_cast<sockaddr*>(&sa), &len);
-  s->port_ = ntohs(sa.sin_port);
-  if (::bind(loop->tcp.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
-      ::listen(loop->tcp.get(), 64) != 0) {
-    return fail("DNS proxy: cannot bind tcp " + where + ": " + std::strerror(errno));
-  }
-  loop->add(loop->udp.get(), EPOLLIN, tag(kUdpListener));
-  loop->add(loop->tcp.get(), EPOLLIN, tag(kTcpListener));
   loop->add(loop->stop_fd.get(), EPOLLIN, tag(kStop));
   loop->was_down.assign(s->opt_.resolver.upstreams.size(), false);
   s->loop_ = std::move(loop);
@@ -195,13 +228,27 @@ Result<std::unique_ptr<DnsService>, std::string> DnsService::start(DnsServiceOpt
     ups += (ups.empty() ? "" : ", ") + transport::ipv4_to_string(u.ipv4) +
            (u.port == 53 ? "" : ":" + std::to_string(u.port));
   }
+  std::string on = transport::SockAddr::ipv4(s->opt_.listen_ip, s->port_).to_string();
+  if (s->opt_.listen_ipv6) on += " and " + ipv6_at(*s->opt_.listen_ipv6, s->port_).to_string();
   spdlog::info(
-      "[{}] DNS proxy on {}:{} (udp, tcp) → {} over {}, cache {} entries, {} blocked "
+      "[{}] DNS proxy on {} (udp, tcp) → {} over {}, cache {} entries, {} blocked "
       "domain(s)",
-      s->opt_.profile, transport::ipv4_to_string(s->opt_.listen_ip), s->port_, ups,
+      s->opt_.profile, on, ups,
       s->opt_.resolver.upstream_transport == dns::Transport::kTcp ? "tcp" : "udp",
       s->opt_.resolver.cache_size, s->opt_.resolver.blocklist.size());
   return s;
+}
+
+Result<std::uint16_t, std::string> DnsService::Loop::listen(Family f, transport::SockAddr at) {
+  auto udp = bound_socket(SOCK_DGRAM, at);
+  if (!udp.ok()) return fail(udp.error());
+  at = at.with_port(transport::SockAddr::local_of(udp->get()).port());
+  auto tcp = bound_socket(SOCK_STREAM, at);
+  if (!tcp.ok()) return fail(tcp.error());
+  listeners[f] = {std::move(*udp), std::move(*tcp)};
+  add(listeners[f].udp.get(), EPOLLIN, tag(kUdpListener, f));
+  add(listeners[f].tcp.get(), EPOLLIN, tag(kTcpListener, f));
+  return at.port();
 }
 
 void DnsService::stop() {
@@ -226,8 +273,8 @@ void DnsService::Loop::run() {
       const std::uint64_t t = events[i].data.u64;
       switch (kind_of(t)) {
         case kStop: return;
-        case kUdpListener: on_udp_listener(now); break;
-        case kTcpListener: on_tcp_listener(now); break;
+        case kUdpListener: on_udp_listener(static_cast<Family>(id_of(t)), now); break;
+        case kTcpListener: on_tcp_listener(static_cast<Family>(id_of(t)), now); break;
         case kConn: on_conn(id_of(t), events[i].events, now); break;
         case kAttempt: on_attempt(id_of(t), events[i].events, now); break;
       }
@@ -253,34 +300,34 @@ int DnsService::Loop::wait_ms(Instant now) const {
   return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(*next - now).count());
 }
 
-void DnsService::Loop::on_udp_listener(Instant now) {
+void DnsService::Loop::on_udp_listener(Family f, Instant now) {
   for (int i = 0; i < 64; ++i) {  // bounded per wakeup: TCP and upstreams get their turn
-    sockaddr_in from{};
+    sockaddr_storage from{};
     socklen_t len = sizeof from;
-    const ssize_t n =
-        ::recvfrom(udp.get(), buf.data(), buf.size(), 0, reinterpret_cast<sockaddr*>(&from), &len);
+    const ssize_t n = ::recvfrom(listeners[f].udp.get(), buf.data(), buf.size(), 0,
+                                 reinterpret_cast<sockaddr*>(&from), &len);
     if (n < 0) return;
-    const std::uint32_t ip = ntohl(from.sin_addr.s_addr);
-    if (!allowed(ip)) {
+    const auto src = transport::SockAddr::from_sockaddr(reinterpret_cast<sockaddr*>(&from), len);
+    if (!opt.allowed_sources.allows(src)) {
       svc.counters_.add(dns::Counter::kRefusedSource);
       continue;
     }
-    resolver.on_query({udp_key(from), ip, dns::Transport::kUdp},
-                      ByteSpan(buf.data(), static_cast<std::size_t>(n)), now, actions);
+    resolver.on_query(udp_client(src), ByteSpan(buf.data(), static_cast<std::size_t>(n)), now,
+                      actions);
     apply(now);
   }
 }
 
-void DnsService::Loop::on_tcp_listener(Instant now) {
+void DnsService::Loop::on_tcp_listener(Family f, Instant now) {
   for (int i = 0; i < 16; ++i) {
-    sockaddr_in from{};
+    sockaddr_storage from{};
     socklen_t len = sizeof from;
-    const int fd = ::accept4(tcp.get(), reinterpret_cast<sockaddr*>(&from), &len,
+    const int fd = ::accept4(listeners[f].tcp.get(), reinterpret_cast<sockaddr*>(&from), &len,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     UniqueFd conn(fd);
-    const std::uint32_t ip = ntohl(from.sin_addr.s_addr);
-    if (!allowed(ip)) {
+    const auto src = transport::SockAddr::from_sockaddr(reinterpret_cast<sockaddr*>(&from), len);
+    if (!opt.allowed_sources.allows(src)) {
       svc.counters_.add(dns::Counter::kRefusedSource);
       continue;
     }
@@ -291,7 +338,7 @@ void DnsService::Loop::on_tcp_listener(Instant now) {
     const std::uint64_t id = ++next_conn;
     Conn& c = conns[id];
     c.fd = std::move(conn);
-    c.ip = ip;
+    c.source = source_of(src);
     c.last = now;
     c.events = EPOLLIN;
     add(c.fd.get(), EPOLLIN, tag(kConn, id));
@@ -333,7 +380,7 @@ bool DnsService::Loop::pump(std::uint64_t id, Conn& c, Instant now) {
   while (may_take(id, c)) {
     auto msg = c.in.next();
     if (!msg) break;
-    resolver.on_query({id | kTcpKeyBit, c.ip, dns::Transport::kTcp}, *msg, now, actions);
+    resolver.on_query({id | kTcpKeyBit, c.source, dns::Transport::kTcp}, *msg, now, actions);
     took = true;
   }
   return took;
@@ -397,8 +444,8 @@ bool DnsService::Loop::open_attempt(const dns::Actions::Send& s) {
     spdlog::warn("[{}] DNS proxy: upstream socket: {}", opt.profile, std::strerror(errno));
     return false;
   }
-  const sockaddr_in sa = sockaddr_of(u.ipv4, u.port);
-  const int rc = ::connect(up.fd.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+  const transport::SockAddr sa = transport::SockAddr::ipv4(u.ipv4, u.port);
+  const int rc = ::connect(up.fd.get(), &sa.sa, sa.len);
   if (rc != 0 && !(tcp_attempt && errno == EINPROGRESS)) return false;
   std::uint32_t events = EPOLLIN;
   if (tcp_attempt) {
@@ -488,9 +535,9 @@ void DnsService::Loop::apply_once(Instant now) {
     actions.clear();
     for (const auto& r : todo.replies) {
       if (r.to.transport == dns::Transport::kUdp) {
-        const sockaddr_in to = udp_addr(r.to.key);
-        (void)::sendto(udp.get(), r.message.data(), r.message.size(), 0,
-                       reinterpret_cast<const sockaddr*>(&to), sizeof to);
+        const transport::SockAddr to = udp_peer(r.to);
+        const int fd = listeners[to.is_ipv6() ? kV6 : kV4].udp.get();
+        (void)::sendto(fd, r.message.data(), r.message.size(), 0, &to.sa, to.len);
         continue;
       }
       const std::uint64_t id = r.to.key & ~kTcpKeyBit;

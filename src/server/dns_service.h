@@ -1,19 +1,20 @@
 // DnsService: the DNS proxy of one profile (`dns.enabled`, docs/CONFIG.md §5.2) — the thin
 // I/O runner around the sans-I/O dns::Resolver (src/dns/resolver.h).
 //
-//   one thread, one epoll set:
+//   one thread, one epoll set, one resolver and cache for both families:
 //     UDP socket  dns.listen:dns.port   one datagram = one query; answered from the same
-//                                       socket to the sender
+//                 [dns.listen_ipv6]:…   socket to the sender
 //     TCP socket  dns.listen:dns.port   RFC 7766: pipelined, length-prefixed queries,
-//                                       answers in completion order; ≤ kMaxTcpClients
+//                 [dns.listen_ipv6]:…   answers in completion order; ≤ kMaxTcpClients
 //                                       connections, ≤ kMaxPipelinedPerConnection queries
 //                                       in flight each, closed after kTcpIdleTimeout idle
 //     attempts    one socket per upstream attempt (a fresh source port, connected to the
 //                 upstream, so only its answers arrive), UDP or TCP; closed when the
 //                 resolver says so
-//   Only sources inside the profile's pool (the tunnel's clients) and loopback are
-//   answered: the tunnel address is reachable from other interfaces too, and an open
-//   resolver would serve amplification attacks. Others are dropped and counted.
+//   The IPv6 sockets (dns.listen_ipv6, when set) take IPv6 only (IPV6_V6ONLY). Only
+//   sources inside the profile's pools (the tunnel's clients) and loopback are answered
+//   (AllowedSources): the tunnel addresses are reachable from other interfaces too, and an
+//   open resolver would serve amplification attacks. Others are dropped and counted.
 //
 // Thread-safety: start()/stop() from one thread; counters() from any.
 #pragma once
@@ -21,36 +22,40 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
-#include <utility>
-#include <vector>
 
 #include "base/result.h"
 #include "config/server_config.h"
 #include "dns/counters.h"
 #include "dns/resolver.h"
+#include "server/allowed_sources.h"
 
 namespace qeli::server {
 
 struct DnsServiceOptions {
   std::string profile;          ///< for logs
   std::uint32_t listen_ip = 0;  ///< host order
-  std::uint16_t port = 53;      ///< 0 = any (tests)
-  /// Networks (address, prefix length; host order) whose hosts may ask.
-  std::vector<std::pair<std::uint32_t, std::uint8_t>> allowed_sources;
+  /// Answers on this IPv6 address too, on the same port; nullopt: IPv4 only.
+  std::optional<config::Ipv6Addr> listen_ipv6;
+  std::uint16_t port = 53;  ///< 0 = any (tests)
+  /// Whose queries are answered; every other source is dropped.
+  AllowedSources allowed_sources;
   dns::ResolverConfig resolver;
 };
 
-/// The options for `p`'s proxy: dns.listen / dns.port, the IPv4 entries of dns.upstream
-/// (the loader warned about the others), the blocklist, and pool.cidr + 127.0.0.0/8 as
-/// the allowed sources. Precondition: the profile passed the loader's validation.
+/// The options for `p`'s proxy: dns.listen / dns.listen_ipv6 / dns.port, the IPv4 entries
+/// of dns.upstream (the loader warned about the others), the blocklist, and pool.cidr +
+/// 127.0.0.0/8, pool.ipv6.cidr + ::1 as the allowed sources. Precondition: the profile
+/// passed the loader's validation.
 DnsServiceOptions dns_service_options(const config::ProfileConfig& p);
 
 class DnsService {
  public:
-  /// Binds UDP and TCP on listen_ip:port and starts the thread. Error: a message naming
-  /// the address and the failing call (EADDRINUSE: another DNS server has the port).
+  /// Binds UDP and TCP on listen_ip:port (and on [listen_ipv6]:port) and starts the
+  /// thread. Error: a message naming the address and the failing call (EADDRINUSE:
+  /// another DNS server has the port; EADDRNOTAVAIL: no interface holds the address).
   static Result<std::unique_ptr<DnsService>, std::string> start(DnsServiceOptions o);
   ~DnsService();
   DnsService(const DnsService&) = delete;

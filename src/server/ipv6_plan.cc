@@ -24,14 +24,7 @@ Ipv6Plan::Ipv6Plan(const config::Ipv6Cidr& cidr, const config::Ipv4Cidr& pool,
       hosts4_(std::uint64_t{1} << (32 - pool.prefix)),
       server_ip_(server_ip) {}
 
-config::Ipv6Addr Ipv6Plan::address_of(std::uint32_t ip) const {
-  config::Ipv6Addr a = cidr_.network;
-  // The host bits of the network are zero and hold more than pool.cidr's: no carry into
-  // the prefix.
-  std::uint64_t v = low_ + (ip - net4_);
-  for (int i = 15; i >= 8; --i, v >>= 8) a.bytes[i] = static_cast<std::uint8_t>(v);
-  return a;
-}
+config::Ipv6Addr Ipv6Plan::address_of(std::uint32_t ip) const { return cidr_.host(ip - net4_); }
 
 std::optional<std::uint32_t> Ipv6Plan::ipv4_of(const std::uint8_t* addr) const {
   if (!cidr_.contains(addr)) return std::nullopt;

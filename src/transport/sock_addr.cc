@@ -23,6 +23,15 @@ SockAddr SockAddr::ipv4(std::uint32_t host_order, std::uint16_t port) {
   return a;
 }
 
+SockAddr SockAddr::ipv6(const std::uint8_t* bytes, std::uint16_t port) {
+  SockAddr a;
+  a.v6.sin6_family = AF_INET6;
+  a.v6.sin6_port = htons(port);
+  std::memcpy(a.v6.sin6_addr.s6_addr, bytes, 16);
+  a.len = sizeof(sockaddr_in6);
+  return a;
+}
+
 std::optional<SockAddr> SockAddr::parse_ip(std::string_view ip, std::uint16_t port) {
   char buf[INET6_ADDRSTRLEN];
   // inet_pton stops at a NUL: "10.0.0.1\0junk" (e.g. a JSON "\u0000") must not pass.

@@ -36,6 +36,8 @@ struct SockAddr {
   SockAddr() : v6{} {}
   /// An IPv4 address (host byte order) and port.
   static SockAddr ipv4(std::uint32_t host_order, std::uint16_t port);
+  /// The IPv6 address in the 16 bytes at `bytes` (network order) and a port.
+  static SockAddr ipv6(const std::uint8_t* bytes, std::uint16_t port);
   /// A numeric IPv4 ("192.0.2.1") or IPv6 ("2001:db8::1", no brackets, no zone) address
   /// and a port; nullopt for anything else (names included). An IPv4-mapped IPv6 address
   /// (::ffff:192.0.2.1) gives the IPv4 address.

@@ -34,10 +34,8 @@ mkdir -p "/etc/netns/$NS_C"
 printf 'nameserver 192.0.2.53\n' >"/etc/netns/$NS_C/resolv.conf"
 
 up_log=$E2E_DIR/upstream.queries
-e2e_bg upstream "$NS_W" python3 "$(dirname "$0")/tools/dns_upstream.py" --listen "$WAN_IP" \
-  --listen "$DEAD" --drop "$DEAD" --log "$up_log" --a www.e2e.test=192.0.2.10 \
+e2e_dns_upstream "$up_log" --listen "$DEAD" --drop "$DEAD" --a www.e2e.test=192.0.2.10 \
   --a ads.blocked.test=192.0.2.66
-e2e_wait_for 5 grep -q ready "$E2E_DIR/upstream.log" || e2e_fail "the upstream did not start"
 
 dir=$E2E_DIR/srv
 e2e_server_conf "$dir" fake-tls "dns.enabled = true

@@ -23,9 +23,7 @@ mkdir -p "/etc/netns/$NS_C"
 printf 'nameserver 192.0.2.53\noptions timeout:2 attempts:1\n' >"/etc/netns/$NS_C/resolv.conf"
 
 up_log=$E2E_DIR/upstream.queries
-e2e_bg upstream "$NS_W" python3 "$(dirname "$0")/tools/dns_upstream.py" --listen "$WAN_IP" \
-  --log "$up_log" --a www.e2e.test=192.0.2.10
-e2e_wait_for 20 grep -q ready "$E2E_DIR/upstream.log" || e2e_fail "the upstream did not start"
+e2e_dns_upstream "$up_log" --a www.e2e.test=192.0.2.10
 
 dir=$E2E_DIR/srv
 e2e_server_conf "$dir" fake-tls "routing.nat.enabled = true

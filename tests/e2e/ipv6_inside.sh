@@ -37,7 +37,14 @@
 #      ping6 fd00:9::1 works; `include = <far host>`: that /128 goes through the TUN (the
 #      far host sees the pool address), a neighbour of it does not;
 #   g. `ipv6 = false`, full tunnel, `exclude = 2001:db8:f::/64`: no IPv6 on vpn0, IPv6
-#      unreachable except the excluded network, reached outside the tunnel.
+#      unreachable except the excluded network, reached outside the tunnel;
+#   h. dns.enabled + dns.listen_ipv6 = auto (the upstream: tools/dns_upstream.py on the
+#      far host's IPv4 address), split tunnel with `dns` at its default: the proxy listens
+#      on [fd00:9::1]:53 too, the client's resolv.conf names 10.9.0.1 and fd00:9::1 (the
+#      pushed x_dns6) and routes fd00:9::1/128 through vpn0; dig @fd00:9::1 over UDP and
+#      TCP from the client is answered; the far host (routed to the pool) asking the same
+#      address gets nothing (dns_refused_source); an address outside the pool is refused
+#      by check-config and start-up with the same message.
 # Usage: ipv6_inside.sh QELI_BINARY   (E2E_SECONDS per iperf3 run, default 3)
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -377,4 +384,69 @@ ping6_fails "$NS_C2" 2001:db8:e::1 || e2e_fail "g: IPv6 outside the excluded net
 e2e_log "g: $cip_g, no IPv6 on vpn0, ::/1 unreachable but the excluded 2001:db8:f::/64 reachable outside"
 
 e2e_finish fred-g erin server-route
+
+# ---- h. The DNS proxy on the server's tunnel IPv6 address, pushed as x_dns6.
+e2e_log "case h: dns.enabled + dns.listen_ipv6 = auto, split tunnel, dns at its default"
+# The client namespace's own resolv.conf (ip netns exec bind-mounts it over /etc's).
+trap 'rm -rf "/etc/netns/$NS_C"; e2e_cleanup' EXIT
+mkdir -p "/etc/netns/$NS_C"
+printf 'nameserver 192.0.2.53\n' >"/etc/netns/$NS_C/resolv.conf"
+up_log=$E2E_DIR/upstream.queries
+e2e_dns_upstream "$up_log" --a www.e2e.test=192.0.2.10
+dir="$E2E_DIR/dns6"
+e2e_server_conf "$dir" fake-tls "pool.ipv6.cidr = $POOL6
+dns.enabled = true
+dns.listen_ipv6 = auto
+dns.upstream = $WAN_IP"
+e2e_add_user "$dir" gina gina-pass >/dev/null
+conf_h=$(e2e_client_conf "$dir" gina gina gina-pass "reconnect_base_delay = 1")
+e2e_start_server server-dns6 "$dir"
+e2e_wait_for 5 grep -qF "DNS proxy on $TUN_NET.1:53 and [$SRV6]:53 (udp, tcp)" "$E2E_DIR/server-dns6.log" ||
+  e2e_fail "h: the server did not start its DNS proxy on [$SRV6]:53: $(grep -i dns "$E2E_DIR/server-dns6.log")"
+ss_has "$NS_S" -lun "\[$SRV6\]:53 " && ss_has "$NS_S" -ltn "\[$SRV6\]:53 " ||
+  e2e_fail "h: no UDP and TCP socket on [$SRV6]:53: $(ip netns exec "$NS_S" ss -ltun)"
+e2e_start_client gina "$NS_C" "$dir" -c "$conf_h"
+cip_h=$(e2e_wait_tunnel 20 "$NS_C") || e2e_fail "h: the client got no tunnel"
+e2e_wait_for 15 has_v6 "$NS_C" vpn0 "$(v6_of "$cip_h")" || e2e_fail "h: no IPv6 on the client's vpn0"
+e2e_wait_for 5 grep -qx "nameserver $SRV6" "/etc/netns/$NS_C/resolv.conf" ||
+  e2e_fail "h: the client's resolv.conf lacks the pushed IPv6 resolver: $(cat "/etc/netns/$NS_C/resolv.conf")"
+grep -qx "nameserver $TUN_NET.1" "/etc/netns/$NS_C/resolv.conf" ||
+  e2e_fail "h: the client's resolv.conf lacks the IPv4 resolver: $(cat "/etc/netns/$NS_C/resolv.conf")"
+route=$(ip -n "$NS_C" -6 route show "$SRV6/128")
+grep -q "dev vpn0" <<<"$route" || e2e_fail "h: no $SRV6/128 through vpn0 in the split tunnel: $(routes6 "$NS_C")"
+stat_of() {
+  "$QELI" stats --json --socket "$dir/control.sock" | jq -r --arg k "$1" '.[0][$k] // 0'
+}
+dig6() { ip netns exec "$1" dig +time=3 +tries=1 @"$SRV6" "${@:2}"; }
+[ "$(dig6 "$NS_C" +short www.e2e.test)" = 192.0.2.10 ] || e2e_fail "h: dig @$SRV6 over UDP from the client"
+[ "$(dig6 "$NS_C" +tcp +short www.e2e.test)" = 192.0.2.10 ] || e2e_fail "h: dig +tcp @$SRV6 from the client"
+[ "$(stat_of dns_queries_udp)" -ge 1 ] && [ "$(stat_of dns_queries_tcp)" -ge 1 ] ||
+  e2e_fail "h: queries not counted: $("$QELI" stats --socket "$dir/control.sock")"
+[ "$(grep -c " www.e2e.test 1$" "$up_log")" = 1 ] || e2e_fail "h: the upstream saw: $(cat "$up_log")"
+e2e_log "h: resolv.conf names $TUN_NET.1 and $SRV6 ($SRV6/128 via vpn0); dig @$SRV6 answered over UDP and TCP"
+# A source outside the pool (the far host, routed to it) is dropped and counted.
+ip -n "$NS_W" -6 route replace "$POOL6" via "$SRV_FAR6"
+refused=$(stat_of dns_refused_source)
+out=$(dig6 "$NS_W" +short www.e2e.test || true)
+if grep -q 192.0.2.10 <<<"$out"; then e2e_fail "h: the far host $FAR6 got an answer from [$SRV6]:53"; fi
+[ "$(stat_of dns_refused_source)" -gt "$refused" ] ||
+  e2e_fail "h: dns_refused_source $refused → $(stat_of dns_refused_source) after a query from $FAR6"
+e2e_log "h: a query from $FAR6 to [$SRV6]:53 dropped (dns_refused_source)"
+e2e_finish gina server-dns6
+e2e_stop upstream
+# An address outside the IPv6 pool: the same message from check-config and start-up.
+bad=$E2E_DIR/bad-dns6
+mkdir -p "$bad"
+sed 's/^dns.listen_ipv6 = .*/dns.listen_ipv6 = fd00:8::1/' "$dir/server.conf" >"$bad/server.conf"
+cp "$dir/users.conf" "$bad/"
+want="[profile:e2e] dns.listen_ipv6: fd00:8::1 is outside pool.ipv6.cidr $POOL6"
+msg=$("$QELI" check-config "$bad/server.conf" 2>&1 || true)
+grep -qF "$want" <<<"$msg" || e2e_fail "h: check-config did not refuse dns.listen_ipv6 outside the pool: $msg"
+rc=0
+ip netns exec "$NS_S" "$QELI" server -c "$bad/server.conf" --identity-dir "$dir/identity" \
+  --socket "$bad/control.sock" >"$E2E_DIR/bad-dns6-server.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] || e2e_fail "h: the server started with dns.listen_ipv6 outside the pool (exit $rc)"
+grep -qF "$want" "$E2E_DIR/bad-dns6-server.log" || e2e_fail "h: start-up did not give check-config's message"
+e2e_log "h: dns.listen_ipv6 outside $POOL6 refused by check-config and start-up"
+
 e2e_log "PASS: ipv6_inside"

@@ -122,6 +122,17 @@ e2e_finish() {
   fi
 }
 
+# e2e_dns_upstream LOG ARGS... — tools/dns_upstream.py in NS_W (e2e_add_wan_ns) on $WAN_IP,
+# named "upstream", logging each query it gets to LOG; ARGS add to its own (--a NAME=IP,
+# --listen, --drop). Waits until it answers.
+e2e_dns_upstream() {
+  local log=$1
+  shift
+  e2e_bg upstream "$NS_W" python3 "$(dirname "${BASH_SOURCE[0]}")/tools/dns_upstream.py" \
+    --listen "$WAN_IP" --log "$log" "$@"
+  e2e_wait_for 20 grep -q ready "$E2E_DIR/upstream.log" || e2e_fail "the DNS upstream did not start"
+}
+
 # e2e_client_conf DIR NAME USER PASSWORD [EXTRA_LINES] — writes DIR/NAME.conf, a client
 # config for the e2e profile with the server's key pinned (for what a qeli:// link cannot
 # carry: include/exclude, gateway, dns, kill_switch...). Prints the path.

@@ -173,6 +173,7 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   if (!attempt_.ipv6) {
     tc.pushed.x_ip6.reset();  // not negotiated: the tunnel stays IPv4-only
     tc.pushed.x_server_ip6.reset();
+    tc.pushed.x_dns6.reset();
   }
   tc.mtu = mtu;
   tc.server = server_;

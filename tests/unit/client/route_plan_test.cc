@@ -80,8 +80,14 @@ TEST(RoutePlan, SplitTunnelRoutesTheResolversThroughTheTunnel) {
   const auto p = plan_routes(cfg, {{"10.8.0.0/24", "", 100}}, {"1.1.1.1", "10.8.0.1", "::1"});
   EXPECT_TRUE(has(p, "1.1.1.1/32")) << "a resolver outside the pushed routes";
   EXPECT_TRUE(has(p, "10.8.0.1/32"));
-  EXPECT_FALSE(has(p, "::1/128"));
+  EXPECT_FALSE(has(p, "::1/128")) << "the tunnel carries IPv4 only";
+  // With IPv6 inside, an IPv6 resolver (x_dns6) gets its /128.
+  const auto p6 = plan_routes(cfg, {{"10.8.0.0/24", "", 100}}, {"10.8.0.1", "fd00:9::1"}, true);
+  EXPECT_TRUE(has(p6, "10.8.0.1/32"));
+  EXPECT_TRUE(has(p6, "fd00:9::1/128"));
+  EXPECT_FALSE(has(plan_routes(cfg, {}, {"fd00:9::1"}, false), "fd00:9::1/128"));
   cfg.gateway = true;
+  EXPECT_FALSE(has(plan_routes(cfg, {}, {"fd00:9::1"}, true), "fd00:9::1/128")) << "::/1 holds it";
   EXPECT_FALSE(has(plan_routes(cfg, {}, {"1.1.1.1"}), "1.1.1.1/32")) << "already covered";
 }
 

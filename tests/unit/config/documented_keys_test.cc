@@ -127,7 +127,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kProfile, "routing.post_down", "e2e/hooks.sh"},
     {Scope::kProfile, "dns.enabled", "e2e/dns_proxy.sh"},
     {Scope::kProfile, "dns.listen", "unit/server/dns_service_test.cc", "listen"},
-    {Scope::kProfile, "dns.listen_ipv6", "refused"},
+    {Scope::kProfile, "dns.listen_ipv6", "e2e/ipv6_inside.sh"},
     {Scope::kProfile, "dns.port", "unit/server/dns_service_test.cc", "port"},
     {Scope::kProfile, "dns.upstream", "e2e/dns_proxy.sh"},
     {Scope::kProfile, "dns.upstream_protocol", "unit/dns/resolver_test.cc", "Tcp"},

@@ -167,7 +167,23 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = nat64", "routing.ipv6.mode"},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = maybe", "routing.ipv6.ndp_proxy"},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = auto", "routing.ipv6.ndp_proxy"},
-      {"dns.listen_ipv6 = fd00:9::1", "dns.listen_ipv6"},
+      // dns.listen_ipv6: an address of pool.ipv6.cidr (or auto) for the running proxy.
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = fd00:9::1", nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = AUTO", nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = fd00:9::53",
+       "dns.listen_ipv6", Severity::kWarning},  // not the server's tunnel address
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = fd00:8::1",
+       "dns.listen_ipv6"},  // outside the pool
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = fd00:9::1/64",
+       "dns.listen_ipv6"},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = 10.9.0.1",
+       "dns.listen_ipv6"},
+      {"dns.enabled = true\ndns.listen_ipv6 = fd00:9::1", "dns.listen_ipv6"},  // no pool
+      {"dns.enabled = true\ndns.listen_ipv6 = auto", "dns.listen_ipv6"},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.listen_ipv6 = fd00:9::1", "dns.listen_ipv6"},  // off
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.push_servers = 192.0.2.53, 2001:db8::53", nullptr},
+      {"dns.push_servers = 2001:db8::53", "dns.push_servers", Severity::kWarning},  // no pool
+      {"dns.push_servers = dns.example", "dns.push_servers"},
       {"pool.ipv6.cidr = fe80::/64", "pool.ipv6.cidr"},  // link-local
       {"pool.ipv6.cidr = 2001:db8:5::/64", nullptr},     // global unicast
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = route\nrouting.ipv6.inbound = open",
@@ -418,6 +434,39 @@ TEST_F(ServerConfigTest, ipv6_inside_keys_take_their_values) {
   EXPECT_FALSE(w.config.profiles.at(0).pool.ipv6.has_value());
 }
 
+// dns.listen_ipv6 = auto is the server's tunnel address; a refusal names the file, the
+// section, the key and its line, and says what to write.
+TEST_F(ServerConfigTest, dns_listen_ipv6_takes_auto_and_names_its_errors) {
+  const auto r = load(
+      "[profile:p]\npool.cidr = 10.8.0.0/16\ntun.address = 10.8.1.2\n"
+      "pool.ipv6.cidr = fd00:8::/64\ndns.enabled = true\ndns.listen_ipv6 = auto\n");
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  const ProfileConfig& p = r.config.profiles.at(0);
+  ASSERT_TRUE(p.dns.listen_ipv6.has_value());
+  EXPECT_EQ(p.dns.listen_ipv6->to_string(), "fd00:8::102");
+  for (const auto& f : r.findings.all()) EXPECT_NE(f.key, "dns.listen_ipv6") << dump(r.findings);
+  // Unset: IPv4 only, as before.
+  EXPECT_FALSE(load("[profile:p]\npool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\n")
+                   .config.profiles.at(0)
+                   .dns.listen_ipv6.has_value());
+
+  const auto bad = load(
+      "[profile:p]\npool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\n"
+      "dns.listen_ipv6 = fd00:7::1\n");
+  ASSERT_FALSE(bad.ok());
+  bool named = false;
+  for (const auto& f : bad.findings.all()) {
+    if (f.key != "dns.listen_ipv6") continue;
+    named = f.file == tmp_.file("server.conf") && f.section == "profile:p" && f.line == 4 &&
+            f.message.find("outside pool.ipv6.cidr fd00:9::/64") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << dump(bad.findings);
+  // The key without the pool says what it needs (and nothing about the unset pool).
+  const auto no_pool = load("[profile:p]\ndns.enabled = true\ndns.listen_ipv6 = auto\n");
+  EXPECT_TRUE(no_pool.findings.contains(Severity::kError, "dns.listen_ipv6", "pool.ipv6.cidr"))
+      << dump(no_pool.findings);
+}
+
 TEST_F(ServerConfigTest, section_rules) {
   struct Row {
     const char* text;
@@ -449,6 +498,11 @@ TEST_F(ServerConfigTest, section_rules) {
       // The proxy listens on TCP too: a TCP profile on its port collides.
       {"[profile:a]\ndns.enabled = true\ndns.listen = 10.9.0.1\n[profile:b]\nbind.port = 53\n"
        "bind.address = 10.9.0.1\ntun.name = v1\npool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n",
+       "profile:b", "bind.port"},
+      // ... and on the IPv6 address too (dns.listen_ipv6 = auto is fd00:9::1).
+      {"[profile:a]\npool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = auto\n"
+       "[profile:b]\nbind.port = 53\nbind.address = fd00:9::1\ntun.name = v1\n"
+       "pool.cidr = 10.1.0.0/24\ntun.address = 10.1.0.1\n",
        "profile:b", "bind.port"},
       {"[profile.main]\n", "profile.main", ""},
       {"[qeli]\nserver = x:1\n", "qeli", ""},

@@ -217,6 +217,34 @@ TEST(auth_ok, ipv6_addresses_round_trip_both_or_neither) {
   EXPECT_EQ(std::string(lone.begin(), lone.end()).find("x_ip6"), std::string::npos);
 }
 
+// The IPv6 resolver (docs/PROTOCOL.md §21): an IPv6 address, only beside x_ip6; anything
+// else is dropped, never fatal.
+TEST(auth_ok, ipv6_resolver_round_trips_only_beside_the_address) {
+  AuthOk ok;
+  ok.client_ip = "10.0.0.2";
+  ok.x_caps = 1U << 8;
+  ok.x_ip6 = "fd00:9::2/64";
+  ok.x_server_ip6 = "fd00:9::1";
+  ok.x_dns6 = "fd00:9::1";
+  const Bytes b = build_auth_ok(ok);
+  EXPECT_NE(std::string(b.begin(), b.end()).find(R"("x_dns6":"fd00:9::1")"), std::string::npos);
+  EXPECT_EQ(parse_auth_ok(b, true)->x_dns6, "fd00:9::1");
+  EXPECT_FALSE(parse_auth_ok(b, false)->x_dns6.has_value()) << "a 0.7.16 client ignores it";
+  const std::string addresses = R"("x_ip6":"fd00:9::2/64","x_server_ip6":"fd00:9::1",)";
+  for (const std::string& bad :
+       {std::string(R"("x_dns6":"fd00:9::1")"),  // without x_ip6
+        addresses + R"("x_dns6":"10.0.0.1")", addresses + R"("x_dns6":"fd00:9::1/64")",
+        addresses + R"("x_dns6":"[fd00:9::1]")", addresses + R"("x_dns6":"")",
+        addresses + R"("x_dns6":53)", addresses + R"("x_dns6":null)"}) {
+    const auto r = parse_auth_ok(text(R"(OK:{"client_ip":"10.0.0.2",)" + bad + "}"));
+    ASSERT_TRUE(r.ok()) << bad << ": never fatal";
+    EXPECT_FALSE(r->x_dns6.has_value()) << bad;
+  }
+  ok.x_ip6.reset();  // the resolver is not written without the addresses
+  const Bytes lone = build_auth_ok(ok);
+  EXPECT_EQ(std::string(lone.begin(), lone.end()).find("x_dns6"), std::string::npos);
+}
+
 // caps::kResume's grace period (docs/PROTOCOL.md §22): 1..3600 seconds or absent.
 TEST(auth_ok, resume_secs_round_trip_within_bounds) {
   AuthOk ok;

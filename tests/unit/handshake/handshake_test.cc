@@ -576,11 +576,13 @@ TEST(Ipv6InsideCaps, NegotiatedOnlyWithOfferAddressAndSupport) {
       h.auth_ok.x_ip6 = "fd00:9::2/64";
       h.auth_ok.x_server_ip6 = "fd00:9::1";
     }
+    h.auth_ok.x_dns6 = "fd00:9::1";  // the IPv6 resolver goes (and is stripped) with them
     Outcome r = h.run();
     expect_success(r);
     EXPECT_EQ((r.client->negotiated_caps & caps::kIpv6Inside) != 0, row.negotiated);
     ASSERT_TRUE(r.client->auth_ok.has_value());
     EXPECT_EQ(r.client->auth_ok->x_ip6.has_value(), row.client_sees_addresses);
+    EXPECT_EQ(r.client->auth_ok->x_dns6.has_value(), row.client_sees_addresses);
   }
 }
 

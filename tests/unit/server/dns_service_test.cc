@@ -2,7 +2,7 @@
 // upstream answers A queries (and truncates `big.` names over UDP), the proxy runs as it
 // does in a profile. What the netns e2e (tests/e2e/dns_proxy.sh) checks through a tunnel,
 // this checks for the runner alone: UDP and pipelined TCP clients, the cache, the TCP
-// fallback, failover from a refusing upstream, the source ACL.
+// fallback, failover from a refusing upstream, the source ACL, both families on one port.
 #include "server/dns_service.h"
 
 #include <arpa/inet.h>
@@ -20,6 +20,7 @@
 #include "dns/message.h"
 #include "dns/name.h"
 #include "dns/tcp_framer.h"
+#include "transport/sock_addr.h"
 #include "transport/unique_fd.h"
 #include "unit/dns/dns_builder.h"
 
@@ -31,6 +32,9 @@ using transport::UniqueFd;
 
 constexpr std::uint32_t kLoopback = 0x7F000001;
 
+transport::SockAddr loopback_at(std::uint16_t port, bool v6) {
+  return *transport::SockAddr::parse_ip(v6 ? "::1" : "127.0.0.1", port);
+}
 sockaddr_in loopback(std::uint16_t port) {
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
@@ -135,20 +139,20 @@ DnsServiceOptions options(std::vector<std::uint16_t> upstream_ports) {
   o.profile = "test";
   o.listen_ip = kLoopback;
   o.port = 0;
-  o.allowed_sources = {{0x7F000000U, 8}};
+  o.allowed_sources = AllowedSources({*config::Ipv4Cidr::parse("127.0.0.0/8")}, {});
   for (auto p : upstream_ports) o.resolver.upstreams.push_back({kLoopback, p});
   o.resolver.timeout = std::chrono::seconds{3};
   o.resolver.blocklist.add(*dns::parse_domain("blocked.test"));
   return o;
 }
 
-// One UDP query to the proxy; the answer or empty after 3 s.
-Bytes ask_udp(std::uint16_t port, const Bytes& q) {
-  UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  const sockaddr_in to = loopback(port);
-  ::sendto(s.get(), q.data(), q.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+// One UDP query to the proxy on ::1 or 127.0.0.1; the answer or empty after `wait_ms`.
+Bytes ask_udp(std::uint16_t port, const Bytes& q, bool v6 = false, int wait_ms = 3000) {
+  const transport::SockAddr to = loopback_at(port, v6);
+  UniqueFd s(::socket(to.family(), SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  ::sendto(s.get(), q.data(), q.size(), 0, &to.sa, to.len);
   pollfd p{s.get(), POLLIN, 0};
-  if (::poll(&p, 1, 3000) != 1) return {};
+  if (::poll(&p, 1, wait_ms) != 1) return {};
   Bytes buf(65535);
   const ssize_t n = ::recv(s.get(), buf.data(), buf.size(), 0);
   buf.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
@@ -156,10 +160,10 @@ Bytes ask_udp(std::uint16_t port, const Bytes& q) {
 }
 
 // Several queries pipelined on one TCP connection; the answers in arrival order.
-std::vector<Bytes> ask_tcp(std::uint16_t port, const std::vector<Bytes>& qs) {
-  UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  const sockaddr_in to = loopback(port);
-  if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) return {};
+std::vector<Bytes> ask_tcp(std::uint16_t port, const std::vector<Bytes>& qs, bool v6 = false) {
+  const transport::SockAddr to = loopback_at(port, v6);
+  UniqueFd s(::socket(to.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (::connect(s.get(), &to.sa, to.len) != 0) return {};
   Bytes all;
   for (const auto& q : qs) {
     const Bytes f = dns::tcp_frame(q);
@@ -251,7 +255,7 @@ TEST(DnsService, RefusingFirstUpstreamFailsOverAtOnce) {
 TEST(DnsService, SourcesOutsideTheAllowedNetworksGetNothing) {
   FakeUpstream up;
   DnsServiceOptions o = options({up.port()});
-  o.allowed_sources = {{0x0A090000U, 24}};
+  o.allowed_sources = AllowedSources({*config::Ipv4Cidr::parse("10.9.0.0/24")}, {});
   auto svc = DnsService::start(std::move(o));
   ASSERT_TRUE(svc.ok()) << svc.error();
   UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -273,6 +277,70 @@ TEST(DnsService, APortInUseIsAClearError) {
   auto second = DnsService::start(std::move(o));
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.error().find("cannot bind udp 127.0.0.1:"), std::string::npos) << second.error();
+}
+
+// dns.listen_ipv6: the same port on an IPv6 address, answered from the one resolver and
+// cache; IPv6 sources are checked against the IPv6 networks.
+bool has_ipv6_loopback() {
+  UniqueFd s(::socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const transport::SockAddr a = loopback_at(0, true);
+  return s.valid() && ::bind(s.get(), &a.sa, a.len) == 0;
+}
+
+DnsServiceOptions options6(std::vector<std::uint16_t> upstream_ports, const char* allowed6) {
+  DnsServiceOptions o = options(std::move(upstream_ports));
+  o.listen_ipv6 = config::Ipv6Addr::parse("::1");
+  o.allowed_sources = AllowedSources({*config::Ipv4Cidr::parse("127.0.0.0/8")},
+                                     {*config::Ipv6Cidr::parse(allowed6)});
+  return o;
+}
+
+TEST(DnsService, AnswersOverIpv6UdpAndTcpFromTheSameCache) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback here";
+  FakeUpstream up;
+  auto svc = DnsService::start(options6({up.port()}, "::1/128"));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  const std::uint16_t port = (*svc)->port();
+  const Bytes a1 = ask_udp(port, query("six.test", 1, 0x0601).build(), /*v6=*/true);
+  ASSERT_FALSE(a1.empty());
+  EXPECT_EQ(id_of(a1), 0x0601);
+  EXPECT_EQ(a1.back(), 9);
+  const auto tcp = ask_tcp(port, {query("tcp6.test", 1, 0x0602).build()}, /*v6=*/true);
+  ASSERT_EQ(tcp.size(), 1U);
+  EXPECT_EQ(id_of(tcp[0]), 0x0602);
+  // IPv4 on the same port, the name IPv6 asked for: from the cache.
+  const Bytes a4 = ask_udp(port, query("six.test", 1, 0x0603).build());
+  ASSERT_FALSE(a4.empty());
+  EXPECT_EQ(id_of(a4), 0x0603);
+  EXPECT_EQ(up.udp_queries(), 2);
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kCacheHits), 1U);
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kRefusedSource), 0U);
+}
+
+TEST(DnsService, Ipv6SourcesOutsideTheAllowedNetworksGetNothing) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback here";
+  FakeUpstream up;
+  // ::1 is not in the pool: dropped over UDP, and a TCP connection is closed at once.
+  auto svc = DnsService::start(options6({up.port()}, "fd00:9::/64"));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  const std::uint16_t port = (*svc)->port();
+  EXPECT_TRUE(ask_udp(port, query("x.test").build(), /*v6=*/true, 300).empty());
+  EXPECT_TRUE(ask_tcp(port, {query("y.test").build()}, /*v6=*/true).empty());
+  EXPECT_EQ((*svc)->counters().get(dns::Counter::kRefusedSource), 2U);
+  EXPECT_EQ(up.udp_queries() + up.tcp_queries(), 0);
+  // IPv4 loopback is still allowed on the IPv4 socket.
+  EXPECT_FALSE(ask_udp(port, query("z.test").build()).empty());
+}
+
+TEST(DnsService, AnIpv6AddressTheHostDoesNotHoldIsAClearError) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback here";
+  FakeUpstream up;
+  DnsServiceOptions o = options6({up.port()}, "::1/128");
+  o.listen_ipv6 = config::Ipv6Addr::parse("2001:db8:ffff::53");  // documentation prefix
+  auto svc = DnsService::start(std::move(o));
+  ASSERT_FALSE(svc.ok());
+  EXPECT_NE(svc.error().find("cannot bind udp [2001:db8:ffff::53]:"), std::string::npos)
+      << svc.error();
 }
 
 }  // namespace

@@ -34,6 +34,10 @@ TEST(Ipv6Plan, AbsentWithoutThePool) {
 TEST(Ipv6Plan, HostOffsetsMapBothWays) {
   const auto plan = Ipv6Plan::of(profile("10.9.0.0/24", "fd00:9::/64", "10.9.0.1")).value();
   EXPECT_EQ(plan.server_address().to_string(), "fd00:9::1");
+  // The config's view of the same address (dns.listen_ipv6 = auto, its checks).
+  EXPECT_EQ(profile("10.9.0.0/24", "fd00:9::/64", "10.9.0.1").server_ipv6(), plan.server_address());
+  EXPECT_EQ(profile("10.8.0.0/16", "fd00:8:0:0:0:1::/96", "10.8.1.2").server_ipv6()->to_string(),
+            "fd00:8::1:0:102");
   EXPECT_EQ(plan.address_of(v4("10.9.0.5")).to_string(), "fd00:9::5");
   EXPECT_EQ(plan.address_of(v4("10.9.0.254")).to_string(), "fd00:9::fe");
   EXPECT_EQ(plan.ipv4_of(v6("fd00:9::5").bytes.data()), v4("10.9.0.5"));

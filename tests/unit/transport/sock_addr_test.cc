@@ -44,6 +44,7 @@ TEST(SockAddr, WildcardsPortsAndEquality) {
   EXPECT_EQ(a.with_port(6000).ip_string(), "fd00:77::2");
   EXPECT_NE(a, a.with_port(6000));
   EXPECT_NE(a, SockAddr::ipv4(0xfd000000, 5000));
+  EXPECT_EQ(SockAddr::ipv6(a.v6.sin6_addr.s6_addr, 5000), a);  // from the 16 bytes
   std::unordered_set<SockAddr, SockAddrHash> set{a, a, a.with_port(1), SockAddr::ipv4(1, 1)};
   EXPECT_EQ(set.size(), 3U);
 }

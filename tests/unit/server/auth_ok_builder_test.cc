@@ -1,0 +1,67 @@
+// server/auth_ok_builder.h: the resolvers a profile pushes, per family — the first
+// dns.push_servers entry of the family, else the proxy's address (dns.listen,
+// dns.listen_ipv6); the IPv6 one (x_dns6) only with the session's IPv6 addresses.
+#include "server/auth_ok_builder.h"
+
+#include <gtest/gtest.h>
+
+namespace qeli::server {
+namespace {
+
+config::ProfileConfig profile() {
+  config::ProfileConfig p;
+  p.pool.cidr = config::Ipv4Cidr::parse("10.9.0.0/24").value();
+  p.tun.address = config::Ipv4Addr::parse("10.9.0.1").value();
+  p.pool.ipv6 = config::Ipv6Cidr::parse("fd00:9::/64").value();
+  p.dns.enabled = true;
+  p.dns.listen = p.tun.address;
+  p.dns.listen_ipv6 = config::Ipv6Addr::parse("fd00:9::1");
+  return p;
+}
+
+constexpr std::uint32_t kClient = 0x0A090005;  // 10.9.0.5
+
+TEST(AuthOkBuilder, PushesTheResolverOfEachFamily) {
+  const handshake::JoinToken token{};
+  config::ProfileConfig p = profile();
+  auto ok = build_auth_ok(p, nullptr, kClient, token);
+  EXPECT_EQ(ok.dns, "10.9.0.1");
+  EXPECT_EQ(ok.x_ip6, "fd00:9::5/64");
+  EXPECT_EQ(ok.x_dns6, "fd00:9::1");
+
+  // An IPv4 push server replaces the proxy's IPv4 address only.
+  p.dns.push_servers = {config::Ipv4Addr::parse("192.0.2.53").value()};
+  ok = build_auth_ok(p, nullptr, kClient, token);
+  EXPECT_EQ(ok.dns, "192.0.2.53");
+  EXPECT_EQ(ok.x_dns6, "fd00:9::1");
+
+  // An IPv6 one replaces the proxy's IPv6 address.
+  p.dns.push_servers6 = {config::Ipv6Addr::parse("2001:db8::53").value()};
+  ok = build_auth_ok(p, nullptr, kClient, token);
+  EXPECT_EQ(ok.x_dns6, "2001:db8::53");
+
+  // Without the proxy's IPv6 address and without an IPv6 push server: none.
+  p = profile();
+  p.dns.listen_ipv6.reset();
+  EXPECT_FALSE(build_auth_ok(p, nullptr, kClient, token).x_dns6.has_value());
+}
+
+TEST(AuthOkBuilder, NoIpv6ResolverWithoutTheSessionsIpv6Address) {
+  const handshake::JoinToken token{};
+  config::ProfileConfig p = profile();
+  // A user without IPv6 destinations, a static IP outside the pool, a profile without
+  // the IPv6 pool: no x_ip6, so no x_dns6.
+  auto ok = build_auth_ok(p, nullptr, kClient, token, /*offer_ipv6=*/false);
+  EXPECT_FALSE(ok.x_ip6.has_value());
+  EXPECT_FALSE(ok.x_dns6.has_value());
+  ok = build_auth_ok(p, nullptr, 0x0A080005, token);
+  EXPECT_FALSE(ok.x_dns6.has_value());
+  p.pool.ipv6.reset();
+  p.dns.push_servers6 = {config::Ipv6Addr::parse("2001:db8::53").value()};
+  ok = build_auth_ok(p, nullptr, kClient, token);
+  EXPECT_FALSE(ok.x_dns6.has_value());
+  EXPECT_EQ(ok.dns, "10.9.0.1");
+}
+
+}  // namespace
+}  // namespace qeli::server
