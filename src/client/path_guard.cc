@@ -5,7 +5,9 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <system_error>
 #include <utility>
 
 #include "sys/path_check.h"
@@ -15,11 +17,16 @@ namespace qeli::client {
 class PathGuard::Watch final : public PathWatch {
  public:
   Watch(PathGuard& g, int fd) : guard_(g), fd_(fd) {}
-  ~Watch() override { guard_.unwatch(fd_); }
+  ~Watch() override { guard_.unwatch(this); }
+  bool needs_new_routes() const override { return new_routes_.load(); }
+
+  int fd() const { return fd_; }
+  void set_needs_new_routes() { new_routes_.store(true); }
 
  private:
   PathGuard& guard_;
   int fd_;
+  std::atomic<bool> new_routes_{false};
 };
 
 PathGuard::PathGuard(std::string tunnel_interface)
@@ -45,15 +52,23 @@ std::unique_ptr<PathWatch> PathGuard::watch(int fd) {
       return nullptr;
     }
     events_.emplace(std::move(*ev));
-    thread_ = std::thread([this] { run(); });
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+      // The core's callbacks must not throw: go on unwatched.
+      failed_ = true;
+      spdlog::warn("cannot follow the host's network changes (thread: {})", e.what());
+      return nullptr;
+    }
   }
-  fds_.push_back(fd);
-  return std::make_unique<Watch>(*this, fd);
+  auto w = std::make_unique<Watch>(*this, fd);
+  watches_.push_back(w.get());
+  return w;
 }
 
-void PathGuard::unwatch(int fd) {
+void PathGuard::unwatch(Watch* w) {
   std::lock_guard lock(mu_);
-  fds_.erase(std::remove(fds_.begin(), fds_.end(), fd), fds_.end());
+  watches_.erase(std::remove(watches_.begin(), watches_.end(), w), watches_.end());
 }
 
 void PathGuard::run() {
@@ -76,18 +91,20 @@ void PathGuard::check_all() {
   // Under the lock: a watch cannot end — and its fd be closed and reused — while its
   // connection is looked at or shut down.
   std::lock_guard lock(mu_);
-  for (auto it = fds_.begin(); it != fds_.end();) {
-    const sys::PathCheck c = sys::check_path(*it, tunnel_interface_);
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    Watch& w = **it;
+    const sys::PathCheck c = sys::check_path(w.fd(), tunnel_interface_);
     if (c.verdict != sys::PathVerdict::kMoved) {
       ++it;
       continue;
     }
+    if (c.through_tunnel) w.set_needs_new_routes();
     spdlog::info(
         "the network changed: {}; ending the connection to the server to go on from "
-        "the new network",
-        c.detail);
-    ::shutdown(*it, SHUT_RDWR);
-    it = fds_.erase(it);
+        "the new network{}",
+        c.detail, c.through_tunnel ? " with a new session" : "");
+    ::shutdown(w.fd(), SHUT_RDWR);
+    it = watches_.erase(it);
   }
 }
 

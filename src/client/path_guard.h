@@ -5,7 +5,9 @@
 // (SHUT_RDWR): the core resumes the session on a new connection from the new network
 // (docs/PROTOCOL.md §22) or reconnects — within milliseconds of the move instead of at
 // the liveness deadline (30 s by default), when TCP would still be retransmitting into
-// the old network.
+// the old network. A move that took a full tunnel's route to the server with it is
+// marked (PathWatch::needs_new_routes): the core then starts a new session, for which
+// the tunnel's routes are set up again through the new network.
 //
 // Thread-safety: watch() and the watches' destructors from any thread.
 #pragma once
@@ -38,13 +40,13 @@ class PathGuard {
 
  private:
   class Watch;
-  void unwatch(int fd);
+  void unwatch(Watch* w);
   void run();
   void check_all();
 
   const std::string tunnel_interface_;
-  std::mutex mu_;  // guards fds_, events_, failed_, thread_ start
-  std::vector<int> fds_;
+  std::mutex mu_;  // guards watches_, events_, failed_, thread_ start
+  std::vector<Watch*> watches_;
   std::optional<sys::RouteEvents> events_;
   bool failed_ = false;
   engine::StopSignal stop_;

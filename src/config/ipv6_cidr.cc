@@ -1,5 +1,7 @@
 #include "config/ipv6_cidr.h"
 
+#include "base/ipv6_scope.h"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -87,5 +89,7 @@ Ipv6Addr Ipv6Cidr::host(std::uint64_t offset) const {
 bool Ipv6Cidr::overlaps(const Ipv6Cidr& o) const {
   return same_prefix(network.bytes.data(), o.network.bytes.data(), std::min(prefix, o.prefix));
 }
+
+bool Ipv6Addr::is_routable_unicast() const { return is_routable_ipv6_unicast(bytes.data()); }
 
 }  // namespace qeli::config

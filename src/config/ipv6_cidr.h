@@ -21,6 +21,10 @@ struct Ipv6Addr {
   static std::optional<Ipv6Addr> parse(std::string_view s);
   /// RFC 5952 text ("2001:db8::1").
   std::string to_string() const;
+  /// Not the unspecified or loopback address, not IPv4-mapped (::ffff:0:0/96), link-local
+  /// (fe80::/10) or multicast (ff00::/8): an address a packet through the tunnel can have
+  /// as its destination (RFC 4291 §2.4).
+  bool is_routable_unicast() const;
   friend auto operator<=>(const Ipv6Addr&, const Ipv6Addr&) = default;
 };
 

@@ -187,7 +187,8 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
 // only one the proxy can bind without help from outside.
 void read_dns_listen_ipv6(SectionReader& r, ProfileConfig& p) {
   const IniEntry* e = r.single("dns.listen_ipv6");
-  if (e == nullptr) return;
+  // Empty = unset (files written while the key was refused may carry it blank).
+  if (e == nullptr || e->value.empty()) return;
   const bool is_auto = ascii_lower(e->value) == "auto";
   const std::optional<Ipv6Addr> given = is_auto ? std::nullopt : Ipv6Addr::parse(e->value);
   if (!is_auto && !given) {
@@ -268,6 +269,12 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
     if (const auto a = Ipv4Addr::parse(s)) {
       d.push_servers.push_back(*a);
     } else if (const auto a6 = Ipv6Addr::parse(s)) {
+      if (!a6->is_routable_unicast()) {
+        r.error("dns.push_servers", "`" + s +
+                                        "` is not a global or unique-local unicast IPv6 "
+                                        "address (a client cannot reach it through the tunnel)");
+        continue;
+      }
       d.push_servers6.push_back(*a6);
     } else {
       r.error("dns.push_servers", "`" + s + "` is not an IPv4 or IPv6 address");

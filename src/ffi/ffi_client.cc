@@ -198,6 +198,15 @@ client::ClientEnv FfiClient::make_env() {
                                 tc.server.ip_string() + "), mtu " + std::to_string(tc.mtu) +
                                 (tc.gso ? ", GSO super-packets" : "") +
                                 (tc.aes_gcm ? ", AES-256-GCM records" : ""));
+    // The plan carries IPv4 only (the app core takes no IPv6 inside the tunnel).
+    for (const auto& c : config_.include6) {
+      in.connection_log.push_back("include " + c.to_string() +
+                                  ": IPv6 is not carried by this core; not routed");
+    }
+    for (const auto& c : config_.exclude6) {
+      in.connection_log.push_back("exclude " + c.to_string() +
+                                  ": IPv6 is not in this core's network plan; not excluded");
+    }
     Event e;
     e.kind = EventKind::kNetworkPlan;
     e.format = PayloadFormat::kJson;

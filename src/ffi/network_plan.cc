@@ -37,6 +37,12 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
   std::vector<std::string> resolvers;
   nlohmann::json dns = dns_servers(tc, cfg, in, resolvers);
   const client::RoutePlan plan = client::plan_routes(cfg, ok.routes, resolvers);
+  // IPv4 only, as the original's plans: an app that cannot apply an IPv6 exclusion would
+  // refuse the whole plan (the connection log says which entries were left out).
+  std::vector<std::string> excluded;
+  for (const auto& c : plan.via_underlay) {
+    if (c.find(':') == std::string::npos) excluded.push_back(c);
+  }
 
   nlohmann::json routes = nlohmann::json::array();
   for (const auto& r : plan.via_tun) {
@@ -67,7 +73,7 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
         {"heartbeat_interval_ms", p.heartbeat.interval.count()},
         {"shaping_enabled", p.shaping.enabled}}},
       {"connection_log", in.connection_log},
-      {"excluded_routes", plan.via_underlay},
+      {"excluded_routes", std::move(excluded)},
   };
   // Strings from the server were validated as UTF-8 by the AUTH OK parser; replace
   // anything else rather than throw.

@@ -1,5 +1,7 @@
 #include "handshake/auth_ok.h"
 
+#include "base/ipv6_scope.h"
+
 #include "handshake/auth_message.h"
 
 #include <arpa/inet.h>
@@ -59,6 +61,14 @@ bool is_ipv6(std::string_view s) {
   const std::string str(s);
   unsigned char buf[16];
   return inet_pton(AF_INET6, str.c_str(), buf) == 1;
+}
+
+// x_dns6: a unicast address a packet through the tunnel can go to (base/ipv6_scope.h).
+bool is_routable_ipv6(std::string_view s) {
+  if (!is_ipv6(s)) return false;
+  const std::string str(s);
+  std::uint8_t b[16];
+  return inet_pton(AF_INET6, str.c_str(), b) == 1 && is_routable_ipv6_unicast(b);
 }
 
 bool is_ipv4(std::string_view s) {
@@ -205,7 +215,7 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
     // The IPv6 resolver: only beside the address (it is used only over IPv6 inside).
     bool dns6_ok = true;
     const std::string dns6 = get_string(j, "x_dns6", dns6_ok);
-    if (ok.x_ip6 && dns6_ok && is_ipv6(dns6)) ok.x_dns6 = dns6;
+    if (ok.x_ip6 && dns6_ok && is_routable_ipv6(dns6)) ok.x_dns6 = dns6;
   }
   if (!good) return fail(AuthOkError::kBadField);
   return ok;

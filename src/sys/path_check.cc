@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,10 +62,11 @@ std::optional<Ip> local_of(int fd) {
   return Ip::of(reinterpret_cast<const sockaddr*>(&ss));
 }
 
-// The interface that holds `ip` now (an empty string: none does).
-std::string interface_of(const Ip& ip) {
+// The interface that holds `ip` now (an empty string: none does; nullopt: the host's
+// addresses could not be read).
+std::optional<std::string> interface_of(const Ip& ip) {
   ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return {};
+  if (::getifaddrs(&list) != 0) return std::nullopt;
   std::string name;
   for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
     const auto a = Ip::of(i->ifa_addr);
@@ -111,6 +113,12 @@ std::optional<Ip> source_for(int fd, const sockaddr_storage& peer, socklen_t pee
 
 PathCheck check_path(int fd, std::string_view tunnel_interface) {
   PathCheck out;
+  tcp_info ti{};
+  socklen_t til = sizeof ti;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &til) == 0 && ti.tcpi_state != TCP_ESTABLISHED) {
+    out.detail = "not an established connection";
+    return out;
+  }
   sockaddr_storage peer{};
   socklen_t peer_len = sizeof peer;
   if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) {
@@ -127,31 +135,48 @@ PathCheck check_path(int fd, std::string_view tunnel_interface) {
     out.verdict = PathVerdict::kSame;
     return out;
   }
-  const std::string local_if = interface_of(*local);
-  if (local_if.empty()) {
+  const auto local_if = interface_of(*local);
+  if (!local_if) {
+    out.detail = std::string("getifaddrs: ") + std::strerror(errno);
+    return out;
+  }
+  std::string no_route;
+  const auto src = source_for(fd, peer, peer_len, no_route);
+  std::optional<std::string> src_if;
+  if (src) {
+    src_if = interface_of(*src);
+    if (!src_if) {
+      out.detail = std::string("getifaddrs: ") + std::strerror(errno);
+      return out;
+    }
+  }
+  const bool via_tunnel = src_if && !tunnel_interface.empty() && *src_if == tunnel_interface;
+  if (local_if->empty()) {
     out.verdict = PathVerdict::kMoved;
+    out.through_tunnel = via_tunnel;
     out.detail = local->text() + " is no longer on this host";
+    if (via_tunnel) {
+      out.detail +=
+          ", and the route to " + peer_ip->text() + " went with it (now through the tunnel)";
+    }
     return out;
   }
-  const auto src = source_for(fd, peer, peer_len, out.detail);
-  if (!src) return out;  // kUnknown: no route now
-  if (*src == *local) {
-    out.verdict = PathVerdict::kSame;
+  if (!src) {  // no route now: wait for one
+    out.detail = no_route;
     return out;
   }
-  const std::string src_if = interface_of(*src);
-  if (!tunnel_interface.empty() && src_if == tunnel_interface) {
+  if (via_tunnel) {
     out.detail = "the route to " + peer_ip->text() + " now goes through the tunnel";
     return out;
   }
-  if (src_if == local_if) {
+  if (*src == *local || *src_if == *local_if) {
     out.verdict = PathVerdict::kSame;
     return out;
   }
   out.verdict = PathVerdict::kMoved;
   out.detail = "the route to " + peer_ip->text() + " now leaves through " +
-               (src_if.empty() ? std::string("?") : src_if) + " (" + src->text() + "), not " +
-               local_if + " (" + local->text() + ")";
+               (src_if->empty() ? std::string("?") : *src_if) + " (" + src->text() + "), not " +
+               *local_if + " (" + local->text() + ")";
   return out;
 }
 

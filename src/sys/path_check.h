@@ -12,8 +12,12 @@
 //   * a newer address on the same interface (an IPv6 privacy address that replaced the
 //     preferred one): the old address still works for the connections that use it;
 //   * no route to the peer at all (a link flapping): nothing better exists; wait;
-//   * a route through `tunnel_interface` (a full tunnel whose pin to the server went
-//     with the old network): a new connection would run inside the tunnel itself.
+//   * a route through `tunnel_interface` while the local address is still here (our own
+//     routes changing under us; the connection is left to its liveness deadline).
+// A move after which the route to the peer goes through `tunnel_interface` — a full
+// tunnel's pin to the server left with the old network's interface — is reported with
+// `through_tunnel`: a new connection would run inside the tunnel itself, so the host must
+// set its routes up again (a new session) instead of resuming.
 #pragma once
 
 #include <cstdint>
@@ -33,10 +37,13 @@ struct PathCheck {
   /// Why, for a log line: "10.0.0.5 is no longer on this host",
   /// "the route to 203.0.113.9 now leaves through wwan0 (100.64.1.2), not wlan0 (10.0.0.5)".
   std::string detail;
+  /// kMoved, and the route to the peer now goes through `tunnel_interface`.
+  bool through_tunnel = false;
 };
 
-/// `fd`: a connected TCP or UDP socket (IPv4 or IPv6). Reads the host's state; changes
-/// nothing. Thread-safe.
+/// `fd`: a connected TCP or UDP socket (IPv4 or IPv6); a TCP socket not ESTABLISHED (one
+/// already shut down) is kUnknown. Reads the host's state; changes nothing; a failure to
+/// read it (getifaddrs) is kUnknown, never kMoved. Thread-safe.
 PathCheck check_path(int fd, std::string_view tunnel_interface);
 
 }  // namespace qeli::sys

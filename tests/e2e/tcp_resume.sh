@@ -18,6 +18,10 @@
 #      as on a Wi-Fi → LTE switch; nothing resets the old connection): the client sees
 #      the move at once and resumes from the new address — well before its liveness
 #      deadline (30 s) — and the TCP flow inside completes.
+#   h. the same move in a full tunnel whose route to the server (the pin outside the
+#      tunnel) goes with the old network: no resume can get out, so the client starts a
+#      new session at once (a new AUTH, its routes set up through the new network) instead
+#      of dialling into its own tunnel until the grace period ends.
 # Usage: tcp_resume.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -177,5 +181,34 @@ iperf_done g
 [ "$(connects "$dir")" = 1 ] || e2e_fail "g: a new AUTH happened"
 e2e_log "g: resumed from $UL_NET.3 within ${took} ms of the move (no new AUTH), the iperf3 run completed"
 
-e2e_finish alice-g server-g
+e2e_finish alice-g
+
+# ---- h. A full tunnel: the pin to the server leaves with the old network.
+e2e_log "case h: full tunnel, the client's address and its route to the server go"
+ip -n "$NS_C" addr flush dev "$VETH_C"
+ip -n "$NS_C" addr add "$UL_C/24" dev "$VETH_C"
+conf_h=$(e2e_client_conf "$dir" alice-h alice alice-pass "gateway = true
+dns = off
+reconnect_base_delay = 1")
+e2e_start_client alice-h "$NS_C" "$dir" -c "$conf_h"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "h: no tunnel"
+e2e_wait_for 10 sh -c "ip -n '$NS_C' route show '$UL_S/32' | grep -q ." ||
+  e2e_fail "h: the full tunnel did not pin the server: $(ip -n "$NS_C" route)"
+before=$(connects "$dir")
+# The new network: 10.198.7.0/24 with its gateway (the server's second address); the old
+# one's pin to the server goes first (an interface that went away takes its routes), then
+# its address — after which only the tunnel's half-default routes cover the server.
+ip -n "$NS_S" addr add 10.198.7.1/24 dev "$VETH_S"
+ip -n "$NS_C" addr add 10.198.7.2/24 dev "$VETH_C"
+ip -n "$NS_C" route add default via 10.198.7.1 dev "$VETH_C"
+ip -n "$NS_C" route del "$UL_S/32"
+ip -n "$NS_C" addr del "$UL_C/24" dev "$VETH_C"
+e2e_wait_for 10 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq -r '.[0].sessions_started')\" -gt $before ]" ||
+  e2e_fail "h: no new session within 10 s of the move: $(tail -5 "$E2E_DIR/alice-h.log")"
+grep -q "the route to the server left with the old network: reconnecting" "$E2E_DIR/alice-h.log" ||
+  e2e_fail "h: the client did not say why it reconnected: $(grep -i 'network' "$E2E_DIR/alice-h.log")"
+e2e_wait_for 15 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "h: no traffic after the new session"
+e2e_log "h: a new session from 10.198.7.2 (no resume into the tunnel), traffic flows"
+
+e2e_finish alice-h server-g
 e2e_log "PASS: tcp_resume"

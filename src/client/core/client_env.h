@@ -13,8 +13,9 @@
 //   * the path: `watch_path` ends a TCP connection whose network the host left;
 //   * reporting: `on_state` and `log`.
 //
-// Threading: every callback runs on the thread that runs the core (ClientCore::run or the
-// thread start() made), one at a time. None may throw (the core catches and stops).
+// Threading: every callback but watch_path runs on the thread that runs the core
+// (ClientCore::run or the thread start() made), one at a time. None may throw (the core
+// catches and stops).
 #pragma once
 
 #include <chrono>
@@ -76,6 +77,11 @@ enum class LogLevel : std::uint8_t { kDebug, kInfo, kWarn, kError };
 class PathWatch {
  public:
   virtual ~PathWatch() = default;
+  /// The host ended the connection for a move after which the server is reached only
+  /// through the tunnel itself (a full tunnel's route to the server went with the old
+  /// network): no resume can get out, so the core starts a new session and the host sets
+  /// its routes up again. Read after the connection ended.
+  virtual bool needs_new_routes() const { return false; }
 };
 
 struct ClientEnv {
@@ -104,7 +110,8 @@ struct ClientEnv {
   /// host shuts the connection down (shutdown(SHUT_RDWR), from a thread of its own) and the
   /// core resumes the session on a new connection (docs/PROTOCOL.md §22) or reconnects —
   /// at once, not at its liveness deadline. The watch is destroyed before `fd` is closed.
-  /// Empty, or a null watch = not watched.
+  /// Empty, or a null watch = not watched. Unlike the other callbacks, called (and its
+  /// watches destroyed) from the threads of the session's streams, concurrently.
   std::function<std::unique_ptr<PathWatch>(int fd)> watch_path;
   /// Before a reconnect: the server's addresses now (empty = keep the ones we have).
   std::function<std::vector<transport::SockAddr>()> refresh_servers;

@@ -89,12 +89,13 @@ class Connector {
   /// ones as BondPolicy wants, a TUN reader pinning flows to streams, and lost streams
   /// opened again while any is live. Ends when every stream has or on a stop. `caps`:
   /// our extensions the first stream negotiated (JOINed ones take them too);
-  /// `join_secret`: its session's, proved by the JOINs toward our server.
+  /// `join_secret`: its session's, proved by the JOINs toward our server; `first_path`:
+  /// the host's watch on the first stream's connection (null: none).
   tunnel::SessionEnd run_bonded(const handshake::AuthOk& ok, std::uint32_t caps,
                                 std::shared_ptr<const crypto::Key32> join_secret,
                                 tunnel::Session& first, engine::StreamFramer& first_framer,
                                 tunio::TunDevice& tun, std::size_t mtu,
-                                tunnel::SessionCounters& counters);
+                                tunnel::SessionCounters& counters, const PathWatch* first_path);
   /// One JOINed stream of a bonded session, on its own thread: connect to server_, JOIN
   /// with `token` as stream `index`, carry its slot's inbox until it ends. False when it
   /// failed to join (or died within a second): the keeper backs off.

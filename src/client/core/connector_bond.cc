@@ -63,6 +63,9 @@ struct BondRun {
   bool resume = false;
   std::chrono::seconds grace{0};
   std::atomic<bool> refused{false};
+  /// A stream ended for a move that took the route to the server with it
+  /// (PathWatch::needs_new_routes): a new session, not a resume.
+  std::atomic<bool> needs_new_routes{false};
   /// One stream at a time (max_streams = 1: a session bonded only to be resumable): the
   /// live stream reads the TUN itself, as an unbonded session does, with no reader thread
   /// and no copy into an inbox — that hand-off cost a resumable session 5–10 % of its
@@ -115,7 +118,8 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
                                          std::shared_ptr<const crypto::Key32> join_secret,
                                          tunnel::Session& first, engine::StreamFramer& first_framer,
                                          tunio::TunDevice& tun, std::size_t mtu,
-                                         tunnel::SessionCounters& counters) {
+                                         tunnel::SessionCounters& counters,
+                                         const PathWatch* first_path) {
   const engine::StopSignal& core_stop = core_.stop_;
   // Every stream's sender seals the inbox's batches in place: the room of this carrier
   // (all streams speak the same mode) and the pushed padding.
@@ -155,8 +159,12 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
     std::chrono::steady_clock::time_point orphan_since{};
     while (!run.stop.stopped()) {
       const auto now = std::chrono::steady_clock::now();
-      if (core_stop.stopped() || (bond.live() == 0 && (!run.resume || run.refused.load()))) {
+      if (core_stop.stopped() || (bond.live() == 0 && (!run.resume || run.refused.load() ||
+                                                       run.needs_new_routes.load()))) {
         if (run.refused.load()) log_.info("the server no longer has the session: reconnecting");
+        if (run.needs_new_routes.load()) {
+          log_.info("the route to the server left with the old network: reconnecting");
+        }
         run.stop.stop();
         break;
       }
@@ -215,6 +223,8 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
         streams.push_back({std::thread([this, token, index, &run, &failures, done] {
                              if (!run_joined(token, index, run)) failures++;
                              done->store(true);
+                             // After the count: the keeper applies the backoff first.
+                             run.stream_ended.notify();
                            }),
                            done});
       }
@@ -242,6 +252,7 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   const bool over = core_stop.stopped() || run.stop.stopped() || attempt_.closed.has_value() ||
                     end == tunnel::SessionEnd::kTunError;
   bool carried_on = false;
+  if (first_path != nullptr && first_path->needs_new_routes()) run.needs_new_routes = true;
   const std::size_t left = bond.detach(0, run.resume && !over);
   run.stream_ended.notify();
   if (!over && run.resume) {
@@ -354,8 +365,8 @@ bool Connector::run_joined(const handshake::JoinToken& token, std::size_t index,
   // A resumable session outlives a connection that broke (the keeper resumes it).
   const bool broke = end != tunnel::SessionEnd::kStopped && end != tunnel::SessionEnd::kTunError &&
                      run.closed.load() < 0 && !core_.stop_.stopped();
+  if (path && path->needs_new_routes()) run.needs_new_routes = true;
   const std::size_t left = run.bond.detach(*slot, run.resume && broke);
-  run.stream_ended.notify();
   if (run.closed.load() >= 0) run.stop.stop();  // the server ended the session
   // A stream that read the TUN itself (direct) saw it fail: nothing can carry the session.
   if (end == tunnel::SessionEnd::kTunError) run.stop.stop();

@@ -103,7 +103,7 @@ Duration Connector::connect_stream() {
                             attempt_.ipv6 ? session.negotiated_caps
                                           : session.negotiated_caps & ~handshake::caps::kIpv6Inside,
                             std::make_shared<const crypto::Key32>(std::move(session.join_secret)),
-                            ts, framer, tun, mtu, counters);
+                            ts, framer, tun, mtu, counters, path.get());
         }
         engine::TunQueueSource source(tun, counters, attempt_.ipv6);
         return engine::run_session(ts, framer, source, engine::TunWriter{&tun, nullptr}, stop,

@@ -184,6 +184,10 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.ipv6.cidr = fd00:9::/64\ndns.push_servers = 192.0.2.53, 2001:db8::53", nullptr},
       {"dns.push_servers = 2001:db8::53", "dns.push_servers", Severity::kWarning},  // no pool
       {"dns.push_servers = dns.example", "dns.push_servers"},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.push_servers = ::ffff:192.0.2.53", "dns.push_servers"},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.push_servers = fe80::53", "dns.push_servers"},
+      {"pool.ipv6.cidr = fd00:9::/64\ndns.push_servers = ::1", "dns.push_servers"},
+      {"dns.listen_ipv6 =", nullptr},  // blank = unset (files from when it was refused)
       {"pool.ipv6.cidr = fe80::/64", "pool.ipv6.cidr"},  // link-local
       {"pool.ipv6.cidr = 2001:db8:5::/64", nullptr},     // global unicast
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = route\nrouting.ipv6.inbound = open",

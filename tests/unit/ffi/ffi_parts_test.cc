@@ -140,6 +140,12 @@ TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   tc.pushed.routes = {{"0.0.0.0/0", "", 100}};
   const auto full = nlohmann::json::parse(network_plan_json(tc, cfg, in));
   EXPECT_EQ(full["full_tunnel"], true);
+  // Excluded networks: IPv4 only, as the original's plans (an app that cannot apply an
+  // IPv6 exclusion would refuse the plan).
+  cfg.exclude.push_back(*config::Ipv4Cidr::parse("192.0.2.0/24"));
+  cfg.exclude6.push_back(*config::Ipv6Cidr::parse("2001:db8::/32"));
+  const auto ex = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  EXPECT_EQ(ex["excluded_routes"], nlohmann::json::array({"192.0.2.0/24"}));
 }
 
 }  // namespace

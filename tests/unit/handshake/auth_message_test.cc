@@ -235,7 +235,11 @@ TEST(auth_ok, ipv6_resolver_round_trips_only_beside_the_address) {
        {std::string(R"("x_dns6":"fd00:9::1")"),  // without x_ip6
         addresses + R"("x_dns6":"10.0.0.1")", addresses + R"("x_dns6":"fd00:9::1/64")",
         addresses + R"("x_dns6":"[fd00:9::1]")", addresses + R"("x_dns6":"")",
-        addresses + R"("x_dns6":53)", addresses + R"("x_dns6":null)"}) {
+        addresses + R"("x_dns6":53)", addresses + R"("x_dns6":null)",
+        // Not reachable through the tunnel (an IPv4-mapped one would be asked over IPv4).
+        addresses + R"("x_dns6":"::ffff:10.0.0.1")", addresses + R"("x_dns6":"::1")",
+        addresses + R"("x_dns6":"::")", addresses + R"("x_dns6":"fe80::1")",
+        addresses + R"("x_dns6":"ff02::fb")"}) {
     const auto r = parse_auth_ok(text(R"(OK:{"client_ip":"10.0.0.2",)" + bad + "}"));
     ASSERT_TRUE(r.ok()) << bad << ": never fatal";
     EXPECT_FALSE(r->x_dns6.has_value()) << bad;

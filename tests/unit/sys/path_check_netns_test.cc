@@ -139,6 +139,21 @@ TEST_F(PathCheckNetns, NoRouteAtAllOrARouteThroughTheTunnelIsUnknown) {
   EXPECT_NE(none.detail.find("no route"), std::string::npos) << none.detail;
 }
 
+TEST_F(PathCheckNetns, AMoveThatTookTheRouteWithItIsAMoveThroughTheTunnel) {
+  // b0 plays the tunnel: a full tunnel's half-default route covers the server, and the
+  // route that pinned it outside the tunnel went with the old network.
+  exec("ip route add 198.51.0.0/16 dev b0");
+  const int fd = connect_to("198.51.100.9");
+  exec("ip addr del 192.0.2.2/24 dev a0");
+  exec("ip route del 198.51.100.0/24 dev a0 2>/dev/null || true");
+  const auto c = check(fd, "b0");
+  EXPECT_EQ(c.verdict, PathVerdict::kMoved);
+  EXPECT_TRUE(c.through_tunnel) << c.detail;
+  EXPECT_NE(c.detail.find("now through the tunnel"), std::string::npos) << c.detail;
+  // Without a tunnel interface named, the same move is a plain one.
+  EXPECT_FALSE(check(fd).through_tunnel);
+}
+
 TEST_F(PathCheckNetns, AClosedOrUnconnectedSocketIsUnknown) {
   const int fd = ns_.run([] { return ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0); });
   fds_.push_back(fd);
