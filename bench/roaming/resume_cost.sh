@@ -11,7 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tests/e2e/netns.sh"
 source "$here/../../tests/e2e/lib.sh"
 e2e_setup
-e2e_bg iperf-s "$NS_S" iperf3 -s -B "$TUN_NET.1" -p 5201
+# Not bound to the tunnel address: each round starts a new server (and TUN).
+e2e_bg iperf-s "$NS_S" iperf3 -s -p 5201
 rate() { ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t "$SECS" "$@" -J |
   jq '.end.sum_received.bits_per_second / 1e6 | floor'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
