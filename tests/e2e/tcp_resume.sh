@@ -171,9 +171,11 @@ ip -n "$NS_C" addr add "$UL_NET.3/24" dev "$VETH_C"
 ip -n "$NS_C" route replace "$UL_S/32" dev "$VETH_C" src "$UL_NET.3"
 moved=$(date +%s%N)
 ip -n "$NS_C" addr del "$UL_C/24" dev "$VETH_C"
-# 5 s: the move is seen on the kernel's address change, not at the liveness deadline.
-e2e_wait_for 5 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq -r '.[0].tcp_resumes // 0')\" -ge 1 ]" ||
-  e2e_fail "g: no resume within 5 s of the move: $(tail -5 "$E2E_DIR/alice-g.log")"
+# The move is seen on the kernel's address change (milliseconds), not at the liveness
+# deadline (30 s): 12 s leaves a slow (sanitizer) build on a busy box room; the log line
+# below says which way the client noticed.
+e2e_wait_for 12 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq -r '.[0].tcp_resumes // 0')\" -ge 1 ]" ||
+  e2e_fail "g: no resume within 12 s of the move: $(tail -5 "$E2E_DIR/alice-g.log")"
 took=$(( ($(date +%s%N) - moved) / 1000000 ))
 grep -q "the network changed: $UL_C is no longer on this host" "$E2E_DIR/alice-g.log" ||
   e2e_fail "g: the client did not log the move"
@@ -203,8 +205,9 @@ ip -n "$NS_C" addr add 10.198.7.2/24 dev "$VETH_C"
 ip -n "$NS_C" route add default via 10.198.7.1 dev "$VETH_C"
 ip -n "$NS_C" route del "$UL_S/32"
 ip -n "$NS_C" addr del "$UL_C/24" dev "$VETH_C"
-e2e_wait_for 10 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq -r '.[0].sessions_started')\" -gt $before ]" ||
-  e2e_fail "h: no new session within 10 s of the move: $(tail -5 "$E2E_DIR/alice-h.log")"
+# Within the liveness deadline (30 s) and the grace period (15 s) a resume would wait out.
+e2e_wait_for 14 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq -r '.[0].sessions_started')\" -gt $before ]" ||
+  e2e_fail "h: no new session within 14 s of the move: $(tail -5 "$E2E_DIR/alice-h.log")"
 grep -q "the route to the server left with the old network: reconnecting" "$E2E_DIR/alice-h.log" ||
   e2e_fail "h: the client did not say why it reconnected: $(grep -i 'network' "$E2E_DIR/alice-h.log")"
 e2e_wait_for 15 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "h: no traffic after the new session"
