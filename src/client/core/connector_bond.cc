@@ -127,14 +127,18 @@ tunnel::SessionEnd Connector::run_bonded(const handshake::AuthOk& ok, std::uint3
   const tunnel::SessionParams params = session_params(ok, mtu, false);
   // Super-packets cross the inboxes whole (a stream's sender splits them for a peer
   // without the GSO extension, as the server's do).
-  const engine::SessionInbox::Geometry g{64, wire::kMaxSuperPacket, room.headroom(),
+  // One stream at a time reads the TUN itself (BondRun::direct): its inbox stays empty,
+  // so it gets one slot instead of 64 super-packets' worth (4 MiB).
+  const bool direct = ok.max_streams <= 1;
+  const engine::SessionInbox::Geometry g{direct ? std::size_t{1} : std::size_t{64},
+                                         wire::kMaxSuperPacket, room.headroom(),
                                          room.tailroom(params.send.padding)};
   engine::SessionInbox primary(g, counters);
   engine::StreamBond bond(ok.max_streams, primary, g, counters);
   BondRun run(bond, tun, counters, ok, mtu, caps, std::move(join_secret));
   run.resume = (caps & handshake::caps::kResume) != 0 && ok.x_resume_secs.has_value();
   run.grace = std::chrono::seconds(ok.x_resume_secs.value_or(0));
-  run.direct = bond.max_streams() == 1;
+  run.direct = direct;
   if (bond.max_streams() > 1) {
     log_.info("stream bonding: up to {} streams ({})", bond.max_streams(),
               ok.multipath_adaptive ? "adaptive" : "fixed");
