@@ -67,7 +67,8 @@ ProfileRuntime::ProfileRuntime(config::ProfileConfig profile, const config::Auth
       auth_(auth),
       identity_(std::move(identity)),
       users_(users),
-      guard_(guard) {}
+      guard_(guard),
+      events_(profile_.name, guard, users) {}
 
 ProfileRuntime::~ProfileRuntime() { stop(); }
 
@@ -229,6 +230,9 @@ Status<std::string> ProfileRuntime::start() {
   const tunnel::PaddingPolicy& pad = params.send.padding;
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, room.headroom(), room.tailroom(pad)};
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
+  admission_ = std::make_unique<Admission>(
+      Admission::Setup{&profile_, auth_.require_client_key_proof, &guard_, &users_, sessions_.get(),
+                       accounts_, &events_, &counters_});
 
   // 3. Listeners: bind.address:bind.port, then every `listen` endpoint.
   new_sessions_ = std::make_unique<NewSessionLimiter>(NewSessionLimits{
@@ -532,102 +536,6 @@ void ProfileRuntime::warn_bridge_target_unreachable() {
       carrier_.get(CarrierCounter::kBridgeConnectFailed));
 }
 
-bool ProfileRuntime::admit_client(AuthContext& ctx) {
-  const auto& p = profile_;
-  const auto now = Clock::now();
-  const auto& req = ctx.req;
-  if (auth_.require_client_key_proof && !req.key_proof_ok) {
-    note_failure(source_key(ctx.peer), "", now);  // counts against the source IP only
-    ctx.reason = "client key proof missing or invalid";
-    return false;
-  }
-  // The pair (address, user) or the whole address: refused before any Argon2 work.
-  if (guard_.locked_out(source_key(ctx.peer), req.user, now)) {
-    counters_.locked_out++;
-    ctx.reason = guard_.locked_out(source_key(ctx.peer), now)
-                     ? "source address locked out"
-                     : "user locked out at this address after failed logins";
-    return false;
-  }
-  if (auto delay = guard_.tarpit(req.user, now); delay > Duration::zero()) {
-    std::this_thread::sleep_for(delay);
-  }
-  ctx.users = users_.snapshot();
-  ctx.user = ctx.users->find(req.user);
-  // A device credential (config/device_credential.h) names the one hash to check; any
-  // other password is the user's own. Either way one Argon2id, run even for an unknown
-  // user or device so the answer's timing does not tell which.
-  const auto device_id = config::device_id_of(req.password);
-  const config::DeviceCredential* device =
-      device_id && ctx.user != nullptr ? ctx.user->find_device(*device_id) : nullptr;
-  const std::string& phc = device != nullptr     ? device->phc
-                           : device_id           ? std::string()
-                           : ctx.user != nullptr ? ctx.user->password_hash
-                                                 : std::string();
-  const bool password_ok = guard_.verify_password(phc, req.password);
-  auto reject = [&](std::string why) {
-    note_failure(source_key(ctx.peer), req.user, Clock::now());
-    ctx.reason = std::move(why);
-    return false;
-  };
-  if (ctx.user == nullptr) return reject("unknown user");
-  if (device_id && device == nullptr) return reject("unknown or revoked device " + *device_id);
-  if (!password_ok) return reject(device != nullptr ? "wrong device credential" : "wrong password");
-  ctx.device = device != nullptr ? device->id : std::string();
-  if (!ctx.user->enabled) return reject("user disabled");
-  if (users_.disabled(req.user)) return reject("user disabled by the operator (qeli enable-user)");
-  if (!ctx.user->profiles.empty() && std::find(ctx.user->profiles.begin(), ctx.user->profiles.end(),
-                                               p.name) == ctx.user->profiles.end()) {
-    return reject("user not allowed on this profile");
-  }
-  if (ctx.user->expire_at) {
-    const auto unix_now =
-        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                       std::chrono::system_clock::now().time_since_epoch())
-                                       .count());
-    if (unix_now >= *ctx.user->expire_at) {
-      note_expired(req.user);
-      return reject("account expired");
-    }
-  }
-  guard_.record_success(source_key(ctx.peer), req.user);
-
-  AdmissionRequest ar;
-  ar.user = req.user;
-  ar.device_key = req.device_id ? req.user + ":" + to_hex(*req.device_id) : req.user;
-  if (ctx.user->static_ip) {
-    ar.static_ip = ctx.user->static_ip->value;
-  } else if (auto it = p.pool.reservations.find(req.user); it != p.pool.reservations.end()) {
-    ar.static_ip = it->second.value;
-  }
-  ar.max_sessions = ctx.user->max_sessions;
-  if (ar.max_sessions == 0 && !ctx.user->group.empty()) {
-    if (const auto* g = ctx.users->group(ctx.user->group)) ar.max_sessions = g->max_sessions;
-  }
-  ar.peer = ctx.peer;
-  ar.max_streams = bond_max_streams(p);
-  std::shared_ptr<engine::TrafficAccount> account;
-  if (accounts_ != nullptr) {
-    account = accounts_->account(req.user);
-    if (account->quota_exhausted()) {  // not a credential failure: no lockout strike
-      // Reached with no session to end (a reload lowered the quota): announced here.
-      note_quota_reached(req.user, *account);
-      ctx.reason = "data quota used up (qeli usage --reset " + req.user + ")";
-      return false;
-    }
-  }
-  auto s = sessions_->admit(ar);
-  if (!s.ok()) {
-    ctx.reason = to_string(s.error());
-    return false;
-  }
-  ctx.session = *s;
-  ctx.session->set_credential(ctx.device);
-  ctx.session->account = std::move(account);
-  ctx.session->inbox.set_account(ctx.session->account.get());
-  return true;
-}
-
 void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
                                        std::optional<std::string> short_id_owner) {
   preauth_++;
@@ -737,12 +645,12 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
           // A per-user REALITY short id admits its own user only (a leaked link of one
           // user cannot be used with another's credentials).
           if (short_id_owner && *short_id_owner != ctx.req.user) {
-            note_failure(source_key(ctx.peer), ctx.req.user, Clock::now());
+            events_.failure(source_key(ctx.peer), ctx.req.user, Clock::now());
             ctx.reason = "REALITY short id of user '" + *short_id_owner + "' used by another";
             h.reject();
             return;
           }
-          if (!admit_client(ctx)) {
+          if (!admission_->admit(ctx)) {
             h.reject();
             return;
           }
@@ -800,7 +708,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
                               {"QELI_PEER", ctx.peer.to_string()}};
   spdlog::info("[{}] {} connected as '{}' → {}", p.name, ctx.peer.to_string(), session->user,
                transport::ipv4_to_string(session->tunnel_ip));
-  note_connected(*session);
+  events_.connected(*session);
 
   auto hs_session = hs.take_session();
   Session* sp = session.get();
@@ -859,7 +767,7 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, Bytes prefix,
                session->counters.get(tunnel::SessionCounter::kRxPackets),
                session->counters.get(tunnel::SessionCounter::kTxPackets),
                tunnel::describe_drops(session->counters));
-  note_ended(*session, why);
+  events_.ended(*session, why);
 }
 
 void ProfileRuntime::tun_reader(std::size_t queue) {

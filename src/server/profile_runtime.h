@@ -7,8 +7,8 @@
 //                      (SessionTable) → AUTH OK → the session's receive loop
 //                      (socket → TUN); its send thread seals what the TUN readers
 //                      queued for it
-// UDP (udp_runtime.cc; 0.7.16 §3.9):
-//   worker threads     one SO_REUSEPORT socket + worker per TUN queue: recvmmsg, demux
+// UDP (udp_runtime.cc, udp_worker.h; 0.7.16 §3.9):
+//   worker threads     one SO_REUSEPORT socket + UdpWorker per TUN queue: recvmmsg, demux
 //                      by source address → the session's DatagramReceiver (→ TUN queue)
 //                      or that source's half-open UdpServerHandshake (bounded per worker,
 //                      oldest evicted); AUTH verification runs on its own thread and
@@ -37,16 +37,20 @@
 #include "crypto/x25519.h"
 #include "engine/stop_signal.h"
 #include "handshake/server_handshake.h"
+#include "server/admission.h"
 #include "server/auth_guard.h"
 #include "server/carrier_counters.h"
 #include "server/dns_service.h"
 #include "server/event_log.h"
 #include "server/new_session_limiter.h"
+#include "server/profile_counters.h"
+#include "server/profile_events.h"
 #include "server/reality_gate.h"
 #include "server/reality_replay.h"
 #include "server/session_table.h"
 #include "server/tls_target.h"
 #include "server/traffic_accounts.h"
+#include "server/udp_worker.h"
 #include "server/user_directory.h"
 #include "sys/ip_prefix.h"
 #include "transport/bridge.h"
@@ -57,50 +61,11 @@
 
 namespace qeli::server {
 
-/// Why connections ended before or during authentication (counted; the wire shows nothing).
-struct ProfileCounters {
-  /// TCP connections accepted (a UDP profile has no accept: its first count is a
-  /// half-open handshake, then sessions_started).
-  std::atomic<std::uint64_t> accepted{0};
-  std::atomic<std::uint64_t> handshake_failed{0};
-  std::atomic<std::uint64_t> auth_failed{0};
-  std::atomic<std::uint64_t> locked_out{0};
-  std::atomic<std::uint64_t> over_capacity{0};
-  std::atomic<std::uint64_t> sessions_started{0};
-  std::atomic<std::uint64_t> tun_no_route{0};
-  std::atomic<std::uint64_t> udp_half_open_evicted{0};
-  /// UDP ClientHellos dropped before any crypto: over the per-source-IP new-session rate
-  /// (perf.connection.new_session_rate_*), or over a worker's pre-auth crypto budget.
-  std::atomic<std::uint64_t> new_session_rate_limited{0};
-  std::atomic<std::uint64_t> preauth_crypto_shed{0};
-  /// TCP accept() failures for lack of descriptors or memory (EMFILE, ENFILE, …).
-  std::atomic<std::uint64_t> accept_no_resources{0};
-  /// Stream bonding (TCP): connections that JOINed a live session, and JOINs refused (an
-  /// unknown or ended token, over max_streams, a missing or wrong proof of the keys).
-  std::atomic<std::uint64_t> streams_joined{0};
-  std::atomic<std::uint64_t> joins_refused{0};
-  /// UDP roaming (docs/PROTOCOL.md §20): sessions that moved to a new client address
-  /// without a handshake, and datagrams that named a session's connection id from a new
-  /// address but failed its AEAD or replay check (nothing moved).
-  std::atomic<std::uint64_t> udp_roams{0};
-  std::atomic<std::uint64_t> udp_roams_refused{0};
-  /// TCP resume (docs/PROTOCOL.md §22): sessions a new connection took over without a
-  /// new AUTH, and sessions whose grace period ran out (or that found no room to wait).
-  std::atomic<std::uint64_t> tcp_resumes{0};
-  std::atomic<std::uint64_t> tcp_resume_expired{0};
-};
-
-struct UdpWorker;
-/// Defined where UdpWorker is complete (udp_runtime.cc).
-struct UdpWorkerDeleter {
-  void operator()(UdpWorker* w) const;
-};
-
-class ProfileRuntime {
+class ProfileRuntime : private UdpWorkerHost {
  public:
   ProfileRuntime(config::ProfileConfig profile, const config::AuthConfig& auth,
                  crypto::X25519KeyPair identity, UserDirectory& users, AuthGuard& guard);
-  ~ProfileRuntime();
+  ~ProfileRuntime() override;
   ProfileRuntime(const ProfileRuntime&) = delete;
   ProfileRuntime& operator=(const ProfileRuntime&) = delete;
 
@@ -124,7 +89,7 @@ class ProfileRuntime {
   const DnsService* dns() const { return dns_.get(); }
   /// Where session and lockout events go (server/event_log.h); null = nowhere. Set
   /// before start().
-  void set_events(EventLog* events) { events_ = events; }
+  void set_events(EventLog* events) { events_.set_log(events); }
   /// Per-user limits, quotas and totals (shared by every profile); null = none. Before
   /// start().
   void set_accounts(TrafficAccounts* accounts) { accounts_ = accounts; }
@@ -151,7 +116,6 @@ class ProfileRuntime {
   void handle_connection(transport::UniqueFd fd, Bytes prefix = {},
                          std::optional<std::string> short_id_owner = std::nullopt);
   void tun_reader(std::size_t queue);
-  bool admit_client(struct AuthContext& ctx);
   /// Stream bonding (joined_stream.cc; 0.7.16 §3.8): a JOIN's session and bond slot.
   struct JoinedStream {
     std::shared_ptr<Session> session;
@@ -178,15 +142,6 @@ class ProfileRuntime {
   void serve_joined_stream(std::unique_ptr<transport::Stream> stream, handshake::ServerSession hs,
                            const JoinedStream& joined);
   void reap_finished_connections();
-  /// Event helpers (session_events.cc): connected, ended (with why), a lockout.
-  void note_connected(const Session& s);
-  void note_ended(const Session& s, const std::string& why);
-  void note_failure(SourceKey ip, const std::string& user, Instant now);
-  void note_expired(const std::string& user);
-  /// Pushes a user event (`type`, `reason`) on this profile; events_ must be set.
-  void note_user(const std::string& user, const char* type, const char* reason);
-  /// One `user.quota_reached` per crossing of the user's quota (TrafficAccount's latch).
-  void note_quota_reached(const std::string& user, engine::TrafficAccount& account);
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
   /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
@@ -198,8 +153,14 @@ class ProfileRuntime {
   Status<std::string> refuse_self_target() const;
   // UDP (udp_runtime.cc)
   Status<std::string> start_udp(const std::vector<transport::SockAddr>& addrs);
-  void udp_worker(struct UdpWorker& w);
   void stop_udp();
+  // UdpWorkerHost (udp_runtime.cc)
+  bool admit_new_session(SourceKey ip, Instant now) override;
+  bool verify_auth(AuthContext ctx, AuthDone done) override;
+  void session_started(Session& s, const transport::SockAddr& from, bool quic) override;
+  void session_ended(const std::shared_ptr<Session>& s, tunnel::SessionEnd end) override;
+  void release_session(const std::shared_ptr<Session>& s) override;
+  UdpWorker* worker(std::size_t id) override;
 
   config::ProfileConfig profile_;
   config::AuthConfig auth_;
@@ -208,7 +169,7 @@ class ProfileRuntime {
   AuthGuard& guard_;
   ProfileCounters counters_;
   CarrierCounters carrier_;
-  EventLog* events_ = nullptr;
+  ProfileEvents events_;
   TrafficAccounts* accounts_ = nullptr;
   // Lockout closes are logged at most once per 10 s (a locked-out source
   // may reconnect thousands of times a second); locked_out counts them all.
@@ -218,6 +179,7 @@ class ProfileRuntime {
   std::unique_ptr<DnsService> dns_;  ///< after the TUN (it listens on its address)
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
   std::unique_ptr<SessionTable> sessions_;
+  std::unique_ptr<Admission> admission_;        ///< with sessions_ (start())
   std::vector<transport::UniqueFd> listeners_;  ///< TCP: bind.address first, then `listen`
   std::uint16_t bound_port_ = 0;
   engine::StopSignal stop_;
@@ -238,7 +200,7 @@ class ProfileRuntime {
   std::unique_ptr<TlsTarget> tls_target_;  // reality-tls only
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.
   std::unique_ptr<NewSessionLimiter> new_sessions_;
-  std::vector<std::unique_ptr<UdpWorker, UdpWorkerDeleter>> udp_workers_;
+  std::vector<std::unique_ptr<UdpWorker>> udp_workers_;
   std::vector<std::thread> udp_threads_;
   bool started_ = false;
   bool nat_applied_ = false;

@@ -233,7 +233,7 @@ class InMemoryTunnel {
       client_failure = engine::drive_udp_client_handshake(hs, *client_sock_, server_addr_, stop);
       if (client_failure == handshake::Failure::kNone) client_udp = hs.take_session();
     });
-    // The server: a worker's handshake service for one client (udp_runtime does this for
+    // The server: a worker's handshake service for one client (server/udp_worker.h does this for
     // many): datagrams in, datagrams out, the AUTH verdict. Once it is done, what the
     // client sends next (its capability frame, data) stays queued for the session. The
     // path is clean until the handshake is over (impairments come after it), so no AUTH
@@ -315,7 +315,7 @@ class InMemoryTunnel {
     client_->peer().gso = gso;
     client_->peer().close_notify = close_notify;
 
-    // The server, as server/profile_runtime.cc and udp_runtime.cc set it up.
+    // The server, as server/profile_runtime.cc and udp_worker.cc set it up.
     tunnel::SessionParams sp;
     sp.apply(pushed_);
     sp.send.mtu = o_.mtu;
