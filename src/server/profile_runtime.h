@@ -1,10 +1,11 @@
 // ProfileRuntime: one `[profile:NAME]` of a server carrying traffic over TCP or UDP.
 //
 // TCP:
-//   listener thread    accept → one connection thread per client (bounded pre-auth)
-//   connection thread  handshake (engine::drive_server_handshake) → authentication
-//                      (AuthGuard: lockout, tarpit, Argon2id) → admission
-//                      (SessionTable) → AUTH OK → the session's receive loop
+//   listener thread    TcpListener (server/tcp_listener.h): accept → one connection
+//                      thread per client (bounded pre-auth, per-source new-session limit)
+//   connection thread  handshake (engine::drive_server_handshake) → Admission
+//                      (server/admission.h: lockout, tarpit, Argon2id, the user,
+//                      SessionTable) → AUTH OK → the session's receive loop
 //                      (socket → TUN); its send thread seals what the TUN readers
 //                      queued for it
 // UDP (udp_runtime.cc, udp_worker.h; 0.7.16 §3.9):
@@ -16,8 +17,9 @@
 //   sender threads     one per UDP session: inbox → DatagramWriter → the worker's socket
 //                      (senders of one worker share a mutex; the worker only receives)
 // Both:
-//   TUN reader threads one per TUN queue: read a batch, route each IPv4 packet by
+//   TUN reader threads one per TUN queue: read a batch, route each packet by
 //                      destination to its session's inbox, wake each session once
+//                      (TunRouter, server/tun_router.h)
 //
 // Threads are joined by stop(). Nothing here reads the config file: the caller passes
 // the parsed profile and the shared pieces.
@@ -48,6 +50,7 @@
 #include "server/reality_gate.h"
 #include "server/reality_replay.h"
 #include "server/session_table.h"
+#include "server/tcp_listener.h"
 #include "server/tls_target.h"
 #include "server/traffic_accounts.h"
 #include "server/udp_worker.h"
@@ -106,14 +109,15 @@ class ProfileRuntime : private UdpWorkerHost {
   std::uint16_t bound_port() const { return bound_port_; }
 
  private:
-  void accept_loop();
-  /// Accepts what `listener` has queued; the back-off to wait (zero usually) when accept()
-  /// ran out of resources.
-  Duration accept_ready(const transport::UniqueFd& listener, class AcceptBackoff& backoff);
-  /// One accepted connection, on its own thread. `prefix`: bytes the REALITY gate already
-  /// read (the ClientHello); `short_id_owner`: the user whose own short id the token
-  /// carried (that user alone may authenticate).
-  void handle_connection(transport::UniqueFd fd, Bytes prefix = {},
+  /// A connection the TcpListener accepted: to the REALITY gate, a thread of its own
+  /// (handle_connection), or closed (over the pre-auth or new-session limits).
+  void on_accept(transport::UniqueFd conn, const transport::SockAddr& peer);
+  /// One accepted connection from `peer` (as accept() gave it: a peer that has already
+  /// reset the connection still counts against its own address), on its own thread
+  /// (tcp_connection.cc). `prefix`: bytes the REALITY gate already read (the
+  /// ClientHello); `short_id_owner`: the user whose own short id the token carried (that
+  /// user alone may authenticate).
+  void handle_connection(transport::UniqueFd fd, const transport::SockAddr& peer, Bytes prefix = {},
                          std::optional<std::string> short_id_owner = std::nullopt);
   void tun_reader(std::size_t queue);
   /// Stream bonding (joined_stream.cc; 0.7.16 §3.8): a JOIN's session and bond slot.
@@ -142,6 +146,8 @@ class ProfileRuntime : private UdpWorkerHost {
   void serve_joined_stream(std::unique_ptr<transport::Stream> stream, handshake::ServerSession hs,
                            const JoinedStream& joined);
   void reap_finished_connections();
+  /// Pre-auth connections allowed at once (0.7.16: max(256, 8 × cores)).
+  static int preauth_limit();
   /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
   void spawn(std::function<void()> f);
   /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
@@ -179,8 +185,8 @@ class ProfileRuntime : private UdpWorkerHost {
   std::unique_ptr<DnsService> dns_;  ///< after the TUN (it listens on its address)
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
   std::unique_ptr<SessionTable> sessions_;
-  std::unique_ptr<Admission> admission_;        ///< with sessions_ (start())
-  std::vector<transport::UniqueFd> listeners_;  ///< TCP: bind.address first, then `listen`
+  std::unique_ptr<Admission> admission_;   ///< with sessions_ (start())
+  std::unique_ptr<TcpListener> listener_;  ///< TCP: bind.address first, then `listen`
   std::uint16_t bound_port_ = 0;
   engine::StopSignal stop_;
   std::thread accept_thread_;

@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 struct alignas(8) RealityGate::Peek {
   transport::UniqueFd fd;
+  transport::SockAddr peer;
   Bytes seen;
   Instant started{}, last_progress{};
   bool done = false;
@@ -61,7 +62,7 @@ void RealityGate::stop() {
   thread_.join();
 }
 
-bool RealityGate::add(transport::UniqueFd fd) {
+bool RealityGate::add(transport::UniqueFd fd, const transport::SockAddr& peer) {
   std::size_t n = pending_.load();
   do {
     if (n >= opt_.max_pending) {
@@ -69,7 +70,7 @@ bool RealityGate::add(transport::UniqueFd fd) {
       return false;
     }
   } while (!pending_.compare_exchange_weak(n, n + 1));
-  inbox_.post(std::move(fd));
+  inbox_.post(Arrival{std::move(fd), peer});
   return true;
 }
 
@@ -120,7 +121,7 @@ void RealityGate::on_readable(Peek& p, Instant now) {
   (void)::epoll_ctl(inbox_.epoll_fd(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
   finish(p);
   counters_.add(CarrierCounter::kRealityAccepted);
-  on_client_(std::move(p.fd), std::move(p.seen), d.owner);
+  on_client_(std::move(p.fd), p.peer, std::move(p.seen), d.owner);
 }
 
 void RealityGate::run() {
@@ -134,11 +135,12 @@ void RealityGate::run() {
           auto* p = reinterpret_cast<Peek*>(static_cast<std::uintptr_t>(tag));
           if (!p->done) on_readable(*p, Clock::now());
         },
-        [&](std::vector<transport::UniqueFd> q) {
+        [&](std::vector<Arrival> q) {
           const Instant now = Clock::now();
-          for (auto& fd : q) {
+          for (auto& a : q) {
             auto p = std::make_unique<Peek>();
-            p->fd = std::move(fd);
+            p->fd = std::move(a.fd);
+            p->peer = a.peer;
             p->started = p->last_progress = now;
             p->seen.reserve(2048);
             transport::set_nonblocking(p->fd.get(), true);

@@ -34,6 +34,7 @@
 #include "server/carrier_counters.h"
 #include "server/reality_auth.h"
 #include "transport/epoll_inbox.h"
+#include "transport/sock_addr.h"
 #include "transport/unique_fd.h"
 
 namespace qeli::server {
@@ -44,7 +45,10 @@ class RealityGate {
     Duration budget = std::chrono::milliseconds(1500);  ///< max(peek_timeout, 300 ms)
     std::size_t max_pending = 256;
   };
-  using OnClient = std::function<void(transport::UniqueFd, Bytes, std::optional<std::string>)>;
+  /// A valid token: the connection, its peer (as accept() gave it), the bytes read, the
+  /// user whose own short id the token carried.
+  using OnClient = std::function<void(transport::UniqueFd, const transport::SockAddr&, Bytes,
+                                      std::optional<std::string>)>;
   using OnStranger = std::function<void(transport::UniqueFd, Bytes, CarrierCounter)>;
 
   /// `counters` gets one verdict count per connection. The callbacks run on the gate
@@ -57,8 +61,9 @@ class RealityGate {
 
   Status<std::string> start();
   void stop();
-  /// Takes an accepted connection. False (closed, counted) when max_pending wait already.
-  bool add(transport::UniqueFd fd);
+  /// Takes an accepted connection and its peer. False (closed, counted) when max_pending
+  /// wait already.
+  bool add(transport::UniqueFd fd, const transport::SockAddr& peer);
   std::size_t pending() const { return pending_.load(); }
 
   /// The verdict's counter.
@@ -76,7 +81,11 @@ class RealityGate {
   CarrierCounters& counters_;
   OnClient on_client_;
   OnStranger on_stranger_;
-  transport::EpollInbox<transport::UniqueFd> inbox_;  // accepted connections (and stop)
+  struct Arrival {
+    transport::UniqueFd fd;
+    transport::SockAddr peer;
+  };
+  transport::EpollInbox<Arrival> inbox_;  // accepted connections (and stop)
   std::atomic<bool> stop_{false};
   std::atomic<std::size_t> pending_{0};
   std::vector<std::unique_ptr<Peek>> peeks_;  // gate thread only

@@ -180,9 +180,13 @@ struct GateFixture {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::pair<Bytes, std::optional<CarrierCounter>>> results;  // nullopt = client
+  transport::SockAddr client_peer;  ///< what on_client was given
+  std::uint16_t next_port = 40000;
   RealityGate gate{RealityGate::Options{std::chrono::milliseconds(300), 4}, f.policy(), counters,
-                   [this](transport::UniqueFd, Bytes b, std::optional<std::string>) {
+                   [this](transport::UniqueFd, const transport::SockAddr& peer, Bytes b,
+                          std::optional<std::string>) {
                      std::lock_guard l(mu);
+                     client_peer = peer;
                      results.emplace_back(std::move(b), std::nullopt);
                      cv.notify_all();
                    },
@@ -194,7 +198,9 @@ struct GateFixture {
   int connect() {
     int sv[2];
     EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    EXPECT_TRUE(gate.add(transport::UniqueFd(sv[0])));
+    // The peer as accept() reported it (a socket pair has none: the gate must not ask).
+    EXPECT_TRUE(
+        gate.add(transport::UniqueFd(sv[0]), transport::SockAddr::ipv4(0xc0000201, next_port++)));
     return sv[1];
   }
   std::pair<Bytes, std::optional<CarrierCounter>> wait_one() {
@@ -219,6 +225,7 @@ TEST(RealityGate, DecidesOnTheWholeHelloSplitAnywhereAndBridgesTheRest) {
   auto r = g.wait_one();
   EXPECT_FALSE(r.second.has_value()) << "the client was not recognised";
   EXPECT_EQ(r.first, h) << "the handshake gets exactly the bytes read";
+  EXPECT_EQ(g.client_peer, transport::SockAddr::ipv4(0xc0000201, 40000)) << "its own peer";
   // A stranger's HTTP request: bridged at once with what it sent.
   const int s = g.connect();
   ASSERT_EQ(::write(s, "GET / HTTP/1.1\r\n", 16), 16);
@@ -250,7 +257,7 @@ TEST(RealityGate, BoundsTheConnectionsItWatches) {
   for (int i = 0; i < 4; ++i) ends.push_back(g.connect());
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  EXPECT_FALSE(g.gate.add(transport::UniqueFd(sv[0])));
+  EXPECT_FALSE(g.gate.add(transport::UniqueFd(sv[0]), transport::SockAddr::ipv4(0x7f000001, 1)));
   EXPECT_EQ(g.counters.get(CarrierCounter::kRealityGateFull), 1U);
   ::close(sv[1]);
   for (int fd : ends) ::close(fd);
