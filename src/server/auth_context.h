@@ -1,5 +1,5 @@
 // What a connection (TCP) or a UDP source learns while it authenticates; filled by
-// ProfileRuntime::admit_client (possibly on another thread than the one that asked).
+// Admission::admit (server/admission.h), possibly on another thread than the one that asked.
 #pragma once
 
 #include <memory>

@@ -3,20 +3,15 @@
 // and handle_connection, and the checks that keep the target from being this listener.
 #include "server/profile_runtime.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <string_view>
+#include <thread>
 
 #include "config/short_id.h"
 #include "server/tcp_carrier.h"
+#include "transport/endpoint.h"
 #include "transport/tcp.h"
 
 namespace qeli::server {
@@ -104,9 +99,11 @@ Status<std::string> ProfileRuntime::start_reality() {
         }
         auto c = std::make_shared<transport::UniqueFd>(std::move(fd));
         auto h = std::make_shared<Bytes>(std::move(hello));
-        spawn([this, c, peer, h, owner] {
-          handle_connection(std::move(*c), peer, std::move(*h), owner);
-        });
+        if (!spawn([this, c, peer, h, owner] {
+              handle_connection(std::move(*c), peer, std::move(*h), owner);
+            })) {
+          counters_.over_capacity++;
+        }
       },
       [this](transport::UniqueFd fd, Bytes seen, CarrierCounter) {
         if (bridge_->add(std::move(fd), std::move(seen))) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <system_error>
 
 #include "server/ipv6_plan.h"
 #include "server/listen_addresses.h"
@@ -308,14 +309,34 @@ void ProfileRuntime::reap_finished_connections() {
   }
 }
 
-void ProfileRuntime::spawn(std::function<void()> f) {
+bool ProfileRuntime::spawn(std::function<void()> f) {
+  // Here as well as on the accept loop's rounds: a UDP profile has no accept loop, and
+  // its AUTH threads would otherwise wait for stop() to be joined.
+  reap_finished_connections();
   auto done = std::make_shared<std::atomic<bool>>(false);
   std::lock_guard lock(conn_mu_);
-  conns_.push_back({std::thread([f = std::move(f), done] {
-                      f();
-                      done->store(true);
-                    }),
-                    done});
+  try {
+    conns_.push_back({std::thread([f = std::move(f), done] {
+                        f();
+                        done->store(true);
+                      }),
+                      done});
+  } catch (const std::system_error& e) {
+    // Out of threads or memory (RLIMIT_NPROC, a cgroup's pids.max): the caller sheds the
+    // connection or request like one over capacity; the process lives on.
+    // One line per 10 s at most: a flood would otherwise write one per connection.
+    const auto now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+            .count();
+    auto last = spawn_warned_ms_.load();
+    if ((last < 0 || now_ms - last >= 10000) &&
+        spawn_warned_ms_.compare_exchange_strong(last, now_ms)) {
+      spdlog::warn("[{}] cannot start a thread ({}): connections and logins are shed",
+                   profile_.name, e.what());
+    }
+    return false;
+  }
+  return true;
 }
 
 // A new TCP connection (TcpListener's thread: decide at once).
@@ -335,7 +356,9 @@ void ProfileRuntime::on_accept(transport::UniqueFd conn, const transport::SockAd
     return;
   }
   auto c = std::make_shared<transport::UniqueFd>(std::move(conn));
-  spawn([this, c, peer] { handle_connection(std::move(*c), peer); });
+  if (!spawn([this, c, peer] { handle_connection(std::move(*c), peer); })) {
+    counters_.over_capacity++;
+  }
 }
 
 // One TUN queue's downlink: read a batch, route it (server/tun_router.h), write back the

@@ -148,8 +148,9 @@ class ProfileRuntime : private UdpWorkerHost {
   void reap_finished_connections();
   /// Pre-auth connections allowed at once (0.7.16: max(256, 8 × cores)).
   static int preauth_limit();
-  /// Runs `f` on a thread of its own, joined by reap_finished_connections() / stop().
-  void spawn(std::function<void()> f);
+  /// Runs `f` on a thread of its own, joined by reap_finished_connections() (which it
+  /// runs first) or stop(). False when no thread could be started (logged; `f` never runs).
+  bool spawn(std::function<void()> f);
   /// REALITY (reality_proxy.enabled on TCP): the replay cache, the decoy bridge and the
   /// gate that decides between them and handle_connection.
   Status<std::string> start_reality();
@@ -202,6 +203,7 @@ class ProfileRuntime : private UdpWorkerHost {
   std::unique_ptr<RealityReplayCache> replay_;
   std::unique_ptr<transport::Bridge> bridge_;
   std::atomic<std::int64_t> bridge_warned_ms_{-1};  // steady clock ms of the last warning
+  std::atomic<std::int64_t> spawn_warned_ms_{-1};   // the same for a failed spawn()
   std::unique_ptr<RealityGate> gate_;
   std::unique_ptr<TlsTarget> tls_target_;  // reality-tls only
   /// The per-source-IP new-session limit, shared by the profile's UDP workers.

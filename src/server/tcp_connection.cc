@@ -4,19 +4,12 @@
 // end (a resumable session waits for its client in hold_for_resume).
 #include "server/profile_runtime.h"
 
-#include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <string_view>
 
-#include "config/short_id.h"
 #include "engine/flight_driver.h"
 #include "engine/session_loop.h"
 #include "engine/stream_framer.h"

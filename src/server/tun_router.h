@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/clock.h"
 #include "config/server_config.h"
 #include "engine/session_inbox.h"
 #include "server/ipv6_plan.h"
@@ -35,8 +36,9 @@ class TunRouter {
   TunRouter(const config::ProfileConfig& profile, SessionTable& sessions,
             ProfileCounters& counters);
 
-  /// Routes every packet of `batch` (a TUN read; its packets may be changed in place: a
-  /// partial checksum completed before fragmenting). Allocation-free.
+  /// Routes every packet of `batch` (a TUN read of at most 64 packets; its packets may be
+  /// changed in place: a partial checksum completed before fragmenting). Allocation-free
+  /// for batches of up to 64 packets (the inboxes to wake are kept in reserved room).
   void route(tunio::PacketBatch& batch, Instant now);
   /// ICMP errors to write into the TUN (the caller clears it after writing).
   tunio::PacketBatch& icmp() { return icmp_; }

@@ -98,7 +98,7 @@ bool ProfileRuntime::verify_auth(AuthContext ctx, AuthDone done) {
   if (preauth_.load() >= kMaxAuthInFlight) return false;
   preauth_++;
   auto c = std::make_shared<AuthContext>(std::move(ctx));
-  spawn([this, c, done = std::move(done)] {
+  const bool started = spawn([this, c, done = std::move(done)] {
     std::optional<handshake::AuthOk> ok;
     if (admission_->admit(*c)) {
       handshake::JoinToken token{};
@@ -112,7 +112,8 @@ bool ProfileRuntime::verify_auth(AuthContext ctx, AuthDone done) {
     preauth_--;
     done(std::move(*c), std::move(ok));
   });
-  return true;
+  if (!started) preauth_--;  // shed like a request over capacity
+  return started;
 }
 
 void ProfileRuntime::session_started(Session& s, const transport::SockAddr& from, bool quic) {

@@ -6,9 +6,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <thread>
+#include <variant>
 
 #include "config/modes.h"
 #include "engine/session_loop.h"
@@ -29,7 +31,9 @@ constexpr std::size_t kWorkerBatch = 64;
 constexpr int kBatchesPerWake = 16;
 /// How long after AUTH OK a session's datagrams are checked for AUTH retransmits.
 constexpr auto kAuthResendWindow = std::chrono::seconds(10);
-/// How often sessions' deadlines and handshakes' timers are checked at least.
+/// The least time between two sweeps of sessions' deadlines and handshakes' timers
+/// while datagrams keep the loop busy (an idle loop sweeps on its poll timeout: 1 s, or
+/// 100 ms while handshakes are half-open).
 constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 /// Roaming candidates (a datagram from a new address naming a session's CID) a worker
 /// opens per second, after a burst: each costs an AEAD open, and a user could resend its

@@ -14,7 +14,8 @@
 //      Argon2id, admission, on a thread of its own); the verdict comes back through the
 //      worker's queue + notifier, and AUTH OK turns the handshake into a UdpPeer with its
 //      own sender thread (inbox → seal → this socket, under send_mu);
-//   5. a sweep (≥ every 100 ms, and on every wake) fires handshake timers and ends sessions
+//   5. a sweep (at most every 100 ms while datagrams arrive, at least about once a second,
+//      and on every wake) fires handshake timers and ends sessions
 //      whose liveness or idle deadline passed or that were kicked / stopped;
 //   6. roaming (caps::kRoam, docs/PROTOCOL.md §20; udp_worker_roaming.cc): a record from an
 //      unknown address whose nonce carries a session's connection id (RoamIndex) is opened
@@ -23,6 +24,7 @@
 //      worker, the owner checks the datagram it was handed and then hands the session over.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>

@@ -141,12 +141,10 @@ TEST(Admission, RepeatedFailuresLockThePairOutBeforeAnyPasswordCheck) {
   }
   // Now even the right password is refused from that address, and cheaply.
   auto ctx = f.login("alice", "pw");
-  const auto t0 = std::chrono::steady_clock::now();
   EXPECT_FALSE(a.admit(ctx));
-  const auto took = std::chrono::steady_clock::now() - t0;
+  // The lockout's reason (not "wrong password"): refused at gate 2, before the Argon2id.
   EXPECT_EQ(ctx.reason, "user locked out at this address after failed logins");
   EXPECT_EQ(f.counters.locked_out.load(), 1U);
-  EXPECT_LT(took, std::chrono::milliseconds(20));  // no Argon2id ran (it takes ~50+ ms)
   const auto types = f.event_types();
   EXPECT_EQ(std::count(types.begin(), types.end(), "auth.lockout"), 1);
   // Another address is not locked out.

@@ -92,19 +92,19 @@ TEST(TcpListener, EveryListenersConnectionsReachTheCallbackWithTheirPeer) {
 
 TEST(TcpListener, AFloodOnOneListenerDoesNotStarveAnother) {
   Running r(2, /*start_now=*/false);
-  // All queued in the kernel's backlogs before the loop looks: 200 on the first
-  // listener, then one on the second.
+  // All queued in the kernel's backlogs before the loop looks: 100 on the first
+  // listener (under the smallest somaxconn of 128), then one on the second.
   std::vector<transport::UniqueFd> flood;
-  for (int i = 0; i < 200; ++i) flood.push_back(connect_to(r.addrs[0]));
+  for (int i = 0; i < 100; ++i) flood.push_back(connect_to(r.addrs[0]));
   auto quiet = connect_to(r.addrs[1]);
   const auto quiet_peer = transport::SockAddr::local_of(quiet.get());
   r.start();
-  ASSERT_TRUE(r.wait_accepted(201));
-  EXPECT_EQ(r.counters.accepted.load(), 201U);
+  ASSERT_TRUE(r.wait_accepted(101));
+  EXPECT_EQ(r.counters.accepted.load(), 101U);
   EXPECT_EQ(r.counters.accept_no_resources.load(), 0U);
   std::lock_guard lock(r.mu);
   const auto at = std::find(r.peers.begin(), r.peers.end(), quiet_peer) - r.peers.begin();
-  EXPECT_LE(at, 64);  // after one batch of the flood at most, not after all 200
+  EXPECT_LE(at, 64);  // after one batch of the flood at most, not after all 100
 }
 
 TEST(TcpListener, RoundsRunWhileIdleAndStopEndsTheLoop) {
@@ -116,8 +116,9 @@ TEST(TcpListener, RoundsRunWhileIdleAndStopEndsTheLoop) {
   }
   EXPECT_GE(r->rounds.load(), 1);
   const auto t0 = std::chrono::steady_clock::now();
-  r.reset();                                             // stop + join
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);  // the poll wakes on the stop signal
+  r.reset();  // stop + join
+  // The poll wakes on the stop signal, not at its 1 s timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 900ms);
 }
 
 }  // namespace
