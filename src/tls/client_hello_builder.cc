@@ -74,8 +74,7 @@ Bytes trust_anchors_body() {
   }
   Bytes body;
   ByteWriter w(body);
-  w.u16(static_cast<std::uint16_t>(list.size()));
-  w.bytes(list);
+  w.vec16(list);
   return body;
 }
 
@@ -124,8 +123,7 @@ void ech_grease_ext(ByteWriter& w, bool aes, crypto::Rng& rng) {
   w.u16(0x0001);  // HKDF-SHA256
   w.u16(aes ? 0x0001 : 0x0003);
   w.u8(config_id);
-  w.u16(static_cast<std::uint16_t>(enc.public_key.size()));
-  w.bytes(enc.public_key);
+  w.vec16(enc.public_key);
   w.u16(static_cast<std::uint16_t>(payload));
   w.bytes(random_payload);
   w.close_length(ext, 2);

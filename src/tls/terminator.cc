@@ -127,8 +127,7 @@ Bytes Terminator::encrypted_extensions_for(const ClientHelloInfo& ch) {
   if (pick) alpn_ = std::string(*pick);
   Bytes body;
   wire::ByteWriter bw(body);
-  bw.u16(static_cast<std::uint16_t>(block.size()));
-  bw.bytes(block);
+  bw.vec16(block);
   Bytes out;
   append_handshake(out, HandshakeType::kEncryptedExtensions, body);
   return out;
