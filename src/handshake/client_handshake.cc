@@ -314,15 +314,11 @@ struct ClientHandshake::Impl : MachineCore<Phase, ClientSession> {
     if (phase == Phase::kIdle) return fail_with(Failure::kUnexpectedMessage);
     if (phase == Phase::kServerPub) on_server_pub(in);
     while (!ended() && phase != Phase::kServerPub) {
-      in = in.subspan(reader.feed(in));
-      const auto next = reader.next();
+      const auto next = reader.next_from(in);
       if (next.status == wire::RecordReader::Status::kError) {
         return fail_with(Failure::kRecordFraming);
       }
-      if (next.status == wire::RecordReader::Status::kNeedMore) {
-        if (in.empty()) break;
-        continue;
-      }
+      if (next.status == wire::RecordReader::Status::kNeedMore) break;
       on_record(next.record);
     }
     if (phase == Phase::kDone) {

@@ -216,15 +216,11 @@ struct ServerHandshake::Impl : MachineCore<Phase, ServerSession> {
     if (phase == Phase::kHello && cfg.mode == Mode::kPlain) on_client_pub(in);
     while (phase == Phase::kHello || phase == Phase::kAuth) {
       if (phase == Phase::kHello && cfg.mode == Mode::kPlain) break;  // still need raw bytes
-      in = in.subspan(reader.feed(in));
-      const auto next = reader.next();
+      const auto next = reader.next_from(in);
       if (next.status == wire::RecordReader::Status::kError) {
         return fail_with(Failure::kRecordFraming);
       }
-      if (next.status == wire::RecordReader::Status::kNeedMore) {
-        if (in.empty()) break;
-        continue;
-      }
+      if (next.status == wire::RecordReader::Status::kNeedMore) break;
       if (phase == Phase::kHello) {
         on_client_hello(next.record);
       } else {
