@@ -235,15 +235,8 @@ ClientLoad load_client_config_text(std::string_view text, const std::string& fil
 }
 
 ClientLoad load_client_config(const std::string& path, ClientLoadOptions options) {
-  std::string text;
-  Findings read_errors;
-  if (!read_config_text(path, text, read_errors)) {
-    ClientLoad out;
-    out.config.file = path;
-    out.findings = std::move(read_errors);
-    return out;
-  }
-  return load_client_config_text(text, path, options);
+  return load_config_file<ClientLoad>(
+      path, [&](std::string_view text) { return load_client_config_text(text, path, options); });
 }
 
 ClientLoad client_config_from_link(const ShareLink& l) {

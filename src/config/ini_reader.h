@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -51,6 +52,23 @@ IniDocument parse_ini(std::string_view text, std::string_view file, Findings& fi
 /// cannot be opened, is not a regular file (a FIFO or /dev/zero would never end), or is
 /// larger than kMaxFileBytes.
 bool read_config_text(const std::string& path, std::string& out, Findings& findings);
+
+/// Reads the config file at `path` and returns `load_text(text)`: a `Load` such as
+/// ClientLoad or ServerLoad ({config, findings}). A file that cannot be read (see
+/// read_config_text) gives a Load with only `config.file` set and the read error as its
+/// findings, so the caller reports it as it reports a bad config.
+template <class Load, class LoadText>
+Load load_config_file(const std::string& path, LoadText&& load_text) {
+  std::string text;
+  Findings read_errors;
+  if (!read_config_text(path, text, read_errors)) {
+    Load out;
+    out.config.file = path;
+    out.findings = std::move(read_errors);
+    return out;
+  }
+  return std::forward<LoadText>(load_text)(text);
+}
 
 /// Reads and parses a file. A missing or unreadable file is an error finding (line 0).
 /// Returns false if the file could not be read at all.

@@ -241,15 +241,8 @@ ServerLoad load_server_config_text(std::string_view text, const std::string& fil
 }
 
 ServerLoad load_server_config(const std::string& path) {
-  std::string text;
-  Findings read_errors;
-  if (!read_config_text(path, text, read_errors)) {
-    ServerLoad out;
-    out.config.file = path;
-    out.findings = std::move(read_errors);
-    return out;
-  }
-  return load_server_config_text(text, path);
+  return load_config_file<ServerLoad>(
+      path, [&](std::string_view text) { return load_server_config_text(text, path); });
 }
 
 const ProfileConfig* ServerConfig::find_profile(std::string_view name) const {

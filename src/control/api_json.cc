@@ -1,6 +1,7 @@
 #include "control/api_json.h"
 
 #include <array>
+#include <concepts>
 #include <utility>
 
 namespace qeli::control {
@@ -74,18 +75,18 @@ void encode(const SetBandwidth& r, json& j) {
   j["username"] = r.username;
   j["mbps"] = r.mbps;
 }
-std::optional<ControlError> decode(const json& j, ResetUsage& r) {
+// The requests whose one field is the user they act on: one codec for all of them.
+template <class R>
+concept UserOnlyRequest =
+    std::same_as<R, ResetUsage> || std::same_as<R, DisableUser> || std::same_as<R, EnableUser>;
+template <UserOnlyRequest R>
+std::optional<ControlError> decode(const json& j, R& r) {
   return read(j, "username", r.username, true);
 }
-void encode(const ResetUsage& r, json& j) { j["username"] = r.username; }
-std::optional<ControlError> decode(const json& j, DisableUser& r) {
-  return read(j, "username", r.username, true);
+template <UserOnlyRequest R>
+void encode(const R& r, json& j) {
+  j["username"] = r.username;
 }
-void encode(const DisableUser& r, json& j) { j["username"] = r.username; }
-std::optional<ControlError> decode(const json& j, EnableUser& r) {
-  return read(j, "username", r.username, true);
-}
-void encode(const EnableUser& r, json& j) { j["username"] = r.username; }
 std::optional<ControlError> decode(const json& j, Unblock& r) { return read(j, "ip", r.ip, true); }
 void encode(const Unblock& r, json& j) { j["ip"] = r.ip; }
 std::optional<ControlError> decode(const json& j, GetEvents& r) {

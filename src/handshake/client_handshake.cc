@@ -1,7 +1,6 @@
 // Client state machine. Each step is annotated with its message in docs/PROTOCOL.md.
 #include "handshake/client_handshake.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include "crypto/ct.h"
@@ -10,6 +9,7 @@
 #include "crypto/sha256.h"
 #include "crypto/x25519.h"
 #include "handshake/key_schedule.h"
+#include "handshake/machine_core.h"
 #include "wire/control_frame.h"
 #include "wire/faketls_server_flight.h"
 #include "wire/reality_token.h"
@@ -33,20 +33,13 @@ enum class Phase : std::uint8_t {
 };
 }  // namespace
 
-struct ClientHandshake::Impl {
+struct ClientHandshake::Impl : MachineCore<Phase, ClientSession> {
   Impl(ClientConfig c, crypto::Rng& r)
-      : cfg(std::move(c)),
-        rng(r),
-        reader(cfg.mode == Mode::kPlain ? wire::Framing::kRaw : wire::Framing::kTls,
-               wire::kMaxRecordPayload) {}
+      : cfg(std::move(c)), rng(r), reader(framing(), wire::kMaxRecordPayload) {}
 
   ClientConfig cfg;
   crypto::Rng& rng;
   wire::RecordReader reader;
-  Phase phase = Phase::kIdle;
-  Failure why = Failure::kNone;
-  std::optional<Instant> deadline;
-  std::vector<Outgoing> out;
 
   crypto::X25519KeyPair eph;
   std::optional<crypto::MlKem768KeyPair> kem;
@@ -58,17 +51,8 @@ struct ClientHandshake::Impl {
   std::optional<wire::PacketCodec> send, recv;
   Bytes server_pub_buf;  // plain: accumulates the 32 raw bytes
   X25519Public server_key{};
-  std::optional<ClientSession> session;
 
-  wire::Framing framing() const {
-    return cfg.mode == Mode::kPlain ? wire::Framing::kRaw : wire::Framing::kTls;
-  }
-
-  void fail_with(Failure f) {
-    phase = Phase::kFailed;
-    why = f;
-    out.clear();  // nothing more goes on the wire after a failure
-  }
+  wire::Framing framing() const { return wire::framing_of(cfg.mode); }
 
   void emit(Bytes b) { out.push_back(Outgoing{std::move(b), {}}); }
 
@@ -329,16 +313,12 @@ struct ClientHandshake::Impl {
   void on_bytes(ByteSpan in) {
     if (phase == Phase::kIdle) return fail_with(Failure::kUnexpectedMessage);
     if (phase == Phase::kServerPub) on_server_pub(in);
-    while (phase != Phase::kDone && phase != Phase::kFailed && phase != Phase::kServerPub) {
-      in = in.subspan(reader.feed(in));
-      const auto next = reader.next();
+    while (!ended() && phase != Phase::kServerPub) {
+      const auto next = reader.next_from(in);
       if (next.status == wire::RecordReader::Status::kError) {
         return fail_with(Failure::kRecordFraming);
       }
-      if (next.status == wire::RecordReader::Status::kNeedMore) {
-        if (in.empty()) break;
-        continue;
-      }
+      if (next.status == wire::RecordReader::Status::kNeedMore) break;
       on_record(next.record);
     }
     if (phase == Phase::kDone) {
@@ -356,43 +336,26 @@ ClientHandshake::~ClientHandshake() = default;
 void ClientHandshake::start(Instant now) { impl_->start(now); }
 
 void ClientHandshake::on_bytes(ByteSpan in, Instant now) {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return;
+  if (impl_->ended()) return;
   on_timer(now);
   if (impl_->phase == Phase::kFailed) return;
   impl_->on_bytes(in);
 }
 
 void ClientHandshake::on_peer_closed() {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return;
+  if (impl_->ended()) return;
   // After AUTH the server's only way to say "no" is to close.
   impl_->fail_with(impl_->phase == Phase::kReply ? Failure::kRejected : Failure::kPeerClosed);
 }
 
 void ClientHandshake::on_timer(Instant now) {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return;
-  if (impl_->deadline && now >= *impl_->deadline) impl_->fail_with(Failure::kTimeout);
+  if (impl_->expired(now)) impl_->fail_with(Failure::kTimeout);
 }
 
-std::vector<Outgoing> ClientHandshake::take_output() { return std::exchange(impl_->out, {}); }
-
-std::optional<Instant> ClientHandshake::deadline() const {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return std::nullopt;
-  return impl_->deadline;
-}
-
-State ClientHandshake::state() const {
-  if (impl_->phase == Phase::kDone) return State::kDone;
-  if (impl_->phase == Phase::kFailed) return State::kFailed;
-  return State::kRunning;
-}
-
+std::vector<Outgoing> ClientHandshake::take_output() { return impl_->take_output(); }
+std::optional<Instant> ClientHandshake::deadline() const { return impl_->live_deadline(); }
+State ClientHandshake::state() const { return impl_->state(); }
 Failure ClientHandshake::failure() const { return impl_->why; }
-
-ClientSession ClientHandshake::take_session() {
-  if (impl_->phase != Phase::kDone || !impl_->session) std::abort();
-  ClientSession s = std::move(*impl_->session);
-  impl_->session.reset();
-  return s;
-}
+ClientSession ClientHandshake::take_session() { return impl_->take_session(); }
 
 }  // namespace qeli::handshake

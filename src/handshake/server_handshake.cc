@@ -10,6 +10,7 @@
 #include "crypto/mlkem768.h"
 #include "crypto/sha256.h"
 #include "handshake/key_schedule.h"
+#include "handshake/machine_core.h"
 #include "wire/faketls_client_hello.h"
 #include "wire/faketls_server_flight.h"
 #include "wire/record_reader.h"
@@ -28,23 +29,16 @@ enum class Phase : std::uint8_t {
 enum class Pending : std::uint8_t { kNone, kAuth, kJoin };
 }  // namespace
 
-struct ServerHandshake::Impl {
+struct ServerHandshake::Impl : MachineCore<Phase, ServerSession> {
   Impl(const ServerConfig& c, crypto::Rng& r)
-      : cfg(c),
-        rng(r),
-        reader(cfg.mode == Mode::kPlain ? wire::Framing::kRaw : wire::Framing::kTls,
-               wire::kMaxRecordPayload) {
+      : cfg(c), rng(r), reader(framing(), wire::kMaxRecordPayload) {
     if (cfg.identity == nullptr) std::abort();  // a configuration bug
   }
 
   ServerConfig cfg;
   crypto::Rng& rng;
   wire::RecordReader reader;
-  Phase phase = Phase::kIdle;
   Pending pending = Pending::kNone;
-  Failure why = Failure::kNone;
-  std::optional<Instant> deadline;
-  std::vector<Outgoing> out;
   std::optional<ServerEvent> event;
 
   Bytes client_pub_buf;  // plain: accumulates the 32 raw bytes
@@ -56,16 +50,12 @@ struct ServerHandshake::Impl {
   std::optional<std::string> sni;
   std::optional<wire::PacketCodec> send, recv;
   std::uint32_t advertised_caps = 0;
-  std::optional<ServerSession> session;
 
-  wire::Framing framing() const {
-    return cfg.mode == Mode::kPlain ? wire::Framing::kRaw : wire::Framing::kTls;
-  }
+  wire::Framing framing() const { return wire::framing_of(cfg.mode); }
 
+  // Silent close: nothing more goes on the wire, and no decision is asked for.
   void fail_with(Failure f) {
-    phase = Phase::kFailed;
-    why = f;
-    out.clear();  // silent close: nothing more goes on the wire
+    MachineCore::fail_with(f);
     event.reset();
   }
 
@@ -226,15 +216,11 @@ struct ServerHandshake::Impl {
     if (phase == Phase::kHello && cfg.mode == Mode::kPlain) on_client_pub(in);
     while (phase == Phase::kHello || phase == Phase::kAuth) {
       if (phase == Phase::kHello && cfg.mode == Mode::kPlain) break;  // still need raw bytes
-      in = in.subspan(reader.feed(in));
-      const auto next = reader.next();
+      const auto next = reader.next_from(in);
       if (next.status == wire::RecordReader::Status::kError) {
         return fail_with(Failure::kRecordFraming);
       }
-      if (next.status == wire::RecordReader::Status::kNeedMore) {
-        if (in.empty()) break;
-        continue;
-      }
+      if (next.status == wire::RecordReader::Status::kNeedMore) break;
       if (phase == Phase::kHello) {
         on_client_hello(next.record);
       } else {
@@ -287,21 +273,20 @@ void ServerHandshake::start(Instant now) {
 void ServerHandshake::on_bytes(ByteSpan in, Instant now) {
   if (impl_->phase == Phase::kIdle) start(now);
   on_timer(now);
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return;
+  if (impl_->ended()) return;
   impl_->on_bytes(in);
 }
 
 void ServerHandshake::on_peer_closed() {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return;
+  if (impl_->ended()) return;
   impl_->fail_with(Failure::kPeerClosed);
 }
 
 void ServerHandshake::on_timer(Instant now) {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return;
-  if (impl_->deadline && now >= *impl_->deadline) impl_->fail_with(Failure::kTimeout);
+  if (impl_->expired(now)) impl_->fail_with(Failure::kTimeout);
 }
 
-std::vector<Outgoing> ServerHandshake::take_output() { return std::exchange(impl_->out, {}); }
+std::vector<Outgoing> ServerHandshake::take_output() { return impl_->take_output(); }
 
 std::optional<ServerEvent> ServerHandshake::take_event() {
   return std::exchange(impl_->event, std::nullopt);
@@ -343,24 +328,9 @@ void ServerHandshake::reject() {
   impl_->fail_with(Failure::kRejected);
 }
 
-std::optional<Instant> ServerHandshake::deadline() const {
-  if (impl_->phase == Phase::kDone || impl_->phase == Phase::kFailed) return std::nullopt;
-  return impl_->deadline;
-}
-
-State ServerHandshake::state() const {
-  if (impl_->phase == Phase::kDone) return State::kDone;
-  if (impl_->phase == Phase::kFailed) return State::kFailed;
-  return State::kRunning;
-}
-
+std::optional<Instant> ServerHandshake::deadline() const { return impl_->live_deadline(); }
+State ServerHandshake::state() const { return impl_->state(); }
 Failure ServerHandshake::failure() const { return impl_->why; }
-
-ServerSession ServerHandshake::take_session() {
-  if (impl_->phase != Phase::kDone || !impl_->session) std::abort();
-  ServerSession s = std::move(*impl_->session);
-  impl_->session.reset();
-  return s;
-}
+ServerSession ServerHandshake::take_session() { return impl_->take_session(); }
 
 }  // namespace qeli::handshake

@@ -22,13 +22,9 @@ void ClientHandshake::start(Instant now) {
 }
 
 void ClientHandshake::fail_with(TlsError e) {
-  if (state_ != State::kRunning) return;
-  state_ = State::kFailed;
-  failure_ = e;
-  deadline_.reset();
   // The alert we owe, protected once the server's handshake keys exist on our side
   // (our client handshake key), in the clear before that (§6).
-  append_fatal_alert(out_, e, suite_, hs_secrets_ ? &hs_secrets_->client : nullptr);
+  fail_with_alert(e, suite_, hs_secrets_ ? &hs_secrets_->client : nullptr);
 }
 
 void ClientHandshake::on_bytes(ByteSpan in, Instant now) {
@@ -45,19 +41,7 @@ void ClientHandshake::on_bytes(ByteSpan in, Instant now) {
 void ClientHandshake::on_peer_closed() { fail_with(TlsError::kPeerClosed); }
 
 void ClientHandshake::on_timer(Instant now) {
-  if (state_ == State::kRunning && deadline_ && now >= *deadline_) fail_with(TlsError::kTimeout);
-}
-
-Bytes ClientHandshake::take_output() { return std::exchange(out_, Bytes{}); }
-
-std::optional<Instant> ClientHandshake::deadline() const { return deadline_; }
-
-std::string ClientHandshake::failure_detail() const {
-  if (state_ != State::kFailed) return {};
-  std::string s = to_string(failure_);
-  if (failure_ == TlsError::kPeerAlert && peer_alert_)
-    s += std::string(": ") + to_string(*peer_alert_);
-  return s;
+  if (expired(now)) fail_with(TlsError::kTimeout);
 }
 
 void ClientHandshake::process() {

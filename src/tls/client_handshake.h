@@ -34,6 +34,7 @@
 #include "tls/alert.h"
 #include "tls/cipher_suite.h"
 #include "tls/client_hello_builder.h"
+#include "tls/handshake_machine.h"
 #include "tls/handshake_reader.h"
 #include "tls/key_schedule.h"
 #include "tls/record_buffer.h"
@@ -80,10 +81,10 @@ struct ClientEstablished {
   Bytes leftover;          ///< bytes received past the server Finished (tickets, data)
 };
 
-class ClientHandshake {
+/// State, failure(), failure_detail(), deadline() and take_output() come from
+/// HandshakeMachine.
+class ClientHandshake : public HandshakeMachine {
  public:
-  enum class State : std::uint8_t { kRunning, kDone, kFailed };
-
   /// `hello` is the finished ClientHello (a token may already be patched into it) with
   /// the private keys of its shares.
   ClientHandshake(BuiltClientHello hello, ClientHandshakeConfig config);
@@ -92,14 +93,6 @@ class ClientHandshake {
   void on_bytes(ByteSpan in, Instant now);
   void on_peer_closed();
   void on_timer(Instant now);
-  /// Bytes to send, in order (empty if none). A failure queues the alert we owe.
-  Bytes take_output();
-  std::optional<Instant> deadline() const;
-
-  State state() const { return state_; }
-  TlsError failure() const { return failure_; }
-  /// A human sentence for the log: the reason and, for a peer alert, its name.
-  std::string failure_detail() const;
 
   const ServerFlight& server_flight() const { return flight_; }
   const Bytes& client_hello_record() const { return hello_.record; }
@@ -131,12 +124,7 @@ class ClientHandshake {
 
   BuiltClientHello hello_;
   ClientHandshakeConfig config_;
-  State state_ = State::kRunning;
   Step step_ = Step::kServerHello;
-  TlsError failure_ = TlsError::kInternal;
-  std::optional<AlertDescription> peer_alert_;
-  std::optional<Instant> deadline_;
-  Bytes out_;
 
   RecordBuffer buf_;
   HandshakeReader hs_;

@@ -19,6 +19,12 @@ using wire::ByteWriter;
 using wire::random_grease;
 using wire::write_extension;
 
+// The handshake message's bytes outside its extensions, for the padding arithmetic:
+// header(4), version(2), random(32), session id(1 + 32), cipher suites (2 + GREASE and
+// ours, 2 each), compression(2), extensions length(2).
+constexpr std::size_t kHelloFixedBytes =
+    4 + 2 + 32 + 1 + 32 + 2 + 2 * (1 + kChromeCipherSuites.size()) + 2 + 2;
+
 // Chromium 156's signature_algorithms after its GREASE entry (fixtures README).
 constexpr std::uint16_t kChromeSigalgs[] = {sigscheme::kMlDsa44,
                                             sigscheme::kMlDsa65,
@@ -74,8 +80,7 @@ Bytes trust_anchors_body() {
   }
   Bytes body;
   ByteWriter w(body);
-  w.u16(static_cast<std::uint16_t>(list.size()));
-  w.bytes(list);
+  w.vec16(list);
   return body;
 }
 
@@ -124,8 +129,7 @@ void ech_grease_ext(ByteWriter& w, bool aes, crypto::Rng& rng) {
   w.u16(0x0001);  // HKDF-SHA256
   w.u16(aes ? 0x0001 : 0x0003);
   w.u8(config_id);
-  w.u16(static_cast<std::uint16_t>(enc.public_key.size()));
-  w.bytes(enc.public_key);
+  w.vec16(enc.public_key);
   w.u16(static_cast<std::uint16_t>(payload));
   w.bytes(random_payload);
   w.close_length(ext, 2);
@@ -137,6 +141,50 @@ void add_block(std::vector<Bytes>& blocks, F&& build) {
   ByteWriter w(b);
   build(w);
   blocks.push_back(std::move(b));
+}
+
+// The first six extensions, which both profiles send alike and in this order before
+// ALPN. The order matters: it is the input of the shuffle.
+void add_leading_blocks(std::vector<Bytes>& blocks, const ClientHelloParams& p,
+                        std::uint16_t grease_group) {
+  add_block(blocks, [&](ByteWriter& w) { wire::write_server_name(w, p.server_name); });
+  add_block(blocks,
+            [&](ByteWriter& w) { write_extension(w, ext::kExtendedMasterSecret, ByteSpan{}); });
+  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kRenegotiationInfo, {0x00}); });
+  add_block(blocks, [&](ByteWriter& w) {
+    const std::uint16_t groups[] = {group::kX25519MlKem768, group::kX25519, group::kSecp256r1,
+                                    group::kSecp384r1};
+    u16_list_ext(w, ext::kSupportedGroups, grease_group, groups, 2);
+  });
+  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kEcPointFormats, {0x01, 0x00}); });
+  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kSessionTicket, ByteSpan{}); });
+}
+
+// status_request … compress_certificate, which both profiles send after ALPN: only the
+// signature_algorithms list and its GREASE entry (`grease_sigalg`, 0 = none) differ.
+void add_trailing_blocks(std::vector<Bytes>& blocks, const ClientKeyShares& keys,
+                         std::uint16_t grease_group, std::uint16_t grease_sigalg,
+                         std::span<const std::uint16_t> sigalgs, std::uint16_t grease_version) {
+  add_block(blocks, [&](ByteWriter& w) {
+    write_extension(w, ext::kStatusRequest, {0x01, 0x00, 0x00, 0x00, 0x00});
+  });
+  add_block(blocks, [&](ByteWriter& w) {
+    u16_list_ext(w, ext::kSignatureAlgorithms, grease_sigalg, sigalgs, 2);
+  });
+  add_block(blocks, [&](ByteWriter& w) {
+    write_extension(w, ext::kSignedCertificateTimestamp, ByteSpan{});
+  });
+  add_block(blocks, [&](ByteWriter& w) { key_share_ext(w, grease_group, keys); });
+  add_block(blocks, [&](ByteWriter& w) {
+    write_extension(w, ext::kPskKeyExchangeModes, {0x01, 0x01});
+  });
+  add_block(blocks, [&](ByteWriter& w) {
+    const std::uint16_t versions[] = {kVersionTls13, kLegacyVersion};
+    u16_list_ext(w, ext::kSupportedVersions, grease_version, versions, 1);
+  });
+  add_block(blocks, [&](ByteWriter& w) {
+    write_extension(w, ext::kCompressCertificate, {0x02, 0x00, 0x02});
+  });
 }
 
 // BoringSSL's padding rule (RFC 7685): a hello of 256..511 bytes (handshake header
@@ -163,17 +211,7 @@ Bytes chromium_extensions(const ClientHelloParams& p, const ClientKeyShares& key
   const bool h2 = p.alpn == HelloAlpn::kH2AndHttp11;
 
   std::vector<Bytes> blocks;
-  add_block(blocks, [&](ByteWriter& w) { wire::write_server_name(w, p.server_name); });
-  add_block(blocks,
-            [&](ByteWriter& w) { write_extension(w, ext::kExtendedMasterSecret, ByteSpan{}); });
-  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kRenegotiationInfo, {0x00}); });
-  add_block(blocks, [&](ByteWriter& w) {
-    const std::uint16_t groups[] = {group::kX25519MlKem768, group::kX25519, group::kSecp256r1,
-                                    group::kSecp384r1};
-    u16_list_ext(w, ext::kSupportedGroups, grease_group, groups, 2);
-  });
-  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kEcPointFormats, {0x01, 0x00}); });
-  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kSessionTicket, ByteSpan{}); });
+  add_leading_blocks(blocks, p, grease_group);
   add_block(blocks, [&](ByteWriter& w) {
     if (h2) {
       wire::write_protocol_list(w, ext::kAlpn, {"h2", "http/1.1"});
@@ -181,26 +219,7 @@ Bytes chromium_extensions(const ClientHelloParams& p, const ClientKeyShares& key
       wire::write_protocol_list(w, ext::kAlpn, {"http/1.1"});
     }
   });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kStatusRequest, {0x01, 0x00, 0x00, 0x00, 0x00});
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    u16_list_ext(w, ext::kSignatureAlgorithms, grease_sigalg, kChromeSigalgs, 2);
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kSignedCertificateTimestamp, ByteSpan{});
-  });
-  add_block(blocks, [&](ByteWriter& w) { key_share_ext(w, grease_group, keys); });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kPskKeyExchangeModes, {0x01, 0x01});
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    const std::uint16_t versions[] = {kVersionTls13, kLegacyVersion};
-    u16_list_ext(w, ext::kSupportedVersions, grease_version, versions, 1);
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kCompressCertificate, {0x02, 0x00, 0x02});
-  });
+  add_trailing_blocks(blocks, keys, grease_group, grease_sigalg, kChromeSigalgs, grease_version);
   if (h2) {
     add_block(blocks, [&](ByteWriter& w) { wire::write_protocol_list(w, ext::kAlps, {"h2"}); });
   }
@@ -215,8 +234,7 @@ Bytes chromium_extensions(const ClientHelloParams& p, const ClientKeyShares& key
   for (const Bytes& b : blocks) w.bytes(b);
   write_extension(w, grease_ext2, {0x00});
   // Handshake message length without padding: header(4) + fixed fields + ext length(2).
-  const std::size_t fixed = 4 + 2 + 32 + 1 + 32 + 2 + 2 * (1 + kChromeCipherSuites.size()) + 2 + 2;
-  chromium_padding(w, fixed + out.size());
+  chromium_padding(w, kHelloFixedBytes + out.size());
   return out;
 }
 
@@ -228,40 +246,11 @@ Bytes legacy_extensions(const ClientHelloParams& p, const ClientKeyShares& keys,
   const std::uint16_t grease_version = random_grease(rng);
 
   std::vector<Bytes> blocks;
-  add_block(blocks, [&](ByteWriter& w) { wire::write_server_name(w, p.server_name); });
-  add_block(blocks,
-            [&](ByteWriter& w) { write_extension(w, ext::kExtendedMasterSecret, ByteSpan{}); });
-  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kRenegotiationInfo, {0x00}); });
-  add_block(blocks, [&](ByteWriter& w) {
-    const std::uint16_t groups[] = {group::kX25519MlKem768, group::kX25519, group::kSecp256r1,
-                                    group::kSecp384r1};
-    u16_list_ext(w, ext::kSupportedGroups, grease_group, groups, 2);
-  });
-  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kEcPointFormats, {0x01, 0x00}); });
-  add_block(blocks, [&](ByteWriter& w) { write_extension(w, ext::kSessionTicket, ByteSpan{}); });
+  add_leading_blocks(blocks, p, grease_group);
   add_block(blocks, [&](ByteWriter& w) {
     wire::write_protocol_list(w, ext::kAlpn, {"h2", "http/1.1"});
   });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kStatusRequest, {0x01, 0x00, 0x00, 0x00, 0x00});
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    u16_list_ext(w, ext::kSignatureAlgorithms, 0, kLegacySigalgs, 2);
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kSignedCertificateTimestamp, ByteSpan{});
-  });
-  add_block(blocks, [&](ByteWriter& w) { key_share_ext(w, grease_group, keys); });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kPskKeyExchangeModes, {0x01, 0x01});
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    const std::uint16_t versions[] = {kVersionTls13, kLegacyVersion};
-    u16_list_ext(w, ext::kSupportedVersions, grease_version, versions, 1);
-  });
-  add_block(blocks, [&](ByteWriter& w) {
-    write_extension(w, ext::kCompressCertificate, {0x02, 0x00, 0x02});
-  });
+  add_trailing_blocks(blocks, keys, grease_group, 0, kLegacySigalgs, grease_version);
   add_block(blocks, [&](ByteWriter& w) { wire::write_protocol_list(w, ext::kAlpsOld, {"h2"}); });
   wire::shuffle_blocks(blocks, rng);
 
@@ -272,8 +261,7 @@ Bytes legacy_extensions(const ClientHelloParams& p, const ClientKeyShares& keys,
   write_extension(w, grease_last, ByteSpan{});
   // 0.7.16 always appends padding to 512 bytes (handshake message), zero-length with the
   // hybrid share; its arithmetic counts the padding extension's own 4 bytes.
-  const std::size_t fixed = 4 + 2 + 32 + 1 + 32 + 2 + 2 * (1 + kChromeCipherSuites.size()) + 2 + 2;
-  const std::size_t projected = fixed + out.size() + 4;
+  const std::size_t projected = kHelloFixedBytes + out.size() + 4;
   const std::size_t pad = projected < 512 ? 512 - projected : 0;
   w.u16(ext::kPadding);
   w.u16(static_cast<std::uint16_t>(pad));

@@ -35,8 +35,7 @@ Bytes build_certificate_verify(std::uint16_t scheme, ByteSpan signature) {
   Bytes b;
   wire::ByteWriter w(b);
   w.u16(scheme);
-  w.u16(static_cast<std::uint16_t>(signature.size()));
-  w.bytes(signature);
+  w.vec16(signature);
   return b;
 }
 
@@ -58,10 +57,8 @@ Bytes build_new_session_ticket(std::uint32_t lifetime, std::uint32_t age_add, By
   w.u32(age_add);
   w.u8(static_cast<std::uint8_t>(nonce.size()));
   w.bytes(nonce);
-  w.u16(static_cast<std::uint16_t>(ticket.size()));
-  w.bytes(ticket);
-  w.u16(static_cast<std::uint16_t>(extensions.size()));
-  w.bytes(extensions);
+  w.vec16(ticket);
+  w.vec16(extensions);
   return b;
 }
 

@@ -28,8 +28,7 @@ Bytes write_client_hello_record(std::uint16_t record_version,
   for (std::uint16_t c : cipher_suites) w.u16(c);
   w.u8(1);
   w.u8(0);
-  w.u16(static_cast<std::uint16_t>(extensions.size()));
-  w.bytes(extensions);
+  w.vec16(extensions);
   w.close_length(hs, 3);
   w.close_length(rec, 2);
   return out;

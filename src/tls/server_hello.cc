@@ -59,8 +59,7 @@ Bytes build_server_hello(const ServerHelloParams& p) {
   const std::size_t ext = w.open_length(2);
   for (const OwnedExtension& e : p.extensions) {
     w.u16(e.type);
-    w.u16(static_cast<std::uint16_t>(e.body.size()));
-    w.bytes(e.body);
+    w.vec16(e.body);
   }
   w.close_length(ext, 2);
   Bytes out;
@@ -72,8 +71,7 @@ Bytes server_key_share_body(std::uint16_t group, ByteSpan key_exchange) {
   Bytes b;
   wire::ByteWriter w(b);
   w.u16(group);
-  w.u16(static_cast<std::uint16_t>(key_exchange.size()));
-  w.bytes(key_exchange);
+  w.vec16(key_exchange);
   return b;
 }
 

@@ -40,24 +40,9 @@ Terminator::Terminator(TerminatorConfig config, crypto::Rng& rng)
 
 void Terminator::start(Instant now) { deadline_ = now + config_.timeout; }
 
-Bytes Terminator::take_output() { return std::exchange(out_, Bytes{}); }
-std::optional<Instant> Terminator::deadline() const { return deadline_; }
-
-std::string Terminator::failure_detail() const {
-  if (state_ != State::kFailed) return {};
-  std::string s = to_string(failure_);
-  if (failure_ == TlsError::kPeerAlert && peer_alert_)
-    s += std::string(": ") + to_string(*peer_alert_);
-  return s;
-}
-
 void Terminator::fail_with(TlsError e) {
-  if (state_ != State::kRunning) return;
-  state_ = State::kFailed;
-  failure_ = e;
-  deadline_.reset();
   // The client expects our alerts under our handshake key once it has derived it.
-  append_fatal_alert(out_, e, suite_, hs_secrets_ ? &hs_secrets_->server : nullptr);
+  fail_with_alert(e, suite_, hs_secrets_ ? &hs_secrets_->server : nullptr);
 }
 
 void Terminator::on_bytes(ByteSpan in, Instant now) {
@@ -76,7 +61,7 @@ void Terminator::on_bytes(ByteSpan in, Instant now) {
 void Terminator::on_peer_closed() { fail_with(TlsError::kPeerClosed); }
 
 void Terminator::on_timer(Instant now) {
-  if (state_ == State::kRunning && deadline_ && now >= *deadline_) fail_with(TlsError::kTimeout);
+  if (expired(now)) fail_with(TlsError::kTimeout);
 }
 
 void Terminator::process() {
@@ -127,8 +112,7 @@ Bytes Terminator::encrypted_extensions_for(const ClientHelloInfo& ch) {
   if (pick) alpn_ = std::string(*pick);
   Bytes body;
   wire::ByteWriter bw(body);
-  bw.u16(static_cast<std::uint16_t>(block.size()));
-  bw.bytes(block);
+  bw.vec16(block);
   Bytes out;
   append_handshake(out, HandshakeType::kEncryptedExtensions, body);
   return out;

@@ -29,6 +29,7 @@
 #include "crypto/random.h"
 #include "tls/alert.h"
 #include "tls/client_hello.h"
+#include "tls/handshake_machine.h"
 #include "tls/handshake_reader.h"
 #include "tls/hello_classifier.h"
 #include "tls/key_schedule.h"
@@ -59,10 +60,10 @@ struct ServerEstablished {
   std::unique_ptr<RecordReceiver> receiver;  ///< client→server, with the leftover fed
 };
 
-class Terminator {
+/// State, failure(), failure_detail(), deadline() and take_output() come from
+/// HandshakeMachine.
+class Terminator : public HandshakeMachine {
  public:
-  enum class State : std::uint8_t { kRunning, kDone, kFailed };
-
   Terminator(TerminatorConfig config, crypto::Rng& rng);
 
   void start(Instant now);
@@ -70,12 +71,6 @@ class Terminator {
   void on_bytes(ByteSpan in, Instant now);
   void on_peer_closed();
   void on_timer(Instant now);
-  Bytes take_output();
-  std::optional<Instant> deadline() const;
-
-  State state() const { return state_; }
-  TlsError failure() const { return failure_; }
-  std::string failure_detail() const;
 
   /// kDone only, once.
   ServerEstablished into_established();
@@ -92,12 +87,7 @@ class Terminator {
 
   TerminatorConfig config_;
   crypto::Rng& rng_;
-  State state_ = State::kRunning;
   Step step_ = Step::kClientHello;
-  TlsError failure_ = TlsError::kInternal;
-  std::optional<AlertDescription> peer_alert_;
-  std::optional<Instant> deadline_;
-  Bytes out_;
 
   RecordBuffer buf_;
   HandshakeReader hs_;

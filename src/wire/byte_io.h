@@ -96,6 +96,12 @@ class ByteWriter {
     u16(static_cast<std::uint16_t>(v));
   }
   void bytes(ByteSpan b) { append(out_, b); }
+  /// length(2) ‖ b: the writer's side of ByteReader::vec16. The caller bounds `b` to
+  /// 65535 bytes (only the low 16 bits of a longer length would be written).
+  void vec16(ByteSpan b) {
+    u16(static_cast<std::uint16_t>(b.size()));
+    bytes(b);
+  }
   void zeros(std::size_t n) { out_.insert(out_.end(), n, 0); }
 
   /// Reserves a `width`-byte (1, 2 or 3) length field; fill it with close_length().

@@ -11,8 +11,7 @@ std::uint16_t random_grease(crypto::Rng& rng) {
 
 void write_extension(ByteWriter& w, std::uint16_t type, ByteSpan body) {
   w.u16(type);
-  w.u16(static_cast<std::uint16_t>(body.size()));
-  w.bytes(body);
+  w.vec16(body);
 }
 
 void write_extension(ByteWriter& w, std::uint16_t type, std::initializer_list<std::uint8_t> body) {

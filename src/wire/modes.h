@@ -32,6 +32,12 @@ enum class Flight : std::uint8_t {
   kFakeTls,  ///< fake-TLS flight, hybrid X25519 + ML-KEM-768, Tls framing
 };
 
+/// The record framing that goes with a flight, in the handshake and after it: Raw for
+/// plain, Tls for fake-tls (every row of the modes table pairs them so).
+constexpr Framing framing_of(Flight f) {
+  return f == Flight::kPlain ? Framing::kRaw : Framing::kTls;
+}
+
 /// A layer outside the qeli records.
 enum class Layer : std::uint8_t {
   kQuicShape,     ///< datagram: QUIC-shaped header (long in the handshake, 9-byte short after)

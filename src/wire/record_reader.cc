@@ -81,4 +81,12 @@ RecordReader::Next RecordReader::next() {
 
 ByteSpan RecordReader::buffered() const { return {buf_.get() + read_, write_ - read_}; }
 
+RecordReader::Next RecordReader::next_from(ByteSpan& in) {
+  for (;;) {
+    in = in.subspan(feed(in));
+    const Next n = next();
+    if (n.status != Status::kNeedMore || in.empty()) return n;
+  }
+}
+
 }  // namespace qeli::wire

@@ -53,6 +53,10 @@ class RecordReader {
   void commit(std::size_t n);
 
   Next next();
+  /// feed() and next() in one: feeds from `in`, advancing it past what was taken, until a
+  /// whole record is ready (kRecord), the framing is bad (kError) or `in` is used up
+  /// without completing one (kNeedMore). The record is valid until the next feed.
+  Next next_from(ByteSpan& in);
 
   DeframeError error() const { return error_; }
   /// Bytes received but not yet returned as a record (e.g. to hand to the next stage).
