@@ -26,6 +26,7 @@
 #include "client/status_service.h"
 #include "crypto/ct.h"
 #include "engine/stop_signal.h"
+#include "sys/daemon_signals.h"
 #include "sys/host_journal.h"
 #include "sys/host_undo.h"
 #include "sys/log_fields.h"
@@ -253,13 +254,7 @@ std::vector<transport::SockAddr> Client::resolve_server() {
 
 int Client::run() {
   // Signals end the loop from a dedicated thread (every other thread blocks them).
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t set = sys::block_daemon_signals();
   std::atomic<bool> done{false};
   std::thread sig_thread([&] {
     int sig = 0;

@@ -31,6 +31,7 @@
 #include "server/usage_store.h"
 #include "server/user_directory.h"
 #include "server/webhook_dispatcher.h"
+#include "sys/daemon_signals.h"
 #include "sys/log_output.h"
 #include "sys/privilege.h"
 #include "sys/privilege_check.h"
@@ -126,13 +127,7 @@ Result<std::unique_ptr<UsageStore>, std::string> open_usage_store(const ServerOp
 int run_server(const ServerOptions& options) {
   // Signals are taken synchronously by this thread only: block them before any thread
   // starts so every thread inherits the mask.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t set = sys::block_daemon_signals();
 
   // Journal-aware from the first line (config errors included); [logging] once it is read.
   (void)sys::configure_logging({});

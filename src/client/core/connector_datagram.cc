@@ -12,6 +12,7 @@
 #include "engine/session_loop.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
+#include "handshake/client_roam.h"
 #include "handshake/udp_client_handshake.h"
 #include "transport/udp_socket.h"
 #include "wire/modes.h"
@@ -132,16 +133,11 @@ Duration Connector::connect_datagram() {
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   attempt_.aes_gcm = (udp.session.negotiated_caps & handshake::caps::kAesGcm) != 0;
   attempt_.ipv6 = (udp.session.negotiated_caps & handshake::caps::kIpv6Inside) != 0;
-  std::array<std::uint8_t, 32> roam_key{};
-  if ((udp.session.negotiated_caps & handshake::caps::kRoam) != 0 &&
-      udp.session.auth_ok->x_roam_key &&
-      from_hex_into(*udp.session.auth_ok->x_roam_key, roam_key)) {
-    // The server follows us to a new address (a NAT rebinding, another network): our
-    // nonces carry the session's connection ids from now on (wire/roam_nonce.h).
-    udp.session.send.set_send_roam(
-        std::make_unique<wire::RoamNonces>(udp.session.join_secret, roam_key));
+  // The server follows us to a new address (a NAT rebinding, another network): our
+  // nonces carry the session's connection ids from now on (wire/roam_nonce.h).
+  if (auto roam = handshake::client_roam_nonces(udp.session)) {
+    udp.session.send.set_send_roam(std::move(roam));
   }
-  crypto::secure_wipe(roam_key.data(), roam_key.size());
   const handshake::AuthOk& ok = *udp.session.auth_ok;
   std::size_t tunnel_mtu = configured_mtu(ok);
   if (cfg_.mtu == 0 && cfg_.mtu_probe) {

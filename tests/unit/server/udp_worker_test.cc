@@ -20,12 +20,14 @@
 #include "crypto/x25519.h"
 #include "engine/udp_handshake_driver.h"
 #include "engine/wire_datagram_envelope.h"
+#include "handshake/client_roam.h"
 #include "handshake/udp_client_handshake.h"
 #include "server/auth_ok_builder.h"
 #include "server/session_policy.h"
 #include "server/session_table.h"
 #include "transport/endpoint.h"
 #include "wire/gso_chunk.h"
+#include "wire/roam_nonce.h"
 
 namespace qeli::server {
 namespace {
@@ -84,6 +86,7 @@ class FakeProfile final : public UdpWorkerHost {
         EXPECT_TRUE(s.ok());
         ctx.session = *s;
         ok = build_auth_ok(p_, nullptr, ctx.session->tunnel_ip, handshake::JoinToken{});
+        if (!roam_key_hex.empty()) ok->x_roam_key = roam_key_hex;
       } else {
         ctx.reason = "wrong password";
       }
@@ -108,7 +111,9 @@ class FakeProfile final : public UdpWorkerHost {
     table_.remove(s);
     released++;
   }
-  UdpWorker* worker(std::size_t) override { return nullptr; }
+  UdpWorker* worker(std::size_t id) override {
+    return workers != nullptr && id < workers->size() ? (*workers)[id].get() : nullptr;
+  }
 
   std::shared_ptr<Session> wait_started(std::size_t n) {
     std::unique_lock lock(mu_);
@@ -125,6 +130,8 @@ class FakeProfile final : public UdpWorkerHost {
   std::atomic<bool> admit_hellos{true};
   std::atomic<bool> verify{true};
   std::atomic<int> released{0};
+  std::string roam_key_hex;  ///< AUTH OK's x_roam_key (roaming on); set before use
+  const std::vector<std::unique_ptr<UdpWorker>>* workers = nullptr;  ///< hand-offs
 
  private:
   const config::ProfileConfig& p_;
@@ -136,24 +143,39 @@ class FakeProfile final : public UdpWorkerHost {
   std::vector<std::pair<std::shared_ptr<Session>, tunnel::SessionEnd>> ended_;
 };
 
-/// A worker on its own thread, over a loopback socket and a ChannelTun.
+/// Workers on threads of their own, each over a loopback socket and a ChannelTun; with
+/// roaming, one connection-id index for all (as the workers of one listener share it).
+/// Unlike a real listener's SO_REUSEPORT sockets, each has its own port: a test picks
+/// the worker a datagram reaches (what the kernel's flow hash does).
 struct Server {
-  explicit Server(config::ProfileConfig profile = udp_profile())
-      : p(std::move(profile)), host(p), identity(crypto::x25519_generate(crypto::system_rng())) {
-    UdpWorkerSetup s;
-    s.profile = &p;
-    s.handshake.inner.mode = handshake::Mode::kFakeTls;
-    s.handshake.inner.identity = &identity;
-    s.handshake.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
-    s.handshake.inner.timeout = 20s;
-    auto t = std::make_unique<test::ChannelTun>();
-    tun = t.get();
-    s.tun = std::move(t);
-    s.stop = &stop;
-    s.counters = &counters;
-    worker = std::make_unique<UdpWorker>(host, test::loopback_udp(false), std::move(s));
-    addr = worker->socket().local_address();
-    thread = std::thread([this] { worker->run(); });
+  explicit Server(std::size_t count = 1, bool roaming = false)
+      : p(udp_profile()), host(p), identity(crypto::x25519_generate(crypto::system_rng())) {
+    std::shared_ptr<RoamIndex> roam;
+    if (roaming) {
+      roam = std::make_shared<RoamIndex>();
+      host.roam_key_hex = to_hex(wire::roam_prp_key(identity.private_key).span());
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      UdpWorkerSetup s;
+      s.id = i;
+      s.profile = &p;
+      s.handshake.inner.mode = handshake::Mode::kFakeTls;
+      s.handshake.inner.identity = &identity;
+      s.handshake.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
+      s.handshake.inner.timeout = 20s;
+      auto t = std::make_unique<test::ChannelTun>();
+      tuns.push_back(t.get());
+      s.tun = std::move(t);
+      s.roam = roam;
+      s.stop = &stop;
+      s.counters = &counters;
+      workers.push_back(std::make_unique<UdpWorker>(host, test::loopback_udp(false), std::move(s)));
+      addrs.push_back(workers.back()->socket().local_address());
+    }
+    host.workers = &workers;
+    tun = tuns[0];
+    addr = addrs[0];
+    for (auto& w : workers) threads.emplace_back([wp = w.get()] { wp->run(); });
   }
   ~Server() {
     shut();
@@ -161,7 +183,9 @@ struct Server {
   }
   void shut() {
     stop.stop();
-    if (thread.joinable()) thread.join();
+    for (auto& t : threads) {
+      if (t.joinable()) t.join();
+    }
   }
 
   config::ProfileConfig p;
@@ -169,10 +193,12 @@ struct Server {
   crypto::X25519KeyPair identity;
   engine::StopSignal stop;
   ProfileCounters counters;
-  test::ChannelTun* tun = nullptr;
-  std::unique_ptr<UdpWorker> worker;
-  transport::SockAddr addr;
-  std::thread thread;
+  std::vector<test::ChannelTun*> tuns;
+  std::vector<std::unique_ptr<UdpWorker>> workers;
+  std::vector<transport::SockAddr> addrs;
+  test::ChannelTun* tun = nullptr;  ///< worker 0's
+  transport::SockAddr addr;         ///< worker 0's
+  std::vector<std::thread> threads;
 };
 
 /// A client on its own loopback socket: the real UDP handshake, then one record at a time.
@@ -191,6 +217,10 @@ struct Client {
     if (f != handshake::Failure::kNone) return f;
     auto udp = hs.take_session();
     EXPECT_TRUE(transport::parse_ipv4(udp.session.auth_ok->client_ip, tunnel_ip));
+    if (auto roam = handshake::client_roam_nonces(udp.session)) {  // as ClientCore does
+      udp.session.send.set_send_roam(std::move(roam));
+      roams = true;
+    }
     send_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, nullptr,
                                                               udp.next_packet_number, rng());
     recv_env = std::make_unique<engine::WireDatagramEnvelope>(udp.envelope, nullptr, 0, rng());
@@ -230,6 +260,7 @@ struct Client {
   engine::StopSignal stop;
   tunnel::SessionCounters counters;
   std::uint32_t tunnel_ip = 0;
+  bool roams = false;  ///< the session negotiated roaming
   std::unique_ptr<engine::WireDatagramEnvelope> send_env, recv_env;
   std::optional<test::DatagramTx> tx;
   std::optional<test::DatagramRx> rx;
@@ -330,6 +361,82 @@ TEST(UdpWorker, AStrangersJunkGetsNothingBack) {
   // And a real client still gets in after it.
   Client c(s);
   EXPECT_EQ(c.connect(s.addr), handshake::Failure::kNone);
+}
+
+/// Waits until `f()` holds (10 s at most).
+template <class F>
+bool eventually(F f) {
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(2ms)) {
+    if (f()) return true;
+  }
+  return f();
+}
+
+TEST(UdpWorker, RoamsOnAnAuthenticDatagramFromANewAddressAndNeverOnAReplay) {
+  Server s(1, /*roaming=*/true);
+  Client c(s);
+  ASSERT_EQ(c.connect(s.addr), handshake::Failure::kNone);
+  ASSERT_TRUE(c.roams);
+  auto session = s.host.wait_started(1);
+  ASSERT_NE(session, nullptr);
+  ASSERT_EQ(c.tx->send_one(c.sock, s.addr, c.packet(1), 0, c.stop), engine::WriteStatus::kOk);
+  ASSERT_TRUE(s.tun->wait_for(1, 10s));
+
+  // The client's next datagram, caught on the way (a tap) and sent from a new address.
+  transport::UdpSocket tap = test::loopback_udp(false), moved = test::loopback_udp(false),
+                       forger = test::loopback_udp(false);
+  const transport::SockAddr tap_addr = tap.local_address();  // the framer keeps a reference
+  ASSERT_EQ(c.tx->send_one(c.sock, tap_addr, c.packet(2), 0, c.stop), engine::WriteStatus::kOk);
+  std::array<std::uint8_t, 2048> buf{};
+  pollfd pf{tap.fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&pf, 1, 5000), 1);
+  transport::RecvSlot slot = transport::RecvSlot::over(buf.data(), buf.size());
+  ASSERT_EQ(*tap.recv({&slot, 1}), 1U);
+  const Bytes datagram(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(slot.len));
+  const transport::OutDatagram d{datagram.data(), datagram.size(), &s.addr};
+  ASSERT_EQ(moved.send({&d, 1}).sent, 1U);
+  ASSERT_TRUE(s.tun->wait_for(2, 10s));  // delivered, and the session moved with it
+  EXPECT_TRUE(eventually([&] { return s.counters.udp_roams.load() == 1; }));
+  EXPECT_EQ(session->current_peer(), moved.local_address());
+
+  // The same bytes again from a third address: a replay moves nothing.
+  ASSERT_EQ(forger.send({&d, 1}).sent, 1U);
+  EXPECT_TRUE(eventually([&] { return s.counters.udp_roams_refused.load() == 1; }));
+  EXPECT_EQ(s.counters.udp_roams.load(), 1U);
+  EXPECT_EQ(session->current_peer(), moved.local_address());
+  EXPECT_EQ(s.tun->received_logical(), 2U);
+
+  // The session answers at its new address: the downlink follows it.
+  const auto down = c.packet(3);
+  ASSERT_TRUE(session->inbox.push(down));
+  session->inbox.notify();
+  pollfd mp{moved.fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&mp, 1, 5000), 1) << "nothing reached the new address";
+}
+
+TEST(UdpWorker, ASessionMovesToTheWorkerItsNewAddressReaches) {
+  Server s(2, /*roaming=*/true);
+  Client c(s);
+  ASSERT_EQ(c.connect(s.addrs[0]), handshake::Failure::kNone);  // worker 0's session
+  ASSERT_TRUE(c.roams);
+  auto session = s.host.wait_started(1);
+  ASSERT_NE(session, nullptr);
+  // From a new address, at worker 1 (as if the kernel hashed the new flow there): worker 1
+  // hands the datagram to worker 0, which checks it and hands the session to worker 1.
+  transport::UdpSocket moved = test::loopback_udp(false);
+  ASSERT_EQ(c.tx->send_one(moved, s.addrs[1], c.packet(1), 0, c.stop), engine::WriteStatus::kOk);
+  ASSERT_TRUE(s.tuns[0]->wait_for(1, 10s));  // opened by its owner, worker 0
+  EXPECT_TRUE(eventually([&] { return s.counters.udp_roams.load() == 1; }));
+  EXPECT_EQ(session->current_peer(), moved.local_address());
+  // From now on worker 1 serves it itself.
+  ASSERT_EQ(c.tx->send_one(moved, s.addrs[1], c.packet(2), 0, c.stop), engine::WriteStatus::kOk);
+  EXPECT_TRUE(s.tuns[1]->wait_for(1, 10s)) << "worker 1 did not take the session over";
+  EXPECT_EQ(s.tuns[0]->received_logical(), 1U);
+  // Stopping ends it once, wherever it lives.
+  s.shut();
+  EXPECT_EQ(s.host.wait_ended(1), tunnel::SessionEnd::kStopped);
+  EXPECT_EQ(s.host.sessions(), 0U);
 }
 
 }  // namespace
