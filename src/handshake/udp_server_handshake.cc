@@ -198,7 +198,8 @@ struct UdpServerHandshake::Impl {
   }
 
   void on_timer(Instant now) {
-    if (stage == Stage::kDone || stage == Stage::kFailed) return;
+    // Before its first datagram the half-open state has no clock, so nothing can expire.
+    if (!clock_started || stage == Stage::kDone || stage == Stage::kFailed) return;
     if (inner == nullptr) {
       if (now - started >= cfg.inner.timeout) return fail_with(Failure::kTimeout);
     } else {
@@ -269,6 +270,7 @@ void UdpServerHandshake::reject() {
 
 std::optional<Instant> UdpServerHandshake::deadline() const {
   if (impl_->stage == Stage::kDone || impl_->stage == Stage::kFailed) return std::nullopt;
+  if (!impl_->clock_started) return std::nullopt;  // no timer before the first datagram
   std::optional<Instant> d = impl_->inner
                                  ? impl_->inner->deadline()
                                  : std::optional(impl_->started + impl_->cfg.inner.timeout);

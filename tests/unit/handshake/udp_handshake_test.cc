@@ -430,6 +430,45 @@ TEST(UdpHandshake, ClientRetransmitScheduleAndTimeout) {
   EXPECT_LE(retransmits, 10);
 }
 
+// A server handshake that waits for its first datagram has no clock: no deadline, and a
+// timer at any time (a real clock is far from Instant{}) does not time it out. It used to
+// report Instant{} + timeout, so a caller polling before the hello arrived failed it at once.
+TEST(UdpHandshake, ServerHasNoTimerBeforeItsFirstDatagram) {
+  test::Harness h(Mode::kFakeTls);
+  UdpServerConfig scfg;
+  scfg.inner = h.server_cfg;
+  scfg.inner.timeout = Seconds(10);
+  UdpServerHandshake s(scfg, h.server_rng);
+  EXPECT_FALSE(s.deadline().has_value());
+  const Instant late = Instant{} + std::chrono::hours(24 * 365);
+  s.on_timer(late);
+  ASSERT_EQ(s.state(), State::kRunning);
+
+  UdpClientConfig ccfg;
+  ccfg.inner = h.client_cfg;
+  UdpClientHandshake c(ccfg, h.client_rng);
+  c.start(late);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, late);
+  ASSERT_TRUE(s.deadline().has_value());
+  EXPECT_LE(*s.deadline(), late + Seconds(10));
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, late);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, late);
+  ASSERT_TRUE(s.take_event().has_value());
+  s.accept(h.auth_ok);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, late);
+  EXPECT_EQ(c.state(), State::kDone);
+  EXPECT_EQ(s.state(), State::kDone);
+  // ... and from then on its clock is the first datagram's: it times out 10 s later.
+  UdpServerHandshake idle(scfg, h.server_rng);
+  UdpClientHandshake lone(ccfg, h.client_rng);
+  lone.start(late);
+  for (Bytes& d : lone.take_datagrams()) idle.on_datagram(d, late);
+  idle.on_timer(late + Seconds(9));
+  EXPECT_EQ(idle.state(), State::kRunning);
+  idle.on_timer(late + Seconds(11));
+  EXPECT_EQ(idle.state(), State::kFailed);
+}
+
 // A client that restarts behind the same source address (a new hello while the server
 // still waits for the old AUTH) gets a fresh handshake, not the stale cached flight.
 TEST(UdpHandshake, NewHelloFromTheSameSourceRestarts) {
