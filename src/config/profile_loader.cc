@@ -231,16 +231,22 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
   d.upstream = r.get_list("dns.upstream", d.upstream);
   std::size_t usable = 0;
   for (const auto& u : d.upstream) {
-    if (Ipv4Addr::parse(u)) {
+    const auto a6 = Ipv6Addr::parse(u);
+    if (Ipv4Addr::parse(u) || (a6 && dns_upstream_usable(*a6))) {
       ++usable;
+    } else if (a6) {
+      r.warning("dns.upstream", "`" + u +
+                                    "` is not a global, unique-local or loopback unicast "
+                                    "IPv6 address (link-local needs a zone id); the DNS proxy "
+                                    "will skip it");
     } else {
       r.warning("dns.upstream", "`" + u +
-                                    "` is not an IPv4 address; the DNS proxy only "
-                                    "forwards to IPv4 upstreams and will skip it");
+                                    "` is not an IPv4 or IPv6 address; the DNS proxy "
+                                    "forwards to numeric addresses only and will skip it");
     }
   }
   if (d.enabled && usable == 0) {
-    r.error("dns.upstream", "dns.enabled needs at least one IPv4 upstream resolver");
+    r.error("dns.upstream", "dns.enabled needs at least one upstream resolver address");
   } else if (usable > dns::kMaxUpstreams) {
     r.error("dns.upstream", "at most " + std::to_string(dns::kMaxUpstreams) +
                                 " upstream resolvers (" + std::to_string(usable) + " given)");

@@ -14,6 +14,11 @@
 #include "config/values.h"
 
 namespace qeli::config {
+
+bool dns_upstream_usable(const Ipv6Addr& a) {
+  return a.is_routable_unicast() || a == *Ipv6Addr::parse("::1");
+}
+
 namespace {
 
 BruteForceConfig read_brute_force(SectionReader& r, std::string_view prefix) {

@@ -18,9 +18,8 @@ Resolver::Resolver(ResolverConfig cfg, crypto::Rng& rng, Counters& counters)
       rng_(rng),
       counters_(counters),
       cache_(cfg_.cache_size),
-      health_(cfg_.upstreams.size()) {
-  const std::size_t share =
-      std::min<std::size_t>(std::max<std::size_t>(cfg_.upstreams.size(), 1), 3);
+      health_(cfg_.upstream_count) {
+  const std::size_t share = std::min<std::size_t>(std::max<std::size_t>(cfg_.upstream_count, 1), 3);
   attempt_timeout_ = std::clamp<Duration>(cfg_.timeout / share, kMinAttemptTimeout, cfg_.timeout);
 }
 

@@ -47,13 +47,10 @@ namespace qeli::dns {
 
 enum class Transport : std::uint8_t { kUdp, kTcp };
 
-struct Upstream {
-  std::uint32_t ipv4 = 0;  ///< host order
-  std::uint16_t port = 53;
-};
-
 struct ResolverConfig {
-  std::vector<Upstream> upstreams;  ///< 1..kMaxUpstreams, preferred first
+  /// Upstreams 0..upstream_count-1, preferred first (1..kMaxUpstreams). Where each one is
+  /// (IPv4 or IPv6) is the runner's business: the resolver only ranks them by index.
+  std::size_t upstream_count = 1;
   Transport upstream_transport = Transport::kUdp;
   Duration timeout = std::chrono::seconds{5};  ///< per question, all attempts together
   std::size_t cache_size = 1000;               ///< entries; 0 = no cache

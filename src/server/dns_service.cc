@@ -74,6 +74,14 @@ transport::SockAddr ipv6_at(const config::Ipv6Addr& ip, std::uint16_t port) {
   return transport::SockAddr::ipv6(ip.bytes.data(), port);
 }
 
+// "1.1.1.1" or "2606:4700::1111" on port 53 (what the config says), else "a:p" / "[v6]:p".
+std::string upstream_name(const transport::SockAddr& a) {
+  if (a.port() != 53) return a.to_string();
+  const std::string s = a.to_string();
+  if (a.family() == AF_INET) return s.substr(0, s.rfind(':'));
+  return s.substr(1, s.rfind(']') - 1);
+}
+
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 // A non-blocking socket bound to `at`; IPv6 only for an IPv6 address (a `::` listener
@@ -185,7 +193,11 @@ DnsServiceOptions dns_service_options(const config::ProfileConfig& p) {
   if (p.pool.ipv6) v6.push_back(*p.pool.ipv6);
   o.allowed_sources = AllowedSources({p.pool.cidr, {{0x7F000000U}, 8}}, std::move(v6));
   for (const auto& u : p.dns.upstream) {
-    if (auto a = config::Ipv4Addr::parse(u)) o.resolver.upstreams.push_back({a->value, 53});
+    if (auto a = config::Ipv4Addr::parse(u)) {
+      o.upstreams.push_back(transport::SockAddr::ipv4(a->value, 53));
+    } else if (auto a6 = config::Ipv6Addr::parse(u); a6 && config::dns_upstream_usable(*a6)) {
+      o.upstreams.push_back(ipv6_at(*a6, 53));
+    }
   }
   o.resolver.upstream_transport = p.dns.upstream_protocol == config::DnsProtocol::kTcp
                                       ? dns::Transport::kTcp
@@ -203,9 +215,10 @@ DnsService::DnsService(DnsServiceOptions o) : opt_(std::move(o)) {}
 DnsService::~DnsService() { stop(); }
 
 Result<std::unique_ptr<DnsService>, std::string> DnsService::start(DnsServiceOptions o) {
-  if (o.resolver.upstreams.empty() || o.resolver.upstreams.size() > dns::kMaxUpstreams) {
-    return fail(std::string("DNS proxy: 1..16 IPv4 upstreams are needed"));
+  if (o.upstreams.empty() || o.upstreams.size() > dns::kMaxUpstreams) {
+    return fail(std::string("DNS proxy: 1..16 upstreams are needed"));
   }
+  o.resolver.upstream_count = o.upstreams.size();
   std::unique_ptr<DnsService> s(new DnsService(std::move(o)));
   auto loop = std::make_unique<Loop>(*s, s->opt_);
   loop->ep.reset(::epoll_create1(EPOLL_CLOEXEC));
@@ -220,14 +233,11 @@ Result<std::unique_ptr<DnsService>, std::string> DnsService::start(DnsServiceOpt
     if (!port6.ok()) return fail(port6.error());
   }
   loop->add(loop->stop_fd.get(), EPOLLIN, tag(kStop));
-  loop->was_down.assign(s->opt_.resolver.upstreams.size(), false);
+  loop->was_down.assign(s->opt_.upstreams.size(), false);
   s->loop_ = std::move(loop);
   s->thread_ = std::thread([l = s->loop_.get()] { l->run(); });
   std::string ups;
-  for (const auto& u : s->opt_.resolver.upstreams) {
-    ups += (ups.empty() ? "" : ", ") + transport::ipv4_to_string(u.ipv4) +
-           (u.port == 53 ? "" : ":" + std::to_string(u.port));
-  }
+  for (const auto& u : s->opt_.upstreams) ups += (ups.empty() ? "" : ", ") + upstream_name(u);
   std::string on = transport::SockAddr::ipv4(s->opt_.listen_ip, s->port_).to_string();
   if (s->opt_.listen_ipv6) on += " and " + ipv6_at(*s->opt_.listen_ipv6, s->port_).to_string();
   spdlog::info(
@@ -434,17 +444,16 @@ void DnsService::Loop::expire_conns(Instant now) {
 }
 
 bool DnsService::Loop::open_attempt(const dns::Actions::Send& s) {
-  const dns::Upstream& u = opt.resolver.upstreams.at(s.upstream);
+  const transport::SockAddr& sa = opt.upstreams.at(s.upstream);
   const bool tcp_attempt = s.transport == dns::Transport::kTcp;
   UpSock up;
   up.transport = s.transport;
-  up.fd.reset(::socket(AF_INET,
+  up.fd.reset(::socket(sa.family(),
                        (tcp_attempt ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!up.fd.valid()) {
     spdlog::warn("[{}] DNS proxy: upstream socket: {}", opt.profile, std::strerror(errno));
     return false;
   }
-  const transport::SockAddr sa = transport::SockAddr::ipv4(u.ipv4, u.port);
   const int rc = ::connect(up.fd.get(), &sa.sa, sa.len);
   if (rc != 0 && !(tcp_attempt && errno == EINPROGRESS)) return false;
   std::uint32_t events = EPOLLIN;
@@ -565,7 +574,7 @@ void DnsService::Loop::log_upstream_changes() {
     const bool down = resolver.upstream_down(i);
     if (down == was_down[i]) continue;
     was_down[i] = down;
-    const std::string addr = transport::ipv4_to_string(opt.resolver.upstreams[i].ipv4);
+    const std::string addr = upstream_name(opt.upstreams[i]);
     if (down) {
       spdlog::warn("[{}] DNS upstream {} is not answering: skipped for now, probed again later",
                    opt.profile, addr);

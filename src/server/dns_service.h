@@ -31,6 +31,7 @@
 #include "dns/counters.h"
 #include "dns/resolver.h"
 #include "server/allowed_sources.h"
+#include "transport/sock_addr.h"
 
 namespace qeli::server {
 
@@ -42,11 +43,15 @@ struct DnsServiceOptions {
   std::uint16_t port = 53;  ///< 0 = any (tests)
   /// Whose queries are answered; every other source is dropped.
   AllowedSources allowed_sources;
+  /// Where questions go, preferred first: IPv4 or IPv6 (RFC 5952 in logs), 1..16.
+  /// resolver.upstream_count is set from it at start().
+  std::vector<transport::SockAddr> upstreams;
   dns::ResolverConfig resolver;
 };
 
-/// The options for `p`'s proxy: dns.listen / dns.listen_ipv6 / dns.port, the IPv4 entries
-/// of dns.upstream (the loader warned about the others), the blocklist, and pool.cidr +
+/// The options for `p`'s proxy: dns.listen / dns.listen_ipv6 / dns.port, the usable entries
+/// of dns.upstream (IPv4, and IPv6 per dns_upstream_ipv6_usable; the loader warned about
+/// the others), the blocklist, and pool.cidr +
 /// 127.0.0.0/8, pool.ipv6.cidr + ::1 as the allowed sources. Precondition: the profile
 /// passed the loader's validation.
 DnsServiceOptions dns_service_options(const config::ProfileConfig& p);

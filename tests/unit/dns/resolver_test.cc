@@ -20,9 +20,7 @@ constexpr std::uint32_t kClientIp = 0x0a090002;
 struct Harness {
   explicit Harness(std::size_t upstreams = 2, seconds timeout = seconds{4}) : rng(7) {
     ResolverConfig c;
-    for (std::size_t i = 0; i < upstreams; ++i) {
-      c.upstreams.push_back({0xC0000201U + static_cast<std::uint32_t>(i), 53});
-    }
+    c.upstream_count = upstreams;
     c.timeout = timeout;
     c.cache_size = 100;
     c.blocklist.add(*parse_domain("blocked.example"));

@@ -42,12 +42,7 @@ sockaddr_in loopback(std::uint16_t port) {
   sa.sin_port = htons(port);
   return sa;
 }
-std::uint16_t port_of(int fd) {
-  sockaddr_in sa{};
-  socklen_t len = sizeof sa;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  return ntohs(sa.sin_port);
-}
+std::uint16_t port_of(int fd) { return transport::SockAddr::local_of(fd).port(); }
 
 // The answer the fake upstream gives: one A record, or for `big.*` a 3000-byte TXT
 // (over UDP only the header with TC set).
@@ -72,18 +67,18 @@ Bytes upstream_answer(ByteSpan query, bool udp) {
   return m.build();
 }
 
-// UDP + TCP on 127.0.0.1:<port>, answering until destroyed.
+// UDP + TCP on 127.0.0.1:<port> (or [::1]:<port>), answering until destroyed.
 class FakeUpstream {
  public:
-  FakeUpstream()
-      : udp_(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)),
-        tcp_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    sockaddr_in sa = loopback(0);
-    EXPECT_EQ(::bind(udp_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
-    sa = loopback(port_of(udp_.get()));
+  explicit FakeUpstream(bool v6 = false)
+      : udp_(::socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)),
+        tcp_(::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    transport::SockAddr sa = loopback_at(0, v6);
+    EXPECT_EQ(::bind(udp_.get(), &sa.sa, sa.len), 0);
+    sa = loopback_at(port_of(udp_.get()), v6);
     const int one = 1;
     ::setsockopt(tcp_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    EXPECT_EQ(::bind(tcp_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    EXPECT_EQ(::bind(tcp_.get(), &sa.sa, sa.len), 0);
     ::listen(tcp_.get(), 8);
     thread_ = std::thread([this] { run(); });
   }
@@ -102,7 +97,7 @@ class FakeUpstream {
       pollfd p[2] = {{udp_.get(), POLLIN, 0}, {tcp_.get(), POLLIN, 0}};
       if (::poll(p, 2, 50) <= 0) continue;
       if (p[0].revents != 0) {
-        sockaddr_in from{};
+        sockaddr_storage from{};
         socklen_t len = sizeof from;
         const ssize_t n = ::recvfrom(udp_.get(), buf.data(), buf.size(), 0,
                                      reinterpret_cast<sockaddr*>(&from), &len);
@@ -140,7 +135,7 @@ DnsServiceOptions options(std::vector<std::uint16_t> upstream_ports) {
   o.listen_ip = kLoopback;
   o.port = 0;
   o.allowed_sources = AllowedSources({*config::Ipv4Cidr::parse("127.0.0.0/8")}, {});
-  for (auto p : upstream_ports) o.resolver.upstreams.push_back({kLoopback, p});
+  for (auto p : upstream_ports) o.upstreams.push_back(transport::SockAddr::ipv4(kLoopback, p));
   o.resolver.timeout = std::chrono::seconds{3};
   o.resolver.blocklist.add(*dns::parse_domain("blocked.test"));
   return o;
@@ -315,6 +310,43 @@ TEST(DnsService, AnswersOverIpv6UdpAndTcpFromTheSameCache) {
   EXPECT_EQ(up.udp_queries(), 2);
   EXPECT_EQ((*svc)->counters().get(dns::Counter::kCacheHits), 1U);
   EXPECT_EQ((*svc)->counters().get(dns::Counter::kRefusedSource), 0U);
+}
+
+// dns.upstream with an IPv6 resolver: asked over IPv6 (UDP, and TCP for a truncated
+// answer) for an IPv4 client, beside an IPv4 upstream that refuses and fails over to it.
+TEST(DnsService, Ipv6UpstreamAnswersOverUdpAndTcp) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback here";
+  FakeUpstream up(/*v6=*/true);
+  UniqueFd hole(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_in sa = loopback(0);
+  ASSERT_EQ(::bind(hole.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  const std::uint16_t dead = port_of(hole.get());
+  hole.reset();  // nothing listens there now: ICMP port unreachable
+  DnsServiceOptions o = options({dead});
+  o.upstreams.push_back(loopback_at(up.port(), true));
+  auto svc = DnsService::start(std::move(o));
+  ASSERT_TRUE(svc.ok()) << svc.error();
+  const Bytes a = ask_udp((*svc)->port(), query("v6up.test", 1, 0x0611).build());
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(id_of(a), 0x0611);
+  EXPECT_EQ(a.back(), 9);
+  const Bytes big = ask_udp((*svc)->port(), query("big.v6up.test", 16, 0x0612).build());
+  ASSERT_FALSE(big.empty());
+  EXPECT_EQ(id_of(big), 0x0612);
+  EXPECT_EQ(up.udp_queries(), 2);
+  EXPECT_EQ(up.tcp_queries(), 1);
+  EXPECT_GE((*svc)->counters().get(dns::Counter::kUpstreamErrors), 1U);
+}
+
+// What the config's dns.upstream becomes: both families, port 53, unusable entries out.
+TEST(DnsService, OptionsTakeBothFamiliesOfUpstreams) {
+  config::ProfileConfig p;
+  p.dns.upstream = {"1.1.1.1", "2606:4700::1111", "::1", "fe80::1", "dns.google", "fd00::53"};
+  const DnsServiceOptions o = dns_service_options(p);
+  std::vector<std::string> got;
+  for (const auto& a : o.upstreams) got.push_back(a.to_string());
+  EXPECT_EQ(got, (std::vector<std::string>{"1.1.1.1:53", "[2606:4700::1111]:53", "[::1]:53",
+                                           "[fd00::53]:53"}));
 }
 
 TEST(DnsService, Ipv6SourcesOutsideTheAllowedNetworksGetNothing) {
