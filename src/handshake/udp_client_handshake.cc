@@ -35,9 +35,10 @@ struct UdpClientHandshake::Impl {
   wire::Reassembler flight{wire::udp_msg::kServerFlight};
   wire::Reassembler auth_ok{wire::udp_msg::kAuthOk};
   Stage stage = Stage::kIdle;
-  bool auth_sent = false;    ///< AUTH went out at least once
-  std::vector<Bytes> hello;  // the ClientHello datagrams, re-sent unchanged
-  Bytes auth;                // the AUTH datagram, re-sent byte for byte
+  bool auth_sent = false;     ///< AUTH went out at least once
+  Instant auth_first_sent{};  ///< when it first did
+  std::vector<Bytes> hello;   // the ClientHello datagrams, re-sent unchanged
+  Bytes auth;                 // the AUTH datagram, re-sent byte for byte
   std::vector<Bytes> out;
   Instant next_retransmit{};
   std::size_t dropped = 0;
@@ -95,6 +96,7 @@ struct UdpClientHandshake::Impl {
       auth = env.wrap(answer[0].bytes, true, kAuthPacketNumber, rng);
       out.push_back(auth);
       stage = Stage::kAuth;
+      if (!auth_sent) auth_first_sent = now;
       auth_sent = true;
       next_retransmit = now + retransmit_gap();
     }
@@ -198,6 +200,10 @@ std::vector<Bytes> UdpClientHandshake::take_datagrams() { return std::exchange(i
 std::optional<Instant> UdpClientHandshake::deadline() const { return impl_->deadline(); }
 
 bool UdpClientHandshake::auth_sent() const { return impl_->auth_sent; }
+Duration UdpClientHandshake::auth_unanswered_for(Instant now) const {
+  if (!impl_->auth_sent || impl_->stage == Stage::kDone) return Duration::zero();
+  return now - impl_->auth_first_sent;
+}
 
 State UdpClientHandshake::state() const {
   switch (impl_->stage) {

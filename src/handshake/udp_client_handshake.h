@@ -84,6 +84,10 @@ class UdpClientHandshake {
   /// timeout after that means the server never answered AUTH — on UDP that is how a
   /// rejection of the credentials shows (0.7.16 rejects silently).
   bool auth_sent() const;
+  /// How long the AUTH has gone unanswered at `now` (zero before it was sent or once
+  /// answered). A short silence before a timeout is no refusal: a server busy with a login
+  /// storm admits hellos late, and its answer may come just after the client gave up.
+  Duration auth_unanswered_for(Instant now) const;
   /// Datagrams ignored so far (not part of the handshake, or duplicates).
   std::size_t dropped() const;
   /// Valid once, in state kDone. Data-plane datagrams that arrived with AUTH OK are not

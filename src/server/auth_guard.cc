@@ -23,7 +23,7 @@ const std::string& dummy_hash() {
 
 AuthGuard::AuthGuard(BruteForcePolicy policy)
     : policy_(policy),
-      gate_free_(std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 8)) {
+      gate_width_(std::clamp<std::uint64_t>(std::thread::hardware_concurrency(), 2, 8)) {
   (void)dummy_hash();  // computed once at start-up, not on a stranger's first attempt
 }
 
@@ -106,9 +106,11 @@ void AuthGuard::record_success(SourceKey ip, const std::string& user) {
 
 bool AuthGuard::verify_password(const std::string& phc, const std::string& password) {
   {
+    // Ticket t may run once fewer than gate_width_ of the tickets before it are still
+    // running: t < finished + width. Tickets pass in order, and at most width run.
     std::unique_lock lock(gate_mu_);
-    gate_cv_.wait(lock, [&] { return gate_free_ > 0; });
-    --gate_free_;
+    const std::uint64_t ticket = gate_issued_++;
+    gate_cv_.wait(lock, [&] { return ticket < gate_finished_ + gate_width_; });
   }
   bool ok;
   if (phc.empty()) {
@@ -119,9 +121,9 @@ bool AuthGuard::verify_password(const std::string& phc, const std::string& passw
   }
   {
     std::lock_guard lock(gate_mu_);
-    ++gate_free_;
+    ++gate_finished_;
   }
-  gate_cv_.notify_one();
+  gate_cv_.notify_all();  // the next ticket in line, whichever thread holds it
   return ok;
 }
 

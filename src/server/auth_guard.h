@@ -62,8 +62,12 @@ class AuthGuard {
   void record_success(SourceKey ip, const std::string& user);
 
   /// Verifies `password` against `phc` (or a dummy hash when `phc` is empty, returning
-  /// false after the same work) under the global concurrency gate. Blocks.
+  /// false after the same work) under the global concurrency gate (cores, 2..8, at once;
+  /// the rest wait in arrival order, so under a login storm no one waits past the ones
+  /// that came before it — a client's handshake timeout bounds how long it may). Blocks.
   bool verify_password(const std::string& phc, const std::string& password);
+  /// How many verify_password calls run at once (the rest queue).
+  std::size_t verify_concurrency() const { return gate_width_; }
 
   /// A lockout in force now (`qeli list-blocked`).
   struct Blocked {
@@ -104,10 +108,12 @@ class AuthGuard {
   std::unordered_map<SourceKey, Record> ips_;
   std::unordered_map<PairKey, Record, PairHash> pairs_;
   std::unordered_map<std::string, Record> users_;
-  // Argon2 gate.
+  // Argon2 gate: a FIFO of tickets, gate_width_ of them verifying at once.
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;
-  int gate_free_;
+  const std::uint64_t gate_width_;
+  std::uint64_t gate_issued_ = 0;    ///< tickets handed out
+  std::uint64_t gate_finished_ = 0;  ///< verifications done
 };
 
 }  // namespace qeli::server

@@ -66,6 +66,7 @@ UdpWorker::UdpWorker(UdpWorkerHost& host, transport::UdpSocket socket, UdpWorker
       pushed_(pushed_params(p_.obf)),
       half_open_ttl_(p_.perf.handshake_timeout + std::chrono::seconds(1)),
       half_open_(kMaxHalfOpen),
+      max_verifying_(std::max<std::size_t>(1, setup.max_verifying)),
       preauth_crypto_(TokenBucket::per_second(preauth_crypto_burst(), kPreauthCryptoPerSecond)),
       roam_(std::move(setup.roam)),
       roam_opens_(TokenBucket::per_second(kRoamOpenBurst, kRoamOpensPerSecond)),
@@ -160,19 +161,28 @@ void UdpWorker::send_to(const std::vector<Bytes>& datagrams, const transport::So
   engine::send_handshake_datagrams(sock_, datagrams, to);
 }
 
-// The gate in front of a new ClientHello's key agreement: the worker's crypto budget
-// (a distributed flood), then the profile's per-source-IP new-session limit (one host);
-// a refusal is silent and counted. A budget token is spent only on an admitted hello.
-bool UdpWorker::admit_hello(SourceKey ip, Instant now) {
+// The gate in front of a new ClientHello's key agreement: the worker's verification
+// slots (a login storm), its crypto budget (a distributed flood), then the profile's
+// per-source-IP new-session limit (one host); a refusal is silent and counted. A budget
+// token is spent, and a slot taken, only for an admitted hello.
+bool UdpWorker::admit_hello(const transport::SockAddr& addr, Instant now) {
+  UdpHalfOpen* h = half_open_.find(addr);
+  const bool holds = h != nullptr && h->slot.held();  // a restarted hello keeps its slot
+  if (!holds && half_open_.verifying() >= max_verifying_) {
+    counters_.over_capacity++;
+    return false;
+  }
   if (!preauth_crypto_.available(now)) {
     counters_.preauth_crypto_shed++;
     return false;
   }
-  if (!host_.admit_new_session(ip, now)) {
+  if (!host_.admit_new_session(source_key(addr), now)) {
     counters_.new_session_rate_limited++;
     return false;
   }
-  return preauth_crypto_.take(now);
+  if (!preauth_crypto_.take(now)) return false;
+  if (h != nullptr) half_open_.hold_slot(*h);
+  return true;
 }
 
 void UdpWorker::handshake_datagram(const transport::SockAddr& addr, MutableByteSpan d,
@@ -181,7 +191,7 @@ void UdpWorker::handshake_datagram(const transport::SockAddr& addr, MutableByteS
   const bool fresh = h == nullptr;
   if (fresh) {
     handshake::UdpServerConfig c = hc_;
-    c.admit_hello = [this, ip = source_key(addr)](Instant t) { return admit_hello(ip, t); };
+    c.admit_hello = [this, addr](Instant t) { return admit_hello(addr, t); };
     bool evicted = false;
     h = &half_open_.insert(addr, std::make_unique<handshake::UdpServerHandshake>(c, rng_), now,
                            evicted);

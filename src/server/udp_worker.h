@@ -107,6 +107,10 @@ struct UdpWorkerSetup {
   std::shared_ptr<RoamIndex> roam;
   const engine::StopSignal* stop = nullptr;  ///< the profile's (run() returns when it fires)
   ProfileCounters* counters = nullptr;       ///< the profile's
+  /// Handshakes past hello admission this worker holds at once (its share of the
+  /// profile's verification capacity, ≥ 1). A hello beyond it is dropped silently and
+  /// counted (over_capacity); its retransmit asks again.
+  std::size_t max_verifying = 64;
 };
 
 class UdpWorker {
@@ -146,7 +150,7 @@ class UdpWorker {
   void receive_batch(Instant now);
   void send_to(const std::vector<Bytes>& datagrams, const transport::SockAddr& to);
   void handshake_datagram(const transport::SockAddr& addr, MutableByteSpan d, Instant now);
-  bool admit_hello(SourceKey ip, Instant now);
+  bool admit_hello(const transport::SockAddr& addr, Instant now);
   void service(const transport::SockAddr& addr);
   void on_verdicts();
   void promote(const transport::SockAddr& addr, UdpHalfOpen& h, AuthContext& ctx);
@@ -187,6 +191,7 @@ class UdpWorker {
   /// The sessions in peers_ (worker thread only): a RoamIndex hit is dereferenced only
   /// when it is one of them (a session being handed over is no one's for a moment).
   std::unordered_set<const UdpPeer*> owned_;
+  std::size_t max_verifying_;   ///< UdpWorkerSetup::max_verifying
   TokenBucket preauth_crypto_;  ///< pre-auth key agreements it may still run
 
   engine::Notifier wake_;  ///< an AUTH verdict arrived or a sender ended

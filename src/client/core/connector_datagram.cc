@@ -6,6 +6,7 @@
 
 #include "client/core/connect_plan.h"
 #include "client/core/connector.h"
+#include "client/core/failure_hint.h"
 #include "crypto/random.h"
 #include "engine/datagram_framer.h"
 #include "engine/mtu_probe_driver.h"
@@ -120,7 +121,10 @@ Duration Connector::connect_datagram() {
                 std::chrono::duration_cast<std::chrono::milliseconds>(share).count());
       return AttemptResult::kNoAnswer;
     }
-    succeeded = handshake_succeeded(failure, hs->auth_sent());
+    // Silence after AUTH is how a UDP server refuses — unless the AUTH went out just before
+    // our timeout (a storm admitted our hello late): then it is a timeout like any other.
+    const Duration refusal = std::min<Duration>(kUdpAuthSilenceMeansRefusal, share / 2);
+    succeeded = handshake_succeeded(failure, hs->auth_unanswered_for(clock.now()) >= refusal);
     if (!succeeded) return AttemptResult::kStop;
     server_ = servers_[i];
     done = std::move(hs);

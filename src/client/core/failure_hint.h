@@ -15,6 +15,7 @@
 // refusals.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -26,13 +27,20 @@ namespace qeli::client {
 /// user to wait when the server does not say.
 inline constexpr int kDefaultLockoutMinutes = 15;
 
+/// On UDP, an AUTH left unanswered this long (or half the attempt's timeout, if that is
+/// shorter) before the handshake timed out reads as a refusal (0.7.16 refuses silently; a
+/// verification takes well under a second, ~2 s in a login storm). A shorter silence is a
+/// timeout: retried, never counted toward the stop.
+inline constexpr std::chrono::seconds kUdpAuthSilenceMeansRefusal{5};
+
 struct FailureHint {
   bool rejected = false;             ///< the login itself was refused (counts to the stop)
   bool probably_locked_out = false;  ///< the address was refused before the handshake
   std::string text;                  ///< one line for the log
 };
 
-/// `udp_auth_sent`: on UDP, the AUTH went out (the server's identity was verified).
+/// `udp_auth_sent`: on UDP, the AUTH went out (the server's identity was verified) and
+/// stayed unanswered for kUdpAuthSilenceMeansRefusal or more.
 FailureHint explain_handshake_failure(handshake::Failure failure, bool udp_auth_sent,
                                       std::string_view endpoint, std::string_view user);
 

@@ -129,6 +129,18 @@ struct Sim {
   }
 };
 
+// The UDP configs around the harness's inner ones.
+UdpServerConfig server_of(const test::Harness& h) {
+  UdpServerConfig c;
+  c.inner = h.server_cfg;
+  return c;
+}
+UdpClientConfig client_of(const test::Harness& h) {
+  UdpClientConfig c;
+  c.inner = h.client_cfg;
+  return c;
+}
+
 // Both sessions are live: a packet sealed by one opens at the other, both ways.
 void expect_working_tunnel(Outcome& r) {
   ASSERT_EQ(r.client, State::kDone) << to_string(r.client_failure);
@@ -320,9 +332,7 @@ TEST(UdpHandshake, HelloUnder1200IsNeverAnswered) {
 // replayed bytes, never beyond 3× (checked after every datagram).
 TEST(UdpHandshake, ReplayedHelloStaysWithinBudget) {
   test::Harness h(Mode::kFakeTls);
-  UdpClientConfig ccfg;
-  ccfg.inner = h.client_cfg;
-  UdpClientHandshake c(ccfg, h.client_rng);
+  UdpClientHandshake c(client_of(h), h.client_rng);
   c.start(Instant{});
   const std::vector<Bytes> hello = c.take_datagrams();
   ASSERT_EQ(hello.size(), 2U);
@@ -444,9 +454,7 @@ TEST(UdpHandshake, ServerHasNoTimerBeforeItsFirstDatagram) {
   s.on_timer(late);
   ASSERT_EQ(s.state(), State::kRunning);
 
-  UdpClientConfig ccfg;
-  ccfg.inner = h.client_cfg;
-  UdpClientHandshake c(ccfg, h.client_rng);
+  UdpClientHandshake c(client_of(h), h.client_rng);
   c.start(late);
   for (Bytes& d : c.take_datagrams()) s.on_datagram(d, late);
   ASSERT_TRUE(s.deadline().has_value());
@@ -460,7 +468,7 @@ TEST(UdpHandshake, ServerHasNoTimerBeforeItsFirstDatagram) {
   EXPECT_EQ(s.state(), State::kDone);
   // ... and from then on its clock is the first datagram's: it times out 10 s later.
   UdpServerHandshake idle(scfg, h.server_rng);
-  UdpClientHandshake lone(ccfg, h.client_rng);
+  UdpClientHandshake lone(client_of(h), h.client_rng);
   lone.start(late);
   for (Bytes& d : lone.take_datagrams()) idle.on_datagram(d, late);
   idle.on_timer(late + Seconds(9));
@@ -469,13 +477,37 @@ TEST(UdpHandshake, ServerHasNoTimerBeforeItsFirstDatagram) {
   EXPECT_EQ(idle.state(), State::kFailed);
 }
 
+// How long the AUTH has waited: nothing before it went out, the time since its first send
+// (retransmits do not restart it), nothing once answered.
+TEST(UdpHandshake, ClientTimesItsUnansweredAuth) {
+  test::Harness h(Mode::kFakeTls);
+  UdpServerHandshake s(server_of(h), h.server_rng);
+  UdpClientHandshake c(client_of(h), h.client_rng);
+  const Instant t0 = Instant{} + std::chrono::hours(1);
+  c.start(t0);
+  EXPECT_EQ(c.auth_unanswered_for(t0 + Seconds(3)), Duration::zero());
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, t0);
+  const Instant t1 = t0 + Millis(200);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, t1);
+  ASSERT_TRUE(c.auth_sent());
+  const std::vector<Bytes> auth = c.take_datagrams();
+  EXPECT_EQ(c.auth_unanswered_for(t1 + Seconds(4)), Seconds(4));
+  c.on_timer(t1 + Seconds(2));  // a retransmit of the AUTH
+  EXPECT_FALSE(c.take_datagrams().empty());
+  EXPECT_EQ(c.auth_unanswered_for(t1 + Seconds(6)), Seconds(6));
+  for (Bytes d : auth) s.on_datagram(d, t1 + Seconds(6));
+  ASSERT_TRUE(s.take_event().has_value());
+  s.accept(h.auth_ok);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, t1 + Seconds(6));
+  ASSERT_EQ(c.state(), State::kDone);
+  EXPECT_EQ(c.auth_unanswered_for(t1 + Seconds(7)), Duration::zero());
+}
+
 // A client that restarts behind the same source address (a new hello while the server
 // still waits for the old AUTH) gets a fresh handshake, not the stale cached flight.
 TEST(UdpHandshake, NewHelloFromTheSameSourceRestarts) {
   test::Harness h(Mode::kFakeTls);
-  UdpServerConfig scfg;
-  scfg.inner = h.server_cfg;
-  UdpServerHandshake s(scfg, h.server_rng);
+  UdpServerHandshake s(server_of(h), h.server_rng);
   UdpClientConfig ccfg;
   ccfg.inner = h.client_cfg;
   Instant now{};
@@ -505,12 +537,8 @@ TEST(UdpHandshake, NewHelloFromTheSameSourceRestarts) {
 // by both ends, and the real handshake still completes.
 TEST(UdpHandshake, ForgedRecordsDoNotKillTheHandshake) {
   test::Harness h(Mode::kFakeTls);
-  UdpServerConfig scfg;
-  scfg.inner = h.server_cfg;
-  UdpServerHandshake s(scfg, h.server_rng);
-  UdpClientConfig ccfg;
-  ccfg.inner = h.client_cfg;
-  UdpClientHandshake c(ccfg, h.client_rng);
+  UdpServerHandshake s(server_of(h), h.server_rng);
+  UdpClientHandshake c(client_of(h), h.client_rng);
   Instant now{};
   Bytes forged(100, 0x42);
   forged[0] = 0x17;
@@ -550,9 +578,7 @@ TEST(UdpHandshake, RefusedHelloGetsNothingAndItsRetransmitAsksAgain) {
     return allow;
   };
   UdpServerHandshake s(scfg, h.server_rng);
-  UdpClientConfig ccfg;
-  ccfg.inner = h.client_cfg;
-  UdpClientHandshake c(ccfg, h.client_rng);
+  UdpClientHandshake c(client_of(h), h.client_rng);
   Instant now{};
   c.start(now);
   const std::vector<Bytes> hello = c.take_datagrams();

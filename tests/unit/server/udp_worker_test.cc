@@ -74,8 +74,13 @@ class FakeProfile final : public UdpWorkerHost {
   bool admit_new_session(SourceKey, Instant) override { return admit_hellos; }
   bool verify_auth(AuthContext ctx, AuthDone done) override {
     if (!verify) return false;
+    verifications++;
     std::lock_guard lock(mu_);
     threads_.emplace_back([this, ctx = std::move(ctx), done = std::move(done)]() mutable {
+      {
+        std::unique_lock hold_lock(mu_);
+        cv_.wait(hold_lock, [&] { return !hold; });
+      }
       std::optional<handshake::AuthOk> ok;
       if (ctx.req.password == "pw") {
         AdmissionRequest ar;
@@ -127,8 +132,22 @@ class FakeProfile final : public UdpWorkerHost {
   }
   std::size_t sessions() const { return table_.size(); }
 
+  /// Verifications wait while this is set (release_held() lets them finish).
+  void hold_verdicts() {
+    std::lock_guard lock(mu_);
+    hold = true;
+  }
+  void release_held() {
+    {
+      std::lock_guard lock(mu_);
+      hold = false;
+    }
+    cv_.notify_all();
+  }
+
   std::atomic<bool> admit_hellos{true};
   std::atomic<bool> verify{true};
+  std::atomic<int> verifications{0};  ///< verify_auth calls that started one
   std::atomic<int> released{0};
   std::string roam_key_hex;  ///< AUTH OK's x_roam_key (roaming on); set before use
   const std::vector<std::unique_ptr<UdpWorker>>* workers = nullptr;  ///< hand-offs
@@ -139,6 +158,7 @@ class FakeProfile final : public UdpWorkerHost {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> threads_;
+  bool hold = false;  // guarded by mu_
   std::vector<std::shared_ptr<Session>> started_;
   std::vector<std::pair<std::shared_ptr<Session>, tunnel::SessionEnd>> ended_;
 };
@@ -148,7 +168,7 @@ class FakeProfile final : public UdpWorkerHost {
 /// Unlike a real listener's SO_REUSEPORT sockets, each has its own port: a test picks
 /// the worker a datagram reaches (what the kernel's flow hash does).
 struct Server {
-  explicit Server(std::size_t count = 1, bool roaming = false)
+  explicit Server(std::size_t count = 1, bool roaming = false, std::size_t max_verifying = 64)
       : p(udp_profile()), host(p), identity(crypto::x25519_generate(crypto::system_rng())) {
     std::shared_ptr<RoamIndex> roam;
     if (roaming) {
@@ -169,6 +189,7 @@ struct Server {
       s.roam = roam;
       s.stop = &stop;
       s.counters = &counters;
+      s.max_verifying = max_verifying;
       workers.push_back(std::make_unique<UdpWorker>(host, test::loopback_udp(false), std::move(s)));
       addrs.push_back(workers.back()->socket().local_address());
     }
@@ -339,6 +360,37 @@ TEST(UdpWorker, VerificationsOverCapacityAreShed) {
   EXPECT_NE(c.connect(s.addr), handshake::Failure::kNone);
   EXPECT_GE(s.counters.over_capacity.load(), 1U);
   EXPECT_EQ(s.host.sessions(), 0U);
+}
+
+// Verification slots: with one, a second client's hello waits unanswered (over_capacity)
+// while the first one's AUTH is verified, and its retransmit is answered once that verdict
+// is in — so no AUTH is left unanswered for want of capacity (a client reads that as a
+// refusal). Without the slots both AUTHs would be verifying at once.
+TEST(UdpWorker, HellosWaitForAVerificationSlot) {
+  Server s(1, false, /*max_verifying=*/1);
+  s.host.hold_verdicts();
+  Client a(s), b(s);
+  handshake::Failure fa = handshake::Failure::kTimeout, fb = handshake::Failure::kTimeout;
+  std::thread ta([&] { fa = a.connect(s.addr); });
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (s.host.verifications.load() < 1 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(2ms);
+  }
+  ASSERT_EQ(s.host.verifications.load(), 1);
+  std::thread tb([&] { fb = b.connect(s.addr); });
+  until = std::chrono::steady_clock::now() + 10s;
+  while (s.counters.over_capacity.load() < 1 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(2ms);
+  }
+  EXPECT_GE(s.counters.over_capacity.load(), 1U);
+  EXPECT_EQ(s.host.verifications.load(), 1);  // b never got as far as AUTH
+  s.host.release_held();
+  ta.join();
+  tb.join();
+  EXPECT_EQ(fa, handshake::Failure::kNone);
+  EXPECT_EQ(fb, handshake::Failure::kNone);
+  EXPECT_EQ(s.host.verifications.load(), 2);
+  EXPECT_NE(s.host.wait_started(2), nullptr);  // (one device key: b's replaced a's)
 }
 
 TEST(UdpWorker, HellosOverTheNewSessionLimitGetNoAnswer) {
