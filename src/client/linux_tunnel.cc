@@ -181,7 +181,11 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   if (dns.path != DnsPath::kLeaveAlone) {
     for (const auto& a : dns.dns.servers) resolvers.push_back(a.to_string());
   }
-  const RoutePlan plan = plan_routes(cfg, ok.routes, resolvers, ipv6_);
+  // The pushed IPv6 routes (x_routes6) beside the IPv4 ones: plan_routes keeps them only
+  // while the TUN carries IPv6.
+  std::vector<handshake::PushedRoute> pushed = ok.routes;
+  pushed.insert(pushed.end(), ok.x_routes6.begin(), ok.x_routes6.end());
+  const RoutePlan plan = plan_routes(cfg, pushed, resolvers, ipv6_);
   for (const auto& c : plan.not_carried) {
     spdlog::warn(
         "include {}: this session carries no IPv6 (see `ipv6` and the server's "
@@ -246,7 +250,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
   spdlog::info("DNS: {}", dns.why);
   spdlog::info("connected to {} as {}: {}{} on {} (mtu {}, {} pushed routes{}{}{})",
                host_.endpoint_name, cfg.user, cidr, ipv6_ ? " and " + *ok.x_ip6 : std::string(),
-               dev, mtu, ok.routes.size(), full ? ", full tunnel" : "",
+               dev, mtu, pushed.size(), full ? ", full tunnel" : "",
                tc.gso ? ", GSO super-packets" : "", tc.aes_gcm ? ", AES-256-GCM records" : "");
 
   info_.server_address = tc.server.to_string();

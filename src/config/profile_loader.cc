@@ -142,11 +142,17 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
   for (const IniEntry* e : r.all("route")) {
     if (auto route = parse_route(e->value)) {
       rt.routes.push_back(*route);
+    } else if (auto route6 = parse_route6(e->value)) {
+      rt.routes6.push_back(*route6);
     } else {
-      r.bad_value(*e,
-                  "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>] (IPv6 routes are not "
-                  "supported yet)");
+      r.bad_value(*e, std::string(kRouteShape));
     }
+  }
+  if (!rt.routes6.empty() && !p.pool.ipv6 && !r.refused("pool.ipv6.cidr")) {
+    r.warning("route",
+              "IPv6 routes are pushed only to clients with IPv6 inside the tunnel, "
+              "which needs pool.ipv6.cidr: " +
+                  rt.routes6.front().to_string() + " reaches no client");
   }
   rt.ipv6_mode = r.get_enum("routing.ipv6.mode", Ipv6Routing::kNat66,
                             {{"nat66", Ipv6Routing::kNat66}, {"route", Ipv6Routing::kRoute}});

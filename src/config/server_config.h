@@ -112,6 +112,19 @@ struct RouteSpec {
 };
 /// Parses `<cidr> [gateway=<ip>] [metric=<n>]`.
 std::optional<RouteSpec> parse_route(std::string_view s);
+/// An IPv6 `route` line: pushed as `x_routes6` to clients with IPv6 inside the tunnel
+/// (docs/PROTOCOL.md §21); always through the tunnel, so no gateway.
+struct Route6Spec {
+  Ipv6Cidr cidr;
+  std::optional<std::uint32_t> metric;
+  std::string to_string() const;
+};
+/// Parses `<x::/n> [metric=<n>]`.
+std::optional<Route6Spec> parse_route6(std::string_view s);
+/// What a `route` line that parses as neither should look like (the loaders' message).
+inline constexpr std::string_view kRouteShape =
+    "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>], or <x::/n> [metric=<n>] (an IPv6 "
+    "route goes through the tunnel: no gateway)";
 
 enum class Ipv6Routing { kNat66, kRoute };
 
@@ -119,8 +132,9 @@ struct RoutingConfig {
   bool client_to_client = false;
   bool forward_private = true;
   bool nat_enabled = false;
-  std::string nat_interface;      // empty: the interface of the default route
-  std::vector<RouteSpec> routes;  // pushed to clients
+  std::string nat_interface;        // empty: the interface of the default route
+  std::vector<RouteSpec> routes;    // pushed to clients
+  std::vector<Route6Spec> routes6;  // pushed to clients with IPv6 inside the tunnel
   std::string post_up, post_down;
   /// `routing.ipv6.mode`: how the IPv6 pool reaches past the server — masqueraded with
   /// the IPv4 NAT (`routing.nat.enabled`), or forwarded with the clients' own addresses
@@ -314,7 +328,9 @@ struct UserConfig {
   std::uint32_t max_sessions = 0;     // 0 = the group's, else unlimited
   std::vector<std::string> profiles;  // empty = all
   std::string group;
-  std::vector<RouteSpec> routes;  // replace the profile's routes for this user
+  /// A user's own `route` lines (of either family) replace the profile's, both families.
+  std::vector<RouteSpec> routes;
+  std::vector<Route6Spec> routes6;
   std::vector<Ipv4Cidr> client_subnets;
   std::vector<Ipv4Cidr> allowed_networks;
   /// The IPv6 entries of `allowed_networks`. A list with only IPv4 entries allows no IPv6

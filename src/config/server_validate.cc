@@ -35,32 +35,71 @@ bool collide(const Bind& x, const Bind& y) {
 
 }  // namespace
 
-std::optional<RouteSpec> parse_route(std::string_view s) {
-  RouteSpec r;
+namespace {
+
+// A route line: the destination first, then options, separated by blanks. `dest` and
+// `option` take one token each and say whether it was valid.
+template <class Dest, class Option>
+bool parse_route_tokens(std::string_view s, Dest&& dest, Option&& option) {
   bool first = true;
   std::string_view rest = trim(s);
   while (!rest.empty()) {
     const auto sp = rest.find_first_of(" \t");
     const std::string_view tok = rest.substr(0, sp);
     rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
-    if (first) {
-      const auto c = Ipv4Cidr::parse(tok);
-      if (!c) return std::nullopt;
-      r.cidr = *c;
-      first = false;
-    } else if (tok.starts_with("gateway=") && !r.gateway) {
-      r.gateway = Ipv4Addr::parse(tok.substr(8));
-      if (!r.gateway) return std::nullopt;
-    } else if (tok.starts_with("metric=") && !r.metric) {
-      const auto m = parse_uint(tok.substr(7), 0xffffffffULL);
-      if (!m) return std::nullopt;
-      r.metric = static_cast<std::uint32_t>(*m);
-    } else {
-      return std::nullopt;
-    }
+    if (!(first ? dest(tok) : option(tok))) return false;
+    first = false;
   }
-  if (first) return std::nullopt;
-  return r;
+  return !first;
+}
+
+// `metric=<n>`, once.
+bool parse_metric(std::string_view tok, std::optional<std::uint32_t>& metric) {
+  if (!tok.starts_with("metric=") || metric) return false;
+  const auto m = parse_uint(tok.substr(7), 0xffffffffULL);
+  if (!m) return false;
+  metric = static_cast<std::uint32_t>(*m);
+  return true;
+}
+
+}  // namespace
+
+std::optional<RouteSpec> parse_route(std::string_view s) {
+  RouteSpec r;
+  const bool ok = parse_route_tokens(
+      s,
+      [&](std::string_view tok) {
+        const auto c = Ipv4Cidr::parse(tok);
+        if (c) r.cidr = *c;
+        return c.has_value();
+      },
+      [&](std::string_view tok) {
+        if (tok.starts_with("gateway=") && !r.gateway) {
+          r.gateway = Ipv4Addr::parse(tok.substr(8));
+          return r.gateway.has_value();
+        }
+        return parse_metric(tok, r.metric);
+      });
+  return ok ? std::optional(r) : std::nullopt;
+}
+
+std::optional<Route6Spec> parse_route6(std::string_view s) {
+  Route6Spec r;
+  const bool ok = parse_route_tokens(
+      s,
+      [&](std::string_view tok) {
+        const auto c = Ipv6Cidr::parse(tok);
+        if (c) r.cidr = *c;
+        return c.has_value();
+      },
+      [&](std::string_view tok) { return parse_metric(tok, r.metric); });
+  return ok ? std::optional(r) : std::nullopt;
+}
+
+std::string Route6Spec::to_string() const {
+  std::string s = cidr.to_string();
+  if (metric) s += " metric=" + std::to_string(*metric);
+  return s;
 }
 
 std::string RouteSpec::to_string() const {

@@ -40,10 +40,10 @@ UserConfig read_user(SectionReader& r, std::string name) {
   for (const IniEntry* e : r.all("route")) {
     if (auto route = parse_route(e->value)) {
       u.routes.push_back(*route);
+    } else if (auto route6 = parse_route6(e->value)) {
+      u.routes6.push_back(*route6);
     } else {
-      r.bad_value(*e,
-                  "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>] (IPv6 routes are not "
-                  "supported yet)");
+      r.bad_value(*e, std::string(kRouteShape));
     }
   }
   u.client_subnets = r.get_cidr_list("client_subnet", /*allow_bare=*/false);

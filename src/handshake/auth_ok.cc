@@ -63,6 +63,18 @@ bool is_ipv6(std::string_view s) {
   return inet_pton(AF_INET6, str.c_str(), buf) == 1;
 }
 
+// x_routes6: "x::/n", n in 0..128 (the address part may have host bits: the route
+// takes the network, as `ip route` does).
+static bool is_ipv6_network(std::string_view s) {
+  const auto slash = s.find('/');
+  if (slash == std::string_view::npos || !is_ipv6(s.substr(0, slash))) return false;
+  const std::string_view len = s.substr(slash + 1);
+  if (len.empty() || len.size() > 3 || len.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  return std::stoul(std::string(len)) <= 128;
+}
+
 // x_dns6: a unicast address a packet through the tunnel can go to (base/ipv6_scope.h).
 bool is_routable_ipv6(std::string_view s) {
   if (!is_ipv6(s)) return false;
@@ -118,6 +130,12 @@ Bytes build_auth_ok(const AuthOk& ok) {
     j["x_ip6"] = *ok.x_ip6;
     j["x_server_ip6"] = *ok.x_server_ip6;
     if (ok.x_dns6) j["x_dns6"] = *ok.x_dns6;
+    if (!ok.x_routes6.empty()) {
+      ordered routes6 = ordered::array();
+      for (const auto& r : ok.x_routes6)
+        routes6.push_back({{"cidr", r.cidr}, {"metric", r.metric}});
+      j["x_routes6"] = std::move(routes6);
+    }
   }
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   // Sized once and filled with memcpy: GCC 12 reports a false -Warray-bounds for the
@@ -216,6 +234,20 @@ Result<AuthOk, AuthOkError> parse_auth_ok(ByteSpan p, bool accept_extensions) {
     bool dns6_ok = true;
     const std::string dns6 = get_string(j, "x_dns6", dns6_ok);
     if (ok.x_ip6 && dns6_ok && is_routable_ipv6(dns6)) ok.x_dns6 = dns6;
+    // IPv6 routes: only beside the address; a malformed entry is dropped, never fatal.
+    if (const auto it = j.find("x_routes6"); ok.x_ip6 && it != j.end() && it->is_array()) {
+      for (const json& r : *it) {
+        if (!r.is_object()) continue;
+        bool route_ok = true;
+        PushedRoute route;
+        route.cidr = get_string(r, "cidr", route_ok);
+        const std::uint64_t metric = get_uint(r, "metric", 100, route_ok);
+        if (route_ok && metric <= 0xFFFFFFFFULL && is_ipv6_network(route.cidr)) {
+          route.metric = static_cast<std::uint32_t>(metric);
+          ok.x_routes6.push_back(std::move(route));
+        }
+      }
+    }
   }
   if (!good) return fail(AuthOkError::kBadField);
   return ok;

@@ -58,6 +58,11 @@ struct AuthOk {
   /// should use ("fd00:9::1"), beside `dns`. Only with x_ip6: a parser drops it without a
   /// valid x_ip6, or when it is not an IPv6 address.
   std::optional<std::string> x_dns6;
+  /// Our extension (caps::kIpv6Inside, docs/PROTOCOL.md §21): IPv6 networks the client
+  /// routes through the tunnel ({"cidr":"2001:db8:7::/48","metric":100}; `gateway` is
+  /// not sent: the server's tunnel address). Only with x_ip6: a parser drops them all
+  /// without a valid x_ip6, and drops an entry that is not an IPv6 network.
+  std::vector<PushedRoute> x_routes6;
   /// Our extension (caps::kResume, docs/PROTOCOL.md §22): how long (seconds, 1..3600) the
   /// server holds the session for a resume after its connection broke.
   std::optional<std::uint32_t> x_resume_secs;

@@ -300,6 +300,7 @@ void ServerHandshake::accept(AuthOk ok) {
     ok.x_ip6.reset();  // only with the offer (a profile with the pool, extensions on)
     ok.x_server_ip6.reset();
     ok.x_dns6.reset();
+    ok.x_routes6.clear();
   }
   if (impl_->cfg.extensions != 0) {
     ok.x_caps = impl_->cfg.extensions;

@@ -29,7 +29,9 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
     ok.dns = p.dns.listen.to_string();
   }
   ok.dns_port = 53;
-  const auto& routes = (user != nullptr && !user->routes.empty()) ? user->routes : p.routing.routes;
+  // A user's own route lines, of either family, replace the profile's (both families).
+  const bool own = user != nullptr && (!user->routes.empty() || !user->routes6.empty());
+  const auto& routes = own ? user->routes : p.routing.routes;
   for (const auto& r : routes) {
     handshake::PushedRoute pr;
     pr.cidr = r.cidr.to_string();
@@ -55,6 +57,16 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
       ok.x_dns6 = p.dns.push_servers6.front().to_string();
     } else if (p.dns.enabled && p.dns.listen_ipv6) {
       ok.x_dns6 = p.dns.listen_ipv6->to_string();
+    }
+    for (const auto& r : own ? user->routes6 : p.routing.routes6) {
+      const std::uint32_t metric = r.metric.value_or(100);
+      if (r.cidr.prefix == 0) {
+        // As the full tunnel does: two halves, more specific than the host's default.
+        ok.x_routes6.push_back({"::/1", "", metric});
+        ok.x_routes6.push_back({"8000::/1", "", metric});
+      } else {
+        ok.x_routes6.push_back({r.cidr.to_string(), "", metric});
+      }
     }
   }
   return ok;

@@ -191,6 +191,7 @@ control::UserList list_users(const ControlTargets& t) {
     i.max_sessions = u.max_sessions;
     i.profiles = u.profiles;
     for (const auto& r : u.routes) i.routes.push_back(r.to_string());
+    for (const auto& r : u.routes6) i.routes.push_back(r.to_string());
     i.allowed_networks = cidrs(u.allowed_networks);
     for (const auto& n : u.allowed_networks6) i.allowed_networks.push_back(n.to_string());
     i.client_subnets = cidrs(u.client_subnets);

@@ -35,7 +35,8 @@
 #   f. split tunnel (gateway = false) in client ns 2: fd00:9::M/64 on vpn0 and the pool's
 #      /64 through it, but no ::/1 or 8000::/1 (neither through the TUN nor unreachable);
 #      ping6 fd00:9::1 works; `include = <far host>`: that /128 goes through the TUN (the
-#      far host sees the pool address), a neighbour of it does not;
+#      far host sees the pool address), a neighbour of it does not; the profile's
+#      `route = 2001:db8:e::/48 metric=70` (pushed as x_routes6) goes through vpn0;
 #   g. `ipv6 = false`, full tunnel, `exclude = 2001:db8:f::/64`: no IPv6 on vpn0, IPv6
 #      unreachable except the excluded network, reached outside the tunnel;
 #   h. dns.enabled + dns.listen_ipv6 = auto (the upstream: tools/dns_upstream.py on the
@@ -306,6 +307,7 @@ ip -n "$NS_W" -6 route add "$POOL6" via "$SRV_FAR6"
 dir="$E2E_DIR/route"
 e2e_server_conf "$dir" fake-tls "pool.ipv6.cidr = $POOL6
 routing.ipv6.mode = route
+route = 2001:db8:e::/48 metric=70
 routing.nat.enabled = true
 routing.nat.interface = $WAN_IF"
 e2e_add_user "$dir" erin erin-pass >/dev/null
@@ -351,6 +353,9 @@ routes=$(routes6 "$NS_C2")
 grep -qE "^fd00:9::/64 .*dev vpn0" <<<"$routes" || e2e_fail "f: no $POOL6 through vpn0: $routes"
 if grep -qE "^(unreachable )?(::|8000::)/1 " <<<"$routes"; then e2e_fail "f: half-default IPv6 routes in a split tunnel: $routes"; fi
 ping6_ok "$NS_C2" "$SRV6" || e2e_fail "f: ping6 $SRV6 from the split-tunnel client"
+# The profile's IPv6 route line, pushed as x_routes6: through vpn0 with its metric.
+grep -qE "^2001:db8:e::/48 .*dev vpn0 .*metric 70" <<<"$routes" ||
+  e2e_fail "f: the pushed IPv6 route 2001:db8:e::/48 (metric 70) is not through vpn0: $routes"
 # `include = $FAR6`: that host (only) goes through the tunnel; the far host sees the
 # pool address (the route-mode server of case e).
 route_far=$(ip -n "$NS_C2" -6 route get "$FAR6" 2>&1 || true)

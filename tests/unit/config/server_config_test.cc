@@ -162,6 +162,12 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.ipv6.cidr = fd00:9::/48", "pool.ipv6.cidr"},   // wider than a /64
       {"pool.ipv6.cidr = fd00:9::/126", "pool.ipv6.cidr"},  // 2 host bits < /24's 8
       {"pool.ipv6.cidr = fd00:9::/120", nullptr},
+      {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8:7::/48 metric=50\nroute = 10.1.0.0/16",
+       nullptr},
+      {"route = 2001:db8:7::/48", "route", Severity::kWarning},  // no pool: reaches no one
+      {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8:7::/48 gateway=fd00:9::1", "route"},
+      {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8::/129", "route"},
+      {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8::/32 metric=x", "route"},
       {"pool.ipv6.cidr = fd00:9::/64\ntun.mtu = 1279", "pool.ipv6.cidr"},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = route", nullptr},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = nat64", "routing.ipv6.mode"},
@@ -605,6 +611,8 @@ TEST_F(ServerConfigTest, user_rules) {
       {"client_subnet = 192.168.7.0/24\nclient_subnet = 192.168.8.0/24", nullptr},
       {"route = 10.0.0.0/8", nullptr},
       {"route = 10.0.0.0", "route"},
+      {"route = 2001:db8:5::/48 metric=10\nroute = 10.0.0.0/8", nullptr},
+      {"route = 2001:db8:5::/48 gateway=fd00::1", "route"},
       {"expire_at = tomorrow", "expire_at"},
       {"bandwidth.limit_mbps = -1", "bandwidth.limit_mbps"},
       {"metadata.email = a@b.c", nullptr},

@@ -186,13 +186,19 @@ TEST(auth_ok, roam_key_round_trips_and_is_optional) {
       std::string::npos);
 }
 
-// caps::kIpv6Inside's addresses (docs/PROTOCOL.md §21): both valid or neither.
-TEST(auth_ok, ipv6_addresses_round_trip_both_or_neither) {
+// An AUTH OK with caps::kIpv6Inside and the session's addresses.
+AuthOk with_ipv6() {
   AuthOk ok;
   ok.client_ip = "10.0.0.2";
   ok.x_caps = 1U << 8;
   ok.x_ip6 = "fd00:9::2/64";
   ok.x_server_ip6 = "fd00:9::1";
+  return ok;
+}
+
+// caps::kIpv6Inside's addresses (docs/PROTOCOL.md §21): both valid or neither.
+TEST(auth_ok, ipv6_addresses_round_trip_both_or_neither) {
+  AuthOk ok = with_ipv6();
   const Bytes b = build_auth_ok(ok);
   const auto parsed = parse_auth_ok(b, true);
   ASSERT_TRUE(parsed.ok());
@@ -220,11 +226,7 @@ TEST(auth_ok, ipv6_addresses_round_trip_both_or_neither) {
 // The IPv6 resolver (docs/PROTOCOL.md §21): an IPv6 address, only beside x_ip6; anything
 // else is dropped, never fatal.
 TEST(auth_ok, ipv6_resolver_round_trips_only_beside_the_address) {
-  AuthOk ok;
-  ok.client_ip = "10.0.0.2";
-  ok.x_caps = 1U << 8;
-  ok.x_ip6 = "fd00:9::2/64";
-  ok.x_server_ip6 = "fd00:9::1";
+  AuthOk ok = with_ipv6();
   ok.x_dns6 = "fd00:9::1";
   const Bytes b = build_auth_ok(ok);
   EXPECT_NE(std::string(b.begin(), b.end()).find(R"("x_dns6":"fd00:9::1")"), std::string::npos);
@@ -247,6 +249,37 @@ TEST(auth_ok, ipv6_resolver_round_trips_only_beside_the_address) {
   ok.x_ip6.reset();  // the resolver is not written without the addresses
   const Bytes lone = build_auth_ok(ok);
   EXPECT_EQ(std::string(lone.begin(), lone.end()).find("x_dns6"), std::string::npos);
+}
+
+// IPv6 routes (docs/PROTOCOL.md §21): only beside x_ip6; an entry that is not an IPv6
+// network is dropped, never fatal; a 0.7.16 client never sees them.
+TEST(auth_ok, ipv6_routes_round_trip_only_beside_the_address) {
+  AuthOk ok = with_ipv6();
+  ok.x_routes6 = {{"2001:db8:7::/48", "", 50}, {"::/1", "", 100}};
+  const Bytes b = build_auth_ok(ok);
+  const auto back = parse_auth_ok(b, true);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->x_routes6.size(), 2U);
+  EXPECT_EQ(back->x_routes6[0].cidr, "2001:db8:7::/48");
+  EXPECT_EQ(back->x_routes6[0].metric, 50U);
+  EXPECT_EQ(back->x_routes6[1].cidr, "::/1");
+  EXPECT_TRUE(parse_auth_ok(b, false)->x_routes6.empty()) << "a 0.7.16 client ignores them";
+  const std::string addresses = R"("x_ip6":"fd00:9::2/64","x_server_ip6":"fd00:9::1",)";
+  const auto r = parse_auth_ok(text(
+      R"(OK:{"client_ip":"10.0.0.2",)" + addresses +
+      R"("x_routes6":[{"cidr":"2001:db8::/32"},{"cidr":"10.0.0.0/8"},{"cidr":"2001:db8::"},)"
+      R"({"cidr":"2001:db8::/129"},{"cidr":5},"2001:db8::/32",{"cidr":"2001:db8::/33","metric":-1}]})"));
+  ASSERT_TRUE(r.ok()) << "never fatal";
+  ASSERT_EQ(r->x_routes6.size(), 1U);
+  EXPECT_EQ(r->x_routes6[0].cidr, "2001:db8::/32");
+  EXPECT_EQ(r->x_routes6[0].metric, 100U);
+  const auto lone =
+      parse_auth_ok(text(R"(OK:{"client_ip":"10.0.0.2","x_routes6":[{"cidr":"2001:db8::/32"}]})"));
+  ASSERT_TRUE(lone.ok());
+  EXPECT_TRUE(lone->x_routes6.empty()) << "without x_ip6";
+  ok.x_ip6.reset();
+  const Bytes none = build_auth_ok(ok);
+  EXPECT_EQ(std::string(none.begin(), none.end()).find("x_routes6"), std::string::npos);
 }
 
 // caps::kResume's grace period (docs/PROTOCOL.md §22): 1..3600 seconds or absent.

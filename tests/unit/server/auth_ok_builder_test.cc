@@ -63,5 +63,32 @@ TEST(AuthOkBuilder, NoIpv6ResolverWithoutTheSessionsIpv6Address) {
   EXPECT_EQ(ok.dns, "10.9.0.1");
 }
 
+// IPv6 route lines: pushed as x_routes6 only beside the session's IPv6 address; ::/0 as
+// the two halves; a user's own route lines (either family) replace the profile's.
+TEST(AuthOkBuilder, PushesIpv6RoutesBesideTheAddress) {
+  const handshake::JoinToken token{};
+  config::ProfileConfig p = profile();
+  p.routing.routes = {config::parse_route("10.50.0.0/16").value()};
+  p.routing.routes6 = {config::parse_route6("2001:db8:7::/48 metric=50").value(),
+                       config::parse_route6("::/0").value()};
+  auto ok = build_auth_ok(p, nullptr, kClient, token);
+  ASSERT_EQ(ok.x_routes6.size(), 3U);
+  EXPECT_EQ(ok.x_routes6[0].cidr, "2001:db8:7::/48");
+  EXPECT_EQ(ok.x_routes6[0].metric, 50U);
+  EXPECT_EQ(ok.x_routes6[1].cidr, "::/1");
+  EXPECT_EQ(ok.x_routes6[2].cidr, "8000::/1");
+  ASSERT_EQ(ok.routes.size(), 1U);
+  EXPECT_EQ(ok.routes[0].cidr, "10.50.0.0/16");
+
+  EXPECT_TRUE(build_auth_ok(p, nullptr, kClient, token, /*offer_ipv6=*/false).x_routes6.empty());
+
+  config::UserConfig u;
+  u.routes6 = {config::parse_route6("2001:db8:99::/64").value()};
+  ok = build_auth_ok(p, &u, kClient, token);
+  ASSERT_EQ(ok.x_routes6.size(), 1U);
+  EXPECT_EQ(ok.x_routes6[0].cidr, "2001:db8:99::/64");
+  EXPECT_TRUE(ok.routes.empty()) << "the user's own lines replace both families";
+}
+
 }  // namespace
 }  // namespace qeli::server
