@@ -112,19 +112,23 @@ bool AuthGuard::verify_password(const std::string& phc, const std::string& passw
     const std::uint64_t ticket = gate_issued_++;
     gate_cv_.wait(lock, [&] { return ticket < gate_finished_ + gate_width_; });
   }
-  bool ok;
+  // Finished however the verification ends (an exception too): a lost ticket would
+  // narrow the gate for good.
+  struct Finish {
+    AuthGuard& g;
+    ~Finish() {
+      {
+        std::lock_guard lock(g.gate_mu_);
+        ++g.gate_finished_;
+      }
+      g.gate_cv_.notify_all();  // the next ticket in line, whichever thread holds it
+    }
+  } finish{*this};
   if (phc.empty()) {
     (void)crypto::argon2id_verify(dummy_hash(), password);
-    ok = false;
-  } else {
-    ok = crypto::argon2id_verify(phc, password);
+    return false;
   }
-  {
-    std::lock_guard lock(gate_mu_);
-    ++gate_finished_;
-  }
-  gate_cv_.notify_all();  // the next ticket in line, whichever thread holds it
-  return ok;
+  return crypto::argon2id_verify(phc, password);
 }
 
 std::vector<AuthGuard::Blocked> AuthGuard::blocked(Instant now) {

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "crypto/argon2id.h"
 
 namespace qeli::server {
@@ -102,6 +105,23 @@ TEST(AuthGuard, VerifiesRealHashesAndFailsUnknownUsersAfterEqualWork) {
   EXPECT_TRUE(g.verify_password(h, "pw"));
   EXPECT_FALSE(g.verify_password(h, "pW"));
   EXPECT_FALSE(g.verify_password("", "pw"));
+}
+
+// The gate lets verify_concurrency() run at once and queues the rest: four times that
+// many concurrent logins all finish with the right answers (a ticket lost or skipped
+// would hang some of them).
+TEST(AuthGuard, TheGateServesEveryQueuedVerification) {
+  AuthGuard g({});
+  ASSERT_GE(g.verify_concurrency(), 2U);
+  const auto h = crypto::argon2id_hash("pw").value();
+  const std::size_t n = 4 * g.verify_concurrency();
+  std::vector<int> results(n, -1);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] { results[i] = g.verify_password(h, i % 2 == 0 ? "pw" : "no"); });
+  }
+  for (auto& t : threads) t.join();
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(results[i], i % 2 == 0 ? 1 : 0) << i;
 }
 
 }  // namespace
