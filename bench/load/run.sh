@@ -5,8 +5,9 @@
 #   idle       server RSS and threads before any client
 #   storm      all N clients start at once (or --rate per second): time until every one has
 #              its session, server CPU seconds spent, handshakes per second and per CPU second
-#   connected  server RSS, peak RSS and threads with N sessions, CPU % while they sit idle
-#              (heartbeats only) for --hold seconds; every session answers one ping first
+#   connected  server RSS, peak RSS and threads with N sessions (read near the end of the
+#              hold), CPU % while they sit idle (heartbeats only) for --hold seconds; every
+#              session answers one ping first (that is inside the storm's window)
 #
 #   bench/load/run.sh [--clients N] [--rate R] [--hold S] [--transports tcp,udp]
 #                     [--qeli BIN] [--load BIN] [--out DIR]
@@ -73,6 +74,17 @@ ip -n $NS_C link set qbload1 up
 pid_mem() { awk '/^VmRSS:/{r=$2} /^VmHWM:/{h=$2} /^Threads:/{t=$2} END{print r+0, h+0, t+0}' "/proc/$1/status"; }
 pid_ticks() { awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+stop_server() { # TERM, 20 s to go, then KILL
+  local i
+  kill -TERM "$SERVER_PID" 2>/dev/null || true
+  for ((i = 0; i < 200; i++)); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}
 HZ=$(getconf CLK_TCK)
 
 run_transport() { # tcp | udp
@@ -106,16 +118,17 @@ CONF
   ip netns exec $NS_S "$QELI" server -c "$d/server.conf" --identity-dir "$d/identity" \
     --socket "$d/control.sock" >"$d/server.log" 2>&1 &
   SERVER_PID=$!
-  local i
+  local i listening=""
   for ((i = 0; i < 100; i++)); do
     if [[ $t == tcp ]]; then
-      ip netns exec $NS_S ss -Htln "sport = :$PORT" | grep -q . && break
+      ip netns exec $NS_S ss -Htln "sport = :$PORT" | grep -q . && listening=1 && break
     else
-      ip netns exec $NS_S ss -Huln "sport = :$PORT" | grep -q . && break
+      ip netns exec $NS_S ss -Huln "sport = :$PORT" | grep -q . && listening=1 && break
     fi
     kill -0 $SERVER_PID 2>/dev/null || die "server exited: $(tail -c 400 "$d/server.log")"
     sleep 0.1
   done
+  [[ -n $listening ]] || die "$t: the server did not listen within 10 s: $(tail -c 400 "$d/server.log")"
   sleep 2
   local m0 m1 tk0 tk1 tk2 t0 t1 t2
   read -r -a m0 <<<"$(pid_mem $SERVER_PID)"
@@ -147,9 +160,7 @@ CONF
   wait $lp || log "$t: not every client connected and answered (see $OUT/load-$t.json)"
   # The server's own counters (sheds, evictions, failures) for the report.
   "$QELI" stats --socket "$d/control.sock" --json >"$OUT/stats-$t.json" 2>/dev/null || true
-  kill -TERM $SERVER_PID 2>/dev/null || true
-  wait $SERVER_PID 2>/dev/null || true
-  SERVER_PID=""
+  stop_server
   [[ -s $d/load.json ]] || die "$t: the generator printed nothing: $(tail -c 400 "$d/load.log")"
   jq -c --arg t "$t" --argjson hz "$HZ" \
     --argjson i0 "${m0[0]}" --argjson th0 "${m0[2]}" \

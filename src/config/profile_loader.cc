@@ -242,7 +242,7 @@ void read_dns(SectionReader& r, ProfileConfig& p) {
       ++usable;
     } else if (a6) {
       r.warning("dns.upstream", "`" + u +
-                                    "` is not a global, unique-local or loopback unicast "
+                                    "` is a link-local, multicast, IPv4-mapped or unspecified "
                                     "IPv6 address (link-local needs a zone id); the DNS proxy "
                                     "will skip it");
     } else {

@@ -169,9 +169,9 @@ struct DnsConfig {
   std::optional<Ipv6Addr> listen_ipv6;
 };
 
-/// Whether an IPv6 `dns.upstream` entry can be asked: a global or unique-local unicast
-/// address, or ::1 (a resolver on this host). Link-local needs a zone id the key does not
-/// take; unspecified, IPv4-mapped and multicast addresses are no resolver.
+/// Whether an IPv6 `dns.upstream` entry can be asked: Ipv6Addr::is_routable_unicast, or
+/// ::1 (a resolver on this host). Link-local needs a zone id the key does not take;
+/// unspecified, IPv4-mapped and multicast addresses are no resolver.
 bool dns_upstream_usable(const Ipv6Addr& a);
 
 struct DhcpConfig {

@@ -16,7 +16,9 @@ constexpr std::uint32_t kAuthPacketNumber = 1;
 }  // namespace
 
 struct UdpClientHandshake::Impl {
-  Impl(UdpClientConfig c, crypto::Rng& r) : cfg(std::move(c)), rng(r), inner(prepare(cfg), r) {}
+  Impl(UdpClientConfig c, crypto::Rng& r) : cfg(std::move(c)), rng(r), inner(prepare(cfg), r) {
+    attempt = cfg.inner.timeout - cfg.auth_patience;
+  }
 
   static ClientConfig prepare(UdpClientConfig& c) {
     // A UDP handshake is always the fake-TLS flight (plain is TCP-only) and its hello is
@@ -25,6 +27,9 @@ struct UdpClientHandshake::Impl {
     c.inner.pad_to_min = std::max(c.inner.pad_to_min, wire::kUdpClientHelloMin);
     c.inner.drop_unauthenticated_replies = true;
     c.chunk_limit = std::clamp<std::size_t>(c.chunk_limit, 1, wire::kFragMaxChunk);
+    // The attempt's own deadline (attempt_end) ends it; the inner machine's comes only
+    // after the patience.
+    c.inner.timeout += c.auth_patience;
     return c.inner;
   }
 
@@ -37,8 +42,26 @@ struct UdpClientHandshake::Impl {
   Stage stage = Stage::kIdle;
   bool auth_sent = false;     ///< AUTH went out at least once
   Instant auth_first_sent{};  ///< when it first did
-  std::vector<Bytes> hello;   // the ClientHello datagrams, re-sent unchanged
-  Bytes auth;                 // the AUTH datagram, re-sent byte for byte
+  Instant started{};
+  Duration attempt{};      ///< the configured timeout (inner's less the AUTH patience)
+  bool timed_out = false;  ///< ended by attempt_end()
+
+  // The attempt ends at its timeout, or — once AUTH went out — no earlier than the
+  // patience after the first AUTH.
+  Instant attempt_end() const {
+    Instant end = started + attempt;
+    if (auth_sent) end = std::max(end, auth_first_sent + cfg.auth_patience);
+    return end;
+  }
+  bool expire(Instant now) {
+    if (now < attempt_end()) return false;
+    stage = Stage::kFailed;
+    timed_out = true;
+    out.clear();
+    return true;
+  }
+  std::vector<Bytes> hello;  // the ClientHello datagrams, re-sent unchanged
+  Bytes auth;                // the AUTH datagram, re-sent byte for byte
   std::vector<Bytes> out;
   Instant next_retransmit{};
   std::size_t dropped = 0;
@@ -56,6 +79,7 @@ struct UdpClientHandshake::Impl {
     env.quic = cfg.quic;
     env.obfs = cfg.obfs;
     rng.fill(env.cid);
+    started = now;
     inner.start(now);
     std::vector<Outgoing> first = inner.take_output();
     if (inner.state() == State::kFailed || first.size() != 1) {
@@ -114,6 +138,7 @@ struct UdpClientHandshake::Impl {
       ++dropped;
       return;
     }
+    if (expire(now)) return;
     inner.on_timer(now);
     if (inner.state() == State::kFailed) {
       stage = Stage::kFailed;
@@ -158,6 +183,7 @@ struct UdpClientHandshake::Impl {
 
   void on_timer(Instant now) {
     if (stage != Stage::kHello && stage != Stage::kAuth) return;
+    if (expire(now)) return;
     inner.on_timer(now);
     if (inner.state() == State::kFailed) {
       stage = Stage::kFailed;
@@ -181,7 +207,7 @@ struct UdpClientHandshake::Impl {
 
   std::optional<Instant> deadline() const {
     if (stage != Stage::kHello && stage != Stage::kAuth) return std::nullopt;
-    Instant d = next_retransmit;
+    Instant d = std::min(next_retransmit, attempt_end());
     for (auto other : {inner.deadline(), flight.deadline(), auth_ok.deadline()}) {
       if (other) d = std::min(d, *other);
     }
@@ -215,6 +241,7 @@ State UdpClientHandshake::state() const {
 
 Failure UdpClientHandshake::failure() const {
   if (impl_->stage != Stage::kFailed) return Failure::kNone;
+  if (impl_->timed_out) return Failure::kTimeout;
   const Failure f = impl_->inner.failure();
   return f == Failure::kNone ? Failure::kUnexpectedMessage : f;
 }

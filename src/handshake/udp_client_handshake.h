@@ -51,6 +51,12 @@ struct UdpClientConfig {
   UdpJunk junk;
   /// Largest fragment chunk (1..1163); smaller for a path known to be narrower.
   std::size_t chunk_limit = wire::kFragMaxChunk;
+  /// How long a sent AUTH is waited for at least, even past inner.timeout (zero: not
+  /// past it). A server admits hellos late in a login storm; without this an AUTH sent
+  /// just before the timeout would end unanswered although the server never refused it
+  /// — and a client that cannot tell would either count a refusal that was none or
+  /// fail to count a real one (0.7.16 refuses in silence).
+  Duration auth_patience{0};
 };
 
 struct UdpClientSession {

@@ -23,7 +23,8 @@ const std::string& dummy_hash() {
 
 AuthGuard::AuthGuard(BruteForcePolicy policy)
     : policy_(policy),
-      gate_width_(std::clamp<std::uint64_t>(std::thread::hardware_concurrency(), 2, 8)) {
+      gate_width_(std::clamp<std::uint64_t>(std::thread::hardware_concurrency(), 2, 8)),
+      budget_(kPendingPerVerifier * gate_width_) {
   (void)dummy_hash();  // computed once at start-up, not on a stranger's first attempt
 }
 

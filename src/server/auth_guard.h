@@ -32,6 +32,7 @@
 
 #include "base/clock.h"
 #include "server/source_key.h"
+#include "server/verify_budget.h"
 
 namespace qeli::server {
 
@@ -68,6 +69,9 @@ class AuthGuard {
   bool verify_password(const std::string& phc, const std::string& password);
   /// How many verify_password calls run at once (the rest queue).
   std::size_t verify_concurrency() const { return gate_width_; }
+  /// The server's UDP login slots, kPendingPerVerifier per verification that runs at once
+  /// (server/verify_budget.h).
+  VerifyBudget& verify_budget() { return budget_; }
 
   /// A lockout in force now (`qeli list-blocked`).
   struct Blocked {
@@ -114,6 +118,7 @@ class AuthGuard {
   const std::uint64_t gate_width_;
   std::uint64_t gate_issued_ = 0;    ///< tickets handed out
   std::uint64_t gate_finished_ = 0;  ///< verifications done
+  VerifyBudget budget_;
 };
 
 }  // namespace qeli::server

@@ -50,7 +50,7 @@ struct DnsServiceOptions {
 };
 
 /// The options for `p`'s proxy: dns.listen / dns.listen_ipv6 / dns.port, the usable entries
-/// of dns.upstream (IPv4, and IPv6 per dns_upstream_ipv6_usable; the loader warned about
+/// of dns.upstream (IPv4, and IPv6 per config::dns_upstream_usable; the loader warned about
 /// the others), the blocklist, and pool.cidr +
 /// 127.0.0.0/8, pool.ipv6.cidr + ::1 as the allowed sources. Precondition: the profile
 /// passed the loader's validation.

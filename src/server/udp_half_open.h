@@ -7,10 +7,8 @@
 // an AUTH verdict that comes back after its handshake was evicted (and the address reused
 // by a new one) is recognised as stale.
 //
-// Verification slots: an entry whose ClientHello was admitted holds one (VerifySlot) until
-// it leaves; the worker admits a new hello only while verifying() is under its share, so
-// a login storm waits before its key agreement (silently: the hello is retransmitted),
-// never after AUTH, where silence reads as a refusal to a client (0.7.16 §3.9).
+// Verification slots (server/verify_budget.h): an entry whose ClientHello was admitted
+// holds one until it leaves, or until it has waited kAuthGrace for its AUTH.
 //
 // Threading: one worker thread owns the table.
 #pragma once
@@ -23,44 +21,18 @@
 
 #include "base/clock.h"
 #include "handshake/udp_server_handshake.h"
+#include "server/verify_budget.h"
 #include "transport/sock_addr.h"
 
 namespace qeli::server {
-
-/// A share of a worker's verification capacity, held by a half-open handshake from the
-/// moment its ClientHello is admitted until it leaves the table (it became a session, got
-/// its verdict, failed, expired or was evicted). Move-only; gives the share back when it
-/// is destroyed.
-class VerifySlot {
- public:
-  VerifySlot() = default;
-  explicit VerifySlot(std::size_t& in_use) : in_use_(&in_use) { ++*in_use_; }
-  VerifySlot(VerifySlot&& o) noexcept : in_use_(std::exchange(o.in_use_, nullptr)) {}
-  VerifySlot& operator=(VerifySlot&& o) noexcept {
-    if (this != &o) {
-      release();
-      in_use_ = std::exchange(o.in_use_, nullptr);
-    }
-    return *this;
-  }
-  VerifySlot(const VerifySlot&) = delete;
-  VerifySlot& operator=(const VerifySlot&) = delete;
-  ~VerifySlot() { release(); }
-  bool held() const { return in_use_ != nullptr; }
-
- private:
-  void release() {
-    if (in_use_ != nullptr) --*in_use_;
-    in_use_ = nullptr;
-  }
-  std::size_t* in_use_ = nullptr;
-};
 
 struct UdpHalfOpen {
   std::unique_ptr<handshake::UdpServerHandshake> hs;
   std::uint64_t serial = 0;  ///< unique per table, never 0
   Instant created;
-  VerifySlot slot;  ///< held once its hello was admitted (UdpHalfOpenTable::hold_slot)
+  VerifySlot slot;         ///< held from its admitted hello (server/verify_budget.h)
+  Instant slot_since{};    ///< when it took the slot
+  bool verifying = false;  ///< its AUTH is being verified
 };
 
 class UdpHalfOpenTable {
@@ -79,12 +51,18 @@ class UdpHalfOpenTable {
                       std::unique_ptr<handshake::UdpServerHandshake> hs, Instant now,
                       bool& evicted);
   void erase(const transport::SockAddr& addr) { map_.erase(addr); }
-  /// Gives `h` (an entry of this table) a verification slot if it has none.
-  void hold_slot(UdpHalfOpen& h) {
-    if (!h.slot.held()) h.slot = VerifySlot(verifying_);
+  /// Gives back the slots of entries still waiting for their AUTH `grace` after they
+  /// took one (the entries stay: a slow client's AUTH is still verified). Returns how many.
+  std::size_t release_stale_slots(Instant now, Duration grace) {
+    std::size_t n = 0;
+    for (auto& [addr, h] : map_) {
+      if (h.slot.held() && !h.verifying && now - h.slot_since >= grace) {
+        h.slot.release();
+        ++n;
+      }
+    }
+    return n;
   }
-  /// Entries holding a slot: admitted hellos not yet a session or gone.
-  std::size_t verifying() const { return verifying_; }
   Map::iterator erase(Map::iterator it) { return map_.erase(it); }
   void clear() { map_.clear(); }
 
@@ -117,7 +95,6 @@ class UdpHalfOpenTable {
 
   std::size_t capacity_;
   std::uint64_t next_serial_ = 1;
-  std::size_t verifying_ = 0;  // before map_: the entries' slots point here
   Map map_;
 };
 

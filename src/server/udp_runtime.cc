@@ -19,14 +19,6 @@ namespace {
 
 /// AUTH verifications (Argon2id threads) in flight per profile; more are rejected.
 constexpr int kMaxAuthInFlight = 256;
-/// Admitted hellos per Argon2id verification that runs at once (AuthGuard's gate): the
-/// last of them waits about this many verifications (~55 ms of CPU each with the default
-/// cost) — ~2 s, inside perf.connection.handshake_timeout_secs (10) and a client's 30 s
-/// of retransmits. Beyond it, new hellos wait unanswered (the client retransmits them)
-/// instead of AUTHs waiting unanswered, which a client reads as a refusal (three of them
-/// and it stops for good). bench/load/run.sh: 1000 clients at once went from 490
-/// connected in 260 s to 1000 in 73 s.
-constexpr std::size_t kVerifyingPerGateSlot = 32;
 
 }  // namespace
 
@@ -76,9 +68,7 @@ Status<std::string> ProfileRuntime::start_udp(const std::vector<transport::SockA
       setup.roam = roam;
       setup.stop = &stop_;
       setup.counters = &counters_;
-      const std::size_t workers = addrs.size() * tun_->queue_count();
-      setup.max_verifying = std::max<std::size_t>(
-          8, (kVerifyingPerGateSlot * guard_.verify_concurrency() + workers - 1) / workers);
+      setup.verify_budget = &guard_.verify_budget();
       udp_workers_.push_back(std::make_unique<UdpWorker>(static_cast<UdpWorkerHost&>(*this),
                                                          std::move(*sock), std::move(setup)));
     }

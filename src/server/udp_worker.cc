@@ -66,7 +66,7 @@ UdpWorker::UdpWorker(UdpWorkerHost& host, transport::UdpSocket socket, UdpWorker
       pushed_(pushed_params(p_.obf)),
       half_open_ttl_(p_.perf.handshake_timeout + std::chrono::seconds(1)),
       half_open_(kMaxHalfOpen),
-      max_verifying_(std::max<std::size_t>(1, setup.max_verifying)),
+      verify_budget_(setup.verify_budget),
       preauth_crypto_(TokenBucket::per_second(preauth_crypto_burst(), kPreauthCryptoPerSecond)),
       roam_(std::move(setup.roam)),
       roam_opens_(TokenBucket::per_second(kRoamOpenBurst, kRoamOpensPerSecond)),
@@ -167,10 +167,14 @@ void UdpWorker::send_to(const std::vector<Bytes>& datagrams, const transport::So
 // token is spent, and a slot taken, only for an admitted hello.
 bool UdpWorker::admit_hello(const transport::SockAddr& addr, Instant now) {
   UdpHalfOpen* h = half_open_.find(addr);
-  const bool holds = h != nullptr && h->slot.held();  // a restarted hello keeps its slot
-  if (!holds && half_open_.verifying() >= max_verifying_) {
-    counters_.over_capacity++;
-    return false;
+  std::optional<VerifySlot> slot;  // given back on any refusal below
+  if (verify_budget_ != nullptr && (h == nullptr || !h->slot.held())) {
+    if (!verify_budget_->available()) half_open_.release_stale_slots(now, kAuthGrace);
+    slot = VerifySlot::take(*verify_budget_);
+    if (!slot) {
+      counters_.over_capacity++;
+      return false;
+    }
   }
   if (!preauth_crypto_.available(now)) {
     counters_.preauth_crypto_shed++;
@@ -181,7 +185,10 @@ bool UdpWorker::admit_hello(const transport::SockAddr& addr, Instant now) {
     return false;
   }
   if (!preauth_crypto_.take(now)) return false;
-  if (h != nullptr) half_open_.hold_slot(*h);
+  if (h != nullptr && slot) {
+    h->slot = std::move(*slot);
+    h->slot_since = now;
+  }
   return true;
 }
 
@@ -225,7 +232,9 @@ void UdpWorker::service(const transport::SockAddr& addr) {
             verdicts_.push_back({addr, serial, std::move(done), std::move(ok)});
             wake_.notify();
           });
-      if (!started) {
+      if (started) {
+        h->verifying = true;  // its slot stays until the verdict
+      } else {
         counters_.over_capacity++;  // verification is the expensive part: shed, silently
         h->hs->reject();
       }
@@ -362,6 +371,7 @@ void UdpWorker::sweep(Instant now) {
   half_open_.sweep(
       now, half_open_ttl_,
       [this](const transport::SockAddr& to, const std::vector<Bytes>& d) { send_to(d, to); });
+  if (verify_budget_ != nullptr) half_open_.release_stale_slots(now, kAuthGrace);
   for (auto it = peers_.begin(); it != peers_.end();) {
     UdpPeer& pr = *it->second;
     if (pr.roam_secret) {

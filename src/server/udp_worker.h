@@ -107,10 +107,10 @@ struct UdpWorkerSetup {
   std::shared_ptr<RoamIndex> roam;
   const engine::StopSignal* stop = nullptr;  ///< the profile's (run() returns when it fires)
   ProfileCounters* counters = nullptr;       ///< the profile's
-  /// Handshakes past hello admission this worker holds at once (its share of the
-  /// profile's verification capacity, ≥ 1). A hello beyond it is dropped silently and
-  /// counted (over_capacity); its retransmit asks again.
-  std::size_t max_verifying = 64;
+  /// The server's verification slots (AuthGuard::verify_budget, borrowed; null: none
+  /// needed). A hello that finds none free is dropped silently and counted
+  /// (over_capacity); its retransmit asks again.
+  VerifyBudget* verify_budget = nullptr;
 };
 
 class UdpWorker {
@@ -191,8 +191,8 @@ class UdpWorker {
   /// The sessions in peers_ (worker thread only): a RoamIndex hit is dereferenced only
   /// when it is one of them (a session being handed over is no one's for a moment).
   std::unordered_set<const UdpPeer*> owned_;
-  std::size_t max_verifying_;   ///< UdpWorkerSetup::max_verifying
-  TokenBucket preauth_crypto_;  ///< pre-auth key agreements it may still run
+  VerifyBudget* verify_budget_;  ///< UdpWorkerSetup::verify_budget
+  TokenBucket preauth_crypto_;   ///< pre-auth key agreements it may still run
 
   engine::Notifier wake_;  ///< an AUTH verdict arrived or a sender ended
   std::mutex verdict_mu_;

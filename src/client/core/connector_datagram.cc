@@ -104,6 +104,11 @@ Duration Connector::connect_datagram() {
   const SteadyClock clock;
   (void)try_in_turn(servers_.size(), uc.inner.timeout, clock, [&](std::size_t i, Duration share) {
     uc.inner.timeout = share;
+    // A sent AUTH always gets this long (past the share if need be), so a timeout after
+    // AUTH is a silence of at least this: a refusal, counted — never a late admission cut
+    // short, which would go uncounted while the server counts it toward a lockout.
+    const Duration refusal = std::min<Duration>(kUdpAuthSilenceMeansRefusal, share / 2);
+    uc.auth_patience = refusal;
     peer = servers_[i];
     if (!sock || sock->local_address().family() != peer.family()) {
       auto opened = open_udp_socket(peer.family());
@@ -121,9 +126,7 @@ Duration Connector::connect_datagram() {
                 std::chrono::duration_cast<std::chrono::milliseconds>(share).count());
       return AttemptResult::kNoAnswer;
     }
-    // Silence after AUTH is how a UDP server refuses — unless the AUTH went out just before
-    // our timeout (a storm admitted our hello late): then it is a timeout like any other.
-    const Duration refusal = std::min<Duration>(kUdpAuthSilenceMeansRefusal, share / 2);
+    // Silence after AUTH is how a UDP server refuses (0.7.16).
     succeeded = handshake_succeeded(failure, hs->auth_unanswered_for(clock.now()) >= refusal);
     if (!succeeded) return AttemptResult::kStop;
     server_ = servers_[i];

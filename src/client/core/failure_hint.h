@@ -28,9 +28,10 @@ namespace qeli::client {
 inline constexpr int kDefaultLockoutMinutes = 15;
 
 /// On UDP, an AUTH left unanswered this long (or half the attempt's timeout, if that is
-/// shorter) before the handshake timed out reads as a refusal (0.7.16 refuses silently; a
-/// verification takes well under a second, ~2 s in a login storm). A shorter silence is a
-/// timeout: retried, never counted toward the stop.
+/// shorter) reads as a refusal (0.7.16 refuses silently; a verification takes well under
+/// a second, ~2 s in a login storm). The attempt always waits this long after its first
+/// AUTH (UdpClientConfig::auth_patience), even past its timeout, so every timeout after
+/// AUTH is such a silence and counts toward the stop.
 inline constexpr std::chrono::seconds kUdpAuthSilenceMeansRefusal{5};
 
 struct FailureHint {

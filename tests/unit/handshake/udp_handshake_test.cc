@@ -503,6 +503,54 @@ TEST(UdpHandshake, ClientTimesItsUnansweredAuth) {
   EXPECT_EQ(c.auth_unanswered_for(t1 + Seconds(7)), Duration::zero());
 }
 
+// auth_patience: an AUTH that goes out late (the server admitted the hello late) is still
+// waited for that long past the timeout, and answered then; without AUTH the attempt ends
+// at its timeout; a silent AUTH ends it once the patience is over.
+TEST(UdpHandshake, ASentAuthIsWaitedForItsPatience) {
+  test::Harness h(Mode::kFakeTls);
+  const Instant t0 = Instant{} + std::chrono::hours(1);
+  UdpClientConfig ccfg = client_of(h);
+  ccfg.inner.timeout = Seconds(10);
+  ccfg.auth_patience = Seconds(5);
+
+  UdpClientHandshake lone(ccfg, h.client_rng);  // no answer at all
+  lone.start(t0);
+  (void)lone.take_datagrams();
+  lone.on_timer(t0 + Millis(9999));
+  EXPECT_EQ(lone.state(), State::kRunning);
+  lone.on_timer(t0 + Seconds(10));
+  EXPECT_EQ(lone.state(), State::kFailed);
+  EXPECT_EQ(lone.failure(), Failure::kTimeout);
+
+  for (const bool answered : {true, false}) {
+    SCOPED_TRACE(answered ? "answered late" : "never answered");
+    UdpServerHandshake s(server_of(h), h.server_rng);
+    UdpClientHandshake c(ccfg, h.client_rng);
+    c.start(t0);
+    const Instant late = t0 + Millis(9500);  // the hello admitted just before the timeout
+    for (Bytes& d : c.take_datagrams()) s.on_datagram(d, late);
+    for (Bytes& d : s.take_datagrams()) c.on_datagram(d, late);
+    ASSERT_TRUE(c.auth_sent());
+    const std::vector<Bytes> auth = c.take_datagrams();
+    c.on_timer(t0 + Seconds(12));
+    (void)c.take_datagrams();
+    ASSERT_EQ(c.state(), State::kRunning) << "past the timeout, inside the patience";
+    if (answered) {
+      for (Bytes d : auth) s.on_datagram(d, t0 + Seconds(13));
+      ASSERT_TRUE(s.take_event().has_value());
+      s.accept(h.auth_ok);
+      for (Bytes& d : s.take_datagrams()) c.on_datagram(d, t0 + Seconds(14));
+      EXPECT_EQ(c.state(), State::kDone);
+    } else {
+      EXPECT_LE(c.deadline().value(), late + Seconds(5));
+      c.on_timer(late + Seconds(5));
+      EXPECT_EQ(c.state(), State::kFailed);
+      EXPECT_EQ(c.failure(), Failure::kTimeout);
+      EXPECT_EQ(c.auth_unanswered_for(late + Seconds(5)), Seconds(5));
+    }
+  }
+}
+
 // A client that restarts behind the same source address (a new hello while the server
 // still waits for the old AUTH) gets a fresh handshake, not the stale cached flight.
 TEST(UdpHandshake, NewHelloFromTheSameSourceRestarts) {

@@ -168,8 +168,11 @@ class FakeProfile final : public UdpWorkerHost {
 /// Unlike a real listener's SO_REUSEPORT sockets, each has its own port: a test picks
 /// the worker a datagram reaches (what the kernel's flow hash does).
 struct Server {
-  explicit Server(std::size_t count = 1, bool roaming = false, std::size_t max_verifying = 64)
-      : p(udp_profile()), host(p), identity(crypto::x25519_generate(crypto::system_rng())) {
+  explicit Server(std::size_t count = 1, bool roaming = false, std::size_t verify_slots = 64)
+      : p(udp_profile()),
+        host(p),
+        identity(crypto::x25519_generate(crypto::system_rng())),
+        budget(verify_slots) {
     std::shared_ptr<RoamIndex> roam;
     if (roaming) {
       roam = std::make_shared<RoamIndex>();
@@ -189,7 +192,7 @@ struct Server {
       s.roam = roam;
       s.stop = &stop;
       s.counters = &counters;
-      s.max_verifying = max_verifying;
+      s.verify_budget = &budget;
       workers.push_back(std::make_unique<UdpWorker>(host, test::loopback_udp(false), std::move(s)));
       addrs.push_back(workers.back()->socket().local_address());
     }
@@ -212,6 +215,7 @@ struct Server {
   config::ProfileConfig p;
   FakeProfile host;
   crypto::X25519KeyPair identity;
+  VerifyBudget budget;  ///< before the workers: their half-open slots point here
   engine::StopSignal stop;
   ProfileCounters counters;
   std::vector<test::ChannelTun*> tuns;
@@ -362,27 +366,29 @@ TEST(UdpWorker, VerificationsOverCapacityAreShed) {
   EXPECT_EQ(s.host.sessions(), 0U);
 }
 
+/// Waits until `f()` holds (10 s at most).
+template <class F>
+bool eventually(F f) {
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(2ms)) {
+    if (f()) return true;
+  }
+  return f();
+}
+
 // Verification slots: with one, a second client's hello waits unanswered (over_capacity)
 // while the first one's AUTH is verified, and its retransmit is answered once that verdict
 // is in — so no AUTH is left unanswered for want of capacity (a client reads that as a
 // refusal). Without the slots both AUTHs would be verifying at once.
 TEST(UdpWorker, HellosWaitForAVerificationSlot) {
-  Server s(1, false, /*max_verifying=*/1);
+  Server s(1, false, /*verify_slots=*/1);
   s.host.hold_verdicts();
   Client a(s), b(s);
   handshake::Failure fa = handshake::Failure::kTimeout, fb = handshake::Failure::kTimeout;
   std::thread ta([&] { fa = a.connect(s.addr); });
-  auto until = std::chrono::steady_clock::now() + 10s;
-  while (s.host.verifications.load() < 1 && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(2ms);
-  }
-  ASSERT_EQ(s.host.verifications.load(), 1);
+  EXPECT_TRUE(eventually([&] { return s.host.verifications.load() >= 1; }));
   std::thread tb([&] { fb = b.connect(s.addr); });
-  until = std::chrono::steady_clock::now() + 10s;
-  while (s.counters.over_capacity.load() < 1 && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(2ms);
-  }
-  EXPECT_GE(s.counters.over_capacity.load(), 1U);
+  EXPECT_TRUE(eventually([&] { return s.counters.over_capacity.load() >= 1; }));
   EXPECT_EQ(s.host.verifications.load(), 1);  // b never got as far as AUTH
   s.host.release_held();
   ta.join();
@@ -391,6 +397,25 @@ TEST(UdpWorker, HellosWaitForAVerificationSlot) {
   EXPECT_EQ(fb, handshake::Failure::kNone);
   EXPECT_EQ(s.host.verifications.load(), 2);
   EXPECT_NE(s.host.wait_started(2), nullptr);  // (one device key: b's replaced a's)
+  EXPECT_TRUE(eventually([&] { return s.budget.in_use() == 0; }));
+}
+
+// A hello whose sender never sends AUTH (a spoofed source never sees the reply) holds its
+// slot for kAuthGrace only: then a real client gets it and connects.
+TEST(UdpWorker, AHelloWithoutAuthGivesItsSlotBackAfterTheGrace) {
+  Server s(1, false, /*verify_slots=*/1);
+  Client silent(s);
+  handshake::UdpClientHandshake hs(silent.cfg, crypto::system_rng());
+  hs.start(std::chrono::steady_clock::now());
+  for (const Bytes& d : hs.take_datagrams()) {
+    const transport::OutDatagram out{d.data(), d.size(), &s.addr};
+    ASSERT_EQ(silent.sock.send({&out, 1}).sent, 1U);
+  }
+  ASSERT_TRUE(eventually([&] { return s.budget.in_use() == 1; }));
+  Client b(s);
+  EXPECT_EQ(b.connect(s.addr), handshake::Failure::kNone);
+  EXPECT_GE(s.counters.over_capacity.load(), 1U) << "b waited for the slot";
+  EXPECT_EQ(s.host.verifications.load(), 1);
 }
 
 TEST(UdpWorker, HellosOverTheNewSessionLimitGetNoAnswer) {
@@ -413,16 +438,6 @@ TEST(UdpWorker, AStrangersJunkGetsNothingBack) {
   // And a real client still gets in after it.
   Client c(s);
   EXPECT_EQ(c.connect(s.addr), handshake::Failure::kNone);
-}
-
-/// Waits until `f()` holds (10 s at most).
-template <class F>
-bool eventually(F f) {
-  for (auto until = std::chrono::steady_clock::now() + 10s;
-       std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(2ms)) {
-    if (f()) return true;
-  }
-  return f();
 }
 
 TEST(UdpWorker, RoamsOnAnAuthenticDatagramFromANewAddressAndNeverOnAReplay) {
