@@ -161,10 +161,10 @@ void UdpWorker::send_to(const std::vector<Bytes>& datagrams, const transport::So
   engine::send_handshake_datagrams(sock_, datagrams, to);
 }
 
-// The gate in front of a new ClientHello's key agreement: the worker's verification
-// slots (a login storm), its crypto budget (a distributed flood), then the profile's
-// per-source-IP new-session limit (one host); a refusal is silent and counted. A budget
-// token is spent, and a slot taken, only for an admitted hello.
+// The gate in front of a new ClientHello's key agreement: the server's login slots (a
+// login storm, server/verify_budget.h), the worker's crypto budget (a distributed flood),
+// then the profile's per-source-IP new-session limit (one host); a refusal is silent and
+// counted. A budget token is spent, and a slot taken, only for an admitted hello.
 bool UdpWorker::admit_hello(const transport::SockAddr& addr, Instant now) {
   UdpHalfOpen* h = half_open_.find(addr);
   std::optional<VerifySlot> slot;  // given back on any refusal below
