@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   crypto::DeterministicRng rng(1);
   Counters counters;
   ResolverConfig cfg;
-  cfg.upstreams = {{0x01010101, 53}, {0x08080808, 53}};
+  cfg.upstream_count = 2;
   cfg.cache_size = 8;
   cfg.max_in_flight = 4;
   cfg.blocklist.add(*parse_domain("blocked.example"));
