@@ -106,6 +106,13 @@ enum qeli_client_payload_format {
 #define QELI_PLATFORM_SOCKET_PROTECT (UINT64_C(1) << 5)
 #define QELI_PLATFORM_SERVER_IDENTITY (UINT64_C(1) << 6)
 #define QELI_PLATFORM_TUN_WINTUN (UINT64_C(1) << 7) /* Windows only: refused here */
+/* Bits 48..63 of both masks are this implementation's extensions (an app written for the
+ * original core never sets or sees them). X_IPV6: the app applies the NETWORK_PLAN's IPv6
+ * fields ("tunnel_address6", "prefix_len6", "tunnel_gateway6", "routes6"; IPv6 entries in
+ * "dns_servers" and "excluded_routes") to its TUN and carries IPv6 packets; only then, and
+ * with the profile's `ipv6` on, does the core take IPv6 inside the tunnel from a server
+ * that offers it (docs/PROTOCOL.md §21). Without it every plan and packet is IPv4. */
+#define QELI_PLATFORM_X_IPV6 (UINT64_C(1) << 48)
 
 /* What this core does (qeli_client_core_capabilities). */
 #define QELI_CORE_STRICT_CONFIG (UINT64_C(1) << 0)
@@ -120,6 +127,7 @@ enum qeli_client_payload_format {
 #define QELI_CORE_TUN_PACKET_IO (UINT64_C(1) << 9)
 #define QELI_CORE_UDP_DIAGNOSTIC (UINT64_C(1) << 10)
 #define QELI_CORE_WINTUN_IO (UINT64_C(1) << 11)
+#define QELI_CORE_X_IPV6_INSIDE (UINT64_C(1) << 48) /* honours QELI_PLATFORM_X_IPV6 */
 
 /* One event's header. Set struct_size (QELI_CLIENT_EVENT_INIT) before the first poll: the
  * library keeps it and writes no byte past it; less than the 48-byte V1 prefix is
@@ -205,7 +213,8 @@ int32_t qeli_client_start(uint64_t handle);
 int32_t qeli_client_run(uint64_t handle, const uint8_t* input, size_t input_len);
 
 /* Packet mode (QELI_PLATFORM_TUN_PACKET_BATCH), for the RUNNING generation only. `packets`
- * holds packet_count (≤ 64) IPv4 packets back to back, lengths[i] each (1..MTU), summing to
+ * holds packet_count (≤ 64) IP packets back to back (IPv4; IPv6 too when the plan had
+ * "tunnel_address6"), lengths[i] each (1..MTU), summing to
  * packets_len. Push queues what fits: OK when all was taken, NO_EVENT with *out_accepted
  * < packet_count when the queue is full (push the rest later). Pull copies queued packets
  * out: OK with *out_packet_count ≥ 1, NO_EVENT when none is queued, BUFFER_TOO_SMALL when

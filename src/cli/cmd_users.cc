@@ -233,8 +233,9 @@ int show_routes(const Options& o, Context& ctx) {
               << r.metric.value_or(100) << "\n";
     }
   }
-  ctx.out << "routed into this client (client_subnet): "
-          << join(strings_of(u->client_subnets), "none") << "\n";
+  std::vector<std::string> behind = strings_of(u->client_subnets);
+  for (const auto& n : u->client_subnets6) behind.push_back(n.to_string());
+  ctx.out << "routed into this client (client_subnet): " << join(behind, "none") << "\n";
   // The one rule of which list applies (server/destination_acl.h), both families.
   const server::DestinationAcl acl = server::DestinationAcl::for_user(u, g);
   std::vector<std::string> nets = strings_of(acl.networks());

@@ -331,7 +331,10 @@ struct UserConfig {
   /// A user's own `route` lines (of either family) replace the profile's, both families.
   std::vector<RouteSpec> routes;
   std::vector<Route6Spec> routes6;
+  /// `client_subnet`: networks behind this client (OpenVPN's iroute), routed into its
+  /// session while it is connected (server/subnet_claims.h); the IPv6 entries apart.
   std::vector<Ipv4Cidr> client_subnets;
+  std::vector<Ipv6Cidr> client_subnets6;
   std::vector<Ipv4Cidr> allowed_networks;
   /// The IPv6 entries of `allowed_networks`. A list with only IPv4 entries allows no IPv6
   /// destination (a restriction stays one when the tunnel carries IPv6).

@@ -230,13 +230,33 @@ void validate_server_config(const ServerConfig& cfg, Findings& f) {
                 u.static_ip->to_string() + " is reserved by another user too");
       }
     }
-    for (const auto& c : u.client_subnets) {
-      for (const auto& p : cfg.profiles) {
-        if (c.contains(p.tun.address)) {
+    // A client's subnet is a source it may send from: inside a pool it would let the
+    // client send as other clients (0.7.16 refused only the server's own address).
+    bool any_pool6 = false;
+    for (const auto& p : cfg.profiles) {
+      const bool applies = u.profiles.empty() || std::find(u.profiles.begin(), u.profiles.end(),
+                                                           p.name) != u.profiles.end();
+      any_pool6 = any_pool6 || (applies && p.pool.ipv6);
+      for (const auto& c : u.client_subnets) {
+        if (c.overlaps(p.pool.cidr)) {
           f.error(u.source_file, sec, "client_subnet", u.line,
-                  c.to_string() + " covers tun.address of profile " + p.name);
+                  c.to_string() + " overlaps pool.cidr " + p.pool.cidr.to_string() +
+                      " of profile " + p.name + " (a client could send as another)");
         }
       }
+      for (const auto& c : u.client_subnets6) {
+        if (p.pool.ipv6 && c.overlaps(*p.pool.ipv6)) {
+          f.error(u.source_file, sec, "client_subnet", u.line,
+                  c.to_string() + " overlaps pool.ipv6.cidr " + p.pool.ipv6->to_string() +
+                      " of profile " + p.name + " (a client could send as another)");
+        }
+      }
+    }
+    if (!u.client_subnets6.empty() && !any_pool6) {
+      f.warning(u.source_file, sec, "client_subnet", u.line,
+                "IPv6 networks are routed only on profiles with pool.ipv6.cidr, and this "
+                "user's profiles have none: " +
+                    u.client_subnets6.front().to_string() + " stays unreachable");
     }
   }
 }

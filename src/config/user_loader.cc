@@ -46,10 +46,19 @@ UserConfig read_user(SectionReader& r, std::string name) {
       r.bad_value(*e, std::string(kRouteShape));
     }
   }
-  u.client_subnets = r.get_cidr_list("client_subnet", /*allow_bare=*/false);
+  u.client_subnets = r.get_network_list("client_subnet", /*allow_bare=*/false, u.client_subnets6);
   for (const auto& c : u.client_subnets) {
     if (c.prefix == 0) {
       r.error("client_subnet", "0.0.0.0/0 would route everything into this client; refused");
+    }
+  }
+  for (const auto& c : u.client_subnets6) {
+    if (c.prefix == 0) {
+      r.error("client_subnet", "::/0 would route everything into this client; refused");
+    } else if (const auto& b = c.network.bytes;
+               b[0] == 0xff || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)) {
+      r.error("client_subnet",
+              c.to_string() + " is multicast or link-local: no router forwards it to a client");
     }
   }
   u.allowed_networks =

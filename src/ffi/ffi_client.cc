@@ -29,8 +29,8 @@ std::int32_t code_of(client::ClientErrc e) {
 class FfiClient::PlanTunnel final : public client::Tunnel {
  public:
   PlanTunnel(FfiClient& owner, std::unique_ptr<tunio::TunDevice> device,
-             std::shared_ptr<PacketPipe> pipe)
-      : owner_(owner), device_(std::move(device)), pipe_(std::move(pipe)) {}
+             std::shared_ptr<PacketPipe> pipe, bool ipv6)
+      : owner_(owner), device_(std::move(device)), pipe_(std::move(pipe)), ipv6_(ipv6) {}
   ~PlanTunnel() override {
     std::lock_guard lock(owner_.mu_);
     if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
@@ -39,6 +39,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
     if (owner_.state_ == State::kRunning) owner_.set_state_locked(State::kConnecting);
   }
   tunio::TunDevice& device() override { return pipe_ ? *pipe_ : *device_; }
+  bool carries_ipv6() const override { return ipv6_; }
   void started(const tunnel::SessionCounters& counters) override {
     std::lock_guard lock(owner_.mu_);
     owner_.live_ = &counters;
@@ -61,6 +62,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   FfiClient& owner_;
   std::unique_ptr<tunio::TunDevice> device_;
   std::shared_ptr<PacketPipe> pipe_;
+  bool ipv6_;  ///< the plan gave the app IPv6 (x_ip6 negotiated, MTU ≥ 1280)
 };
 
 FfiClient::FfiClient(config::ClientConfig config, std::uint64_t platform_caps,
@@ -148,6 +150,8 @@ bool FfiClient::await_locked(std::unique_lock<std::mutex>& lock, std::optional<R
 
 client::ClientEnv FfiClient::make_env() {
   client::ClientEnv env;
+  // The profile's `ipv6` (default on) and an app that applies IPv6 plans.
+  env.ipv6_inside = config_.ipv6 && (caps_ & platform::kIpv6) != 0;
   if ((caps_ & platform::kSocketProtect) != 0) {
     env.protect = [this](int fd) {
       std::unique_lock lock(mu_);
@@ -198,14 +202,22 @@ client::ClientEnv FfiClient::make_env() {
                                 tc.server.ip_string() + "), mtu " + std::to_string(tc.mtu) +
                                 (tc.gso ? ", GSO super-packets" : "") +
                                 (tc.aes_gcm ? ", AES-256-GCM records" : ""));
-    // The plan carries IPv4 only (the app core takes no IPv6 inside the tunnel).
-    for (const auto& c : config_.include6) {
-      in.connection_log.push_back("include " + c.to_string() +
-                                  ": IPv6 is not carried by this core; not routed");
+    // IPv6 inside the tunnel only for an app that applies it (QELI_PLATFORM_X_IPV6, which
+    // is what made the core offer it) and an MTU IPv6 allows (RFC 8200 §5: 1280).
+    in.ipv6 = tc.pushed.x_ip6.has_value() && tc.mtu >= 1280;
+    if (tc.pushed.x_ip6 && !in.ipv6) {
+      in.connection_log.push_back("the server offers IPv6 inside the tunnel, but mtu " +
+                                  std::to_string(tc.mtu) + " is below 1280: IPv4 only");
     }
-    for (const auto& c : config_.exclude6) {
-      in.connection_log.push_back("exclude " + c.to_string() +
-                                  ": IPv6 is not in this core's network plan; not excluded");
+    if (!in.ipv6) {
+      for (const auto& c : config_.include6) {
+        in.connection_log.push_back("include " + c.to_string() +
+                                    ": this session carries no IPv6; not routed");
+      }
+      for (const auto& c : config_.exclude6) {
+        in.connection_log.push_back("exclude " + c.to_string() +
+                                    ": this session carries no IPv6; not in the plan");
+      }
     }
     Event e;
     e.kind = EventKind::kNetworkPlan;
@@ -243,7 +255,7 @@ client::ClientEnv FfiClient::make_env() {
     live_ = nullptr;
     ++sessions_;
     return std::unique_ptr<client::Tunnel>(
-        std::make_unique<PlanTunnel>(*this, std::move(device), std::move(pipe)));
+        std::make_unique<PlanTunnel>(*this, std::move(device), std::move(pipe), in.ipv6));
   };
   env.log = [this](client::LogLevel level, std::string_view line) {
     if (level >= client::LogLevel::kInfo) note_log(std::string(line));

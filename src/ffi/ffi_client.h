@@ -57,7 +57,10 @@ inline constexpr std::uint64_t kRoutes = 1U << 0, kDns = 1U << 1, kKillSwitch = 
                                kTunFd = 1U << 3, kTunPacketBatch = 1U << 4,
                                kSocketProtect = 1U << 5, kServerIdentity = 1U << 6,
                                kTunWintun = 1U << 7;
-}
+/// Ours (bits 48..63 are this implementation's, clear of the original's numbering): the
+/// app applies the plan's IPv6 fields, so the core may take IPv6 inside the tunnel.
+inline constexpr std::uint64_t kIpv6 = std::uint64_t{1} << 48;  ///< QELI_PLATFORM_X_IPV6
+}  // namespace platform
 
 /// Bounds on what crosses the ABI.
 inline constexpr std::size_t kMaxConfigBytes = 64 * 1024;

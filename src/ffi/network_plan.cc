@@ -23,6 +23,7 @@ nlohmann::json dns_servers(const client::TunnelConfig& tc, const config::ClientC
     for (const auto& a : cfg.dns_servers) add(a.to_string(), 53);
   } else if (std::uint32_t pushed = 0; transport::parse_ipv4(tc.pushed.dns, pushed)) {
     add(tc.pushed.dns, tc.pushed.dns_port);
+    if (in.ipv6 && tc.pushed.x_dns6) add(*tc.pushed.x_dns6, tc.pushed.dns_port);
   } else {
     for (const auto& a : in.fallback_dns) add(a, 53);
   }
@@ -36,17 +37,26 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
   const handshake::AuthOk& ok = tc.pushed;
   std::vector<std::string> resolvers;
   nlohmann::json dns = dns_servers(tc, cfg, in, resolvers);
-  const client::RoutePlan plan = client::plan_routes(cfg, ok.routes, resolvers);
-  // IPv4 only, as the original's plans: an app that cannot apply an IPv6 exclusion would
-  // refuse the whole plan (the connection log says which entries were left out).
+  // The pushed IPv6 routes (x_routes6) beside the IPv4 ones, as the daemon plans them.
+  std::vector<handshake::PushedRoute> pushed_all = ok.routes;
+  if (in.ipv6) pushed_all.insert(pushed_all.end(), ok.x_routes6.begin(), ok.x_routes6.end());
+  const client::RoutePlan plan = client::plan_routes(cfg, pushed_all, resolvers, in.ipv6);
+  // Without IPv6, IPv4 only, as the original's plans: an app that cannot apply an IPv6
+  // exclusion would refuse the whole plan (the connection log says what was left out).
   std::vector<std::string> excluded;
   for (const auto& c : plan.via_underlay) {
-    if (c.find(':') == std::string::npos) excluded.push_back(c);
+    if (in.ipv6 || c.find(':') == std::string::npos) excluded.push_back(c);
   }
 
   nlohmann::json routes = nlohmann::json::array();
+  nlohmann::json routes6 = nlohmann::json::array();
   for (const auto& r : plan.via_tun) {
-    routes.push_back({{"cidr", r.cidr}, {"gateway", ok.server_ip}, {"metric", r.metric}});
+    if (r.cidr.find(':') == std::string::npos) {
+      routes.push_back({{"cidr", r.cidr}, {"gateway", ok.server_ip}, {"metric", r.metric}});
+    } else {
+      routes6.push_back(
+          {{"cidr", r.cidr}, {"gateway", ok.x_server_ip6.value_or("")}, {"metric", r.metric}});
+    }
   }
   nlohmann::json pushed = nlohmann::json::array();
   for (const auto& r : ok.routes) pushed.push_back(r.cidr);
@@ -75,6 +85,15 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
       {"connection_log", in.connection_log},
       {"excluded_routes", std::move(excluded)},
   };
+  if (in.ipv6 && ok.x_ip6) {
+    // "fd00:9::5/64" (validated by the AUTH OK parser).
+    const std::string& a6 = *ok.x_ip6;
+    const auto slash = a6.find('/');
+    j["tunnel_address6"] = a6.substr(0, slash);
+    j["prefix_len6"] = slash == std::string::npos ? 128 : std::stoi(a6.substr(slash + 1));
+    j["tunnel_gateway6"] = ok.x_server_ip6.value_or("");
+    j["routes6"] = std::move(routes6);
+  }
   // Strings from the server were validated as UTF-8 by the AUTH OK parser; replace
   // anything else rather than throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

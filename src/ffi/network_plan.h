@@ -11,7 +11,12 @@
 //    "data_plane": {"padding_enabled","padding_min","padding_max","heartbeat_enabled",
 //                   "heartbeat_interval_ms","shaping_enabled"},
 //    "connection_log": ["…"],
-//    "excluded_routes": ["cidr", …]}        // ours, additive: `exclude`, outside the tunnel
+//    "excluded_routes": ["cidr", …],        // ours, additive: `exclude`, outside the tunnel
+//    // ours, additive, only when the session carries IPv6 (QELI_PLATFORM_X_IPV6):
+//    "tunnel_address6", "prefix_len6", "tunnel_gateway6",
+//    "routes6": [{"cidr","gateway","metric"}]}  // IPv6 routes via the TUN
+// With IPv6, "dns_servers" may hold the pushed IPv6 resolver and "excluded_routes" IPv6
+// networks; without it both stay IPv4 (an app of the original could refuse the plan).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +33,8 @@ struct PlanInputs {
   /// Resolvers the app supplied for a profile and server that name none (run input).
   std::vector<std::string> fallback_dns;
   std::vector<std::string> connection_log;
+  /// The session carries IPv6 and the app applies it: the plan's IPv6 fields are filled.
+  bool ipv6 = false;
 };
 
 std::string network_plan_json(const client::TunnelConfig& tc, const config::ClientConfig& cfg,

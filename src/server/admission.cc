@@ -88,6 +88,9 @@ bool Admission::admit(AuthContext& ctx) {
   }
   ar.peer = ctx.peer;
   ar.max_streams = bond_max_streams(p);
+  ar.subnets = ctx.user->client_subnets;
+  // IPv6 networks only where the session can carry IPv6 (the profile's plan).
+  if (p.pool.ipv6) ar.subnets6 = ctx.user->client_subnets6;
   std::shared_ptr<engine::TrafficAccount> account;
   if (s_.accounts != nullptr) {
     account = s_.accounts->account(req.user);

@@ -12,7 +12,9 @@
 //      the rest are strikes too, as 0.7.16 counts every refused login);
 //   6. the data quota (not a strike: the user proved who they are);
 //   7. the SessionTable: static IP or reservation, max_sessions (the user's, else its
-//      group's), the pool, max_clients, bonding's max_streams.
+//      group's), the pool, max_clients, bonding's max_streams; the user's
+//      `client_subnet`s are claimed for the session (IPv6 ones on a profile with
+//      pool.ipv6.cidr).
 // Blocking (Argon2id, tarpit): call it on a thread that may wait. Thread-safe.
 #pragma once
 

@@ -195,6 +195,7 @@ control::UserList list_users(const ControlTargets& t) {
     i.allowed_networks = cidrs(u.allowed_networks);
     for (const auto& n : u.allowed_networks6) i.allowed_networks.push_back(n.to_string());
     i.client_subnets = cidrs(u.client_subnets);
+    for (const auto& n : u.client_subnets6) i.client_subnets.push_back(n.to_string());
     i.bandwidth_limit_mbps = u.bandwidth_limit_mbps;
     i.data_limit_gb = u.data_limit_gb;
     i.expire_at = u.expire_at;

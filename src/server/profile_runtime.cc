@@ -205,6 +205,11 @@ Status<std::string> ProfileRuntime::start() {
   const tunnel::PaddingPolicy& pad = params.send.padding;
   engine::SessionInbox::Geometry g{128, wire::kMaxSuperPacket, room.headroom(), room.tailroom(pad)};
   sessions_ = std::make_unique<SessionTable>(std::move(pool), p.perf.max_clients, g);
+  // Users' `client_subnet`s route into this TUN while their sessions hold them.
+  auto subnet_routes = TunSubnetRoutes::open(p.name, tun_->name());
+  if (!subnet_routes.ok()) return fail("profile " + p.name + ": " + subnet_routes.error());
+  subnet_routes_ = std::move(*subnet_routes);
+  sessions_->set_host_routes(subnet_routes_.get());
   admission_ = std::make_unique<Admission>(
       Admission::Setup{&profile_, auth_.require_client_key_proof, &guard_, &users_, sessions_.get(),
                        accounts_, &events_, &counters_});

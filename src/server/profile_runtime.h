@@ -53,6 +53,7 @@
 #include "server/tcp_listener.h"
 #include "server/tls_target.h"
 #include "server/traffic_accounts.h"
+#include "server/tun_subnet_routes.h"
 #include "server/udp_worker.h"
 #include "server/user_directory.h"
 #include "sys/ip_prefix.h"
@@ -185,6 +186,8 @@ class ProfileRuntime : private UdpWorkerHost {
   std::unique_ptr<tunio::LinuxTun> tun_;
   std::unique_ptr<DnsService> dns_;  ///< after the TUN (it listens on its address)
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
+  /// The host routes of claimed `client_subnet`s; before sessions_, which calls it.
+  std::unique_ptr<TunSubnetRoutes> subnet_routes_;
   std::unique_ptr<SessionTable> sessions_;
   std::unique_ptr<Admission> admission_;   ///< with sessions_ (start())
   std::unique_ptr<TcpListener> listener_;  ///< TCP: bind.address first, then `listen`

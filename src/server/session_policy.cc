@@ -61,15 +61,17 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
   const std::uint32_t server_ip = p.tun.address.value;
   const bool c2c = p.routing.client_to_client;
   std::vector<config::Ipv4Cidr> subnets;
+  std::vector<config::Ipv6Cidr> subnets6;
   if (user != nullptr) subnets = user->client_subnets;
   // IPv6 (only once negotiated: tunnel::Receiver drops it before): the session's one
-  // address of the profile's plan is its only source.
+  // address of the profile's plan, or the user's IPv6 `client_subnet`s, are its sources.
+  if (user != nullptr) subnets6 = user->client_subnets6;
   const auto plan = Ipv6Plan::of(p);
   const config::Ipv6Cidr pool6 = plan ? plan->cidr() : config::Ipv6Cidr{};
   const config::Ipv6Addr own6 = plan ? plan->address_of(sp->tunnel_ip) : config::Ipv6Addr{};
   const config::Ipv6Addr server6 = plan ? plan->server_address() : config::Ipv6Addr{};
   const bool has6 = plan.has_value();
-  return [sp, pool_net, pool_mask, server_ip, c2c, subnets, acl, pool6, own6, server6,
+  return [sp, pool_net, pool_mask, server_ip, c2c, subnets, subnets6, acl, pool6, own6, server6,
           has6](ByteSpan pkt) {
     if ((pkt[0] >> 4) == 6) {
       const std::uint8_t* src = pkt.data() + 8;
@@ -80,7 +82,11 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
         sp->counters.add(tunnel::SessionCounter::kDropPolicy);
         return false;
       }
-      if (!has6 || !std::equal(own6.bytes.begin(), own6.bytes.end(), src)) {
+      const auto from_subnet = [&] {
+        return std::any_of(subnets6.begin(), subnets6.end(),
+                           [&](const config::Ipv6Cidr& n) { return n.contains(src); });
+      };
+      if (!has6 || !(std::equal(own6.bytes.begin(), own6.bytes.end(), src) || from_subnet())) {
         // Before it negotiated IPv6 (a 0.7.16 client's router solicitation from fe80::, a
         // multicast listener report from ::) this is the 0.7.16 drop, not a spoof.
         sp->counters.add(sp->peer_state.ipv6.load(std::memory_order_relaxed)

@@ -34,7 +34,8 @@ tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p);
 /// user's and group's `allowed_networks` are fixed for the session's life, like the rest
 /// of what it was admitted with. Precondition of the returned function: the packet is
 /// IPv4 of at least 20 bytes or IPv6 of at least 40 (tunnel::Receiver's check). IPv6:
-/// the source must be the session's address of the profile's plan (server/ipv6_plan.h).
+/// the source must be the session's address of the profile's plan (server/ipv6_plan.h)
+/// or inside one of the user's IPv6 `client_subnet`s.
 /// The destination ACL of `ctx`'s user (its own list, else its group's; none: all).
 DestinationAcl destination_acl(const AuthContext& ctx);
 std::function<bool(ByteSpan)> inbound_filter(Session* session, const config::ProfileConfig& p,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 namespace qeli::server {
 
 const char* to_string(AdmissionError e) {
@@ -19,9 +21,14 @@ SessionTable::SessionTable(IpPool pool, std::size_t max_clients,
     : pool_(std::move(pool)), max_clients_(max_clients), geometry_(geometry) {}
 
 void SessionTable::unroute_locked(const std::shared_ptr<Session>& s) {
-  std::unique_lock lock(routes_mu_);
-  auto it = routes_.find(s->tunnel_ip);
-  if (it != routes_.end() && it->second == s) routes_.erase(it);
+  SubnetClaims::Claimed gave;
+  {
+    std::unique_lock lock(routes_mu_);
+    auto it = routes_.by_ip.find(s->tunnel_ip);
+    if (it != routes_.by_ip.end() && it->second == s) routes_.by_ip.erase(it);
+    gave = routes_.subnets.release(s.get());
+  }
+  if (host_routes_ != nullptr && !gave.empty()) host_routes_->remove(gave);
 }
 
 Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const AdmissionRequest& req) {
@@ -86,10 +93,19 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
                                      req.max_streams);
   by_device_[req.device_key] = s;
   counted_[s->id] = s;
+  SubnetClaims::Claimed took;
   {
     std::unique_lock rl(routes_mu_);
-    routes_[ip] = s;
+    routes_.by_ip[ip] = s;
+    took = routes_.subnets.claim(s, req.subnets, req.subnets6);
   }
+  if (took.skipped > 0) {
+    spdlog::warn(
+        "client_subnet: {} network(s) of user {} already route to another session; "
+        "not routed to this one",
+        took.skipped, req.user);
+  }
+  if (host_routes_ != nullptr && !took.empty()) host_routes_->add(took);
   return s;
 }
 

@@ -6,7 +6,9 @@
 //      whoever holds it (that session is kicked);
 //   3. `max_sessions` for the user (0 = unlimited): the user's OLDEST other device goes;
 //   4. `max_clients` for the profile is checked last;
-//   5. otherwise the pool allocates (sticky per device key).
+//   5. otherwise the pool allocates (sticky per device key);
+//   6. the session claims its user's `client_subnet`s (server/subnet_claims.h) and the
+//      host routes them to the TUN (HostSubnetRoutes), until it ends or is superseded.
 //
 // Thread-safe: one mutex for admission and removal; the routing map is read under a
 // shared lock once per TUN batch.
@@ -30,6 +32,7 @@
 #include "handshake/types.h"
 #include "server/ip_pool.h"
 #include "server/session.h"
+#include "server/subnet_claims.h"
 
 namespace qeli::server {
 
@@ -40,6 +43,24 @@ struct AdmissionRequest {
   std::uint32_t max_sessions = 0;  ///< 0 = unlimited
   transport::SockAddr peer;
   std::size_t max_streams = 1;  ///< stream bonding's cap (1 = no bonding)
+  /// The user's `client_subnet`s, claimed for the session (first claimant wins).
+  std::vector<config::Ipv4Cidr> subnets;
+  std::vector<config::Ipv6Cidr> subnets6;
+};
+
+/// The downlink's routing map: a session by its tunnel address, else by a network it
+/// claimed. Read by the TUN readers under SessionTable's shared routing lock.
+struct SessionRoutes {
+  std::unordered_map<std::uint32_t, std::shared_ptr<Session>> by_ip;
+  SubnetClaims subnets;
+
+  /// The session for IPv4 `dst` (host order): its address, else the longest claimed
+  /// network holding it; null if none.
+  Session* find4(std::uint32_t dst) const {
+    const auto it = by_ip.find(dst);
+    if (it != by_ip.end()) return it->second.get();
+    return subnets.empty() ? nullptr : subnets.find4(dst);
+  }
 };
 
 enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp, kStopping };
@@ -48,6 +69,10 @@ const char* to_string(AdmissionError e);
 class SessionTable {
  public:
   SessionTable(IpPool pool, std::size_t max_clients, engine::SessionInbox::Geometry geometry);
+
+  /// Where claimed networks are routed on the host (the profile's TUN); null (the
+  /// default): nowhere, as in unit tests. Borrowed; set before the first admit().
+  void set_host_routes(HostSubnetRoutes* host) { host_routes_ = host; }
 
   /// Admits a session (see the header comment). The returned session is registered for
   /// routing at once. Superseded/evicted sessions are signalled to stop.
@@ -97,7 +122,8 @@ class SessionTable {
   std::unordered_map<std::uint64_t, std::shared_ptr<Session>> counted_;
   std::array<std::uint64_t, tunnel::SessionCounters::kSize> retired_{};
   mutable std::shared_mutex routes_mu_;
-  std::unordered_map<std::uint32_t, std::shared_ptr<Session>> routes_;
+  SessionRoutes routes_;
+  HostSubnetRoutes* host_routes_ = nullptr;
   /// JOIN token (as bytes) → session; guarded by mu_.
   std::unordered_map<std::string, std::shared_ptr<Session>> by_token_;
 };

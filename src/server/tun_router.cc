@@ -37,26 +37,26 @@ void TunRouter::route(tunio::PacketBatch& batch, Instant now) {
   sessions_.with_routes([&](const auto& routes) {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const auto pkt = batch.packet(i);
-      std::uint32_t key = 0;
+      Session* s = nullptr;
       const bool v6 = pkt.size() >= 40 && (pkt[0] >> 4) == 6;
       if (pkt.size() >= 20 && (pkt[0] >> 4) == 4) {
-        key = load_be32(pkt.data() + 16);
+        s = routes.find4(load_be32(pkt.data() + 16));
       } else if (v6 && plan6_) {
-        const auto k = plan6_->ipv4_of(pkt.data() + 24);
-        if (!k) {
-          counters_.tun_no_route++;
-          continue;
+        const std::uint8_t* dst = pkt.data() + 24;
+        const auto k = plan6_->ipv4_of(dst);
+        if (k) {
+          const auto it = routes.by_ip.find(*k);
+          if (it != routes.by_ip.end()) s = it->second.get();
+        } else if (!routes.subnets.empty()) {
+          s = routes.subnets.find6(dst);
         }
-        key = *k;
       } else {
         continue;
       }
-      auto it = routes.find(key);
-      if (it == routes.end()) {
+      if (s == nullptr) {
         counters_.tun_no_route++;
         continue;
       }
-      Session* s = it->second.get();
       if (v6 && !s->peer_state.ipv6.load(std::memory_order_relaxed)) {
         s->counters.add(tunnel::SessionCounter::kDropIpv6);
         continue;

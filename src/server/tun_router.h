@@ -1,9 +1,11 @@
 // TunRouter: the first step of the downlink — each packet a server TUN queue gives goes
 // to the inbox of the session its destination names (qeli 0.7.16 §3.9, §9), on one TUN
 // reader thread per queue:
-//   1. the session key: an IPv4 destination, or the IPv4 address whose host offset an
-//      IPv6 destination of the profile's plan carries (server/ipv6_plan.h); IPv6 without
-//      pool.ipv6.cidr, or anything else, is dropped (0.7.16 carries IPv4 only);
+//   1. the session: by an IPv4 destination, or the IPv4 address whose host offset an
+//      IPv6 destination of the profile's plan carries (server/ipv6_plan.h); else by the
+//      longest network a session claimed from its user's `client_subnet`s
+//      (server/subnet_claims.h, either family); IPv6 without pool.ipv6.cidr, or anything
+//      else, is dropped (0.7.16 carries IPv4 only);
 //   2. no session there → counted in ProfileCounters::tun_no_route; an IPv6 packet for a
 //      session that did not negotiate IPv6 (a 0.7.16 client) → its kDropIpv6;
 //   3. a client whose MTU is below ours (its MTU report, 0.7.16 §3.5): a packet above it

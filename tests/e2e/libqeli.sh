@@ -12,6 +12,8 @@
 #   * refusals: the network plan, the server identity, a socket protect — each ends FAILED
 #     with one ERROR event and run() returning PLATFORM_REJECTED;
 #   * a TUN fd handed over (the kernel pings through it);
+#   * IPv6 inside (our QELI_PLATFORM_X_IPV6): the plan's IPv6 fields, ICMPv6 echoes to the
+#     server's tunnel address through push/pull; every other run's plan has no IPv6;
 #   * stop during connect (a server that never answers), free while events are queued,
 #     threads hammering shared and own handles;
 #   * every mode through the example app: TCP plain, fake-tls, obfs, reality, reality-tls; UDP
@@ -36,7 +38,10 @@ harness() {  # NAME ARGS… — one harness run, its output in NAME.log
 }
 
 dir="$E2E_DIR/tcp"
-e2e_server_conf "$dir" fake-tls "obf.heartbeat.interval_ms = 5000"
+# The profile offers IPv6 inside the tunnel: only an app that declares
+# QELI_PLATFORM_X_IPV6 gets it (the other runs check their plans carry none).
+e2e_server_conf "$dir" fake-tls "obf.heartbeat.interval_ms = 5000
+pool.ipv6.cidr = fd00:77::/64"
 # The server shows its identity key in the handshake, so a client without a pin can learn
 # it (trust on first use, here decided by the app through SERVER_IDENTITY; without that
 # capability the core trusts it for the handle's life). Links always pin, so the harness
@@ -58,6 +63,8 @@ harness misuse misuse "$link"
 harness lifecycle lifecycle "$unpinned" --protect accept --identity accept --bulk 300 \
   --stop-in-transfer --second-start
 grep -q "second start" "$E2E_DIR/lifecycle.log" || e2e_fail "no second start"
+harness ipv6 lifecycle "$unpinned" --identity accept --ipv6
+grep -q "IPv6 pings fd00:77::" "$E2E_DIR/ipv6.log" || e2e_fail "no IPv6 through push/pull"
 harness refuse-plan lifecycle "$unpinned" --refuse-plan
 harness refuse-identity lifecycle "$unpinned" --identity refuse
 harness refuse-protect lifecycle "$unpinned" --protect refuse

@@ -13,12 +13,16 @@
  *       --bulk N                  N pings of 1000 bytes through push/pull
  *       --stop-in-transfer        stop while a thread pushes packets
  *       --second-start            start and run the handle again after the stop
+ *       --ipv6                    declare QELI_PLATFORM_X_IPV6 (the server has an IPv6 plan):
+ *                                 the plan carries IPv6 and ICMPv6 echoes go through
+ *                                 push/pull; without it the plan must carry none
  *   abi_harness stop-during-connect PROFILE    PROFILE's server never answers
  *   abi_harness free-queued PROFILE            free while events are queued and run blocks
  *   abi_harness threads PROFILE                many threads, shared and own handles
  *   abi_harness udp-probe PROFILE answer|silent qeli_client_udp_probe's verdict
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
@@ -94,6 +98,7 @@ struct policy {
   int refuse_plan;
   const char* tun_dev; /* hand over a TUN fd */
   int tun_fd;
+  int ipv6; /* declared QELI_PLATFORM_X_IPV6 */
 };
 struct seen {
   uint32_t states[64];
@@ -103,6 +108,7 @@ struct seen {
   uint64_t last_sequence;
   char address[32], gateway[32];
   int prefix;
+  char address6[64], gateway6[64]; /* empty: the plan carried no IPv6 */
   char error[512];
 };
 
@@ -203,6 +209,17 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
                 json_str(payload, "tunnel_gateway", s->gateway, sizeof s->gateway) == 0,
             "%s", payload);
       s->prefix = atoi(strstr(payload, "\"prefix_len\":") + 13);
+      s->address6[0] = s->gateway6[0] = 0;
+      if (pol->ipv6) {
+        CHECK(json_str(payload, "tunnel_address6", s->address6, sizeof s->address6) == 0 &&
+                  json_str(payload, "tunnel_gateway6", s->gateway6, sizeof s->gateway6) == 0 &&
+                  strstr(payload, "\"routes6\":[") != NULL,
+              "an X_IPV6 app got no IPv6 plan: %s", payload);
+      } else {
+        /* An app of the original ABI sees the original's plan. */
+        CHECK(strstr(payload, "address6") == NULL && strstr(payload, "routes6") == NULL,
+              "IPv6 in the plan of an app without X_IPV6: %s", payload);
+      }
       /* A wrong generation is refused and changes nothing. */
       EXPECT_RC(qeli_client_network_plan_result(h, ev->plan_generation + 7, 0, NULL, 0),
                 QELI_CLIENT_STALE_PLAN);
@@ -293,6 +310,32 @@ static uint32_t echo(uint8_t* pkt, uint32_t len, const struct seen* s, uint16_t 
   pkt[22] = (uint8_t)(c >> 8), pkt[23] = (uint8_t)c;
   return len;
 }
+/* An ICMPv6 echo request (RFC 4443 §4.1) from the plan's IPv6 address to its gateway. */
+static uint32_t echo6(uint8_t* pkt, uint32_t len, const struct seen* s, uint16_t seq) {
+  memset(pkt, 0, len);
+  const uint32_t plen = len - 40;
+  pkt[0] = 0x60, pkt[4] = (uint8_t)(plen >> 8), pkt[5] = (uint8_t)plen, pkt[6] = 58, pkt[7] = 64;
+  CHECK(inet_pton(AF_INET6, s->address6, pkt + 8) == 1, "address6 %s", s->address6);
+  CHECK(inet_pton(AF_INET6, s->gateway6, pkt + 24) == 1, "gateway6 %s", s->gateway6);
+  uint8_t* icmp = pkt + 40;
+  icmp[0] = 128, icmp[4] = 0x56, icmp[5] = 0x78, icmp[6] = (uint8_t)(seq >> 8),
+  icmp[7] = (uint8_t)seq;
+  /* The checksum covers the pseudo-header (addresses, length, next header) too. */
+  uint32_t sum = 0;
+  for (int i = 8; i < 40; i += 2) sum += (uint32_t)(pkt[i] << 8 | pkt[i + 1]);
+  sum += plen + 58;
+  for (uint32_t i = 0; i + 1 < plen; i += 2) sum += (uint32_t)(icmp[i] << 8 | icmp[i + 1]);
+  if (plen & 1) sum += (uint32_t)(icmp[plen - 1] << 8);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  const uint16_t c = (uint16_t)~sum;
+  icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
+  return len;
+}
+/* Whether `p` (n bytes) is an echo reply of either family. */
+static int is_echo_reply(const uint8_t* p, size_t n) {
+  if (n >= 28 && (p[0] >> 4) == 4) return p[9] == 1 && p[20] == 0;
+  return n >= 48 && (p[0] >> 4) == 6 && p[6] == 58 && p[40] == 129;
+}
 /* Replies pulled within `wait_ms` (echo replies only). */
 static int pull_replies(uint64_t h, uint64_t gen, uint64_t wait_ms, int want) {
   static uint8_t buf[1 << 16];
@@ -311,12 +354,12 @@ static int pull_replies(uint64_t h, uint64_t gen, uint64_t wait_ms, int want) {
     for (size_t k = 0; k < packets; ++k) sum += lens[k];
     CHECK(sum == bytes, "pull lengths %zu vs %zu", sum, bytes);
     for (size_t k = 0; k < packets; off += lens[k++])
-      if (lens[k] >= 28 && buf[off + 9] == 1 && buf[off + 20] == 0) ++got;
+      if (is_echo_reply(buf + off, lens[k])) ++got;
   }
   return got;
 }
 static int ping_batch(uint64_t h, uint64_t gen, const struct seen* s, int count, uint32_t size,
-                      uint16_t seq0) {
+                      uint16_t seq0, int v6) {
   static uint8_t pkts[64 * 1500];
   uint32_t lens[64];
   int replies = 0;
@@ -324,7 +367,8 @@ static int ping_batch(uint64_t h, uint64_t gen, const struct seen* s, int count,
     int n = count - done < 32 ? count - done : 32;
     size_t total = 0;
     for (int i = 0; i < n; ++i) {
-      lens[i] = echo(pkts + total, size, s, (uint16_t)(seq0 + done + i));
+      lens[i] = v6 ? echo6(pkts + total, size, s, (uint16_t)(seq0 + done + i))
+                   : echo(pkts + total, size, s, (uint16_t)(seq0 + done + i));
       total += lens[i];
     }
     size_t accepted = 0;
@@ -373,7 +417,7 @@ static uint32_t state_of(uint64_t h) {
 
 /* ---- subcommands ---- */
 static int lifecycle(int argc, char** argv) {
-  struct policy pol = {0, 0, 0, NULL, -1};
+  struct policy pol = {0, 0, 0, NULL, -1, 0};
   int bulk = 0, stop_in_transfer = 0, second_start = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--protect"))
@@ -390,6 +434,8 @@ static int lifecycle(int argc, char** argv) {
       stop_in_transfer = 1;
     else if (!strcmp(argv[i], "--second-start"))
       second_start = 1;
+    else if (!strcmp(argv[i], "--ipv6"))
+      pol.ipv6 = 1;
     else
       CHECK(0, "unknown option %s", argv[i]);
   }
@@ -397,6 +443,7 @@ static int lifecycle(int argc, char** argv) {
                   (pol.tun_dev ? QELI_PLATFORM_TUN_FD : QELI_PLATFORM_TUN_PACKET_BATCH);
   if (pol.protect) caps |= QELI_PLATFORM_SOCKET_PROTECT;
   if (pol.identity) caps |= QELI_PLATFORM_SERVER_IDENTITY;
+  if (pol.ipv6) caps |= QELI_PLATFORM_X_IPV6;
   const int failing = pol.protect < 0 || pol.identity < 0 || pol.refuse_plan;
   uint64_t h = new_handle(caps);
   CHECK(state_of(h) == QELI_CLIENT_CREATED, "not CREATED");
@@ -440,9 +487,15 @@ static int lifecycle(int argc, char** argv) {
       int32_t rc = qeli_client_tun_push(h, gen, b, 28, &l, 1, &acc);
       CHECK(rc == QELI_CLIENT_UNSUPPORTED || rc == QELI_CLIENT_INVALID_STATE, "push %d", rc);
     } else {
-      int replies = ping_batch(h, gen, &s, 5, 84, 1);
+      int replies = ping_batch(h, gen, &s, 5, 84, 1, 0);
       CHECK(replies >= 3, "%d of 5 pings answered", replies);
       printf("lifecycle: %d/5 pings through push/pull\n", replies);
+      if (pol.ipv6) {
+        replies = ping_batch(h, gen, &s, 5, 104, 50, 1);
+        CHECK(replies >= 3, "%d of 5 IPv6 pings answered", replies);
+        printf("lifecycle: %d/5 IPv6 pings %s -> %s through push/pull\n", replies, s.address6,
+               s.gateway6);
+      }
       /* Misuse on a running generation. */
       uint8_t pkt[1500];
       uint32_t len = echo(pkt, 84, &s, 99);
@@ -468,7 +521,7 @@ static int lifecycle(int argc, char** argv) {
             rc, bytes);
       CHECK(pull_replies(h, gen, 1000, 1) == 1, "the too-big reply was lost");
       if (bulk > 0) {
-        replies = ping_batch(h, gen, &s, bulk, 1028, 1000);
+        replies = ping_batch(h, gen, &s, bulk, 1028, 1000, 0);
         CHECK(replies >= bulk / 2, "bulk: %d of %d answered", replies, bulk);
         printf("lifecycle: bulk %d/%d pings of 1028 bytes\n", replies, bulk);
       }

@@ -233,7 +233,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kUser, "profiles", "untested"},
     {Scope::kUser, "group", "e2e/server_policy.sh"},
     {Scope::kUser, "route", "e2e/user_management.sh"},
-    {Scope::kUser, "client_subnet", "untested"},
+    {Scope::kUser, "client_subnet", "e2e/client_subnet.sh"},
     {Scope::kUser, "allowed_networks", "e2e/server_policy.sh"},
     {Scope::kUser, "bandwidth.limit_mbps", "e2e/bandwidth_quota.sh"},
     {Scope::kUser, "bandwidth.burst_mbps", "unit/engine/traffic_account_test.cc", "Burst"},

@@ -609,6 +609,12 @@ TEST_F(ServerConfigTest, user_rules) {
       {"allowed_networks = 2001:db8::1/32", "allowed_networks"},
       {"client_subnet = 10.9.0.0/16", "client_subnet"},
       {"client_subnet = 192.168.7.0/24\nclient_subnet = 192.168.8.0/24", nullptr},
+      {"client_subnet = 10.9.0.128/25", "client_subnet"},  // inside the pool
+      {"client_subnet = 2001:db8:7::/48, 192.168.7.0/24", nullptr},
+      {"client_subnet = ::/0", "client_subnet"},
+      {"client_subnet = fe80::/64", "client_subnet"},
+      {"client_subnet = ff05::/16", "client_subnet"},
+      {"client_subnet = 2001:db8:7::1/48", "client_subnet"},  // host bits
       {"route = 10.0.0.0/8", nullptr},
       {"route = 10.0.0.0", "route"},
       {"route = 2001:db8:5::/48 metric=10\nroute = 10.0.0.0/8", nullptr},
@@ -630,6 +636,21 @@ TEST_F(ServerConfigTest, user_rules) {
     }
     EXPECT_TRUE(r.findings.contains(Severity::kError, row.key, "")) << dump(r.findings);
   }
+  // IPv6 networks behind a client: routed only where the profile has an IPv6 plan (a
+  // warning otherwise), and never inside that plan.
+  const std::string sub6 =
+      std::string("[user:u]\npassword_hash = ") + kHash + "\nclient_subnet = 2001:db8:7::/48\n";
+  const auto no_plan = load("[profile:p]\n" + sub6);
+  EXPECT_TRUE(no_plan.ok()) << dump(no_plan.findings);
+  EXPECT_TRUE(no_plan.findings.contains(Severity::kWarning, "client_subnet", "pool.ipv6.cidr"))
+      << dump(no_plan.findings);
+  const auto planned = load("[profile:p]\npool.ipv6.cidr = fd00:9::/64\n" + sub6);
+  EXPECT_TRUE(planned.ok()) << dump(planned.findings);
+  EXPECT_FALSE(planned.findings.contains(Severity::kWarning, "client_subnet", ""));
+  const auto inside = load(std::string("[profile:p]\npool.ipv6.cidr = fd00:9::/64\n[user:u]\n") +
+                           "password_hash = " + kHash + "\nclient_subnet = fd00:9::/80\n");
+  EXPECT_TRUE(inside.findings.contains(Severity::kError, "client_subnet", "pool.ipv6.cidr"))
+      << dump(inside.findings);
   // A REALITY short id has one owner: a profile's shared list or one user.
   const std::string two =
       std::string("[profile:p]\nobf.tls.reality_proxy.enabled = true\n") +

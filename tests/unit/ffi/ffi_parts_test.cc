@@ -148,5 +148,49 @@ TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   EXPECT_EQ(ex["excluded_routes"], nlohmann::json::array({"192.0.2.0/24"}));
 }
 
+TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
+  config::ClientConfig cfg;
+  client::TunnelConfig tc;
+  tc.pushed.client_ip = "10.8.0.2";
+  tc.pushed.server_ip = "10.8.0.1";
+  tc.pushed.prefix = 24;
+  tc.pushed.dns = "10.8.0.1";
+  tc.pushed.dns_port = 53;
+  tc.pushed.routes = {{"0.0.0.0/0", "", 100}};
+  tc.pushed.x_ip6 = "fd00:8::2/64";
+  tc.pushed.x_server_ip6 = "fd00:8::1";
+  tc.pushed.x_dns6 = "fd00:8::1";
+  tc.pushed.x_routes6 = {{"2001:db8:e::/48", "", 70}};
+  tc.mtu = 1400;
+  tc.server = transport::SockAddr::ipv4(0x0a000001, 4433);
+  cfg.exclude6.push_back(*config::Ipv6Cidr::parse("2001:db8:f::/48"));
+  PlanInputs in;
+  in.generation = 1;
+  // The original's plan (an app without QELI_PLATFORM_X_IPV6): no IPv6 anywhere.
+  const auto v4 = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  EXPECT_FALSE(v4.contains("tunnel_address6"));
+  EXPECT_FALSE(v4.contains("routes6"));
+  EXPECT_EQ(v4["dns_servers"].size(), 1U);
+  EXPECT_TRUE(v4["excluded_routes"].empty());
+  // With it: the address, gateway, the pushed IPv6 route, the full tunnel's IPv6 halves,
+  // the IPv6 resolver and exclusion.
+  in.ipv6 = true;
+  const auto j = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  EXPECT_EQ(j["tunnel_address6"], "fd00:8::2");
+  EXPECT_EQ(j["prefix_len6"], 64);
+  EXPECT_EQ(j["tunnel_gateway6"], "fd00:8::1");
+  std::vector<std::string> cidrs6;
+  for (const auto& r : j["routes6"]) {
+    cidrs6.push_back(r["cidr"]);
+    EXPECT_EQ(r["gateway"], "fd00:8::1");
+  }
+  EXPECT_EQ(cidrs6, (std::vector<std::string>{"2001:db8:e::/48", "::/1", "8000::/1"}));
+  for (const auto& r : j["routes"])
+    EXPECT_EQ(r["cidr"].get<std::string>().find(':'), std::string::npos);
+  ASSERT_EQ(j["dns_servers"].size(), 2U);
+  EXPECT_EQ(j["dns_servers"][1]["address"], "fd00:8::1");
+  EXPECT_EQ(j["excluded_routes"], nlohmann::json::array({"2001:db8:f::/48"}));
+}
+
 }  // namespace
 }  // namespace qeli::ffi

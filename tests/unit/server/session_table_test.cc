@@ -37,8 +37,8 @@ TEST(SessionTable, SameDeviceSupersedesAndKeepsItsAddress) {
   t.remove(*first);
   EXPECT_EQ(t.size(), 1U);
   t.with_routes([&](const auto& routes) {
-    auto it = routes.find((*second)->tunnel_ip);
-    ASSERT_NE(it, routes.end());
+    auto it = routes.by_ip.find((*second)->tunnel_ip);
+    ASSERT_NE(it, routes.by_ip.end());
     EXPECT_EQ(it->second, *second);
   });
   auto other = t.admit(device("bob", "02"));
@@ -65,7 +65,10 @@ TEST(SessionTable, StopAllStopsEverySessionAndRefusesLaterAdmissions) {
   t.remove(*a);
   t.remove(*b);
   EXPECT_EQ(t.size(), 0U);
-  t.with_routes([](const auto& routes) { EXPECT_TRUE(routes.empty()); });
+  t.with_routes([](const auto& routes) {
+    EXPECT_TRUE(routes.by_ip.empty());
+    EXPECT_TRUE(routes.subnets.empty());
+  });
 }
 
 }  // namespace

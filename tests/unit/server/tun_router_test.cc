@@ -1,7 +1,8 @@
 // TunRouter: each downlink packet to the inbox of the session its destination names —
 // IPv4 by address, IPv6 through the profile's plan — and what it does with the rest:
 // no session (counted), IPv6 for a client that did not negotiate it, a packet above a
-// client's reported MTU (ICMP back into the TUN, or fragments into the inbox).
+// client's reported MTU (ICMP back into the TUN, or fragments into the inbox), and the
+// networks behind clients (`client_subnet`, claimed by their sessions).
 #include "server/tun_router.h"
 
 #include <gtest/gtest.h>
@@ -28,10 +29,15 @@ struct Fixture {
       : p(profile(ipv6)),
         sessions(IpPool(kNet, 24, kNet + 1), 0, engine::SessionInbox::Geometry{16, 65535, 0, 0}),
         router(p, sessions, counters) {}
-  std::shared_ptr<Session> admit(const std::string& user) {
+  std::shared_ptr<Session> admit(const std::string& user,
+                                 std::vector<config::Ipv4Cidr> subnets = {},
+                                 std::vector<config::Ipv6Cidr> subnets6 = {},
+                                 const std::string& device = "") {
     AdmissionRequest r;
     r.user = user;
-    r.device_key = user;
+    r.device_key = device.empty() ? user : user + ":" + device;
+    r.subnets = std::move(subnets);
+    r.subnets6 = std::move(subnets6);
     return *sessions.admit(r);
   }
   /// Routes these packets as one TUN read.
@@ -131,6 +137,88 @@ TEST(TunRouter, AboveTheClientsMtuDfGetsIcmpAndTheRestIsFragmented) {
   EXPECT_EQ(got[0], Bytes(small.begin(), small.end()));
   for (std::size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i].size(), 1000U);
   EXPECT_EQ(a->counters.get(tunnel::SessionCounter::kFragTx), 1U);  // packets fragmented
+}
+
+config::Ipv4Cidr net4(const char* s) { return config::Ipv4Cidr::parse(s).value(); }
+config::Ipv6Cidr net6(const char* s) { return config::Ipv6Cidr::parse(s).value(); }
+
+test::PacketBytes to6(const char* dst) {
+  test::PacketSpec s = test::v6({});
+  s.proto = 17;
+  s.dst = config::Ipv6Addr::parse(dst).value().bytes;
+  return test::build_packet(s);
+}
+
+/// What the host was asked to route (TunSubnetRoutes' calls), in order.
+struct RecordingHost : HostSubnetRoutes {
+  void add(const SubnetClaims::Claimed& c) override { log(c, "+"); }
+  void remove(const SubnetClaims::Claimed& c) override { log(c, "-"); }
+  void log(const SubnetClaims::Claimed& c, const char* op) {
+    for (const auto& n : c.v4) calls.push_back(op + n.to_string());
+    for (const auto& n : c.v6) calls.push_back(op + n.to_string());
+  }
+  std::vector<std::string> calls;
+};
+
+TEST(TunRouter, ANetworkBehindAClientReachesItsSessionByTheLongestPrefix) {
+  Fixture f(/*ipv6=*/true);
+  auto a = f.admit("alice", {net4("192.168.77.0/24")}, {net6("2001:db8:77::/48")});
+  auto b = f.admit("bob", {net4("192.168.0.0/16")});
+  a->peer_state.ipv6.store(true);
+  const std::uint32_t in_a = 0xc0a84d05;  // 192.168.77.5: both match, a's /24 is longer
+  const std::uint32_t in_b = 0xc0a80905;  // 192.168.9.5: only b's /16
+  const auto pa = to4(in_a), pb = to4(in_b), pa6 = to6("2001:db8:77:1::9");
+  f.route({pa, pb, pa6, to6("2001:db8:78::1"), to4(0xc0a90001)});
+  EXPECT_EQ(Fixture::inbox(*a),
+            (std::vector<Bytes>{Bytes(pa.begin(), pa.end()), Bytes(pa6.begin(), pa6.end())}));
+  EXPECT_EQ(Fixture::inbox(*b), (std::vector<Bytes>{Bytes(pb.begin(), pb.end())}));
+  EXPECT_EQ(f.counters.tun_no_route.load(), 2U);  // outside every claimed network
+}
+
+TEST(TunRouter, TheFirstClaimantKeepsANetworkUntilItsSessionEnds) {
+  Fixture f;
+  RecordingHost host;
+  f.sessions.set_host_routes(&host);
+  const auto lan = net4("192.168.77.0/24");
+  auto first = f.admit("alice", {lan});
+  auto second = f.admit("mallory", {lan, net4("192.168.78.0/24")});
+  const auto p = to4(0xc0a84d05);
+  f.route({p});
+  EXPECT_EQ(Fixture::inbox(*first).size(), 1U);
+  EXPECT_TRUE(Fixture::inbox(*second).empty());
+  EXPECT_EQ(host.calls,
+            (std::vector<std::string>{"+192.168.77.0/24", "+192.168.78.0/24"}));  // once each
+  // The holder ends: its network is free (and unrouted) and not handed on by itself.
+  f.sessions.remove(first);
+  f.route({p});
+  EXPECT_TRUE(Fixture::inbox(*second).empty());
+  EXPECT_EQ(f.counters.tun_no_route.load(), 1U);
+  EXPECT_EQ(host.calls.back(), "-192.168.77.0/24");
+  // The next session to claim it gets it.
+  auto third = f.admit("alice", {lan});
+  f.route({p});
+  EXPECT_EQ(Fixture::inbox(*third).size(), 1U);
+  EXPECT_EQ(host.calls.back(), "+192.168.77.0/24");
+}
+
+TEST(TunRouter, ASupersedingSessionTakesItsPredecessorsNetworks) {
+  Fixture f;
+  RecordingHost host;
+  f.sessions.set_host_routes(&host);
+  const auto lan = net4("192.168.77.0/24");
+  auto old = f.admit("alice", {lan}, {}, "01");
+  auto fresh = f.admit("alice", {lan}, {}, "01");  // the same device again
+  EXPECT_TRUE(old->superseded.load());
+  const auto p = to4(0xc0a84d05);
+  f.route({p});
+  EXPECT_EQ(Fixture::inbox(*fresh).size(), 1U);
+  EXPECT_TRUE(Fixture::inbox(*old).empty());
+  // The old one's late removal leaves the new claim (and its host route) alone.
+  f.sessions.remove(old);
+  f.route({p});
+  EXPECT_EQ(Fixture::inbox(*fresh).size(), 1U);
+  EXPECT_EQ(host.calls,
+            (std::vector<std::string>{"+192.168.77.0/24", "-192.168.77.0/24", "+192.168.77.0/24"}));
 }
 
 }  // namespace
