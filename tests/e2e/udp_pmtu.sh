@@ -21,7 +21,9 @@
 # the server's end narrow (a black hole: no EMSGSIZE, no ICMP — probes time out).
 #
 # QELI_E2E_PMTU_PROBE=false runs the same checks with probing off (the negative control:
-# it must fail). Usage: udp_pmtu.sh QELI_BINARY
+# it must fail). The profile offers IPv6 inside: the probed 1200-byte TUN cannot carry it,
+# so the client takes it back and the server stops listing its IPv6 address.
+# Usage: udp_pmtu.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
 PROBE=${QELI_E2E_PMTU_PROBE:-true}
@@ -41,7 +43,7 @@ fragments() {
 }
 
 dir="$E2E_DIR/pmtu"
-e2e_server_conf "$dir" fake-tls $'obf.padding.enabled = true\nobf.padding.min_bytes = 32\nobf.padding.max_bytes = 256'
+e2e_server_conf "$dir" fake-tls $'obf.padding.enabled = true\nobf.padding.min_bytes = 32\nobf.padding.max_bytes = 256\npool.ipv6.cidr = fd00:79::/64'
 e2e_add_user "$dir" alice "s3cret-pmtu" >/dev/null
 conf=$(e2e_client_conf "$dir" client alice "s3cret-pmtu" $'proto = udp\nmtu = 0\nmtu_probe = '"$PROBE")
 e2e_start_server server "$dir"
@@ -78,6 +80,15 @@ grep -q "path MTU probe to .*: tunnel MTU 1200 (probed" "$E2E_DIR/client.log" ||
   e2e_fail "the client log does not show a probed MTU of 1200"
 tun_mtu=$(ip -n "$NS_C" -o link show dev vpn0 | grep -Eo 'mtu [0-9]+' | cut -d' ' -f2)
 [ "$tun_mtu" = 1200 ] || e2e_fail "client TUN MTU is $tun_mtu, not 1200"
+# IPv6 inside was agreed in the handshake (the profile has an IPv6 plan), but a 1200-byte
+# TUN cannot carry it: the client says so, and the server stops listing its address.
+if [ "$PROBE" = true ]; then
+  e2e_wait_for 5 sh -c "[ -z \"\$('$QELI' list-clients --json --socket '$dir/control.sock' |
+    jq -r '.[0].tunnel_ip6 // empty')\" ]" ||
+    e2e_fail "the server still lists an IPv6 address for a client whose TUN cannot carry it: $("$QELI" list-clients --json --socket "$dir/control.sock")"
+  ip -n "$NS_C" -6 addr show dev vpn0 | grep -q 'fd00:79::' &&
+    e2e_fail "an IPv6 address on a 1200-byte TUN"
+fi
 grep -q "reports MTU 1200 (profile 1400)" "$E2E_DIR/server.log" ||
   e2e_fail "the server log does not show the reported MTU"
 

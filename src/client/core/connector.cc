@@ -151,6 +151,13 @@ tunnel::SessionParams Connector::session_params(const handshake::AuthOk& ok, std
   sc.send.farewell = client_farewell(close_notify, core_.stop_);
   sc.send.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
   sc.send.initial_frames.push_back(wire::build_client_info(build::version(), opt_.platform));
+  if ((attempt_.caps & handshake::caps::kIpv6Inside) != 0 && !attempt_.ipv6) {
+    // IPv6 was agreed, but this host's TUN cannot carry it (a probed UDP path below 1280,
+    // no IPv6 in the kernel, an app without it): the capabilities again, without the
+    // bit, so the server stops routing IPv6 here and stops listing an IPv6 address.
+    sc.send.initial_frames.push_back(
+        wire::build_capabilities(attempt_.caps & ~handshake::caps::kIpv6Inside));
+  }
   sc.receive.end_on_close_frame = close_notify;
   if (close_notify) {
     sc.receive.on_control = [this](const wire::ControlFrame& f) { on_server_control(f); };

@@ -41,6 +41,7 @@ class Connector {
     std::optional<wire::CloseReason> closed;  ///< the server's session-close frame
     bool aes_gcm = false;                     ///< data records go AES-256-GCM
     bool ipv6 = false;                        ///< IPv6 inside (caps::kIpv6Inside)
+    std::uint32_t caps = 0;                   ///< negotiated with the server (caps::*)
     /// Non-empty: a failure that must not be retried (ClientErrc::kFatal), said so.
     std::string fatal;
   };

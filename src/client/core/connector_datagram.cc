@@ -140,6 +140,7 @@ Duration Connector::connect_datagram() {
   const bool close_notify = (udp.session.negotiated_caps & handshake::caps::kCloseNotify) != 0;
   attempt_.aes_gcm = (udp.session.negotiated_caps & handshake::caps::kAesGcm) != 0;
   attempt_.ipv6 = (udp.session.negotiated_caps & handshake::caps::kIpv6Inside) != 0;
+  attempt_.caps = udp.session.negotiated_caps;
   // The server follows us to a new address (a NAT rebinding, another network): our
   // nonces carry the session's connection ids from now on (wire/roam_nonce.h).
   if (auto roam = handshake::client_roam_nonces(udp.session)) {

@@ -76,6 +76,7 @@ Duration Connector::connect_stream() {
   // Both ends have AES-GCM instructions: records go AES-256-GCM (docs/PROTOCOL.md §18).
   attempt_.aes_gcm = (session.negotiated_caps & handshake::caps::kAesGcm) != 0;
   attempt_.ipv6 = (session.negotiated_caps & handshake::caps::kIpv6Inside) != 0;
+  attempt_.caps = session.negotiated_caps;
   const handshake::AuthOk ok = *session.auth_ok;
   return run_tunnel(
       ok, configured_mtu(ok), gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
