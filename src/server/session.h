@@ -10,8 +10,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
+#include "config/ipv6_cidr.h"
+#include "config/values.h"
 #include "crypto/secret_bytes.h"
 #include "engine/session_inbox.h"
 #include "engine/stop_signal.h"
@@ -42,6 +45,11 @@ struct Session {
   const std::uint32_t tunnel_ip;
   const transport::SockAddr peer;  ///< where the session started
   const Instant started;
+  /// The user's `client_subnet`s this session holds (SessionTable::admit writes them before
+  /// it returns the session; read-only after): the networks routed into it, and the only
+  /// sources it may send from beside its own addresses.
+  std::vector<config::Ipv4Cidr> subnets;
+  std::vector<config::Ipv6Cidr> subnets6;
   /// UDP roaming (docs/PROTOCOL.md §20): times the client moved, and where it is now.
   /// Written by its worker at a roam, read by the control socket and the session events
   /// (both rare: a mutex, never taken per packet).

@@ -54,18 +54,16 @@ DestinationAcl destination_acl(const AuthContext& ctx) {
 
 std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileConfig& p,
                                              const AuthContext& ctx) {
-  const config::UserConfig* user = ctx.user;
   const auto acl = destination_acl(ctx);
   const std::uint32_t pool_net = p.pool.cidr.network.value;
   const std::uint32_t pool_mask = p.pool.cidr.mask();
   const std::uint32_t server_ip = p.tun.address.value;
   const bool c2c = p.routing.client_to_client;
-  std::vector<config::Ipv4Cidr> subnets;
-  std::vector<config::Ipv6Cidr> subnets6;
-  if (user != nullptr) subnets = user->client_subnets;
-  // IPv6 (only once negotiated: tunnel::Receiver drops it before): the session's one
-  // address of the profile's plan, or the user's IPv6 `client_subnet`s, are its sources.
-  if (user != nullptr) subnets6 = user->client_subnets6;
+  // The `client_subnet`s the session holds: another session's (first claimant wins) are
+  // not this one's to send from. IPv6 (only once negotiated: tunnel::Receiver drops it
+  // before): the session's one address of the profile's plan, or its IPv6 networks.
+  const std::vector<config::Ipv4Cidr> subnets = sp->subnets;
+  const std::vector<config::Ipv6Cidr> subnets6 = sp->subnets6;
   const auto plan = Ipv6Plan::of(p);
   const config::Ipv6Cidr pool6 = plan ? plan->cidr() : config::Ipv6Cidr{};
   const config::Ipv6Addr own6 = plan ? plan->address_of(sp->tunnel_ip) : config::Ipv6Addr{};

@@ -1,7 +1,8 @@
 // What a profile's config means for one session's data phase, on either carrier: the
 // padding and heartbeat policies (`obf.padding.*`, `obf.heartbeat.*`) and the inbound
 // filter every decrypted packet passes before the TUN (qeli 0.7.16 §9: the source must be
-// the client's tunnel IP or one of its `client_subnet`s, for IPv6 its address of the plan;
+// the client's tunnel IP or one of the `client_subnet`s its session holds, for IPv6 its
+// address of the plan or one of those;
 // `client_to_client = false` keeps clients from reaching each other; `allowed_networks` limits the
 // destinations).
 #pragma once
@@ -35,7 +36,7 @@ tunnel::CarrierRoom carrier_room(const config::ProfileConfig& p);
 /// of what it was admitted with. Precondition of the returned function: the packet is
 /// IPv4 of at least 20 bytes or IPv6 of at least 40 (tunnel::Receiver's check). IPv6:
 /// the source must be the session's address of the profile's plan (server/ipv6_plan.h)
-/// or inside one of the user's IPv6 `client_subnet`s.
+/// or inside one of the IPv6 `client_subnet`s the session holds (Session::subnets6).
 /// The destination ACL of `ctx`'s user (its own list, else its group's; none: all).
 DestinationAcl destination_acl(const AuthContext& ctx);
 std::function<bool(ByteSpan)> inbound_filter(Session* session, const config::ProfileConfig& p,

@@ -99,6 +99,8 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
     routes_.by_ip[ip] = s;
     took = routes_.subnets.claim(s, req.subnets, req.subnets6);
   }
+  s->subnets = took.v4;
+  s->subnets6 = took.v6;
   if (took.skipped > 0) {
     spdlog::warn(
         "client_subnet: {} network(s) of user {} already route to another session; "

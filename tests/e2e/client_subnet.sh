@@ -12,7 +12,8 @@
 #      the server pings the LAN host over IPv4 and IPv6 and gets answers, whose sources
 #      (the LAN host, inside alice's subnets) pass the server's source check;
 #   2. mallory claims 192.168.77.0/24 too, from client ns 2: the first claimant keeps it
-#      (the server logs the skipped network), pings still reach alice's LAN;
+#      (the server logs the skipped network), pings still reach alice's LAN, and mallory's
+#      packets from an address in it are dropped (drop_bad_source);
 #   3. a source outside alice's networks (192.168.78.1 on the LAN host) is dropped by the
 #      server (drop_bad_source grows, no answer);
 #   4. alice disconnects: both routes leave the server's table; the LAN is unreachable.
@@ -83,7 +84,15 @@ e2e_wait_tunnel 15 "$NS_C2" >/dev/null || e2e_fail "mallory got no tunnel addres
 e2e_wait_for 10 grep -q "of user mallory already route to another session" "$E2E_DIR/server.log" ||
   e2e_fail "the server did not log mallory's skipped network"
 lan_ping -4 192.168.77.2 || e2e_fail "after mallory's claim the LAN is not alice's any more"
-e2e_log "2: mallory's claim of 192.168.77.0/24 skipped; the LAN stays alice's"
+# Nor may mallory send as alice's LAN.
+ip -n "$NS_C2" addr add 192.168.77.50/32 dev vpn0
+before=$(e2e_session_counter "$dir" mallory drop_bad_source)
+if ip netns exec "$NS_C2" ping -I 192.168.77.50 -c 3 -i 0.2 -W 1 "$TUN_NET.1" >/dev/null 2>&1; then
+  e2e_fail "mallory sent as alice's LAN (192.168.77.50) and was answered"
+fi
+after=$(e2e_session_counter "$dir" mallory drop_bad_source)
+[ "$after" -ge $((before + 3)) ] || e2e_fail "mallory's drop_bad_source $before → $after"
+e2e_log "2: mallory's claim of 192.168.77.0/24 skipped: the LAN stays alice's, mallory may not send from it"
 
 # 3. A source outside alice's networks.
 before=$(e2e_session_counter "$dir" alice drop_bad_source)

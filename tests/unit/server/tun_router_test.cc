@@ -188,6 +188,9 @@ TEST(TunRouter, TheFirstClaimantKeepsANetworkUntilItsSessionEnds) {
   EXPECT_TRUE(Fixture::inbox(*second).empty());
   EXPECT_EQ(host.calls,
             (std::vector<std::string>{"+192.168.77.0/24", "+192.168.78.0/24"}));  // once each
+  // What each session holds is also what it may send from (session_policy.cc).
+  EXPECT_EQ(first->subnets, (std::vector<config::Ipv4Cidr>{lan}));
+  EXPECT_EQ(second->subnets, (std::vector<config::Ipv4Cidr>{net4("192.168.78.0/24")}));
   // The holder ends: its network is free (and unrouted) and not handed on by itself.
   f.sessions.remove(first);
   f.route({p});
