@@ -48,8 +48,12 @@ UserConfig read_user(SectionReader& r, std::string name) {
   }
   u.client_subnets = r.get_network_list("client_subnet", /*allow_bare=*/false, u.client_subnets6);
   for (const auto& c : u.client_subnets) {
+    const std::uint32_t first = c.network.value >> 24;
     if (c.prefix == 0) {
       r.error("client_subnet", "0.0.0.0/0 would route everything into this client; refused");
+    } else if (first == 0 || first == 127 || first >= 224) {
+      // "This network", loopback, multicast and reserved (RFC 6890): never routed to a host.
+      r.error("client_subnet", c.to_string() + " is not a unicast network a router forwards");
     }
   }
   for (const auto& c : u.client_subnets6) {

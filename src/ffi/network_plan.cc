@@ -21,8 +21,9 @@ nlohmann::json dns_servers(const client::TunnelConfig& tc, const config::ClientC
   };
   if (!cfg.dns_servers.empty()) {
     for (const auto& a : cfg.dns_servers) add(a.to_string(), 53);
-  } else if (std::uint32_t pushed = 0; transport::parse_ipv4(tc.pushed.dns, pushed)) {
-    add(tc.pushed.dns, tc.pushed.dns_port);
+  } else if (std::uint32_t pushed = 0;
+             transport::parse_ipv4(tc.pushed.dns, pushed) || (in.ipv6 && tc.pushed.x_dns6)) {
+    if (transport::parse_ipv4(tc.pushed.dns, pushed)) add(tc.pushed.dns, tc.pushed.dns_port);
     if (in.ipv6 && tc.pushed.x_dns6) add(*tc.pushed.x_dns6, tc.pushed.dns_port);
   } else {
     for (const auto& a : in.fallback_dns) add(a, 53);
@@ -59,7 +60,7 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
     }
   }
   nlohmann::json pushed = nlohmann::json::array();
-  for (const auto& r : ok.routes) pushed.push_back(r.cidr);
+  for (const auto& r : pushed_all) pushed.push_back(r.cidr);
   const tunnel::PushedParams& p = tc.params;
   nlohmann::json j = {
       {"generation", in.generation},

@@ -5,7 +5,7 @@
 //   {"generation", "tunnel_address", "prefix_len", "mtu", "tunnel_gateway",
 //    "carrier_address",                    // the server address the session runs over
 //    "routes": [{"cidr","gateway","metric"}],  // client/route_plan.h's routes via the TUN
-//    "pushed_routes": ["cidr", …],          // as the server pushed them
+//    "pushed_routes": ["cidr", …],          // as the server pushed them (IPv6 too with IPv6)
 //    "dns_servers": [{"address","port"}], "full_tunnel", "kill_switch",
 //    "max_streams", "adaptive",
 //    "data_plane": {"padding_enabled","padding_min","padding_max","heartbeat_enabled",

@@ -107,6 +107,7 @@ bool Admission::admit(AuthContext& ctx) {
     return false;
   }
   ctx.session = *s;
+  ctx.subnet_claims = &s_.sessions->claims();
   ctx.session->set_credential(ctx.device);
   ctx.session->account = std::move(account);
   ctx.session->inbox.set_account(ctx.session->account.get());

@@ -209,7 +209,7 @@ Status<std::string> ProfileRuntime::start() {
   auto subnet_routes = TunSubnetRoutes::open(p.name, tun_->name());
   if (!subnet_routes.ok()) return fail("profile " + p.name + ": " + subnet_routes.error());
   subnet_routes_ = std::move(*subnet_routes);
-  sessions_->set_host_routes(subnet_routes_.get());
+  sessions_->set_subnets(subnet_claims_, subnet_routes_.get());
   admission_ = std::make_unique<Admission>(
       Admission::Setup{&profile_, auth_.require_client_key_proof, &guard_, &users_, sessions_.get(),
                        accounts_, &events_, &counters_});

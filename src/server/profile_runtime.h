@@ -97,6 +97,9 @@ class ProfileRuntime : private UdpWorkerHost {
   /// Per-user limits, quotas and totals (shared by every profile); null = none. Before
   /// start().
   void set_accounts(TrafficAccounts* accounts) { accounts_ = accounts; }
+  /// The server's client_subnet table (shared by every profile); null = the profile's
+  /// own. Before start().
+  void set_subnet_claims(SubnetClaims* claims) { subnet_claims_ = claims; }
   /// Where the REALITY replay cache persists (so a restart does not forget accepted
   /// tokens); empty = memory only. Set before start().
   void set_reality_replay_path(std::string path) { replay_path_ = std::move(path); }
@@ -188,6 +191,7 @@ class ProfileRuntime : private UdpWorkerHost {
   std::vector<std::unique_ptr<std::mutex>> tun_write_mu_;
   /// The host routes of claimed `client_subnet`s; before sessions_, which calls it.
   std::unique_ptr<TunSubnetRoutes> subnet_routes_;
+  SubnetClaims* subnet_claims_ = nullptr;
   std::unique_ptr<SessionTable> sessions_;
   std::unique_ptr<Admission> admission_;   ///< with sessions_ (start())
   std::unique_ptr<TcpListener> listener_;  ///< TCP: bind.address first, then `listen`

@@ -198,6 +198,8 @@ int run_server(const ServerOptions& options) {
       options.identity_dir.empty() ? cfg.identity_dir_path() : options.identity_dir;
   config::IdentityStore identities(identity_dir);
 
+  // One client_subnet table for every profile: the host has one routing table.
+  SubnetClaims subnet_claims;
   std::vector<std::unique_ptr<ProfileRuntime>> profiles;
   for (const auto& p : cfg.profiles) {
     if (!p.enabled) continue;
@@ -212,6 +214,7 @@ int run_server(const ServerOptions& options) {
     auto rt = std::make_unique<ProfileRuntime>(p, cfg.auth, std::move(kp), users, guard);
     rt->set_events(&events);
     rt->set_accounts(&accounts);
+    rt->set_subnet_claims(&subnet_claims);
     // Beside the identity key it protects (opened now, before privileges are dropped).
     rt->set_reality_replay_path(id->path + ".reality-replay");
     if (auto st = rt->start(); !st.ok()) {

@@ -69,8 +69,10 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
   const config::Ipv6Addr own6 = plan ? plan->address_of(sp->tunnel_ip) : config::Ipv6Addr{};
   const config::Ipv6Addr server6 = plan ? plan->server_address() : config::Ipv6Addr{};
   const bool has6 = plan.has_value();
+  // Without client_to_client, the networks other sessions hold are other clients too.
+  const SubnetClaims* claims = c2c ? nullptr : ctx.subnet_claims;
   return [sp, pool_net, pool_mask, server_ip, c2c, subnets, subnets6, acl, pool6, own6, server6,
-          has6](ByteSpan pkt) {
+          has6, claims](ByteSpan pkt) {
     if ((pkt[0] >> 4) == 6) {
       const std::uint8_t* src = pkt.data() + 8;
       const std::uint8_t* dst = pkt.data() + 24;
@@ -94,7 +96,7 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
       }
       const bool to_pool = pool6.contains(dst);
       if ((!c2c && to_pool && !std::equal(server6.bytes.begin(), server6.bytes.end(), dst)) ||
-          !acl.allows6(dst)) {
+          (claims != nullptr && claims->held_by_other6(dst, sp)) || !acl.allows6(dst)) {
         sp->counters.add(tunnel::SessionCounter::kDropPolicy);
         return false;
       }
@@ -108,7 +110,8 @@ std::function<bool(ByteSpan)> inbound_filter(Session* sp, const config::ProfileC
       sp->counters.add(tunnel::SessionCounter::kDropBadSource);
       return false;
     }
-    if (!c2c && (dst & pool_mask) == pool_net && dst != server_ip) {
+    if ((!c2c && (dst & pool_mask) == pool_net && dst != server_ip) ||
+        (claims != nullptr && claims->held_by_other4(dst, sp))) {
       sp->counters.add(tunnel::SessionCounter::kDropPolicy);
       return false;
     }

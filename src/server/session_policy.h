@@ -3,7 +3,8 @@
 // filter every decrypted packet passes before the TUN (qeli 0.7.16 §9: the source must be
 // the client's tunnel IP or one of the `client_subnet`s its session holds, for IPv6 its
 // address of the plan or one of those;
-// `client_to_client = false` keeps clients from reaching each other; `allowed_networks` limits the
+// `client_to_client = false` keeps clients from reaching each other and the networks other
+// sessions hold (`client_subnet`); `allowed_networks` limits the
 // destinations).
 #pragma once
 

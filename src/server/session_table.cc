@@ -21,14 +21,12 @@ SessionTable::SessionTable(IpPool pool, std::size_t max_clients,
     : pool_(std::move(pool)), max_clients_(max_clients), geometry_(geometry) {}
 
 void SessionTable::unroute_locked(const std::shared_ptr<Session>& s) {
-  SubnetClaims::Claimed gave;
   {
     std::unique_lock lock(routes_mu_);
     auto it = routes_.by_ip.find(s->tunnel_ip);
     if (it != routes_.by_ip.end() && it->second == s) routes_.by_ip.erase(it);
-    gave = routes_.subnets.release(s.get());
   }
-  if (host_routes_ != nullptr && !gave.empty()) host_routes_->remove(gave);
+  (void)claims_->release(s.get());
 }
 
 Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const AdmissionRequest& req) {
@@ -93,12 +91,11 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
                                      req.max_streams);
   by_device_[req.device_key] = s;
   counted_[s->id] = s;
-  SubnetClaims::Claimed took;
   {
     std::unique_lock rl(routes_mu_);
     routes_.by_ip[ip] = s;
-    took = routes_.subnets.claim(s, req.subnets, req.subnets6);
   }
+  const SubnetClaims::Claimed took = claims_->claim(s, req.subnets, req.subnets6, host_routes_);
   s->subnets = took.v4;
   s->subnets6 = took.v6;
   if (took.skipped > 0) {
@@ -107,7 +104,6 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
         "not routed to this one",
         took.skipped, req.user);
   }
-  if (host_routes_ != nullptr && !took.empty()) host_routes_->add(took);
   return s;
 }
 

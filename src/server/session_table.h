@@ -48,19 +48,10 @@ struct AdmissionRequest {
   std::vector<config::Ipv6Cidr> subnets6;
 };
 
-/// The downlink's routing map: a session by its tunnel address, else by a network it
-/// claimed. Read by the TUN readers under SessionTable's shared routing lock.
+/// The downlink's routing map by tunnel address, read by the TUN readers under
+/// SessionTable's shared routing lock (the networks behind clients: SubnetClaims).
 struct SessionRoutes {
   std::unordered_map<std::uint32_t, std::shared_ptr<Session>> by_ip;
-  SubnetClaims subnets;
-
-  /// The session for IPv4 `dst` (host order): its address, else the longest claimed
-  /// network holding it; null if none.
-  Session* find4(std::uint32_t dst) const {
-    const auto it = by_ip.find(dst);
-    if (it != by_ip.end()) return it->second.get();
-    return subnets.empty() ? nullptr : subnets.find4(dst);
-  }
 };
 
 enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp, kStopping };
@@ -70,9 +61,14 @@ class SessionTable {
  public:
   SessionTable(IpPool pool, std::size_t max_clients, engine::SessionInbox::Geometry geometry);
 
-  /// Where claimed networks are routed on the host (the profile's TUN); null (the
-  /// default): nowhere, as in unit tests. Borrowed; set before the first admit().
-  void set_host_routes(HostSubnetRoutes* host) { host_routes_ = host; }
+  /// The server's client_subnet table (shared by every profile; default: one of the
+  /// table's own) and where this profile's claims are routed on the host (its TUN; null,
+  /// the default: nowhere, as in unit tests). Borrowed; set before the first admit().
+  void set_subnets(SubnetClaims* claims, HostSubnetRoutes* host) {
+    claims_ = claims != nullptr ? claims : &own_claims_;
+    host_routes_ = host;
+  }
+  const SubnetClaims& claims() const { return *claims_; }
 
   /// Admits a session (see the header comment). The returned session is registered for
   /// routing at once. Superseded/evicted sessions are signalled to stop.
@@ -123,6 +119,8 @@ class SessionTable {
   std::array<std::uint64_t, tunnel::SessionCounters::kSize> retired_{};
   mutable std::shared_mutex routes_mu_;
   SessionRoutes routes_;
+  SubnetClaims own_claims_;
+  SubnetClaims* claims_ = &own_claims_;
   HostSubnetRoutes* host_routes_ = nullptr;
   /// JOIN token (as bytes) → session; guarded by mu_.
   std::unordered_map<std::string, std::shared_ptr<Session>> by_token_;

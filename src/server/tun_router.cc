@@ -23,6 +23,7 @@ TunRouter::TunRouter(const config::ProfileConfig& profile, SessionTable& session
                      ProfileCounters& counters)
     : sessions_(sessions),
       counters_(counters),
+      claims_(sessions.claims()),
       plan6_(Ipv6Plan::of(profile)),
       icmp_(kBatch, tunio::kIcmpv6PacketTooBigMaxSize),
       // The IPv4 fragments of a non-DF packet above a client's MTU (< tun.mtu): at least
@@ -30,6 +31,7 @@ TunRouter::TunRouter(const config::ProfileConfig& profile, SessionTable& session
       frags_(profile.tun.mtu / 512 + 2, profile.tun.mtu),
       icmp_rate_(TokenBucket::per_second(kIcmpBurst, kIcmpPerSecond)) {
   woken_.reserve(kBatch);
+  held_.reserve(kBatch);
 }
 
 void TunRouter::route(tunio::PacketBatch& batch, Instant now) {
@@ -39,16 +41,26 @@ void TunRouter::route(tunio::PacketBatch& batch, Instant now) {
       const auto pkt = batch.packet(i);
       Session* s = nullptr;
       const bool v6 = pkt.size() >= 40 && (pkt[0] >> 4) == 6;
+      // A network behind a client (SubnetClaims): after the pool's map missed, and only
+      // while anything is claimed. Its session is kept alive until the inboxes are woken.
+      auto behind = [&](std::shared_ptr<Session> held) {
+        s = held.get();
+        if (held) held_.push_back(std::move(held));
+      };
       if (pkt.size() >= 20 && (pkt[0] >> 4) == 4) {
-        s = routes.find4(load_be32(pkt.data() + 16));
+        const std::uint32_t dst = load_be32(pkt.data() + 16);
+        if (const auto it = routes.by_ip.find(dst); it != routes.by_ip.end()) {
+          s = it->second.get();
+        } else if (!claims_.empty()) {
+          behind(claims_.find4(dst));
+        }
       } else if (v6 && plan6_) {
         const std::uint8_t* dst = pkt.data() + 24;
-        const auto k = plan6_->ipv4_of(dst);
-        if (k) {
+        if (const auto k = plan6_->ipv4_of(dst)) {
           const auto it = routes.by_ip.find(*k);
           if (it != routes.by_ip.end()) s = it->second.get();
-        } else if (!routes.subnets.empty()) {
-          s = routes.subnets.find6(dst);
+        } else if (!claims_.empty()) {
+          behind(claims_.find6(dst));
         }
       } else {
         continue;
@@ -70,6 +82,7 @@ void TunRouter::route(tunio::PacketBatch& batch, Instant now) {
     }
     for (engine::SessionInbox* in : woken_) in->notify();
   });
+  held_.clear();
 }
 
 }  // namespace qeli::server

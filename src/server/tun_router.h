@@ -48,11 +48,13 @@ class TunRouter {
  private:
   SessionTable& sessions_;
   ProfileCounters& counters_;
+  const SubnetClaims& claims_;
   const std::optional<Ipv6Plan> plan6_;
   tunio::PacketBatch icmp_;
   tunio::PacketBatch frags_;  ///< scratch: IPv4 fragments of one packet
   TokenBucket icmp_rate_;
   std::vector<engine::SessionInbox*> woken_;
+  std::vector<std::shared_ptr<Session>> held_;  ///< sessions found by SubnetClaims this batch
 };
 
 }  // namespace qeli::server

@@ -6,7 +6,7 @@
 // A route the host already has for the same network (the operator's own) is kept, never
 // replaced, and the claim is logged as unreachable through the tunnel. Failures are
 // logged, not fatal: the session still works for its own address.
-// Threading: SessionTable serializes the calls (its admission lock).
+// Threading: SubnetClaims serializes the calls (its lock, shared by every profile).
 #pragma once
 
 #include <memory>

@@ -13,7 +13,8 @@
 #      (the LAN host, inside alice's subnets) pass the server's source check;
 #   2. mallory claims 192.168.77.0/24 too, from client ns 2: the first claimant keeps it
 #      (the server logs the skipped network), pings still reach alice's LAN, and mallory's
-#      packets from an address in it are dropped (drop_bad_source);
+#      packets from an address in it are dropped (drop_bad_source), as are its pings into
+#      it (client_to_client is off: drop_policy);
 #   3. a source outside alice's networks (192.168.78.1 on the LAN host) is dropped by the
 #      server (drop_bad_source grows, no answer);
 #   4. alice disconnects: both routes leave the server's table; the LAN is unreachable.
@@ -78,7 +79,7 @@ lan_ping -6 2001:db8:77::2 || e2e_fail "the server cannot reach 2001:db8:77::2 b
 e2e_log "1: alice $ip_a; her LAN answers the server over IPv4 and IPv6 (routes on qes0)"
 
 # 2. mallory claims the same network.
-conf_m=$(e2e_client_conf "$dir" mallory mallory mallory-pass)
+conf_m=$(e2e_client_conf "$dir" mallory mallory mallory-pass "include = 192.168.77.0/24")
 e2e_start_client mallory "$NS_C2" "$dir" -c "$conf_m"
 e2e_wait_tunnel 15 "$NS_C2" >/dev/null || e2e_fail "mallory got no tunnel address"
 e2e_wait_for 10 grep -q "of user mallory already route to another session" "$E2E_DIR/server.log" ||
@@ -92,7 +93,14 @@ if ip netns exec "$NS_C2" ping -I 192.168.77.50 -c 3 -i 0.2 -W 1 "$TUN_NET.1" >/
 fi
 after=$(e2e_session_counter "$dir" mallory drop_bad_source)
 [ "$after" -ge $((before + 3)) ] || e2e_fail "mallory's drop_bad_source $before → $after"
-e2e_log "2: mallory's claim of 192.168.77.0/24 skipped: the LAN stays alice's, mallory may not send from it"
+# client_to_client is off (the default): mallory cannot reach into alice's LAN either.
+before=$(e2e_session_counter "$dir" mallory drop_policy)
+if ip netns exec "$NS_C2" ping -c 3 -i 0.2 -W 1 192.168.77.2 >/dev/null 2>&1; then
+  e2e_fail "mallory reached alice's LAN with client_to_client off"
+fi
+after=$(e2e_session_counter "$dir" mallory drop_policy)
+[ "$after" -ge $((before + 3)) ] || e2e_fail "mallory's drop_policy $before → $after"
+e2e_log "2: mallory's claim of 192.168.77.0/24 skipped: the LAN stays alice's, mallory may not send from it nor into it"
 
 # 3. A source outside alice's networks.
 before=$(e2e_session_counter "$dir" alice drop_bad_source)

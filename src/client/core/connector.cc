@@ -154,9 +154,12 @@ tunnel::SessionParams Connector::session_params(const handshake::AuthOk& ok, std
   if ((attempt_.caps & handshake::caps::kIpv6Inside) != 0 && !attempt_.ipv6) {
     // IPv6 was agreed, but this host's TUN cannot carry it (a probed UDP path below 1280,
     // no IPv6 in the kernel, an app without it): the capabilities again, without the
-    // bit, so the server stops routing IPv6 here and stops listing an IPv6 address.
-    sc.send.initial_frames.push_back(
-        wire::build_capabilities(attempt_.caps & ~handshake::caps::kIpv6Inside));
+    // bit, so the server stops routing IPv6 here and stops listing an IPv6 address. Twice:
+    // over UDP one lost datagram would otherwise leave it unsaid (a repeat changes nothing).
+    for (int i = 0; i < 2; ++i) {
+      sc.send.initial_frames.push_back(
+          wire::build_capabilities(attempt_.caps & ~handshake::caps::kIpv6Inside));
+    }
   }
   sc.receive.end_on_close_frame = close_notify;
   if (close_notify) {

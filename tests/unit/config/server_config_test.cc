@@ -610,6 +610,8 @@ TEST_F(ServerConfigTest, user_rules) {
       {"client_subnet = 10.9.0.0/16", "client_subnet"},
       {"client_subnet = 192.168.7.0/24\nclient_subnet = 192.168.8.0/24", nullptr},
       {"client_subnet = 10.9.0.128/25", "client_subnet"},  // inside the pool
+      {"client_subnet = 224.0.0.0/4", "client_subnet"},
+      {"client_subnet = 127.0.0.0/8", "client_subnet"},
       {"client_subnet = 2001:db8:7::/48, 192.168.7.0/24", nullptr},
       {"client_subnet = ::/0", "client_subnet"},
       {"client_subnet = fe80::/64", "client_subnet"},

@@ -178,7 +178,7 @@ TEST(TunRouter, ANetworkBehindAClientReachesItsSessionByTheLongestPrefix) {
 TEST(TunRouter, TheFirstClaimantKeepsANetworkUntilItsSessionEnds) {
   Fixture f;
   RecordingHost host;
-  f.sessions.set_host_routes(&host);
+  f.sessions.set_subnets(nullptr, &host);
   const auto lan = net4("192.168.77.0/24");
   auto first = f.admit("alice", {lan});
   auto second = f.admit("mallory", {lan, net4("192.168.78.0/24")});
@@ -207,7 +207,7 @@ TEST(TunRouter, TheFirstClaimantKeepsANetworkUntilItsSessionEnds) {
 TEST(TunRouter, ASupersedingSessionTakesItsPredecessorsNetworks) {
   Fixture f;
   RecordingHost host;
-  f.sessions.set_host_routes(&host);
+  f.sessions.set_subnets(nullptr, &host);
   const auto lan = net4("192.168.77.0/24");
   auto old = f.admit("alice", {lan}, {}, "01");
   auto fresh = f.admit("alice", {lan}, {}, "01");  // the same device again
