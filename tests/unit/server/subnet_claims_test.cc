@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../../fakes/packet_builder.h"
+#include "../../fakes/recording_subnet_host.h"
 #include "server/session_policy.h"
 
 namespace qeli::server {
@@ -20,20 +21,9 @@ std::shared_ptr<Session> session(std::uint32_t ip) {
                                    engine::SessionInbox::Geometry{16, 65535, 0, 0});
 }
 
-/// A profile's TUN as the claims see it: what was routed into it, in order.
-struct Tun : HostSubnetRoutes {
-  void add(const SubnetClaims::Claimed& c) override { log(c, "+"); }
-  void remove(const SubnetClaims::Claimed& c) override { log(c, "-"); }
-  void log(const SubnetClaims::Claimed& c, const char* op) {
-    for (const auto& n : c.v4) calls.push_back(op + n.to_string());
-    for (const auto& n : c.v6) calls.push_back(op + n.to_string());
-  }
-  std::vector<std::string> calls;
-};
-
 TEST(SubnetClaims, OneClaimantAcrossProfilesAndItsRouteGoesWithIt) {
   SubnetClaims claims;
-  Tun tcp, udp;  // two profiles' TUNs
+  test::RecordingSubnetHost tcp, udp;  // two profiles' TUNs
   const auto lan = net4("192.168.77.0/24");
   auto a = session(0x0a4d0002);  // on the TCP profile
   auto b = session(0x0a4e0002);  // the same user's other device, on the UDP profile

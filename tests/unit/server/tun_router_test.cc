@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "../../fakes/packet_builder.h"
+#include "../../fakes/recording_subnet_host.h"
 
 namespace qeli::server {
 namespace {
@@ -149,17 +150,6 @@ test::PacketBytes to6(const char* dst) {
   return test::build_packet(s);
 }
 
-/// What the host was asked to route (TunSubnetRoutes' calls), in order.
-struct RecordingHost : HostSubnetRoutes {
-  void add(const SubnetClaims::Claimed& c) override { log(c, "+"); }
-  void remove(const SubnetClaims::Claimed& c) override { log(c, "-"); }
-  void log(const SubnetClaims::Claimed& c, const char* op) {
-    for (const auto& n : c.v4) calls.push_back(op + n.to_string());
-    for (const auto& n : c.v6) calls.push_back(op + n.to_string());
-  }
-  std::vector<std::string> calls;
-};
-
 TEST(TunRouter, ANetworkBehindAClientReachesItsSessionByTheLongestPrefix) {
   Fixture f(/*ipv6=*/true);
   auto a = f.admit("alice", {net4("192.168.77.0/24")}, {net6("2001:db8:77::/48")});
@@ -177,7 +167,7 @@ TEST(TunRouter, ANetworkBehindAClientReachesItsSessionByTheLongestPrefix) {
 
 TEST(TunRouter, TheFirstClaimantKeepsANetworkUntilItsSessionEnds) {
   Fixture f;
-  RecordingHost host;
+  test::RecordingSubnetHost host;
   f.sessions.set_subnets(nullptr, &host);
   const auto lan = net4("192.168.77.0/24");
   auto first = f.admit("alice", {lan});
@@ -206,7 +196,7 @@ TEST(TunRouter, TheFirstClaimantKeepsANetworkUntilItsSessionEnds) {
 
 TEST(TunRouter, ASupersedingSessionTakesItsPredecessorsNetworks) {
   Fixture f;
-  RecordingHost host;
+  test::RecordingSubnetHost host;
   f.sessions.set_subnets(nullptr, &host);
   const auto lan = net4("192.168.77.0/24");
   auto old = f.admit("alice", {lan}, {}, "01");
