@@ -18,3 +18,12 @@ if(QELI_SANITIZE)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(QELI_TSAN)
+  if(QELI_SANITIZE OR QELI_FUZZ)
+    message(FATAL_ERROR "QELI_TSAN does not combine with QELI_SANITIZE or QELI_FUZZ (ASan)")
+  endif()
+  # Races between the ABI's threads (an app's poll thread, its IO thread in run(), the
+  # core's own): scripts/test.sh runs libqeli's tests under it (tests/ffi/tsan.sh).
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()

@@ -4,11 +4,12 @@
 #   scripts/test.sh            bootstrap → format check → release build (warnings are
 #                              errors) → every ctest test → the same suite under
 #                              AddressSanitizer + UBSan (but for the host/timer e2e
-#                              scenarios labelled release-only) → bounded fuzz runs (clang) →
+#                              scenarios labelled release-only) → libqeli under
+#                              ThreadSanitizer → bounded fuzz runs (clang) →
 #                              the Debian package (dpkg-buildpackage + lintian) and its
 #                              install test in a booted Debian 12 root (systemd-nspawn)
 #
-# Env: QELI_TEST_SKIP_ASAN=1 / QELI_TEST_SKIP_FUZZ=1 / QELI_TEST_SKIP_PACKAGE=1 skip those stages (local use only;
+# Env: QELI_TEST_SKIP_ASAN=1 / QELI_TEST_SKIP_TSAN=1 / QELI_TEST_SKIP_FUZZ=1 / QELI_TEST_SKIP_PACKAGE=1 skip those stages (local use only;
 #      CI runs everything). QELI_CONFORMANCE_DIR points the conformance tests elsewhere.
 #      CTEST_PARALLEL_LEVEL defaults to the number of cores.
 set -euo pipefail
@@ -41,6 +42,16 @@ if [ "${QELI_TEST_SKIP_ASAN:-0}" != 1 ]; then
   stage "asan-ubsan tests"
   # Everything but the host/timer scenarios labelled release-only (tests/e2e/CMakeLists.txt).
   ctest --preset asan-ubsan -LE release-only
+fi
+
+if [ "${QELI_TEST_SKIP_TSAN:-0}" != 1 ]; then
+  # libqeli's threads (an app's poll, IO, push and pull threads on one handle) under
+  # ThreadSanitizer, against the release server (tests/ffi/tsan.sh).
+  stage "tsan build (libqeli)"
+  cmake --preset tsan -DQELI_WERROR=ON >/dev/null
+  cmake --build --preset tsan
+  stage "tsan tests (libqeli)"
+  bash tests/ffi/tsan.sh build/tsan build/release/qeli
 fi
 
 if [ "${QELI_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/CMakeLists.txt ]; then

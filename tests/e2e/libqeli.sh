@@ -29,7 +29,9 @@ source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/lib.sh"
 e2e_setup
 
-in_c() { ip netns exec "$NS_C" timeout 90 "$@"; }
+# E2E_HARNESS_TIMEOUT: seconds per harness or example run (tests/ffi/tsan.sh raises it:
+# ThreadSanitizer runs them several times slower).
+in_c() { ip netns exec "$NS_C" timeout "${E2E_HARNESS_TIMEOUT:-90}" "$@"; }
 harness() {  # NAME ARGS… — one harness run, its output in NAME.log
   local name=$1
   shift

@@ -28,6 +28,7 @@
 #include <linux/if_tun.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,24 +70,25 @@ static void sleep_ms(long ms) {
 struct runner {
   uint64_t handle;
   pthread_t thread;
-  volatile int done;
+  atomic_int done; /* set by the run thread (the harness runs under TSan too) */
   int32_t rc;
 };
 static void* run_main(void* arg) {
   struct runner* r = arg;
   r->rc = qeli_client_run(r->handle, NULL, 0);
-  r->done = 1;
+  atomic_store(&r->done, 1);
   return NULL;
 }
 static void run_async(struct runner* r, uint64_t h) {
   r->handle = h;
-  r->done = 0;
+  atomic_store(&r->done, 0);
   CHECK(pthread_create(&r->thread, NULL, run_main, r) == 0, "pthread_create");
 }
 static int32_t run_join(struct runner* r, uint64_t timeout_ms) {
   const uint64_t end = now_ms() + timeout_ms;
-  while (!r->done && now_ms() < end) sleep_ms(10);
-  CHECK(r->done, "qeli_client_run did not return within %llu ms", (unsigned long long)timeout_ms);
+  while (!atomic_load(&r->done) && now_ms() < end) sleep_ms(10);
+  CHECK(atomic_load(&r->done), "qeli_client_run did not return within %llu ms",
+        (unsigned long long)timeout_ms);
   pthread_join(r->thread, NULL);
   return r->rc;
 }
@@ -383,13 +385,13 @@ static int ping_batch(uint64_t h, uint64_t gen, const struct seen* s, int count,
 struct pusher {
   uint64_t h, gen;
   const struct seen* s;
-  volatile int stop;
+  atomic_int stop;
   int pushes;
 };
 static void* push_main(void* arg) {
   struct pusher* p = arg;
   uint8_t pkt[1028];
-  while (!p->stop) {
+  while (!atomic_load(&p->stop)) {
     uint32_t len = echo(pkt, sizeof pkt, p->s, 7);
     size_t accepted = 0;
     int32_t rc = qeli_client_tun_push(p->h, p->gen, pkt, len, &len, 1, &accepted);
@@ -545,7 +547,7 @@ static int lifecycle(int argc, char** argv) {
     CHECK(saw_states(&s, end_path, 2), "stop states");
     EXPECT_RC(run_join(&r, 10000), QELI_CLIENT_OK);
     if (stop_in_transfer) {
-      p.stop = 1;
+      atomic_store(&p.stop, 1);
       pthread_join(pt, NULL);
       printf("lifecycle: stopped during a transfer (%d pushes)\n", p.pushes);
     }
