@@ -1,5 +1,6 @@
-# What `cmake --install` puts where (the Debian package is exactly this tree: a single
-# binary package, so whatever is installed here lands in it; debian/rules).
+# What `cmake --install` puts where. The Debian packages split exactly this tree:
+# debian/qeli.install, libqeli1.install and libqeli-dev.install name every installed path
+# (debhelper 13 fails the build on one that no package takes).
 include(GNUInstallDirs)
 set(QELI_INSTALL_SYSTEMD_UNITDIR "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" CACHE PATH
     "Where the systemd units go (/lib/systemd/system for Debian 12)")

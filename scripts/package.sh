@@ -9,7 +9,8 @@
 # build/deb/src/ and never next to the checkout. The debhelper build directory
 # (build/deb/obj) is kept between runs: a rebuild recompiles only what changed.
 # --version V writes V into the copy's debian/changelog (the install test builds an
-# "upgrade" this way). Results: build/deb/qeli_<V>_<arch>.deb and build/deb/lintian.txt.
+# "upgrade" this way). Results: build/deb/qeli_<V>_<arch>.deb, libqeli1_<V>_<arch>.deb,
+# libqeli-dev_<V>_<arch>.deb (and their -dbgsym) and build/deb/lintian.txt.
 # lintian errors fail; warnings are listed in build/deb/lintian.txt (and docs/OPERATIONS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,15 +45,18 @@ echo "package: building qeli $pkgver ($rev) in $src"
   # -nc: keep the build directory (incremental); -b: binary only; unsigned.
   nice dpkg-buildpackage -b -nc -us -uc --no-check-builddeps >"$out/build.log" 2>&1
 ) || { tail -40 "$out/build.log" >&2; echo "package: dpkg-buildpackage failed ($out/build.log)" >&2; exit 1; }
-deb=$out/qeli_${pkgver}_${arch}.deb
-mv -f "$out/src/qeli_${pkgver}_${arch}.deb" "$deb"
+debs=()
+for p in qeli libqeli1 libqeli-dev; do
+  mv -f "$out/src/${p}_${pkgver}_${arch}.deb" "$out/"
+  debs+=("$out/${p}_${pkgver}_${arch}.deb")
+done
 rm -f "$out"/src/qeli_"${pkgver}"_*.{buildinfo,changes}
-for f in "$out"/src/qeli-dbgsym_"${pkgver}"_*.deb; do [ -e "$f" ] && mv -f "$f" "$out/"; done
-echo "package: $deb"
+for f in "$out"/src/*-dbgsym_"${pkgver}"_*.deb; do [ -e "$f" ] && mv -f "$f" "$out/"; done
+echo "package: ${debs[*]}"
 
 if [ "$lintian" = 1 ]; then
   # Errors fail the build; warnings and the rest are kept for the docs.
-  lintian --tag-display-limit 0 --display-level ">=info" "$deb" >"$out/lintian.txt" 2>&1 || true
+  lintian --tag-display-limit 0 --display-level ">=info" "${debs[@]}" >"$out/lintian.txt" 2>&1 || true
   sed 's/^/  lintian: /' "$out/lintian.txt"
   if grep -q '^E: ' "$out/lintian.txt"; then
     echo "package: lintian reported errors" >&2
