@@ -9,6 +9,7 @@
 #include <memory>
 #include <ostream>
 
+#include "base/human_units.h"
 #include "cli/commands.h"
 #include "client/status_service.h"
 #include "control/api_json.h"
@@ -23,35 +24,7 @@ struct Options {
   bool json = false;
 };
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
-  return buf;
-}
-
-std::string human_duration(std::int64_t s) {
-  if (s < 0) s = 0;
-  std::string out;
-  if (s >= 86400) out += std::to_string(s / 86400) + "d ";
-  if (s >= 3600) out += std::to_string(s / 3600 % 24) + "h ";
-  if (s >= 60) out += std::to_string(s / 60 % 60) + "m ";
-  return out + std::to_string(s % 60) + "s";
-}
-
-std::string local_time(std::int64_t unix) {
-  const std::time_t t = unix;
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
+std::string local_time(std::int64_t unix) { return human_time(unix, false); }
 
 void print_human(const std::string& name, const nlohmann::json& j, std::ostream& out) {
   const std::int64_t now = j.value("now", std::int64_t{0});

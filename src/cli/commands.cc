@@ -16,6 +16,7 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_status(app, ctx);
   register_users(app, ctx);
   register_usage(app, ctx);
+  register_panel(app, ctx);
 }
 
 }  // namespace qeli::cli

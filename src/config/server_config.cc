@@ -12,6 +12,7 @@
 #include "config/section_reader.h"
 #include "config/unbuilt.h"
 #include "config/values.h"
+#include "crypto/argon2id.h"
 
 namespace qeli::config {
 
@@ -61,6 +62,12 @@ WebConfig read_web(SectionReader& r) {
   w.username = r.get_string("username", w.username);
   w.password_hash = r.get_string("password_hash", "");
   w.insecure_no_auth = r.get_bool("insecure_no_auth", false);
+  if (w.insecure_no_auth) {
+    r.error("insecure_no_auth",
+            "the panel never runs without authentication (a panel open to anyone who reaches "
+            "its port is how servers get taken over); set password_hash with `qeli "
+            "set-web-password`");
+  }
   w.tls = r.get_bool("tls", false);
   w.tls_cert = r.get_string("tls_cert", "");
   w.tls_key = r.get_string("tls_key", "");
@@ -83,6 +90,18 @@ WebConfig read_web(SectionReader& r) {
   w.persist_session_key = r.get_bool("persist_session_key", true);
   w.update_check = r.get_bool("update_check", false);
   w.brute_force = read_brute_force(r, "brute_force.");
+  if (w.enabled && w.password_hash.empty()) {
+    r.error("password_hash",
+            "enabled = true needs the admin's password hash (the panel never runs without "
+            "one); set it with `qeli set-web-password`");
+  } else if (!w.password_hash.empty() && !crypto::argon2id_is_phc(w.password_hash)) {
+    r.error("password_hash",
+            "not an Argon2id PHC string ($argon2id$v=19$m=..,t=..,p=..$salt$hash)");
+  }
+  if (!w.tls && (!w.tls_cert.empty() || !w.tls_key.empty())) {
+    r.warning("tls_cert",
+              "tls = false: tls_cert and tls_key are not used (the panel speaks plain HTTP)");
+  }
   if ((w.tls_cert.empty()) != (w.tls_key.empty())) {
     r.error(w.tls_cert.empty() ? "tls_cert" : "tls_key", "tls_cert and tls_key go together");
   }
@@ -291,6 +310,14 @@ std::string ServerConfig::webhooks_outbox_path() const {
 
 std::string ServerConfig::webhooks_secret_path() const {
   return webhooks.secret_file.empty() ? std::string() : beside_config(file, webhooks.secret_file);
+}
+
+std::string ServerConfig::web_tls_cert_path() const {
+  return web.tls_cert.empty() ? std::string() : beside_config(file, web.tls_cert);
+}
+
+std::string ServerConfig::web_tls_key_path() const {
+  return web.tls_key.empty() ? std::string() : beside_config(file, web.tls_key);
 }
 
 }  // namespace qeli::config

@@ -35,6 +35,7 @@ struct BruteForceConfig {
   seconds lockout{900};            // 1..2592000 ... lock the (address, user) pair out this long
   std::uint32_t address_max_attempts = 20;  // 1..100000 failures from one address, any users
   bool per_address_only = false;            // lockout_key = address (0.7.16's behaviour)
+  friend bool operator==(const BruteForceConfig&, const BruteForceConfig&) = default;
 };
 
 struct AuthConfig {
@@ -69,6 +70,7 @@ struct WebConfig {
   bool persist_session_key = true;
   bool update_check = false;
   BruteForceConfig brute_force;
+  friend bool operator==(const WebConfig&, const WebConfig&) = default;
 };
 
 using LogLevel = qeli::LogLevel;      // base/log_options.h
@@ -414,6 +416,9 @@ struct ServerConfig {
   /// webhooks.outbox / webhooks.secret_file, resolved like the others.
   std::string webhooks_outbox_path() const;
   std::string webhooks_secret_path() const;
+  /// [web] tls_cert / tls_key, resolved like the others ("" stays "").
+  std::string web_tls_cert_path() const;
+  std::string web_tls_key_path() const;
 };
 
 struct ServerLoad {

@@ -20,11 +20,16 @@ bool client_tcp(const ClientConfig& c) { return c.proto == Transport::kTcp; }
 
 // One line per feature. Delete a row when its feature lands.
 const std::array kRows{
-    Row{{UnbuiltScope::kWeb, "enabled", "true", "",
-         "the web panel is not built yet; manage users with the qeli command on the server "
-         "(list-users, add-client, share-link, passwd, remove-user, list-clients, usage)"},
+    Row{{UnbuiltScope::kWeb, "tls", "true", "",
+         "the panel does not make its own self-signed certificate yet; give tls_cert and "
+         "tls_key (PEM files), or put the panel behind a TLS reverse proxy"},
         nullptr,
-        [](const WebConfig& w) { return w.enabled; }},
+        [](const WebConfig& w) { return w.tls && w.tls_cert.empty() && w.tls_key.empty(); }},
+    Row{{UnbuiltScope::kWeb, "update_check", "true", "",
+         "the panel makes no outbound requests, so it has no update check; updates come with "
+         "the package"},
+        nullptr,
+        [](const WebConfig& w) { return w.update_check; }},
     Row{{UnbuiltScope::kProfile, "tun.device_type", "tap", "",
          "TAP (layer-2) devices are not built yet; qeli carries IP packets over a TUN device"},
         [](const ProfileConfig& p) { return p.tun.device_type == DeviceType::kTap; }},

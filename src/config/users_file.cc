@@ -103,7 +103,8 @@ std::string_view key_of(std::string_view line) {
 // Rewrites the users file through `edit` (over its lines; false = nothing to do, with
 // `missing` set when the user is absent), then renames the result over it.
 template <class Edit>
-Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string& name, Edit edit) {
+Status<Error<UsersFileError>> rewrite_section(const std::string& path, const std::string& section,
+                                              bool create, Edit edit) {
   int raw = -1;
   if (auto st = open_locked(path, O_RDONLY, raw); !st.ok()) return st;
   Fd fd(raw);
@@ -119,16 +120,30 @@ Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string
   // The section's line range [begin, end).
   std::size_t begin = lines.size(), end = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (begin == lines.size() && is_header_of(lines[i], "user:" + name)) {
+    if (begin == lines.size() && is_header_of(lines[i], section)) {
       begin = i;
     } else if (begin != lines.size() && is_section_header(lines[i])) {
       end = i;
       break;
     }
   }
+  if (begin == lines.size() && create) {
+    // A new section goes before the first section header (the singleton sections come
+    // first in our files) or at the end of a file without one.
+    std::size_t at = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (is_section_header(lines[i])) {
+        at = i;
+        break;
+      }
+    }
+    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), {"[" + section + "]", ""});
+    begin = at;
+    end = at + 1;
+  }
   if (begin == lines.size()) {
     return fail(
-        Error<UsersFileError>{UsersFileError::kNotFound, "no [user:" + name + "] in " + path});
+        Error<UsersFileError>{UsersFileError::kNotFound, "no [" + section + "] in " + path});
   }
   edit(lines, begin, end);
   std::string out;
@@ -154,7 +169,41 @@ Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string
   return {};
 }
 
+template <class Edit>
+Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string& name, Edit edit) {
+  return rewrite_section(path, "user:" + name, false, std::move(edit));
+}
+
 }  // namespace
+
+Status<Error<UsersFileError>> set_web_password(const std::string& path, const std::string& username,
+                                               const std::string& password_hash, bool enable) {
+  if (!crypto::argon2id_is_phc(password_hash)) {
+    return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
+  }
+  return rewrite_section(
+      path, "web", true, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+        std::vector<std::pair<std::string, std::string>> want = {{"username", username},
+                                                                 {"password_hash", password_hash}};
+        if (enable) want.emplace_back("enabled", "true");
+        std::size_t at = e;
+        while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
+        for (const auto& [k, v] : want) {
+          bool written = false;
+          for (std::size_t i = b + 1; i < e; ++i) {
+            if (key_of(lines[i]) == k) {
+              lines[i] = k + " = " + v;
+              written = true;
+            }
+          }
+          if (!written) {
+            lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), k + " = " + v);
+            ++at;
+            ++e;
+          }
+        }
+      });
+}
 
 Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name) {
   return rewrite(path, name, [](std::vector<std::string>& lines, std::size_t b, std::size_t e) {

@@ -44,6 +44,13 @@ Status<Error<UsersFileError>> remove_user(const std::string& path, const std::st
 Status<Error<UsersFileError>> set_user_password(const std::string& path, const std::string& name,
                                                 const std::string& password_hash);
 
+/// `qeli set-web-password`: sets `username` and `password_hash` (and `enabled = true`
+/// when `enable`) in the server config's [web] section, creating the section when the
+/// file has none; every other line stays as written. Same locking and atomic replacement
+/// as remove_user.
+Status<Error<UsersFileError>> set_web_password(const std::string& path, const std::string& username,
+                                               const std::string& password_hash, bool enable);
+
 /// Adds `device.<id> = <name> <phc>` to the user's section (add-device). kExists if the
 /// user has the id already; kNotFound without the user. Same locking and atomic
 /// replacement as remove_user.

@@ -20,10 +20,12 @@
 
 #include "config/identity_store.h"
 #include "config/server_config.h"
+#include "config/web_session_key.h"
 #include "server/auth_guard.h"
 #include "server/config_store.h"
 #include "server/control_handler.h"
 #include "server/event_log.h"
+#include "server/panel_child.h"
 #include "server/profile_runtime.h"
 #include "server/reload_verdict.h"
 #include "server/startup_privileges.h"
@@ -89,6 +91,32 @@ std::size_t end_stale_sessions(const std::vector<std::unique_ptr<ProfileRuntime>
     }
   }
   return ended;
+}
+
+// The panel's command line and session key ([web] enabled = true). Errors: no control
+// socket (the panel's only way in), a session key file that cannot be read or created.
+Result<std::unique_ptr<PanelChild>, std::string> make_panel_child(const ServerOptions& options,
+                                                                  const config::ServerConfig& cfg,
+                                                                  const std::string& identity_dir) {
+  if (options.control_socket.empty()) {
+    return fail(std::string(
+        "enabled = true needs the control socket (the panel's only way into the server); "
+        "do not start the server with --socket ''"));
+  }
+  auto key = cfg.web.persist_session_key
+                 ? config::load_or_create_session_key(config::session_key_path(identity_dir))
+                 : Result<config::WebSessionKey, std::string>(config::random_session_key());
+  if (!key.ok()) return fail("session key: " + key.error());
+  const auto abs = [](const std::string& p) { return std::filesystem::absolute(p).string(); };
+  std::vector<std::string> argv = {"/proc/self/exe", "panel",
+                                   "--config",       abs(options.config_path),
+                                   "--socket",       abs(options.control_socket),
+                                   "--identity-dir", abs(identity_dir)};
+  if (!options.run_as.empty()) {
+    argv.push_back("--user");
+    argv.push_back(options.run_as);
+  }
+  return std::make_unique<PanelChild>(std::move(argv), *key);
 }
 
 void print_findings(const config::Findings& f) {
@@ -262,6 +290,8 @@ int run_server(const ServerOptions& options) {
   // SIGHUP and the control API's reload / config-save: re-read the config; on any
   // error finding keep the running one, else replace the users (sessions stay).
   std::mutex reload_mu;
+  config::WebConfig web_running = cfg.web;
+  PanelChild* panel_ptr = nullptr;  // set once the panel runs (the reload lambda reads it)
   auto reload = [&]() -> control::ValidationResult {
     std::lock_guard lock(reload_mu);
     auto again = config::load_server_config(options.config_path);
@@ -286,6 +316,21 @@ int run_server(const ServerOptions& options) {
           "[webhooks] changed: that needs a restart; webhooks keep their current settings "
           "({})",
           cfg.webhooks.enabled ? "delivering to " + cfg.webhooks.url : "off");
+    }
+    // [web]: the panel reads its settings when it starts, so a change restarts it (its
+    // admins stay logged in: the session key is the server's). Turning it on or off
+    // needs a restart of the server (its port is bound before the privilege drop).
+    if (!(again.config.web == web_running)) {
+      if (again.config.web.enabled != web_running.enabled || !panel_ptr) {
+        spdlog::warn("[web] enabled changed: that needs a restart of the server (panel {})",
+                     panel_ptr ? "running" : "off");
+      } else {
+        spdlog::info("[web] changed: restarting the panel");
+        panel_ptr->restart();
+        web_running = again.config.web;
+      }
+    } else if (panel_ptr != nullptr) {
+      panel_ptr->reopen_logs();
     }
     const auto before = users.snapshot();
     users.replace(users_of(again.config));
@@ -342,9 +387,26 @@ int run_server(const ServerOptions& options) {
     spdlog::info("metrics: serving /metrics on {}:{}", cfg.metrics.listen_address.to_string(),
                  metrics_server.port());
   }
+  // [web]: the panel as a child process of its own (server/panel_child.h), started before
+  // the drop so that it binds a port below 1024 too; it drops every capability itself.
+  std::unique_ptr<PanelChild> panel;
+  if (cfg.web.enabled) {
+    auto p = make_panel_child(options, cfg, identity_dir);
+    if (!p.ok()) {
+      spdlog::error("[web] {}", p.error());
+      metrics_server.stop();
+      control.stop();
+      for (auto& r : profiles) r->stop();
+      return 1;
+    }
+    panel = std::move(*p);
+    panel->start();
+    panel_ptr = panel.get();
+  }
   if (!options.run_as.empty()) {
     if (auto st = drop_startup_privileges(options, cfg); !st.ok()) {
       spdlog::error("{}", st.error());
+      if (panel) panel->stop();
       metrics_server.stop();
       control.stop();
       for (auto& r : profiles) r->stop();
@@ -376,6 +438,7 @@ int run_server(const ServerOptions& options) {
     break;
   }
   notifier.stopping();
+  if (panel) panel->stop();
   metrics_server.stop();
   control.stop();
   for (auto& r : profiles) r->stop();

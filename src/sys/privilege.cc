@@ -63,6 +63,27 @@ bool kept(const std::vector<int>& keep, int cap) {
   return false;
 }
 
+// The bounding set cut to `keep` while CAP_SETPCAP is still ours (systemd may have cut it
+// already, without CAP_SETPCAP; then its set is the bound), and no ambient capability.
+Status<std::string> cut_bounding_and_ambient(const std::vector<int>& keep) {
+  if (cap_get_bound(CAP_SETPCAP) == 1) {
+    CapPtr mine(cap_get_proc());
+    cap_flag_value_t have = CAP_CLEAR;
+    if (mine && cap_get_flag(mine.get(), CAP_SETPCAP, CAP_EFFECTIVE, &have) == 0 &&
+        have == CAP_SET) {
+      for (int c = 0; c <= CAP_LAST_CAP; ++c) {
+        if (!kept(keep, c) && cap_get_bound(c) == 1 && cap_drop_bound(c) != 0) {
+          return fail(
+              errno_text("drop capability " + capability_names({c}) + " from the bounding set"));
+        }
+      }
+    }
+  }
+  if (cap_reset_ambient() != 0 && errno != EINVAL)
+    return fail(errno_text("clear ambient capabilities"));
+  return {};
+}
+
 }  // namespace
 
 std::string capability_names(const std::vector<int>& caps) {
@@ -97,23 +118,7 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan) {
       return fail(errno_text("give " + p + " to group of " + plan.user));
     }
   }
-  // Cut the bounding set while CAP_SETPCAP is still ours (systemd may have cut it
-  // already, without CAP_SETPCAP; then its set is the bound).
-  if (cap_get_bound(CAP_SETPCAP) == 1) {
-    CapPtr mine(cap_get_proc());
-    cap_flag_value_t have = CAP_CLEAR;
-    if (mine && cap_get_flag(mine.get(), CAP_SETPCAP, CAP_EFFECTIVE, &have) == 0 &&
-        have == CAP_SET) {
-      for (int c = 0; c <= CAP_LAST_CAP; ++c) {
-        if (!kept(plan.keep, c) && cap_get_bound(c) == 1 && cap_drop_bound(c) != 0) {
-          return fail(
-              errno_text("drop capability " + capability_names({c}) + " from the bounding set"));
-        }
-      }
-    }
-  }
-  if (cap_reset_ambient() != 0 && errno != EINVAL)
-    return fail(errno_text("clear ambient capabilities"));
+  if (auto st = cut_bounding_and_ambient(plan.keep); !st.ok()) return fail(st.error());
   // Keep the permitted set across the uid change (cleared again below by set_caps).
   if (::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return fail(errno_text("PR_SET_KEEPCAPS"));
   const gid_t groups[] = {acct->gid};
@@ -138,6 +143,13 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan) {
   }
   if (::setuid(0) == 0) return fail(std::string("could become root again after the drop"));
   return DroppedTo{acct->uid, acct->gid, capability_names(plan.keep)};
+}
+
+Status<std::string> drop_all_capabilities() {
+  if (auto st = cut_bounding_and_ambient({}); !st.ok()) return fail(st.error());
+  if (auto st = set_caps({}); !st.ok()) return fail(st.error());
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(errno_text("PR_SET_NO_NEW_PRIVS"));
+  return {};
 }
 
 Result<FilesAsUser, std::string> FilesAsUser::enter(const std::string& user) {

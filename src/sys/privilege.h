@@ -45,6 +45,12 @@ struct DroppedTo {
 /// Error: a message naming the step and errno (unknown user, setresuid refused, …).
 Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan);
 
+/// For processes that need no privilege at all (the web panel): every capability out of
+/// the effective, permitted, inheritable and ambient sets, the bounding set cut when the
+/// process may, PR_SET_NO_NEW_PRIVS. The uid stays (see drop_privileges for that). Error:
+/// the step that failed; the caller must not go on.
+Status<std::string> drop_all_capabilities();
+
 /// For the calling thread only, while the object lives: files are opened with the
 /// permissions of, and created owned by, `user` (setfsuid/setfsgid, Linux). For what the
 /// server creates before drop_privileges() in the user's own state directory: under

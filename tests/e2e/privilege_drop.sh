@@ -21,6 +21,9 @@ routing.nat.interface = $VETH_S"
 # The log file of [logging], and files the service user must read on reload.
 sed -i "s|^level = info|level = info\nfile = $dir/server.log|" "$dir/server.conf"
 link=$(e2e_add_user "$dir" alice alice-pass)
+# The web panel too: its child must end up as the service user without any capability.
+echo 'panel-pass' | "$QELI" set-web-password -c "$dir/server.conf" --socket "$dir/none.sock" \
+  --password-stdin >/dev/null || e2e_fail "set-web-password"
 chmod 0755 "$E2E_DIR" "$dir"
 chmod 0644 "$dir/server.conf" "$dir/users.conf"
 nobody_uid=$(id -u nobody)
@@ -51,6 +54,26 @@ done
 [ "$(awk '/^NoNewPrivs:/ {print $2}' "$status")" = 1 ] || e2e_fail "no_new_privs not set"
 e2e_log "server pid $pid: uid $nobody_uid, CapEff/CapPrm/CapBnd = cap_net_admin, no_new_privs"
 
+# The panel: a child of its own, nobody's uid, no capability at all.
+e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '127.0.0.1:8080 '" ||
+  e2e_fail "the panel does not listen"
+ppid_=$(ip netns exec "$NS_S" ss -ltnp | grep '127.0.0.1:8080 ' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+[ -n "$ppid_" ] && [ "$ppid_" != "$pid" ] || e2e_fail "no panel process of its own"
+pstatus=/proc/$ppid_/status
+[ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$pstatus")" = "$nobody_uid $nobody_uid $nobody_uid $nobody_uid" ] ||
+  e2e_fail "panel Uid: $(grep ^Uid: "$pstatus")"
+for set in CapEff CapPrm CapBnd CapInh CapAmb; do
+  v=$(awk -v k="$set:" '$1 == k {print $2}' "$pstatus")
+  [ "$v" = 0000000000000000 ] || e2e_fail "panel $set = $v (want none)"
+done
+[ "$(awk '/^NoNewPrivs:/ {print $2}' "$pstatus")" = 1 ] || e2e_fail "panel without no_new_privs"
+panel_code() {
+  ip netns exec "$NS_S" curl -s --max-time 10 -o /dev/null -w '%{http_code}' \
+    -d 'username=admin&password=wrong' http://127.0.0.1:8080/login
+}
+[ "$(panel_code)" = 401 ] || e2e_fail "the panel does not answer a login as nobody"
+e2e_log "panel pid $ppid_: uid $nobody_uid, no capability, no_new_privs"
+
 # Traffic and the control socket after the drop.
 e2e_start_client alice "$NS_C" "$dir" "$link"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "no tunnel after the drop"
@@ -71,6 +94,11 @@ kill -HUP "$pid"
 e2e_wait_for 10 grep -q "reloaded users from .* (2 users)" "$dir/server.log" ||
   e2e_fail "no reload line in the reopened log file"
 grep -q "reloaded users" "$dir/server.log.1" && e2e_fail "the reload was logged to the rotated file"
+# The panel follows the rotation too (the reload passes SIGHUP on).
+sleep 0.5
+[ "$(panel_code)" = 401 ] || e2e_fail "panel login after the reload"
+e2e_wait_for 10 grep -q "panel: failed login of 'admin'" "$dir/server.log" ||
+  e2e_fail "the panel's lines did not follow the rotation into the new log file"
 e2e_add_client_ns 2
 e2e_start_client bob "${NS_C}2" "$dir" "$link_bob"
 e2e_wait_tunnel 15 "${NS_C}2" >/dev/null || e2e_fail "bob (added before the reload) did not connect"

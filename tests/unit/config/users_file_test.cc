@@ -228,3 +228,56 @@ TEST(device_credential, form) {
 
 }  // namespace
 }  // namespace qeli::config
+
+namespace qeli::config {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+TEST(users_file, set_web_password_edits_only_the_web_section) {
+  test::TempDir tmp;
+  const std::string h = kHash;
+  // No [web] yet: the section is created before the first section, enabled on request.
+  const std::string path = tmp.write(
+      "server.conf", "# qeli server\n[auth]\nusers_file = users.conf\n\n[profile:p]\nport = 443\n");
+  ::chmod(path.c_str(), 0640);
+  ASSERT_TRUE(set_web_password(path, "root", h, true).ok());
+  EXPECT_EQ(read_text(path), "# qeli server\n[web]\nusername = root\npassword_hash = " + h +
+                                 "\nenabled = true\n\n[auth]\nusers_file = users.conf\n\n"
+                                 "[profile:p]\nport = 443\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640U);
+
+  // An existing [web]: its keys are replaced in place, missing ones go after its last key
+  // (not after the blank line that ends it), everything else stays; enable = false leaves
+  // `enabled` as it was.
+  const std::string path2 = tmp.write("server2.conf",
+                                      "[web]\nenabled = false\n# the admin\nusername = admin\n"
+                                      "port = 9090\n\n[webhooks]\nusername = not-this-one\n");
+  ASSERT_TRUE(set_web_password(path2, "ops", h, false).ok());
+  EXPECT_EQ(read_text(path2),
+            "[web]\nenabled = false\n# the admin\nusername = ops\nport = 9090\n"
+            "password_hash = " +
+                h + "\n\n[webhooks]\nusername = not-this-one\n");
+  ASSERT_TRUE(set_web_password(path2, "ops", h, true).ok());
+  EXPECT_EQ(read_text(path2),
+            "[web]\nenabled = true\n# the admin\nusername = ops\nport = 9090\n"
+            "password_hash = " +
+                h + "\n\n[webhooks]\nusername = not-this-one\n");
+
+  // Not a PHC string: refused, the file untouched.
+  const std::string before = read_text(path2);
+  const auto bad = set_web_password(path2, "ops", "hunter2", true);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, UsersFileError::kBadHash);
+  EXPECT_EQ(read_text(path2), before);
+  EXPECT_EQ(set_web_password(tmp.file("missing.conf"), "ops", h, true).error().code,
+            UsersFileError::kIo);
+}
+
+}  // namespace
+}  // namespace qeli::config

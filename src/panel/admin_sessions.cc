@@ -1,0 +1,124 @@
+#include "panel/admin_sessions.h"
+
+#include <charconv>
+
+#include "base/bytes.h"
+#include "crypto/ct.h"
+#include "crypto/random.h"
+#include "crypto/sha256.h"
+
+namespace qeli::panel {
+namespace {
+
+std::span<const std::uint8_t> bytes_of(std::string_view s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+std::string hmac_hex(const SessionKey& key, std::string_view msg) {
+  const auto d = crypto::hmac_sha256(key, bytes_of(msg));
+  return to_hex(d);
+}
+
+bool is_lower_hex(std::string_view s) {
+  for (const char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+bool equal_ct(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && crypto::ct_equal(bytes_of(a), bytes_of(b));
+}
+
+}  // namespace
+
+AdminSessions::AdminSessions(const SessionKey& key, std::int64_t ttl_secs)
+    : key_(key), ttl_(ttl_secs) {}
+
+std::string AdminSessions::mac(std::uint64_t gen, std::string_view sid, std::int64_t expires,
+                               std::string_view user, std::string_view credential) const {
+  const auto cred = crypto::sha256(bytes_of(credential));
+  std::string msg = "qeli-panel-session-v1|";
+  msg += std::to_string(gen);
+  msg += '|';
+  msg += sid;
+  msg += '|';
+  msg += std::to_string(expires);
+  msg += '|';
+  msg += user;
+  msg += '|';
+  msg += to_hex(cred);
+  return hmac_hex(key_, msg);
+}
+
+std::string AdminSessions::issue(std::string_view user, std::string_view credential,
+                                 std::int64_t now_unix, AdminSession* out) {
+  std::array<std::uint8_t, 16> raw{};
+  crypto::random_bytes(raw);
+  AdminSession s{to_hex(raw), now_unix + ttl_};
+  std::uint64_t gen;
+  {
+    std::lock_guard lock(mu_);
+    gen = generation_;
+  }
+  std::string v = "v1." + s.sid + "." + std::to_string(s.expires_unix) + "." +
+                  mac(gen, s.sid, s.expires_unix, user, credential);
+  if (out != nullptr) *out = std::move(s);
+  return v;
+}
+
+std::optional<AdminSession> AdminSessions::verify(std::string_view cookie, std::string_view user,
+                                                  std::string_view credential,
+                                                  std::int64_t now_unix) const {
+  // "v1." + 32 hex + "." + digits + "." + 64 hex
+  if (cookie.size() > 160 || !cookie.starts_with("v1.")) return std::nullopt;
+  cookie.remove_prefix(3);
+  const std::size_t d1 = cookie.find('.');
+  if (d1 != 32) return std::nullopt;
+  const std::string_view sid = cookie.substr(0, 32);
+  const std::string_view rest = cookie.substr(33);
+  const std::size_t d2 = rest.find('.');
+  if (d2 == std::string_view::npos || d2 == 0 || d2 > 19) return std::nullopt;
+  const std::string_view exp_text = rest.substr(0, d2);
+  const std::string_view given = rest.substr(d2 + 1);
+  if (!is_lower_hex(sid) || given.size() != 64 || !is_lower_hex(given)) return std::nullopt;
+  std::int64_t expires = 0;
+  const auto [p, ec] = std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), expires);
+  if (ec != std::errc{} || p != exp_text.data() + exp_text.size()) return std::nullopt;
+  // One spelling per session: "0180…" would carry the same MAC as "180…".
+  if (exp_text != std::to_string(expires)) return std::nullopt;
+  std::uint64_t gen;
+  {
+    std::lock_guard lock(mu_);
+    gen = generation_;
+    if (revoked_.contains(std::string(sid))) return std::nullopt;
+  }
+  if (!equal_ct(given, mac(gen, sid, expires, user, credential))) return std::nullopt;
+  // Checked after the MAC: an expiry is only meaningful once it is known to be ours. A
+  // lifetime beyond the TTL cannot come from issue() (a key shared with another panel).
+  if (expires <= now_unix || expires - now_unix > ttl_) return std::nullopt;
+  return AdminSession{std::string(sid), expires};
+}
+
+void AdminSessions::revoke(const AdminSession& s, std::int64_t now_unix) {
+  std::lock_guard lock(mu_);
+  if (revoked_.size() >= kMaxRevoked) {
+    std::erase_if(revoked_, [&](const auto& kv) { return kv.second <= now_unix; });
+  }
+  if (revoked_.size() >= kMaxRevoked) {
+    // Full of live revocations: end every session instead of forgetting one.
+    ++generation_;
+    revoked_.clear();
+    return;
+  }
+  revoked_.emplace(s.sid, s.expires_unix);
+}
+
+std::string AdminSessions::csrf_token(std::string_view sid) const {
+  return hmac_hex(key_, std::string("qeli-panel-csrf-v1|") + std::string(sid));
+}
+
+bool AdminSessions::csrf_ok(std::string_view sid, std::string_view token) const {
+  return equal_ct(token, csrf_token(sid));
+}
+
+}  // namespace qeli::panel

@@ -1,0 +1,73 @@
+// AdminSessions: the panel's login sessions, carried in one cookie and checked without
+// a session table.
+//
+//   cookie value  = "v1." sid "." expires "." mac          (sid: 32 hex, expires: unix s)
+//   mac           = HMAC-SHA256(key, "qeli-panel-session-v1|" gen "|" sid "|" expires "|"
+//                                    user "|" SHA-256(credential))            (hex)
+//   CSRF token    = HMAC-SHA256(key, "qeli-panel-csrf-v1|" sid)               (hex)
+//
+// `credential` is the admin's stored password hash, so a password change ends every
+// session of the old password at once. Logout revokes one sid (kept until it would have
+// expired anyway). `gen` is a generation counter: if the revocation list ever fills up,
+// the generation moves on and every session ends — never an un-revoked cookie.
+// The key is 32 random bytes (config/web_session_key.h: persisted, so a restart keeps
+// the admins logged in, when persist_session_key = true).
+//
+// Sans-I/O (time is passed in) and thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "config/web_session_key.h"
+
+namespace qeli::panel {
+
+using SessionKey = config::WebSessionKey;
+
+inline constexpr char kSessionCookie[] = "qeli_session";
+inline constexpr std::size_t kMaxRevoked = 65536;
+
+struct AdminSession {
+  std::string sid;  ///< 32 hex characters
+  std::int64_t expires_unix = 0;
+};
+
+class AdminSessions {
+ public:
+  AdminSessions(const SessionKey& key, std::int64_t ttl_secs);
+
+  /// A new session for `user` (whose stored credential is `credential`) at `now_unix`:
+  /// the cookie value to set.
+  std::string issue(std::string_view user, std::string_view credential, std::int64_t now_unix,
+                    AdminSession* out = nullptr);
+  /// The session a cookie value proves for `user`/`credential` at `now_unix`; nullopt if
+  /// it is malformed, forged, expired, revoked or of another credential.
+  std::optional<AdminSession> verify(std::string_view cookie, std::string_view user,
+                                     std::string_view credential, std::int64_t now_unix) const;
+  /// Logout: `s` is refused from now on.
+  void revoke(const AdminSession& s, std::int64_t now_unix);
+
+  std::string csrf_token(std::string_view sid) const;
+  /// Constant-time comparison of `token` with csrf_token(sid).
+  bool csrf_ok(std::string_view sid, std::string_view token) const;
+
+  std::int64_t ttl_secs() const { return ttl_; }
+
+ private:
+  std::string mac(std::uint64_t gen, std::string_view sid, std::int64_t expires,
+                  std::string_view user, std::string_view credential) const;
+
+  SessionKey key_;
+  std::int64_t ttl_;
+  mutable std::mutex mu_;
+  std::uint64_t generation_ = 0;
+  std::unordered_map<std::string, std::int64_t> revoked_;  ///< sid → its expiry
+};
+
+}  // namespace qeli::panel

@@ -1,0 +1,173 @@
+#include "panel/pages.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include "base/human_units.h"
+#include "panel/html.h"
+
+namespace qeli::panel {
+namespace {
+
+std::string message_box(const PageContext& c) {
+  return c.message.empty() ? std::string() : "<p class=\"msg\">" + escape(c.message) + "</p>";
+}
+
+std::string utc_time(std::int64_t unix_secs) { return human_time(unix_secs, true); }
+
+std::string td(std::string_view text) { return "<td>" + escape(text) + "</td>"; }
+std::string td_num(const std::string& text) { return "<td class=\"num\">" + text + "</td>"; }
+
+std::string session_rows(const PageContext& c, const control::SessionList& sessions) {
+  if (sessions.clients.empty()) return "<p class=\"muted\">No live sessions.</p>";
+  std::string s =
+      "<table><tr><th>User</th><th>Device</th><th>Profile</th><th>Tunnel address</th>"
+      "<th>Peer</th><th>Connected</th><th class=\"num\">Received</th>"
+      "<th class=\"num\">Sent</th><th>Client</th><th></th></tr>";
+  for (const auto& x : sessions.clients) {
+    std::string addr = x.tunnel_ip;
+    if (!x.tunnel_ip6.empty()) addr += " " + x.tunnel_ip6;
+    s += "<tr>" + td(x.username) + td(x.device) + td(x.profile) + td(addr) + td(x.peer) +
+         td(human_duration(x.connected_secs)) +
+         td_num(human_bytes(static_cast<double>(x.rx_bytes))) +
+         td_num(human_bytes(static_cast<double>(x.tx_bytes))) +
+         td(x.client_platform.empty() ? x.client_version
+                                      : x.client_version + " (" + x.client_platform + ")") +
+         "<td>" +
+         post_button(c.base, "/sessions/kick", c.csrf, "Kick",
+                     {{"user", x.username}, {"id", std::to_string(x.id)}}, true) +
+         "</td></tr>";
+  }
+  return s + "</table>";
+}
+
+std::string event_rows(const control::EventList& events, std::size_t last_n) {
+  if (events.events.empty()) return "<p class=\"muted\">No events yet.</p>";
+  std::string s =
+      "<table><tr><th>Time (UTC)</th><th>Event</th><th>User</th><th>Device</th><th>Profile</th>"
+      "<th>Address</th><th>Reason</th></tr>";
+  const std::size_t n = events.events.size();
+  const std::size_t from = n > last_n ? n - last_n : 0;
+  for (std::size_t i = n; i-- > from;) {  // newest first
+    const auto& e = events.events[i];
+    s += "<tr>" + td(utc_time(e.unix_ms / 1000)) + td(e.type) + td(e.username) + td(e.device) +
+         td(e.profile) + td(e.ip) + td(e.reason) + "</tr>";
+  }
+  return s + "</table>";
+}
+
+const control::CounterValue* find_counter(const std::vector<control::CounterValue>& v,
+                                          std::string_view name) {
+  for (const auto& c : v)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string login_content(const std::string& base, const std::string& error) {
+  std::string s = "<form class=\"login\" method=\"post\" action=\"" + escape(base) + "/login\">";
+  if (!error.empty()) s += "<p class=\"err\">" + escape(error) + "</p>";
+  s += "<label>User name<input name=\"username\" autocomplete=\"username\" required "
+       "autofocus></label><label>Password<input name=\"password\" type=\"password\" "
+       "autocomplete=\"current-password\" required></label><button type=\"submit\">Log "
+       "in</button></form>";
+  return s;
+}
+
+std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
+                              const control::SessionList& sessions,
+                              const control::EventList& events) {
+  std::string s = message_box(c);
+  std::uint64_t live = 0, rx = 0, tx = 0;
+  for (const auto& p : stats.profiles) {
+    live += p.sessions;
+    if (const auto* v = find_counter(p.traffic, "rx_bytes")) rx += v->value;
+    if (const auto* v = find_counter(p.traffic, "tx_bytes")) tx += v->value;
+  }
+  auto card = [](std::string_view label, const std::string& value) {
+    return "<div class=\"card\"><b>" + escape(value) + "</b>" + escape(label) + "</div>";
+  };
+  s += "<section>" + card("live sessions", std::to_string(live)) +
+       card("users", std::to_string(stats.users)) +
+       card("disabled users", std::to_string(stats.users_disabled)) +
+       card("locked-out sources", std::to_string(stats.blocked_ips)) +
+       card("received since start", human_bytes(static_cast<double>(rx))) +
+       card("sent since start", human_bytes(static_cast<double>(tx))) +
+       card("uptime", human_duration(stats.uptime_secs)) + card("version", stats.version) +
+       "</section>";
+  s += "<h2>Profiles</h2><table><tr><th>Profile</th><th>Transport</th><th>Mode</th>"
+       "<th class=\"num\">Port</th><th class=\"num\">Sessions</th><th>TLS target</th></tr>";
+  for (const auto& p : stats.profiles) {
+    s += "<tr>" + td(p.profile) + td(p.transport) + td(p.mode) + td_num(std::to_string(p.port)) +
+         td_num(std::to_string(p.sessions)) + td(p.tls_target) + "</tr>";
+  }
+  s += "</table><h2>Live sessions</h2>" + session_rows(c, sessions);
+  s += "<h2>Recent events</h2>" + event_rows(events, 15);
+  return s;
+}
+
+std::string sessions_content(const PageContext& c, const control::SessionList& sessions) {
+  return message_box(c) + session_rows(c, sessions);
+}
+
+std::string users_content(const PageContext& c, const control::UserList& users,
+                          const control::UsageList& usage) {
+  std::string s = message_box(c);
+  if (users.users.empty()) return s + "<p class=\"muted\">No users.</p>";
+  s += "<table><tr><th>User</th><th>Group</th><th>State</th><th class=\"num\">Sessions</th>"
+       "<th>Profiles</th><th>Static IP</th><th class=\"num\">Down</th><th class=\"num\">Up</th>"
+       "<th>Quota</th><th>Expires (UTC)</th><th>Notes</th><th></th></tr>";
+  for (const auto& u : users.users) {
+    const control::UserUsage* use = nullptr;
+    for (const auto& x : usage.users)
+      if (x.username == u.name) use = &x;
+    const bool off = !u.enabled || u.disabled_live;
+    std::string profiles;
+    for (const auto& p : u.profiles) profiles += (profiles.empty() ? "" : ", ") + p;
+    std::string notes;
+    for (const auto& [k, v] : u.metadata) notes += (notes.empty() ? "" : "; ") + k + "=" + v;
+    s += "<tr>" + td(u.name) + td(u.group) +
+         td(!u.enabled        ? "disabled (config)"
+            : u.disabled_live ? "disabled"
+                              : "enabled") +
+         td_num(std::to_string(u.sessions)) + td(profiles.empty() ? "all" : profiles) +
+         td(u.static_ip) +
+         td_num(use != nullptr ? human_bytes(static_cast<double>(use->down_bytes)) : "") +
+         td_num(use != nullptr ? human_bytes(static_cast<double>(use->up_bytes)) : "") +
+         td(use != nullptr && use->quota_bytes ? human_bytes(static_cast<double>(*use->quota_bytes))
+                                               : "none") +
+         td(u.expire_at ? utc_time(static_cast<std::int64_t>(*u.expire_at)) : "never") + td(notes) +
+         "<td>";
+    if (u.enabled) {
+      s += off ? post_button(c.base, "/users/enable", c.csrf, "Enable", {{"user", u.name}})
+               : post_button(c.base, "/users/disable", c.csrf, "Disable", {{"user", u.name}}, true);
+    }
+    if (u.sessions > 0) {
+      s +=
+          " " + post_button(c.base, "/sessions/kick", c.csrf, "Kick all", {{"user", u.name}}, true);
+    }
+    s += "</td></tr>";
+  }
+  return s + "</table>";
+}
+
+std::string blocked_content(const PageContext& c, const control::BlockedList& blocked) {
+  std::string s = message_box(c);
+  if (blocked.blocked.empty()) return s + "<p class=\"muted\">No lockouts in force.</p>";
+  s += "<p>" + post_button(c.base, "/blocked/unblock-all", c.csrf, "Lift every lockout", {}, true) +
+       "</p><table><tr><th>Source</th><th>User</th><th class=\"num\">Failures</th>"
+       "<th class=\"num\">Time left</th><th></th></tr>";
+  for (const auto& b : blocked.blocked) {
+    s += "<tr>" + td(b.ip) + td(b.user.empty() ? "(every user)" : b.user) +
+         td_num(std::to_string(b.failures)) + td_num(human_duration(b.seconds_left)) + "<td>" +
+         post_button(c.base, "/blocked/unblock", c.csrf, "Unblock", {{"ip", b.ip}}) + "</td></tr>";
+  }
+  return s + "</table>";
+}
+
+std::string events_content(const PageContext& c, const control::EventList& events) {
+  return message_box(c) + event_rows(events, 200);
+}
+
+}  // namespace qeli::panel

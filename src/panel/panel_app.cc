@@ -1,0 +1,582 @@
+#include "panel/panel_app.h"
+
+#include <arpa/inet.h>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "control/api_json.h"
+#include "crypto/ct.h"
+#include "panel/form.h"
+#include "panel/html.h"
+#include "panel/pages.h"
+#include "server/source_key.h"
+
+namespace qeli::panel {
+namespace {
+
+using nlohmann::json;
+
+std::span<const std::uint8_t> bytes_of(std::string_view s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+// RFC 9457 problem details.
+HttpResponse problem(int status, std::string_view title, std::string_view detail = {}) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/problem+json";
+  json j = {{"type", "about:blank"}, {"title", title}, {"status", status}};
+  if (!detail.empty()) j["detail"] = detail;
+  r.body = j.dump();
+  return r;
+}
+
+HttpResponse plain(int status, std::string_view text) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::string(text) + "\n";
+  return r;
+}
+
+HttpResponse redirect(const std::string& to) {
+  HttpResponse r;
+  r.status = 303;
+  r.add("Location", to);
+  return r;
+}
+
+HttpResponse json_answer(const json& j) {
+  HttpResponse r;
+  r.content_type = "application/json";
+  r.body = j.dump();
+  return r;
+}
+
+void add_security_headers(HttpResponse& r, bool tls) {
+  r.add("Content-Security-Policy",
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'");
+  r.add("X-Content-Type-Options", "nosniff");
+  r.add("X-Frame-Options", "DENY");
+  // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with
+  // every form POST (Fetch §3.1), which the Origin check must then refuse.
+  r.add("Referrer-Policy", "same-origin");
+  r.add("Cross-Origin-Opener-Policy", "same-origin");
+  r.add("Cross-Origin-Resource-Policy", "same-origin");
+  r.add("Cache-Control", "no-store");
+  if (tls) r.add("Strict-Transport-Security", "max-age=31536000");
+}
+
+// One cookie's value from a Cookie header ("a=1; qeli_session=v1....").
+std::string_view cookie_value(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const std::size_t semi = header.find(';');
+    std::string_view part = header.substr(0, semi);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.starts_with(name) && part[name.size()] == '=') {
+      return part.substr(name.size() + 1);
+    }
+    if (semi == std::string_view::npos) break;
+    header.remove_prefix(semi + 1);
+  }
+  return {};
+}
+
+std::optional<std::uint32_t> ipv4_of(std::string_view ip) {
+  if (ip.starts_with("::ffff:")) ip.remove_prefix(7);
+  auto a = config::Ipv4Addr::parse(ip);
+  if (!a) return std::nullopt;
+  return a->value;
+}
+
+bool in_any(const std::vector<config::Ipv4Cidr>& nets, std::string_view ip) {
+  const auto v4 = ipv4_of(ip);
+  if (!v4) return false;
+  for (const auto& n : nets)
+    if (n.contains(config::Ipv4Addr{*v4})) return true;
+  return false;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// "https://host:port/path" → "https://host:port" (the origin of a Referer).
+std::string origin_of_url(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  const std::size_t slash = url.find('/', scheme + 3);
+  return std::string(url.substr(0, slash));
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// The fixed sentences a redirect after an action may show (never text from the request:
+// a link cannot make the panel say something it did not).
+std::string done_message(const FormFields& q) {
+  const auto what = q.get("done");
+  const auto n = q.get("n");
+  const std::string count = parse_u64(n) ? std::string(n) : "0";
+  if (what == "kicked") return "Ended " + count + " session(s).";
+  if (what == "disabled") return "User disabled; ended " + count + " session(s).";
+  if (what == "enabled") return "User enabled.";
+  if (what == "unblocked") return "Lockout lifted.";
+  if (what == "unblocked-all") return "Every lockout lifted.";
+  if (what == "failed") return "The server refused the action (see the panel's log).";
+  return {};
+}
+
+}  // namespace
+
+PanelSettings settings_of(const config::WebConfig& w) {
+  PanelSettings s;
+  s.username = w.username;
+  s.password_hash = w.password_hash;
+  s.base_path = w.base_path;
+  while (!s.base_path.empty() && s.base_path.back() == '/') s.base_path.pop_back();
+  s.csrf = w.csrf;
+  s.secure_cookie = w.secure_cookie;
+  s.session_ttl_secs = w.session_ttl.count();
+  s.allowed_ips = w.allowed_ips;
+  s.trusted_proxies = w.trusted_proxies;
+  s.public_host = w.public_host;
+  s.allowed_origins = w.allowed_origins;
+  const auto& b = w.brute_force;
+  s.brute_force = {b.enabled, b.max_attempts,         b.window,
+                   b.lockout, b.address_max_attempts, b.per_address_only};
+  return s;
+}
+
+PanelClock system_panel_clock() {
+  return {[] {
+            return std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                .count();
+          },
+          [] { return std::chrono::steady_clock::now(); },
+          [](Duration d) { std::this_thread::sleep_for(d); }};
+}
+
+struct PanelApp::Ctx {
+  const HttpRequest& req;
+  std::string path;  ///< without base_path, "/" at least
+  std::string ip;    ///< the client's address (after trusted proxies)
+  std::optional<AdminSession> session;
+};
+
+PanelApp::PanelApp(PanelSettings settings, control::ControlService& server, const SessionKey& key,
+                   PanelClock clock)
+    : s_(std::move(settings)),
+      server_(server),
+      sessions_(key, s_.session_ttl_secs),
+      guard_(s_.brute_force),
+      clock_(std::move(clock)) {}
+
+std::string PanelApp::client_ip(const HttpRequest& r) const {
+  if (s_.trusted_proxies.empty() || !in_any(s_.trusted_proxies, r.remote_ip)) return r.remote_ip;
+  // The rightmost address that is not one of our proxies (RFC 7239 §5.2's reasoning for
+  // X-Forwarded-For: every hop appends, only our own proxies' entries are trustworthy).
+  // Every X-Forwarded-For line in order, as one list (RFC 9110 §5.3): a proxy that adds
+  // its own line after the client's must not leave the client's line to be read alone.
+  std::string all;
+  for (const auto& [k, v] : r.headers) {
+    if (k != "x-forwarded-for") continue;
+    if (!all.empty()) all += ',';
+    all += v;
+  }
+  std::string_view xff = all;
+  std::string chosen = r.remote_ip;
+  while (!xff.empty()) {
+    const std::size_t comma = xff.rfind(',');
+    const std::string hop = trim(comma == std::string_view::npos ? xff : xff.substr(comma + 1));
+    xff = comma == std::string_view::npos ? std::string_view{} : xff.substr(0, comma);
+    in_addr a4{};
+    in6_addr a6{};
+    if (inet_pton(AF_INET, hop.c_str(), &a4) != 1 && inet_pton(AF_INET6, hop.c_str(), &a6) != 1) {
+      break;  // garbage: keep the last address we could trust
+    }
+    chosen = hop;
+    if (!in_any(s_.trusted_proxies, hop)) break;
+  }
+  return chosen;
+}
+
+bool PanelApp::source_allowed(const std::string& ip) const {
+  return s_.allowed_ips.empty() || in_any(s_.allowed_ips, ip);
+}
+
+bool PanelApp::origin_allowed(const HttpRequest& r) const {
+  std::string origin = std::string(r.header("origin"));
+  if (origin.empty()) origin = origin_of_url(r.header("referer"));
+  // No Origin and no Referer: not a browser's cross-site form (browsers send Origin on
+  // every POST); the CSRF token still has to match.
+  if (origin.empty()) return true;
+  origin = lower(origin);
+  const std::string host = lower(std::string(r.header("host")));
+  if (!host.empty() && origin == (r.tls ? "https://" : "http://") + host) return true;
+  if (!s_.public_host.empty()) {
+    const std::string ph = lower(s_.public_host);
+    for (const char* scheme : {"https://", "http://"}) {
+      if (origin == scheme + ph) return true;
+      if (origin.starts_with(scheme + ph + ":")) return true;
+    }
+  }
+  for (const auto& o : s_.allowed_origins) {
+    std::string a = lower(o);
+    while (!a.empty() && a.back() == '/') a.pop_back();
+    if (origin == a) return true;
+  }
+  return false;
+}
+
+std::optional<AdminSession> PanelApp::session_of(const HttpRequest& r) const {
+  const auto v = cookie_value(r.header("cookie"), kSessionCookie);
+  if (v.empty()) return std::nullopt;
+  return sessions_.verify(v, s_.username, s_.password_hash, clock_.unix_now());
+}
+
+HttpResponse PanelApp::handle(const HttpRequest& request) {
+  Ctx c{request, {}, client_ip(request), std::nullopt};
+  HttpResponse r;
+  if (!source_allowed(c.ip)) {
+    r = plain(403, "Forbidden");
+  } else {
+    std::string_view p = request.path;
+    const std::string& base = s_.base_path;
+    if (!base.empty()) {
+      if (p == base) {
+        p = "/";
+      } else if (p.starts_with(base) && p.size() > base.size() && p[base.size()] == '/') {
+        p.remove_prefix(base.size());
+      } else {
+        p = {};
+      }
+    }
+    if (p.empty() || p.front() != '/') {
+      r = plain(404, "Not Found");
+    } else {
+      c.path = std::string(p);
+      r = route(c);
+    }
+  }
+  add_security_headers(r, request.tls);
+  return r;
+}
+
+HttpResponse PanelApp::route(Ctx& c) {
+  const auto& m = c.req.method;
+  const bool get = m == "GET" || m == "HEAD";
+  if (!get && m != "POST") {
+    auto r = plain(405, "Method Not Allowed");
+    r.add("Allow", "GET, HEAD, POST");
+    return r;
+  }
+  if (get && c.path == "/assets/panel.css") {
+    HttpResponse r;
+    r.content_type = "text/css; charset=utf-8";
+    r.body = std::string(stylesheet());
+    return r;
+  }
+  if (c.path == "/login") {
+    if (get) {
+      HttpResponse r;
+      r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
+                           login_content(s_.base_path, ""));
+      return r;
+    }
+    return login(c);
+  }
+  const bool is_api = c.path.starts_with("/api/");
+  c.session = session_of(c.req);
+  if (!c.session) {
+    if (is_api) return problem(401, "Unauthorized", "log in first (POST /login)");
+    if (get) return redirect(s_.base_path + "/login");
+    return plain(403, "Forbidden: not logged in");
+  }
+  if (!get) {
+    if (s_.csrf) {
+      if (!origin_allowed(c.req)) {
+        spdlog::warn("panel: {} {} from {}: Origin {} is not this panel's; refused", m, c.path,
+                     c.ip, c.req.header("origin"));
+        return is_api ? problem(403, "Forbidden", "cross-origin request")
+                      : plain(403, "Forbidden: cross-origin request");
+      }
+      std::string token(c.req.header("x-csrf-token"));
+      if (token.empty() && !is_api) {
+        if (auto f = parse_form(c.req.body)) token = std::string(f->get("csrf"));
+      }
+      if (!sessions_.csrf_ok(c.session->sid, token)) {
+        spdlog::warn("panel: {} {} from {}: missing or wrong CSRF token; refused", m, c.path, c.ip);
+        return is_api ? problem(403, "Forbidden", "missing or wrong CSRF token")
+                      : plain(403, "Forbidden: missing or wrong CSRF token");
+      }
+    }
+    if (c.path == "/logout") return logout(c);
+  }
+  if (is_api) return api(c);
+  return get ? page(c) : action(c);
+}
+
+HttpResponse PanelApp::login(Ctx& c) {
+  auto page_with = [&](int status, const std::string& error) {
+    HttpResponse r;
+    r.status = status;
+    r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
+                         login_content(s_.base_path, error));
+    return r;
+  };
+  if (s_.csrf && !origin_allowed(c.req)) {
+    spdlog::warn("panel: login from {}: Origin {} is not this panel's; refused", c.ip,
+                 c.req.header("origin"));
+    return plain(403, "Forbidden: cross-origin request");
+  }
+  if (c.req.body.size() > kMaxLoginBody) return page_with(413, "The form is too large.");
+  auto form = parse_form(c.req.body);
+  if (!form) return page_with(400, "The form could not be read.");
+  const std::string user(form->get("username"));
+  const std::string password(form->get("password"));
+  const auto key = server::parse_source_key(c.ip).value_or(0);
+  const Instant now = clock_.steady_now();
+  if (guard_.locked_out(key, user, now)) {
+    spdlog::warn("panel: login of '{}' from {} refused: locked out", user, c.ip);
+    return page_with(429, "Too many failed logins; try again later.");
+  }
+  if (const auto d = guard_.tarpit(user, now); d > Duration::zero()) clock_.sleep(d);
+  const bool name_ok =
+      user.size() == s_.username.size() && crypto::ct_equal(bytes_of(user), bytes_of(s_.username));
+  // A wrong name costs the same Argon2id work as a wrong password (a dummy hash).
+  const bool ok =
+      guard_.verify_password(name_ok ? s_.password_hash : std::string(), password) && name_ok;
+  if (!ok) {
+    const bool locked = guard_.record_failure(key, user, clock_.steady_now());
+    spdlog::warn("panel: failed login of '{}' from {}{}", user, c.ip,
+                 locked ? " (now locked out)" : "");
+    return page_with(401, "Wrong user name or password.");
+  }
+  guard_.record_success(key, user);
+  const std::string cookie = sessions_.issue(s_.username, s_.password_hash, clock_.unix_now());
+  spdlog::info("panel: admin '{}' logged in from {}", user, c.ip);
+  auto r = redirect(s_.base_path + "/");
+  r.add("Set-Cookie", std::string(kSessionCookie) + "=" + cookie +
+                          "; Path=" + (s_.base_path.empty() ? "/" : s_.base_path) +
+                          "; Max-Age=" + std::to_string(s_.session_ttl_secs) +
+                          "; HttpOnly; SameSite=Strict" + (s_.secure_cookie ? "; Secure" : ""));
+  return r;
+}
+
+HttpResponse PanelApp::logout(Ctx& c) {
+  sessions_.revoke(*c.session, clock_.unix_now());
+  spdlog::info("panel: admin '{}' logged out from {}", s_.username, c.ip);
+  auto r = redirect(s_.base_path + "/login");
+  r.add("Set-Cookie",
+        std::string(kSessionCookie) + "=; Path=" + (s_.base_path.empty() ? "/" : s_.base_path) +
+            "; Max-Age=0; HttpOnly; SameSite=Strict" + (s_.secure_cookie ? "; Secure" : ""));
+  return r;
+}
+
+namespace {
+
+template <class Req>
+std::optional<typename Req::Reply> ask(control::ControlService& server, const Req& req,
+                                       std::string& error) {
+  auto r = control::call(server, req);
+  if (!r.ok()) {
+    error = r.error().message;
+    return std::nullopt;
+  }
+  return std::move(*r);
+}
+
+HttpResponse server_unavailable(const std::string& base, const std::string& error) {
+  HttpResponse r;
+  r.status = 502;
+  r.body = render_page({"Server unavailable", base, "", "", NavItem::kNone, 0},
+                       "<p class=\"err\">The VPN server did not answer: " + escape(error) + "</p>");
+  return r;
+}
+
+}  // namespace
+
+HttpResponse PanelApp::page(Ctx& c) {
+  const auto query = parse_form(c.req.query).value_or(FormFields{});
+  PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), done_message(query),
+                 clock_.unix_now()};
+  PageFrame frame{"", s_.base_path, s_.username, pc.csrf, NavItem::kNone, 0};
+  std::string error, content;
+  if (c.path == "/") {
+    frame.title = "Dashboard";
+    frame.active = NavItem::kDashboard;
+    frame.refresh_secs = 10;
+    auto stats = ask(server_, control::GetStats{}, error);
+    auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
+    auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
+    if (!events) return server_unavailable(s_.base_path, error);
+    content = dashboard_content(pc, *stats, *sessions, *events);
+  } else if (c.path == "/sessions") {
+    frame.title = "Live sessions";
+    frame.active = NavItem::kSessions;
+    frame.refresh_secs = 10;
+    auto sessions = ask(server_, control::ListSessions{}, error);
+    if (!sessions) return server_unavailable(s_.base_path, error);
+    content = sessions_content(pc, *sessions);
+  } else if (c.path == "/users") {
+    frame.title = "Users";
+    frame.active = NavItem::kUsers;
+    auto users = ask(server_, control::ListUsers{}, error);
+    auto usage = users ? ask(server_, control::GetUsage{}, error) : std::nullopt;
+    if (!usage) return server_unavailable(s_.base_path, error);
+    content = users_content(pc, *users, *usage);
+  } else if (c.path == "/blocked") {
+    frame.title = "Lockouts";
+    frame.active = NavItem::kBlocked;
+    auto blocked = ask(server_, control::ListBlocked{}, error);
+    if (!blocked) return server_unavailable(s_.base_path, error);
+    content = blocked_content(pc, *blocked);
+  } else if (c.path == "/events") {
+    frame.title = "Events";
+    frame.active = NavItem::kEvents;
+    auto events = ask(server_, control::GetEvents{0, 1000}, error);
+    if (!events) return server_unavailable(s_.base_path, error);
+    content = events_content(pc, *events);
+  } else {
+    return plain(404, "Not Found");
+  }
+  HttpResponse r;
+  r.body = render_page(frame, content);
+  return r;
+}
+
+HttpResponse PanelApp::action(Ctx& c) {
+  auto form = parse_form(c.req.body);
+  if (!form) return plain(400, "Bad Request: the form could not be read");
+  const std::string user(form->get("user"));
+  std::string error;
+  auto back = [&](const std::string& page, const std::string& done, std::uint64_t n) {
+    return redirect(s_.base_path + page + "?done=" + done + "&n=" + std::to_string(n));
+  };
+  auto failed = [&](const std::string& page) {
+    spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, s_.username, c.ip, error);
+    return redirect(s_.base_path + page + "?done=failed");
+  };
+  const std::string from = std::string(c.req.header("referer")).find("/users") != std::string::npos
+                               ? "/users"
+                               : "/sessions";
+  if (c.path == "/sessions/kick") {
+    control::Kick k;
+    k.username = user;
+    if (form->has("id")) {
+      const auto id = parse_u64(form->get("id"));
+      if (!id) return plain(400, "Bad Request: id");
+      k.session_id = *id;
+    }
+    auto r = ask(server_, k, error);
+    if (!r) return failed(from);
+    spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {}", s_.username, r->kicked,
+                 user, c.ip);
+    return back(from, "kicked", r->kicked);
+  }
+  if (c.path == "/users/disable" || c.path == "/users/enable") {
+    const bool disable = c.path == "/users/disable";
+    auto r = disable ? ask(server_, control::DisableUser{user}, error)
+                     : ask(server_, control::EnableUser{user}, error);
+    if (!r) return failed("/users");
+    spdlog::info("panel: admin '{}' {} user '{}' from {}", s_.username,
+                 disable ? "disabled" : "enabled", user, c.ip);
+    return back("/users", disable ? "disabled" : "enabled", r->kicked);
+  }
+  if (c.path == "/blocked/unblock") {
+    auto r = ask(server_, control::Unblock{std::string(form->get("ip"))}, error);
+    if (!r) return failed("/blocked");
+    spdlog::info("panel: admin '{}' lifted the lockout of {} from {}", s_.username, r->ip, c.ip);
+    return back("/blocked", "unblocked", 1);
+  }
+  if (c.path == "/blocked/unblock-all") {
+    auto r = ask(server_, control::UnblockAll{}, error);
+    if (!r) return failed("/blocked");
+    spdlog::info("panel: admin '{}' lifted every lockout from {}", s_.username, c.ip);
+    return back("/blocked", "unblocked-all", 0);
+  }
+  return plain(404, "Not Found");
+}
+
+HttpResponse PanelApp::api(Ctx& c) {
+  const bool get = c.req.method != "POST";
+  if (!c.path.starts_with("/api/v1/")) return problem(404, "Not Found");
+  const std::string p = c.path.substr(std::string_view("/api/v1").size());
+  std::string error;
+  auto reply = [&](auto&& opt) -> HttpResponse {
+    if (!opt) return problem(502, "Bad Gateway", "the VPN server did not answer: " + error);
+    return json_answer(control::encode_reply(control::Response{std::move(*opt)}));
+  };
+  if (get) {
+    if (p == "/session") {
+      return json_answer({{"user", s_.username},
+                          {"csrf_token", sessions_.csrf_token(c.session->sid)},
+                          {"expires_unix", c.session->expires_unix}});
+    }
+    if (p == "/status") return reply(ask(server_, control::GetStats{}, error));
+    if (p == "/sessions") return reply(ask(server_, control::ListSessions{}, error));
+    if (p == "/users") return reply(ask(server_, control::ListUsers{}, error));
+    if (p == "/usage") return reply(ask(server_, control::GetUsage{}, error));
+    if (p == "/blocked") return reply(ask(server_, control::ListBlocked{}, error));
+    if (p == "/events") {
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      control::GetEvents ge;
+      ge.after = parse_u64(q.get("after")).value_or(0);
+      ge.limit = static_cast<std::uint32_t>(
+          std::clamp<std::uint64_t>(parse_u64(q.get("limit")).value_or(200), 1, 1000));
+      return reply(ask(server_, ge, error));
+    }
+    return problem(404, "Not Found");
+  }
+  json body = json::parse(c.req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return problem(400, "Bad Request", "the body must be a JSON object");
+  }
+  auto str = [&](const char* k) {
+    return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : std::string();
+  };
+  if (p == "/sessions/kick") {
+    control::Kick k;
+    k.username = str("user");
+    if (body.contains("id")) {
+      if (!body["id"].is_number_unsigned()) return problem(400, "Bad Request", "id");
+      k.session_id = body["id"].get<std::uint64_t>();
+    }
+    auto r = ask(server_, k, error);
+    if (!r) return problem(409, "Conflict", error);
+    spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {} (API)", s_.username,
+                 r->kicked, k.username, c.ip);
+    return json_answer(control::encode_reply(control::Response{*r}));
+  }
+  if (p == "/users/disable" || p == "/users/enable") {
+    const bool disable = p == "/users/disable";
+    auto r = disable ? ask(server_, control::DisableUser{str("user")}, error)
+                     : ask(server_, control::EnableUser{str("user")}, error);
+    if (!r) return problem(409, "Conflict", error);
+    spdlog::info("panel: admin '{}' {} user '{}' from {} (API)", s_.username,
+                 disable ? "disabled" : "enabled", str("user"), c.ip);
+    return json_answer(control::encode_reply(control::Response{*r}));
+  }
+  return problem(404, "Not Found");
+}
+
+}  // namespace qeli::panel

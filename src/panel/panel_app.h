@@ -1,0 +1,97 @@
+// PanelApp: everything the web panel decides, as a function from an HttpRequest to an
+// HttpResponse (sans-I/O: the listener, the clock and the server are passed in).
+//
+//   * source allowlist (`allowed_ips`, after `trusted_proxies`' X-Forwarded-For): a bare
+//     403 on every route for anyone else;
+//   * login (`username` / `password_hash`, Argon2id) behind the same defences as the VPN's
+//     logins, with their own counters (`[web] brute_force.*`): per (address, user)
+//     lockout, per-address ceiling, per-username tarpit, a dummy verify for wrong names;
+//   * sessions in an HMAC cookie (panel/admin_sessions.h): HttpOnly, SameSite=Strict,
+//     Secure with `secure_cookie`, Path = base_path; ended by logout or a new password;
+//   * every state-changing request (POST) needs the session's CSRF token (form field
+//     `csrf` or header X-CSRF-Token) and, when the browser names one, an Origin (or
+//     Referer) of this panel: its own Host, `public_host`, or `allowed_origins`;
+//   * security headers on every answer (CSP without scripts, no framing, no-store, …).
+//
+// The pages and the JSON API (/api/v1/…) call the server through the control API
+// (control::ControlService: the control socket in production, a fake in tests). The
+// panel holds no state of the server's: every page is the server's answer of now.
+//
+// Thread-safe (the listener calls handle() from several threads).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "config/server_config.h"
+#include "control/api.h"
+#include "panel/admin_sessions.h"
+#include "panel/http_message.h"
+#include "server/auth_guard.h"
+
+namespace qeli::panel {
+
+inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
+
+struct PanelSettings {
+  std::string username = "admin";
+  std::string password_hash;  ///< Argon2id PHC; the panel does not start without one
+  std::string base_path;      ///< "" or "/prefix" (no trailing slash)
+  bool csrf = true;
+  bool secure_cookie = false;
+  std::int64_t session_ttl_secs = 86400;
+  std::vector<config::Ipv4Cidr> allowed_ips;      ///< empty = any
+  std::vector<config::Ipv4Cidr> trusted_proxies;  ///< whose X-Forwarded-For is believed
+  std::string public_host;                        ///< a host name or address, no scheme
+  std::vector<std::string> allowed_origins;       ///< "https://vpn.example.com[:port]"
+  server::BruteForcePolicy brute_force;
+};
+
+/// The settings of a [web] section.
+PanelSettings settings_of(const config::WebConfig& web);
+
+/// Wall and monotonic time (tests pass fixed ones).
+struct PanelClock {
+  std::function<std::int64_t()> unix_now;
+  std::function<Instant()> steady_now;
+  /// Sleeps the tarpit delay (tests record it instead).
+  std::function<void(Duration)> sleep;
+};
+PanelClock system_panel_clock();
+
+class PanelApp {
+ public:
+  PanelApp(PanelSettings settings, control::ControlService& server, const SessionKey& key,
+           PanelClock clock = system_panel_clock());
+
+  HttpResponse handle(const HttpRequest& request);
+
+  /// For tests: the guard that counts login failures.
+  server::AuthGuard& guard() { return guard_; }
+
+ private:
+  struct Ctx;
+  HttpResponse route(Ctx& c);
+  HttpResponse login(Ctx& c);
+  HttpResponse logout(Ctx& c);
+  HttpResponse page(Ctx& c);
+  HttpResponse action(Ctx& c);
+  HttpResponse api(Ctx& c);
+
+  std::string client_ip(const HttpRequest& r) const;
+  bool source_allowed(const std::string& ip) const;
+  bool origin_allowed(const HttpRequest& r) const;
+  std::optional<AdminSession> session_of(const HttpRequest& r) const;
+
+  PanelSettings s_;
+  control::ControlService& server_;
+  AdminSessions sessions_;
+  server::AuthGuard guard_;
+  PanelClock clock_;
+};
+
+}  // namespace qeli::panel

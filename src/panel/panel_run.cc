@@ -1,0 +1,119 @@
+#include "panel/panel_run.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <thread>
+
+#include "config/server_config.h"
+#include "config/web_session_key.h"
+#include "panel/http_listener.h"
+#include "panel/panel_app.h"
+#include "sys/daemon_signals.h"
+#include "sys/log_output.h"
+#include "sys/privilege.h"
+
+namespace qeli::panel {
+namespace {
+
+Result<SessionKey, std::string> read_key_fd(int fd) {
+  SessionKey k{};
+  std::size_t got = 0;
+  while (got < k.size()) {
+    const ssize_t n = ::read(fd, k.data() + got, k.size() - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (got != k.size()) return fail(std::string("--session-key-fd: fewer than 32 bytes"));
+  return k;
+}
+
+}  // namespace
+
+int run_panel(const PanelOptions& options) {
+  const sigset_t signals = sys::block_daemon_signals();
+  (void)sys::configure_logging({});
+  auto load = config::load_server_config(options.config_path);
+  for (const auto& f : load.findings.all()) {
+    if (f.severity == config::Severity::kError) spdlog::error("{}", f.to_string());
+  }
+  if (!load.ok()) {
+    spdlog::error("panel: {}: refusing to start with the errors above", options.config_path);
+    return 1;
+  }
+  // The server's [logging]: the panel's lines (logins, admin actions) land where the
+  // server's do, in the same file or journal, each starting with "panel:".
+  if (auto st = sys::configure_logging(load.config.logging.options()); !st.ok()) {
+    spdlog::error("panel: [logging] file: {}", st.error());
+    return 1;
+  }
+  const config::WebConfig& web = load.config.web;
+  if (web.password_hash.empty()) {
+    spdlog::error(
+        "panel: {}: [web] password_hash is empty; the panel never runs without a password "
+        "(set one with `qeli set-web-password`)",
+        options.config_path);
+    return 1;
+  }
+  Result<SessionKey, std::string> key = config::random_session_key();
+  if (options.session_key_fd >= 0) {
+    key = read_key_fd(options.session_key_fd);
+  } else if (web.persist_session_key) {
+    const std::string dir =
+        options.identity_dir.empty() ? load.config.identity_dir_path() : options.identity_dir;
+    key = config::load_or_create_session_key(config::session_key_path(dir));
+  }
+  if (!key.ok()) {
+    spdlog::error("panel: session key: {}", key.error());
+    return 1;
+  }
+  control::SocketClient server(options.control_socket);
+  PanelApp app(settings_of(web), server, *key);
+  ListenerOptions lo{web.bind, web.port, "", ""};
+  if (web.tls) {
+    lo.tls_cert = load.config.web_tls_cert_path();
+    lo.tls_key = load.config.web_tls_key_path();
+  }
+  auto listener = HttpListener::open(lo, [&app](const HttpRequest& r) { return app.handle(r); });
+  if (!listener.ok()) {
+    spdlog::error("panel: [web] {}", listener.error());
+    return 1;
+  }
+  // Bound: nothing below needs a privilege.
+  // A panel the server restarts after its own drop is that user already: only the
+  // capabilities are left to give up.
+  if (!options.run_as.empty() && ::geteuid() == 0) {
+    auto d = sys::drop_privileges({options.run_as, {}, {}, {}});
+    if (!d.ok()) {
+      spdlog::error("panel: {}", d.error());
+      return 1;
+    }
+  } else if (auto st = sys::drop_all_capabilities(); !st.ok()) {
+    spdlog::error("panel: dropping capabilities: {}", st.error());
+    return 1;
+  }
+  const std::string host =
+      web.bind.find(':') != std::string::npos ? "[" + web.bind + "]" : web.bind;
+  spdlog::info("panel: serving {}://{}:{}{}/ for admin '{}' (control socket {})",
+               web.tls ? "https" : "http", host, (*listener)->port(), settings_of(web).base_path,
+               web.username, options.control_socket);
+  std::thread serving([&] { (*listener)->serve(); });
+  for (;;) {
+    int sig = 0;
+    if (::sigwait(&signals, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      // logrotate (through the server's reload): the [logging] file again.
+      if (auto st = sys::reopen_log_file(); !st.ok()) spdlog::warn("panel: {}", st.error());
+      continue;
+    }
+    break;
+  }
+  spdlog::info("panel: stopping");
+  (*listener)->stop();
+  serving.join();
+  return 0;
+}
+
+}  // namespace qeli::panel

@@ -1,0 +1,328 @@
+#!/usr/bin/python3
+"""A real browser against the web panel (tests/e2e/web_panel_browser.sh).
+
+Drives Debian's headless Chromium through chromedriver with Selenium, the way an admin
+uses the panel: the login form, the dashboard, Sessions → Kick, Users → Disable, Log out.
+Asserts what the page shows, that the stylesheet applies under the panel's CSP and that
+the browser logged no Content-Security-Policy violation. Saves a PNG of every page it
+visits into --screens and copies each one into --artefacts at once (the run's directory
+is removed at exit; the artefacts stay). Prints "FAIL: ..." and exits 1 on the first
+broken expectation; every wait is bounded.
+
+Usage: panel_browser.py --url http://127.0.0.1:8080 --username boss --password-file F
+                        --user alice --screens DIR --artefacts DIR --user-data-dir DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+WAIT_S = 10  # one page, one element
+T0 = time.monotonic()
+
+
+class Fail(Exception):
+    pass
+
+
+def log(msg):
+    print(f"[panel_browser {time.monotonic() - T0:5.1f}s] {msg}", flush=True)
+
+
+def xq(s):
+    """An XPath string literal for s (no quote mixing in what we look for)."""
+    return f"'{s}'" if "'" not in s else f'"{s}"'
+
+
+class Panel:
+    def __init__(self, args):
+        self.a = args
+        self.base = args.url.rstrip("/")
+        self.shots = 0
+        self.console = []  # every browser console entry, in order, with the page it came from
+        os.makedirs(args.screens, exist_ok=True)
+        os.makedirs(args.artefacts, exist_ok=True)
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = "/usr/bin/chromium"
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                     "--disable-background-networking", "--disable-sync",
+                     "--password-store=basic", "--window-size=1280,900",
+                     f"--user-data-dir={args.user_data_dir}"):
+            opts.add_argument(flag)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(executable_path="/usr/bin/chromedriver", log_path=args.driver_log)
+        self.d = webdriver.Chrome(service=service, options=opts)
+        self.d.set_page_load_timeout(15)
+        self.d.set_script_timeout(5)
+        log(f"chromium {self.d.capabilities.get('browserVersion', '?')} started")
+
+    # --- helpers -------------------------------------------------------------------------
+    def wait(self, cond, what, timeout=WAIT_S):
+        try:
+            return WebDriverWait(self.d, timeout, poll_frequency=0.1).until(cond)
+        except TimeoutException:
+            raise Fail(f"{what} (waited {timeout} s; at {self.d.current_url})") from None
+
+    def find(self, xpath, what, timeout=WAIT_S):
+        return self.wait(EC.presence_of_element_located((By.XPATH, xpath)), what, timeout)
+
+    def path(self):
+        u = self.d.current_url
+        return u[len(self.base):] if u.startswith(self.base) else u
+
+    def drain_console(self, page):
+        try:
+            for e in self.d.get_log("browser"):
+                e["page"] = page
+                self.console.append(e)
+        except WebDriverException as e:
+            raise Fail(f"cannot read the browser console log: {e}") from None
+
+    def shot(self, name):
+        """A PNG of the page as shown now, into --screens and --artefacts."""
+        self.shots += 1
+        fname = f"{self.shots:02d}-{name}.png"
+        dst = os.path.join(self.a.screens, fname)
+        if not self.d.save_screenshot(dst):
+            raise Fail(f"screenshot {fname} failed")
+        shutil.copy(dst, os.path.join(self.a.artefacts, fname))
+        self.drain_console(name)
+        log(f"page {self.path()} → {fname}")
+
+    def click_and_wait(self, el, what):
+        """Clicks el (a link or a form's submit button) and waits for the next page."""
+        el.click()
+        self.wait(EC.staleness_of(el), f"{what}: the page did not change")
+        self.wait(lambda d: d.execute_script("return document.readyState") == "complete",
+                  f"{what}: the new page did not finish loading")
+
+    def nav(self, label):
+        link = self.find(f"//header/nav/a[normalize-space()={xq(label)}]", f"no nav link {label!r}")
+        self.click_and_wait(link, f"nav link {label!r}")
+
+    def page_text(self):
+        """What the page says, shortened: for failure messages."""
+        try:
+            text = " ".join(self.d.find_element(By.TAG_NAME, "body").text.split())
+        except WebDriverException:
+            return "?"
+        return text[:200]
+
+    def message(self):
+        els = self.d.find_elements(By.CSS_SELECTOR, "main p.msg")
+        return els[0].text.strip() if els else None
+
+    def styled(self, page):
+        """The stylesheet applied (CSP style-src 'self'): the header is dark, not transparent."""
+        header = self.find("//header", f"{page}: no <header>")
+        bg = header.value_of_css_property("background-color")
+        if bg in ("", "transparent", "rgba(0, 0, 0, 0)"):
+            raise Fail(f"{page}: the header's background is {bg!r}: panel.css did not apply")
+        margin = self.d.find_element(By.TAG_NAME, "body").value_of_css_property("margin-top")
+        if margin != "0px":
+            raise Fail(f"{page}: body margin-top is {margin!r}, panel.css says 0")
+        log(f"{page}: header background {bg}")
+
+    def session_ids(self):
+        """The session ids in the VPN user's Kick forms on the page shown."""
+        return {e.get_attribute("value") for e in self.d.find_elements(
+            By.XPATH, self.row_xpath() + "//form[contains(@action,'/sessions/kick')]"
+                                         "//input[@name='id']")}
+
+    def row_xpath(self):
+        """The table row whose first cell is the VPN user (sessions and users pages)."""
+        return f"//main//table//tr[td[1][normalize-space()={xq(self.a.user)}]]"
+
+    # --- the scenario --------------------------------------------------------------------
+    def run(self):
+        u = self.a.user
+        # Anonymous: / lands on the login page.
+        self.d.get(self.base + "/")
+        self.wait(EC.url_to_be(self.base + "/login"), "/ did not redirect to /login")
+        self.find("//form[contains(@class,'login')]//input[@name='username']", "no login form")
+        self.styled("login")
+        self.shot("login")
+
+        # Log in by typing into the form.
+        user_in = self.d.find_element(By.NAME, "username")
+        pass_in = self.d.find_element(By.NAME, "password")
+        user_in.clear()
+        user_in.send_keys(self.a.username)
+        pass_in.clear()
+        pass_in.send_keys(self.a.password)
+        self.click_and_wait(self.d.find_element(By.XPATH, "//form[contains(@class,'login')]//button"),
+                            "login submit")
+        if self.path() != "/":
+            raise Fail(f"login did not land on the dashboard but on {self.path()}: "
+                       f"{self.page_text()!r}")
+        self.find("//header//span[contains(@class,'who')]", "no admin name in the header")
+
+        # The dashboard: alice in the live sessions table, styled.
+        self.find("//h2[normalize-space()='Live sessions']/following-sibling::*[1][self::table]"
+                  f"//tr/td[1][normalize-space()={xq(u)}]",
+                  f"the dashboard's live sessions table does not show {u}")
+        self.styled("dashboard")
+        self.shot("dashboard")
+
+        # Sessions → Kick alice's session.
+        self.nav("Sessions")
+        if self.path() != "/sessions":
+            raise Fail(f"the Sessions link led to {self.path()}")
+        self.shot("sessions")
+        kick = self.find(self.row_xpath() + "//button[normalize-space()='Kick']",
+                         f"no Kick button in {u}'s row on the sessions page")
+        kicked_id = self.session_ids()
+        self.click_and_wait(kick, "Kick")
+        msg = self.message()
+        if msg != "Ended 1 session(s).":
+            raise Fail(f"after Kick the page says {msg!r}, not 'Ended 1 session(s).'")
+        self.shot("sessions-kicked")
+        # A kicked client reconnects by itself: wait (bounded) for her new session (another
+        # id in the Kick form), so that the disable below ends a live session, not a
+        # reconnect in flight.
+        end = time.monotonic() + 20
+        while True:
+            ids = self.session_ids()
+            if ids and not ids & kicked_id:
+                break
+            if time.monotonic() > end:
+                raise Fail(f"{u} did not reconnect within 20 s after the kick (sessions {ids})")
+            time.sleep(0.5)
+            self.d.get(self.base + "/sessions")
+        log(f"{u} reconnected: session {sorted(kicked_id)} → {sorted(ids)}")
+        self.shot("sessions-reconnected")
+
+        # Users → Disable alice.
+        self.nav("Users")
+        if self.path() != "/users":
+            raise Fail(f"the Users link led to {self.path()}")
+        state = self.find(self.row_xpath() + "/td[3]", f"{u} is not on the users page")
+        if state.text.strip() != "enabled":
+            raise Fail(f"{u}'s state on the users page is {state.text!r} before Disable")
+        self.shot("users")
+        disable = self.find(self.row_xpath() + "//button[normalize-space()='Disable']",
+                            f"no Disable button in {u}'s row")
+        self.click_and_wait(disable, "Disable")
+        msg = self.message()
+        if msg != "User disabled; ended 1 session(s).":
+            raise Fail(f"after Disable the page says {msg!r}, not 'User disabled; ended 1 session(s).'")
+        state = self.find(self.row_xpath() + "/td[3]", f"{u} is not on the users page")
+        if state.text.strip() != "disabled":
+            raise Fail(f"{u}'s state after Disable is {state.text!r}, not 'disabled'")
+        if not self.d.find_elements(By.XPATH,
+                                    self.row_xpath() + "//button[normalize-space()='Enable']"):
+            raise Fail(f"no Enable button for the disabled {u}")
+        log(f"users page: {msg!r}, {u} disabled")
+        self.shot("users-disabled")
+
+        # Log out: back on the login page, and / redirects there again.
+        out = self.find("//header//button[normalize-space()='Log out']", "no Log out button")
+        self.click_and_wait(out, "Log out")
+        if self.path() != "/login":
+            raise Fail(f"Log out led to {self.path()}, not /login")
+        self.find("//input[@name='password']", "no login form after Log out")
+        if self.d.find_elements(By.XPATH, "//header/nav"):
+            raise Fail("the nav is still shown after Log out")
+        self.shot("logged-out")
+        self.d.get(self.base + "/")
+        self.wait(EC.url_to_be(self.base + "/login"), "after Log out / does not redirect to /login")
+        self.shot("root-after-logout")
+
+        # No CSP violation on any page.
+        with open(os.path.join(self.a.artefacts, "console.json"), "w") as f:
+            json.dump(self.console, f, indent=1)
+        for e in self.console:
+            log(f"console [{e.get('level')}] on {e['page']}: {e.get('message')}")
+        csp = [e for e in self.console if "Content Security Policy" in e.get("message", "")]
+        if csp:
+            raise Fail(f"{len(csp)} CSP violation(s) in the console, first on {csp[0]['page']}: "
+                       f"{csp[0]['message']}")
+        self.csp_control()
+
+    def csp_control(self):
+        """The control for the check above: an inline <style> (what the CSP forbids) added
+        to the page is refused by the browser and the refusal shows in the console log."""
+        self.d.execute_script(
+            "const s = document.createElement('style');"
+            "s.textContent = 'header{background-color:rgb(1, 2, 3) !important}';"
+            "document.head.appendChild(s);")
+        seen = []
+        end = time.monotonic() + 5
+        while not any("Content Security Policy" in e.get("message", "") for e in seen):
+            if time.monotonic() > end:
+                raise Fail("an inline <style> raised no CSP report in the console log: the "
+                           f"console check cannot see violations ({seen})")
+            time.sleep(0.2)
+            seen += self.d.get_log("browser")
+        bg = self.d.find_element(By.TAG_NAME, "header").value_of_css_property("background-color")
+        if bg == "rgba(1, 2, 3, 1)":
+            raise Fail("an inline <style> applied: the browser did not enforce the CSP")
+        log("control: an injected inline <style> was refused and reported by the CSP")
+
+    def failure_artefacts(self):
+        try:
+            self.shot("FAILED")
+        except Exception:  # noqa: BLE001 — best effort on the way out
+            pass
+        try:
+            with open(os.path.join(self.a.artefacts, "FAILED-page.html"), "w") as f:
+                f.write(self.d.page_source)
+            with open(os.path.join(self.a.artefacts, "console.json"), "w") as f:
+                json.dump(self.console, f, indent=1)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--url", required=True)
+    p.add_argument("--username", required=True)
+    p.add_argument("--password-file", required=True)
+    p.add_argument("--user", required=True, help="the VPN user to kick and disable")
+    p.add_argument("--screens", required=True)
+    p.add_argument("--artefacts", required=True)
+    p.add_argument("--user-data-dir", required=True)
+    p.add_argument("--driver-log", default=os.devnull)
+    a = p.parse_args()
+    with open(a.password_file) as f:
+        a.password = f.read().strip()
+
+    # SIGTERM (the shell's timeout) → SystemExit, so that finally quits chromium.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
+    panel = None
+    try:
+        panel = Panel(a)
+        panel.run()
+    except Fail as e:
+        print(f"FAIL: {e}", file=sys.stderr, flush=True)
+        if panel:
+            panel.failure_artefacts()
+        return 1
+    except WebDriverException as e:
+        print(f"FAIL: webdriver: {e.msg if hasattr(e, 'msg') else e}", file=sys.stderr, flush=True)
+        if panel:
+            panel.failure_artefacts()
+        return 1
+    finally:
+        if panel:
+            try:
+                panel.d.quit()
+            except Exception:  # noqa: BLE001
+                pass
+    log(f"ok: {panel.shots} screenshots")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

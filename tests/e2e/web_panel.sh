@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# e2e: the web panel ([web], docs/OPERATIONS.md "Web panel") as an admin and an attacker
+# meet it, with curl from the server's namespace:
+#   * `qeli set-web-password` writes [web]; `qeli server` starts `qeli panel` as a child
+#     that holds no capability (CapEff/CapPrm/CapBnd all zero, NoNewPrivs);
+#   * unauthenticated pages redirect to /login, the API answers problem+json 401; a wrong
+#     password is 401; the right one sets an HttpOnly, SameSite=Strict cookie (Max-Age =
+#     session_ttl_secs) — every answer carries the CSP and the other security headers;
+#   * a live session of alice is on the sessions page; a free-text note with markup is
+#     shown as text; POSTs without the CSRF token, or from a foreign Origin, change
+#     nothing; with it, "disable" ends alice's session and the server lists her disabled;
+#     the JSON API enables her again (X-CSRF-Token);
+#   * logout ends the cookie; a server restart keeps a cookie (persist_session_key);
+#     a new password (set-web-password + reload) ends it;
+#   * brute_force.max_attempts wrong passwords lock the login out, even the right one;
+#   * tls = true with a certificate: HTTPS with HSTS and a Secure cookie, no plain HTTP;
+#   * check-config refuses insecure_no_auth, a missing password_hash and update_check.
+# Usage: web_panel.sh QELI_BINARY
+set -euo pipefail
+QELI=$(readlink -f "$1")
+source "$(dirname "$0")/netns.sh"
+source "$(dirname "$0")/lib.sh"
+e2e_setup
+
+dir="$E2E_DIR/srv"
+e2e_server_conf "$dir" fake-tls
+link=$(e2e_add_user "$dir" alice alice-pass)
+printf 'metadata.note = <script>alert(1)</script> & "x"\n' >>"$dir/users.conf"
+echo 'panel-pass-1' | "$QELI" set-web-password -c "$dir/server.conf" --socket "$dir/none.sock" \
+  --username boss --password-stdin >"$E2E_DIR/setpw.out" || e2e_fail "set-web-password failed"
+grep -q '^password_hash = \$argon2id\$' "$dir/server.conf" || e2e_fail "no password_hash written"
+sed -i '/^\[web\]/a session_ttl_secs = 600\nbrute_force.max_attempts = 3' "$dir/server.conf"
+"$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "check-config refused [web]"
+
+PANEL=http://127.0.0.1:8080
+start_server() {
+  e2e_start_server "$1" "$dir"
+  e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '127.0.0.1:8080 '" ||
+    e2e_fail "the panel does not listen"
+}
+# req NAME CURL_ARGS... — one request in the server's namespace; NAME.h headers, NAME.b
+# body; prints the status code.
+req() {
+  local name=$1
+  shift
+  ip netns exec "$NS_S" curl -sS --max-time 10 -D "$E2E_DIR/$name.h" -o "$E2E_DIR/$name.b" \
+    -w '%{http_code}' "$@"
+}
+expect() {  # expect CODE NAME CURL_ARGS...
+  local want=$1 name=$2 got
+  shift 2
+  got=$(req "$name" "$@") || true
+  [ "$got" = "$want" ] || e2e_fail "$name: HTTP $got, expected $want: $(head -c 300 "$E2E_DIR/$name.b")"
+}
+header() { grep -i "^$2:" "$E2E_DIR/$1.h" | head -1 | tr -d '\r'; }
+csrf_of() { grep -o 'name="csrf" value="[0-9a-f]*"' "$E2E_DIR/$1.b" | head -1 | sed 's/.*value="//; s/"//'; }
+
+start_server server
+grep -q "panel: started (pid" "$E2E_DIR/server.log" || e2e_fail "no panel start logged"
+panel_pid=$(ip netns exec "$NS_S" ss -ltnp | grep '127.0.0.1:8080 ' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+[ -n "$panel_pid" ] && [ "$panel_pid" != "$E2E_PID_server" ] ||
+  e2e_fail "the panel's listener belongs to pid '$panel_pid', not a child of its own"
+for f in CapEff CapPrm CapBnd CapAmb; do
+  v=$(awk -v f="$f:" '$1 == f {print $2}' "/proc/$panel_pid/status")
+  [ "$v" = 0000000000000000 ] || e2e_fail "panel $f = $v (should hold no capability)"
+done
+grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$panel_pid/status" || e2e_fail "panel without NoNewPrivs"
+
+# Unauthenticated.
+expect 303 anon "$PANEL/"
+[ "$(header anon location)" = "Location: /login" ] || e2e_fail "/ redirects to $(header anon location)"
+expect 401 anon_api "$PANEL/api/v1/sessions"
+header anon_api content-type | grep -q 'application/problem+json' || e2e_fail "API 401 is not problem+json"
+expect 200 login_page "$PANEL/login"
+for h in "content-security-policy: default-src 'none'" "x-frame-options: DENY" \
+         "x-content-type-options: nosniff" "cache-control: no-store" "referrer-policy: same-origin"; do
+  grep -qi "^$h" "$E2E_DIR/login_page.h" || e2e_fail "missing header $h"
+done
+expect 403 anon_post -X POST -d 'user=alice' "$PANEL/users/disable"
+
+# Log in.
+expect 401 bad_login -d 'username=boss&password=wrong' "$PANEL/login"
+jar="$E2E_DIR/cookies"
+expect 303 login -c "$jar" -d 'username=boss&password=panel-pass-1' "$PANEL/login"
+cookie=$(header login set-cookie)
+for a in "qeli_session=v1." "HttpOnly" "SameSite=Strict" "Max-Age=600" "Path=/"; do
+  grep -q "$a" <<<"$cookie" || e2e_fail "cookie lacks $a: $cookie"
+done
+! grep -q Secure <<<"$cookie" || e2e_fail "Secure cookie over plain HTTP: $cookie"
+
+# A live session on the pages; markup in a note is text.
+e2e_start_client alice "$NS_C" "$dir" "$link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice got no tunnel"
+e2e_wait_for 10 sh -c "ip netns exec $NS_S curl -s -b '$jar' $PANEL/sessions | grep -q '<td>alice</td>'" ||
+  e2e_fail "alice's session is not on the sessions page"
+expect 200 dash -b "$jar" "$PANEL/"
+grep -q '<td>alice</td>' "$E2E_DIR/dash.b" || e2e_fail "alice not on the dashboard"
+grep -q '<td>e2e</td>' "$E2E_DIR/dash.b" || e2e_fail "profile e2e not on the dashboard"
+expect 200 users -b "$jar" "$PANEL/users"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;' "$E2E_DIR/users.b" ||
+  e2e_fail "the note is not escaped on the users page"
+! grep -q '<script>' "$E2E_DIR/users.b" || e2e_fail "raw <script> on the users page"
+csrf=$(csrf_of users)
+[ ${#csrf} = 64 ] || e2e_fail "no CSRF token in the page"
+
+# State changes: refused without the token and from another origin.
+expect 403 no_csrf -b "$jar" -d 'user=alice' "$PANEL/users/disable"
+expect 403 bad_csrf -b "$jar" -d "user=alice&csrf=${csrf/a/b}" "$PANEL/users/disable"
+expect 403 evil_origin -b "$jar" -H 'Origin: https://evil.example' -d "user=alice&csrf=$csrf" \
+  "$PANEL/users/disable"
+[ "$(e2e_sessions "$dir" | wc -l)" = 1 ] || e2e_fail "a refused POST changed something"
+# With it: alice is disabled and her session ends.
+expect 303 disable -b "$jar" -H "Origin: $PANEL" -d "user=alice&csrf=$csrf" "$PANEL/users/disable"
+e2e_wait_for 10 sh -c "[ -z \"\$(\"$QELI\" list-clients --json --socket '$dir/control.sock' | jq -r '.[].username')\" ]" ||
+  e2e_fail "alice's session did not end after disable"
+# The client was told why (our close extension) and does not retry.
+e2e_wait_exit alice 10
+[ "$E2E_RC" != running ] || e2e_fail "alice keeps running after her user was disabled"
+grep -q "the server disabled user 'alice'" "$E2E_DIR/alice.log" || e2e_fail "alice was not told why"
+expect 200 users_off -b "$jar" "$PANEL/users"
+grep -q '<td>alice</td><td></td><td>disabled</td>' "$E2E_DIR/users_off.b" ||
+  e2e_fail "alice is not listed disabled on the users page"
+# The JSON API: the token from /api/v1/session, enable alice again.
+expect 200 api_session -b "$jar" "$PANEL/api/v1/session"
+api_csrf=$(jq -r .csrf_token "$E2E_DIR/api_session.b")
+expect 403 api_no_csrf -b "$jar" -H 'Content-Type: application/json' -d '{"user":"alice"}' \
+  "$PANEL/api/v1/users/enable"
+expect 200 api_enable -b "$jar" -H "X-CSRF-Token: $api_csrf" -H 'Content-Type: application/json' \
+  -d '{"user":"alice"}' "$PANEL/api/v1/users/enable"
+jq -e '.was_disabled == true' "$E2E_DIR/api_enable.b" >/dev/null ||
+  e2e_fail "enable did not report alice was disabled: $(cat "$E2E_DIR/api_enable.b")"
+expect 200 api_events -b "$jar" "$PANEL/api/v1/events"
+jq -e '[.events[].type] | index("user.disabled") != null and index("user.enabled") != null' \
+  "$E2E_DIR/api_events.b" >/dev/null || e2e_fail "events lack user.disabled/enabled"
+
+# Logout ends the cookie.
+old_cookie=$(grep qeli_session "$jar" | awk '{print $NF}')
+expect 303 logout -b "$jar" -d "csrf=$csrf" "$PANEL/logout"
+expect 303 after_logout -b "qeli_session=$old_cookie" "$PANEL/"
+
+# A restart keeps a session (persist_session_key = true by default).
+expect 303 login2 -c "$jar" -d 'username=boss&password=panel-pass-1' "$PANEL/login"
+[ -s "$dir/identity/web-session.key" ] || e2e_fail "no persisted session key"
+e2e_finish server
+start_server server2
+expect 200 after_restart -b "$jar" "$PANEL/"
+# A new password (and the reload it asks for) ends it; the new one works.
+echo 'panel-pass-2' | "$QELI" set-web-password -c "$dir/server.conf" --socket "$dir/control.sock" \
+  --username boss --password-stdin >"$E2E_DIR/setpw2.out" || e2e_fail "set-web-password 2"
+grep -q "panel restarts" "$E2E_DIR/setpw2.out" || e2e_fail "no live reload: $(cat "$E2E_DIR/setpw2.out")"
+e2e_wait_for 10 sh -c "[ \"\$(ip netns exec $NS_S curl -s -o /dev/null -w '%{http_code}' -b '$jar' $PANEL/)\" = 303 ]" ||
+  e2e_fail "the old password's cookie still works"
+e2e_wait_for 10 sh -c "[ \"\$(ip netns exec $NS_S curl -s -o /dev/null -w '%{http_code}' -d 'username=boss&password=panel-pass-2' $PANEL/login)\" = 303 ]" ||
+  e2e_fail "the new password does not log in"
+
+# Brute force: 3 failures lock the (address, user) pair out, even for the right password.
+for i in 1 2 3; do expect 401 "bf$i" -d 'username=boss&password=guess' "$PANEL/login"; done
+expect 429 bf_locked -d 'username=boss&password=panel-pass-2' "$PANEL/login"
+grep -q "failed login of 'boss'" "$E2E_DIR/server2.log" || e2e_fail "failed logins not logged"
+e2e_finish server2
+
+# TLS with an operator's certificate.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=panel \
+  -keyout "$dir/panel.key" -out "$dir/panel.crt" 2>/dev/null || e2e_fail "openssl req"
+sed -i "/^\[web\]/a tls = true\ntls_cert = panel.crt\ntls_key = panel.key" "$dir/server.conf"
+"$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "check-config refused tls"
+start_server server3
+expect 200 tls_login -k "https://127.0.0.1:8080/login"
+header tls_login strict-transport-security | grep -q 'max-age=' || e2e_fail "no HSTS over TLS"
+expect 303 tls_auth -k -d 'username=boss&password=panel-pass-2' "https://127.0.0.1:8080/login"
+header tls_auth set-cookie | grep -q '; Secure' || e2e_fail "no Secure cookie over TLS"
+code=$(req plain_http "$PANEL/login") || true
+[ "$code" != 200 ] || e2e_fail "plain HTTP answered on the TLS listener"
+e2e_finish server3
+
+# Refused settings.
+refused() {  # refused KEY_LINE MESSAGE
+  cp "$dir/server.conf" "$dir/bad.conf"
+  sed -i "/^\[web\]/a $1" "$dir/bad.conf"
+  if "$QELI" check-config "$dir/bad.conf" >"$E2E_DIR/bad.out" 2>&1; then
+    e2e_fail "check-config accepted $1"
+  fi
+  grep -q "$2" "$E2E_DIR/bad.out" || e2e_fail "$1: $(cat "$E2E_DIR/bad.out")"
+}
+refused 'insecure_no_auth = true' 'never runs without authentication'
+refused 'update_check = true' 'not supported yet'
+sed -i '/^password_hash = /d' "$dir/server.conf"
+refused 'csrf = true' 'needs the admin'"'"'s password hash'
+e2e_log "web panel ok"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# e2e: the web panel in a real browser — Debian's headless Chromium driven through
+# chromedriver by Selenium (tools/panel_browser.py), in the server's namespace, as an
+# admin uses it:
+#   * / lands on the login page; the admin logs in by typing into the form;
+#   * the dashboard lists alice's live session; panel.css applies under the panel's CSP
+#     (the header is styled) and the console shows no Content-Security-Policy violation;
+#   * Sessions → "Kick" on alice's row: "Ended 1 session(s)."; her client hears the kick and
+#     reconnects; Users → "Disable" alice: she is listed disabled, her session ends and her
+#     client exits (checked from outside with list-clients and the client's exit);
+#   * "Log out" is back on the login page and / redirects to /login again.
+# A PNG of every page visited goes to $E2E_DIR/screens/ and to
+# ${E2E_ARTEFACTS:-/tmp/qeli-e2e-artefacts}/web_panel_browser/ (kept after the run, with
+# the console log, and on failure the last page's HTML and chromedriver's log).
+# Needs chromium, chromium-driver and python3-selenium (scripts/bootstrap.sh), run by
+# /usr/bin/python3.
+# Usage: web_panel_browser.sh QELI_BINARY
+set -euo pipefail
+QELI=$(readlink -f "$1")
+source "$(dirname "$0")/netns.sh"
+source "$(dirname "$0")/lib.sh"
+TOOLS=$(cd "$(dirname "$0")/tools" && pwd)
+
+for need in /usr/bin/chromium /usr/bin/chromedriver; do
+  [ -x "$need" ] || e2e_fail "$need is missing (scripts/bootstrap.sh installs chromium and chromium-driver)"
+done
+# Debian's python3-selenium is for Debian's interpreter (a python3 earlier in PATH, say
+# pyenv's, does not see it).
+PY=/usr/bin/python3
+"$PY" -c 'import selenium' 2>/dev/null ||
+  e2e_fail "python3-selenium is missing (scripts/bootstrap.sh installs it)"
+
+e2e_setup
+t0=$(date +%s)
+ART="${E2E_ARTEFACTS:-/tmp/qeli-e2e-artefacts}/web_panel_browser"
+mkdir -p "$ART" "$E2E_DIR/screens"
+rm -f "$ART"/*.png "$ART"/*.json "$ART"/*.html "$ART"/*.txt  # this run's only
+
+dir="$E2E_DIR/srv"
+e2e_server_conf "$dir" fake-tls
+link=$(e2e_add_user "$dir" alice alice-pass)
+printf 'panel-pass-1\n' >"$E2E_DIR/panel.pass"
+chmod 600 "$E2E_DIR/panel.pass"
+"$QELI" set-web-password -c "$dir/server.conf" --socket "$dir/none.sock" --username boss \
+  --password-stdin <"$E2E_DIR/panel.pass" >"$E2E_DIR/setpw.out" || e2e_fail "set-web-password failed"
+"$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "check-config refused [web]"
+
+e2e_start_server server "$dir"
+e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '127.0.0.1:8080 '" ||
+  e2e_fail "the panel does not listen on 127.0.0.1:8080"
+e2e_start_client alice "$NS_C" "$dir" "$link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice got no tunnel"
+e2e_wait_for 10 sh -c "\"$QELI\" list-clients --json --socket '$dir/control.sock' | jq -e '[.[].username] == [\"alice\"]'" ||
+  e2e_fail "the server does not list alice's session"
+e2e_log "server, panel and alice up in $(( $(date +%s) - t0 )) s"
+
+# The browser, in the server's namespace (the panel listens on its loopback).
+rc=0
+ip netns exec "$NS_S" timeout -k 5 75 "$PY" "$TOOLS/panel_browser.py" \
+  --url http://127.0.0.1:8080 --username boss --password-file "$E2E_DIR/panel.pass" \
+  --user alice --screens "$E2E_DIR/screens" --artefacts "$ART" \
+  --user-data-dir "$E2E_DIR/chromium-profile" --driver-log "$E2E_DIR/chromedriver.txt" \
+  >"$E2E_DIR/panel_browser.log" 2>&1 || rc=$?
+[ "$rc" != 0 ] || cat "$E2E_DIR/panel_browser.log"  # on failure e2e_fail shows it
+# Nothing of the browser may outlive the driver (it quits Chromium; `timeout` kills its
+# process group): end any leftover by pid, namespace by namespace.
+for pid in $(ip netns pids "$NS_S"); do
+  case "$(readlink "/proc/$pid/exe" 2>/dev/null)" in
+    */chromium/*|*/chromedriver*) kill -KILL "$pid" 2>/dev/null || true ;;
+  esac
+done
+if [ "$rc" != 0 ]; then
+  cp "$E2E_DIR/chromedriver.txt" "$ART/" 2>/dev/null || true
+  [ "$rc" != 124 ] || e2e_fail "the browser scenario timed out (75 s); screenshots in $ART"
+  e2e_fail "the browser scenario failed (exit $rc); screenshots in $ART"
+fi
+ls "$E2E_DIR"/screens/*.png >/dev/null 2>&1 || e2e_fail "no screenshots in $E2E_DIR/screens"
+for f in "$E2E_DIR"/screens/*.png; do
+  [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || e2e_fail "$f is not a PNG"
+  cmp -s "$f" "$ART/$(basename "$f")" || e2e_fail "$(basename "$f") was not copied to $ART"
+done
+
+# From outside: the kick and the disable really happened.
+grep -q "session ended: the server ended the session: kicked by the operator" "$E2E_DIR/alice.log" ||
+  e2e_fail "alice's client did not hear the kick from the panel"
+grep -q "panel: admin 'boss' kicked 1 session(s) of 'alice' from 127.0.0.1" "$E2E_DIR/server.log" ||
+  e2e_fail "the server log does not name the panel's kick"
+grep -q "panel: admin 'boss' disabled user 'alice' from 127.0.0.1" "$E2E_DIR/server.log" ||
+  e2e_fail "the server log does not name the panel's disable"
+e2e_wait_for 10 sh -c "[ -z \"\$(\"$QELI\" list-clients --json --socket '$dir/control.sock' | jq -r '.[].username')\" ]" ||
+  e2e_fail "alice's session did not end after the disable in the browser"
+e2e_wait_exit alice 10
+[ "$E2E_RC" != running ] || e2e_fail "alice keeps running after her user was disabled in the browser"
+grep -q "the server disabled user 'alice'" "$E2E_DIR/alice.log" || e2e_fail "alice was not told why"
+
+e2e_finish server
+e2e_log "web panel in a browser ok in $(( $(date +%s) - t0 )) s ($(ls "$ART"/*.png | wc -l) screenshots in $ART)"
