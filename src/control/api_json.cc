@@ -134,6 +134,8 @@ Result<Request, ControlError> decode_by_name(std::string_view name, const json& 
 }
 
 void encode_fields(const Empty&, json&) {}
+// The envelope's keys (encode_reply, encode_error): no reply may carry a field named so
+// (tests/unit/control/api_json_test.cc checks every reply type).
 template <class T>
 void encode_fields(const T& v, json& j) {
   json fields = v;
@@ -218,6 +220,17 @@ Result<Request, ControlError> decode_request(const json& j) {
   auto it = j.find("cmd");
   if (it == j.end() || !it->is_string()) return fail(bad("the request needs a string \"cmd\""));
   return decode_by_name(it->get_ref<const std::string&>(), j);
+}
+
+void to_json(json& j, const ValidationResult& v) {
+  j = json{{"valid", v.ok}, {"findings", v.findings}, {"sessions_ended", v.sessions_ended}};
+}
+
+void from_json(const json& j, ValidationResult& v) {
+  const ValidationResult d;
+  v.ok = j.value("valid", d.ok);
+  v.findings = j.value("findings", d.findings);
+  v.sessions_ended = j.value("sessions_ended", d.sessions_ended);
 }
 
 json encode_reply(const Response& r) {

@@ -56,7 +56,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EventList, boot, last_seq, event
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigFinding, severity, file, section, key, line,
                                                 message, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigText, path, text, sha256)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ValidationResult, ok, findings, sessions_ended)
+// `ok` travels as "valid": a reply's fields sit beside the envelope's "ok"/"code"/"error"
+// (encode_reply), and a refused config must not read as a refused request.
+void to_json(nlohmann::json& j, const ValidationResult& v);
+void from_json(const nlohmann::json& j, ValidationResult& v);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigSaved, sha256, history_id, reloaded, findings)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigVersionInfo, id, unix_secs, actor, sha256,
                                                 size)

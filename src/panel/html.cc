@@ -25,11 +25,10 @@ struct Nav {
   const char* path;
   const char* label;
 };
-constexpr Nav kNav[] = {{NavItem::kDashboard, "/", "Dashboard"},
-                        {NavItem::kSessions, "/sessions", "Sessions"},
-                        {NavItem::kUsers, "/users", "Users"},
-                        {NavItem::kBlocked, "/blocked", "Lockouts"},
-                        {NavItem::kEvents, "/events", "Events"}};
+constexpr Nav kNav[] = {
+    {NavItem::kDashboard, "/", "Dashboard"}, {NavItem::kSessions, "/sessions", "Sessions"},
+    {NavItem::kUsers, "/users", "Users"},    {NavItem::kBlocked, "/blocked", "Lockouts"},
+    {NavItem::kEvents, "/events", "Events"}, {NavItem::kConfig, "/config", "Config"}};
 
 }  // namespace
 
@@ -94,6 +93,8 @@ button.danger{color:#fff;background:#b3261e;border:1px solid #8c1d18}
 .login{max-width:22em;margin:4em auto;background:#fff;padding:1.5em;border:1px solid #e3e6ec}
 .login input{width:100%;box-sizing:border-box;margin:.2em 0 .8em;padding:.4em}
 .muted{color:#6b7385}
+textarea{width:100%;box-sizing:border-box;font-family:ui-monospace,monospace;font-size:.9em}
+pre{background:#fff;border:1px solid #e3e6ec;padding:.8em;overflow:auto}
 )";
 }
 

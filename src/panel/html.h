@@ -13,7 +13,7 @@ namespace qeli::panel {
 /// Living Standard §13.1.2.6 ambiguous ampersands included).
 std::string escape(std::string_view text);
 
-enum class NavItem { kDashboard, kSessions, kUsers, kBlocked, kEvents, kNone };
+enum class NavItem { kDashboard, kSessions, kUsers, kBlocked, kEvents, kConfig, kNone };
 
 struct PageFrame {
   std::string title;

@@ -21,7 +21,8 @@
 
 namespace qeli::panel {
 
-inline constexpr std::size_t kMaxBody = 64 * 1024;
+// A config file (the raw editor) URL-encoded fits; nothing else comes near it.
+inline constexpr std::size_t kMaxBody = 512 * 1024;
 inline constexpr int kWorkers = 4;
 inline constexpr int kIoTimeoutSecs = 5;
 inline constexpr int kKeepAliveRequests = 20;

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "base/human_units.h"
+#include "panel/form.h"
 #include "panel/html.h"
 
 namespace qeli::panel {
@@ -168,6 +169,59 @@ std::string blocked_content(const PageContext& c, const control::BlockedList& bl
 
 std::string events_content(const PageContext& c, const control::EventList& events) {
   return message_box(c) + event_rows(events, 200);
+}
+
+namespace {
+
+std::string findings_list(const ConfigEditor& e) {
+  if (!e.validated) return {};
+  if (e.findings.empty()) return "<p class=\"msg\">Valid: check-config finds nothing.</p>";
+  std::string s =
+      "<table><tr><th>Severity</th><th>Line</th><th>Section</th><th>Key</th>"
+      "<th>Message</th></tr>";
+  for (const auto& f : e.findings) {
+    s += "<tr>" + td(f.severity) + td_num(std::to_string(f.line)) + td(f.section) + td(f.key) +
+         td(f.message) + "</tr>";
+  }
+  return s + "</table>";
+}
+
+}  // namespace
+
+std::string config_content(const PageContext& c, const ConfigEditor& e,
+                           const control::ConfigHistory& history) {
+  std::string s = message_box(c);
+  if (!e.error.empty()) s += "<p class=\"err\">" + escape(e.error) + "</p>";
+  s += findings_list(e);
+  s += "<p class=\"muted\">" + escape(e.path) +
+       " — saved only if check-config accepts it and no hook or file path changes; the "
+       "previous file goes to the history, then the server reloads.</p>";
+  s += "<form method=\"post\" action=\"" + escape(c.base) +
+       "/config/save\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
+       "\"><input type=\"hidden\" name=\"base\" value=\"" + escape(e.base_sha256) +
+       "\"><textarea name=\"text\" rows=\"30\" spellcheck=\"false\">" + escape(e.text) +
+       "</textarea><p><button type=\"submit\" formaction=\"" + escape(c.base) +
+       "/config/validate\">Validate</button> <button type=\"submit\" class=\"danger\">Save "
+       "and reload</button></p></form>";
+  s += "<h2>History</h2>";
+  if (history.versions.empty()) return s + "<p class=\"muted\">No saved versions yet.</p>";
+  s += "<table><tr><th>Version</th><th>Saved (UTC)</th><th>By</th><th class=\"num\">Size</th>"
+       "<th></th></tr>";
+  for (const auto& v : history.versions) {
+    s += "<tr>" + td(v.id) + td(utc_time(v.unix_secs)) + td(v.actor) +
+         td_num(human_bytes(static_cast<double>(v.size))) + "<td><a href=\"" + escape(c.base) +
+         "/config/version?id=" + escape(percent_encode(v.id)) + "\">View</a></td></tr>";
+  }
+  return s + "</table>";
+}
+
+std::string config_version_content(const PageContext& c, const control::ConfigText& version,
+                                   const std::string& id, const std::string& current_sha256) {
+  return message_box(c) + "<p>" +
+         post_button(c.base, "/config/restore", c.csrf, "Restore this version",
+                     {{"id", id}, {"base", current_sha256}}, true) +
+         " <a href=\"" + escape(c.base) + "/config\">Back to the editor</a></p><pre>" +
+         escape(version.text) + "</pre>";
 }
 
 }  // namespace qeli::panel

@@ -27,4 +27,21 @@ std::string users_content(const PageContext& c, const control::UserList& users,
 std::string blocked_content(const PageContext& c, const control::BlockedList& blocked);
 std::string events_content(const PageContext& c, const control::EventList& events);
 
+/// The raw config editor: `text` in a textarea (the file's, or the admin's own edit
+/// after a refused save), `base_sha256` of the file it started from, the findings of the
+/// last validation (empty: none shown), and the saved versions with a view link each.
+struct ConfigEditor {
+  std::string path;
+  std::string text;
+  std::string base_sha256;
+  std::vector<control::ConfigFinding> findings;
+  bool validated = false;  ///< findings come from a validation (show "no findings" too)
+  std::string error;       ///< why a save was refused ("" = none)
+};
+std::string config_content(const PageContext& c, const ConfigEditor& e,
+                           const control::ConfigHistory& history);
+/// One saved version, read-only, with a button that restores it.
+std::string config_version_content(const PageContext& c, const control::ConfigText& version,
+                                   const std::string& id, const std::string& current_sha256);
+
 }  // namespace qeli::panel

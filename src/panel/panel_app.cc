@@ -129,6 +129,17 @@ std::optional<std::uint64_t> parse_u64(std::string_view s) {
   return v;
 }
 
+// Browsers submit a textarea with CRLF line ends (HTML §4.10.21.8); the file keeps LF.
+std::string lf_only(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
 // The fixed sentences a redirect after an action may show (never text from the request:
 // a link cannot make the panel say something it did not).
 std::string done_message(const FormFields& q) {
@@ -141,6 +152,8 @@ std::string done_message(const FormFields& q) {
   if (what == "unblocked") return "Lockout lifted.";
   if (what == "unblocked-all") return "Every lockout lifted.";
   if (what == "failed") return "The server refused the action (see the panel's log).";
+  if (what == "saved") return "Saved; the server reloaded the config.";
+  if (what == "restored") return "Restored that version; the server reloaded the config.";
   return {};
 }
 
@@ -456,12 +469,82 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto events = ask(server_, control::GetEvents{0, 1000}, error);
     if (!events) return server_unavailable(s_.base_path, error);
     content = events_content(pc, *events);
+  } else if (c.path == "/config") {
+    auto text = ask(server_, control::GetConfig{}, error);
+    if (!text) return server_unavailable(s_.base_path, error);
+    return config_page(c, ConfigEditor{text->path, text->text, text->sha256, {}, false, ""}, 200);
+  } else if (c.path == "/config/version") {
+    frame.title = "Config version";
+    frame.active = NavItem::kConfig;
+    const std::string id(query.get("id"));
+    auto current = ask(server_, control::GetConfig{}, error);
+    auto version = current ? ask(server_, control::GetConfigVersion{id}, error) : std::nullopt;
+    if (!version) return plain(404, "Not Found: no such version");
+    frame.title = "Config version " + id;
+    content = config_version_content(pc, *version, id, current->sha256);
   } else {
     return plain(404, "Not Found");
   }
   HttpResponse r;
   r.body = render_page(frame, content);
   return r;
+}
+
+HttpResponse PanelApp::config_page(Ctx& c, ConfigEditor editor, int status) {
+  const auto query = parse_form(c.req.query).value_or(FormFields{});
+  PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid),
+                 c.req.method == "GET" ? done_message(query) : std::string(), clock_.unix_now()};
+  std::string error;
+  auto history = ask(server_, control::ListConfigHistory{}, error);
+  if (!history) return server_unavailable(s_.base_path, error);
+  HttpResponse r;
+  r.status = status;
+  r.body = render_page({"Server config", s_.base_path, s_.username, pc.csrf, NavItem::kConfig, 0},
+                       config_content(pc, editor, *history));
+  return r;
+}
+
+HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
+  std::string error;
+  auto current = ask(server_, control::GetConfig{}, error);
+  if (!current) return server_unavailable(s_.base_path, error);
+  if (c.path == "/config/restore") {
+    const std::string id(form.get("id"));
+    auto version = ask(server_, control::GetConfigVersion{id}, error);
+    if (!version) return plain(404, "Not Found: no such version");
+    control::SaveConfig save{version->text, std::string(form.get("base")), "panel:" + s_.username};
+    auto saved = ask(server_, save, error);
+    if (!saved) {
+      return config_page(
+          c,
+          ConfigEditor{
+              current->path, version->text, current->sha256, {}, false, "Not restored: " + error},
+          409);
+    }
+    spdlog::info("panel: admin '{}' restored config version {} from {}", s_.username, id, c.ip);
+    return redirect(s_.base_path + "/config?done=restored");
+  }
+  ConfigEditor e{
+      current->path, lf_only(form.get("text")), std::string(form.get("base")), {}, false, ""};
+  auto checked = ask(server_, control::ValidateConfig{e.text}, error);
+  if (!checked) return server_unavailable(s_.base_path, error);
+  e.findings = checked->findings;
+  e.validated = true;
+  if (c.path == "/config/validate") return config_page(c, std::move(e), 200);
+  if (!checked->ok) {
+    e.error = "Not saved: fix the errors below first.";
+    return config_page(c, std::move(e), 422);
+  }
+  auto saved =
+      ask(server_, control::SaveConfig{e.text, e.base_sha256, "panel:" + s_.username}, error);
+  if (!saved) {
+    // A lost update (someone saved meanwhile) or a refusal: the admin's text stays.
+    e.error = "Not saved: " + error;
+    return config_page(c, std::move(e), 409);
+  }
+  spdlog::info("panel: admin '{}' saved the config from {} (previous version {})", s_.username,
+               c.ip, saved->history_id);
+  return redirect(s_.base_path + "/config?done=saved");
 }
 
 HttpResponse PanelApp::action(Ctx& c) {
@@ -508,6 +591,9 @@ HttpResponse PanelApp::action(Ctx& c) {
     spdlog::info("panel: admin '{}' lifted the lockout of {} from {}", s_.username, r->ip, c.ip);
     return back("/blocked", "unblocked", 1);
   }
+  if (c.path == "/config/validate" || c.path == "/config/save" || c.path == "/config/restore") {
+    return config_action(c, *form);
+  }
   if (c.path == "/blocked/unblock-all") {
     auto r = ask(server_, control::UnblockAll{}, error);
     if (!r) return failed("/blocked");
@@ -537,6 +623,8 @@ HttpResponse PanelApp::api(Ctx& c) {
     if (p == "/users") return reply(ask(server_, control::ListUsers{}, error));
     if (p == "/usage") return reply(ask(server_, control::GetUsage{}, error));
     if (p == "/blocked") return reply(ask(server_, control::ListBlocked{}, error));
+    if (p == "/config") return reply(ask(server_, control::GetConfig{}, error));
+    if (p == "/config/history") return reply(ask(server_, control::ListConfigHistory{}, error));
     if (p == "/events") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});
       control::GetEvents ge;
@@ -565,6 +653,16 @@ HttpResponse PanelApp::api(Ctx& c) {
     if (!r) return problem(409, "Conflict", error);
     spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {} (API)", s_.username,
                  r->kicked, k.username, c.ip);
+    return json_answer(control::encode_reply(control::Response{*r}));
+  }
+  if (p == "/config/validate") {
+    return reply(ask(server_, control::ValidateConfig{lf_only(str("text"))}, error));
+  }
+  if (p == "/config") {
+    control::SaveConfig save{lf_only(str("text")), str("base_sha256"), "panel:" + s_.username};
+    auto r = ask(server_, save, error);
+    if (!r) return problem(409, "Conflict", error);
+    spdlog::info("panel: admin '{}' saved the config from {} (API)", s_.username, c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   if (p == "/users/disable" || p == "/users/enable") {

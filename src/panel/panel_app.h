@@ -37,6 +37,9 @@ namespace qeli::panel {
 
 inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 
+class FormFields;
+struct ConfigEditor;
+
 struct PanelSettings {
   std::string username = "admin";
   std::string password_hash;  ///< Argon2id PHC; the panel does not start without one
@@ -81,6 +84,8 @@ class PanelApp {
   HttpResponse page(Ctx& c);
   HttpResponse action(Ctx& c);
   HttpResponse api(Ctx& c);
+  HttpResponse config_action(Ctx& c, const FormFields& form);
+  HttpResponse config_page(Ctx& c, ConfigEditor editor, int status);
 
   std::string client_ip(const HttpRequest& r) const;
   bool source_allowed(const std::string& ip) const;

@@ -142,5 +142,42 @@ TEST(ControlApiJson, ErrorsKeepTheirCode) {
   EXPECT_FALSE(decode_reply(Request{GetConfig{}}, json{{"nope", 1}}).ok());
 }
 
+// A reply's fields sit beside the envelope's "ok"/"code"/"error": no reply type may
+// carry one of those names, or its value overrides the envelope (a refused config once
+// read as a refused request). Every alternative of Response, including a ValidationResult
+// that says "not valid", comes back as itself.
+TEST(ControlApiJson, NoReplyShadowsTheEnvelope) {
+  auto check = [](const Response& r) {
+    const json j = encode_reply(r);
+    ASSERT_TRUE(j["ok"].is_boolean());
+    EXPECT_TRUE(j["ok"].get<bool>()) << j.dump();
+    EXPECT_FALSE(j.contains("code")) << j.dump();
+    EXPECT_FALSE(j.contains("error")) << j.dump();
+  };
+  for (std::size_t i = 0; i < std::variant_size_v<Response>; ++i) {
+    SCOPED_TRACE(i);
+    // Default-construct alternative i.
+    Response r;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((I == i ? (r = std::variant_alternative_t<I, Response>{}, 0) : 0), ...);
+    }
+    (std::make_index_sequence<std::variant_size_v<Response>>{});
+    check(r);
+  }
+  ValidationResult invalid;
+  invalid.ok = false;
+  invalid.findings.push_back({"error", "f", "web", "port", 3, "bad", "f:3: bad"});
+  check(Response{invalid});
+  auto back = decode_reply(Request{ValidateConfig{"x"}}, encode_reply(Response{invalid}));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_FALSE(std::get<ValidationResult>(*back).ok);
+  ASSERT_EQ(std::get<ValidationResult>(*back).findings.size(), 1U);
+  ValidationResult valid;
+  valid.ok = true;
+  back = decode_reply(Request{Reload{}}, encode_reply(Response{valid}));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(std::get<ValidationResult>(*back).ok);
+}
+
 }  // namespace
 }  // namespace qeli::control
