@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <ctime>
+#include <string_view>
+#include <unordered_map>
 
 #include "base/human_units.h"
 #include "panel/form.h"
@@ -119,10 +121,13 @@ std::string users_content(const PageContext& c, const control::UserList& users,
   s += "<table><tr><th>User</th><th>Group</th><th>State</th><th class=\"num\">Sessions</th>"
        "<th>Profiles</th><th>Static IP</th><th class=\"num\">Down</th><th class=\"num\">Up</th>"
        "<th>Quota</th><th>Expires (UTC)</th><th>Notes</th><th></th></tr>";
+  // By name once, not a scan per row (1000 users: a million comparisons otherwise).
+  std::unordered_map<std::string_view, const control::UserUsage*> by_name;
+  by_name.reserve(usage.users.size());
+  for (const auto& x : usage.users) by_name[x.username] = &x;
   for (const auto& u : users.users) {
-    const control::UserUsage* use = nullptr;
-    for (const auto& x : usage.users)
-      if (x.username == u.name) use = &x;
+    const auto found = by_name.find(u.name);
+    const control::UserUsage* use = found == by_name.end() ? nullptr : found->second;
     const bool off = !u.enabled || u.disabled_live;
     std::string profiles;
     for (const auto& p : u.profiles) profiles += (profiles.empty() ? "" : ", ") + p;

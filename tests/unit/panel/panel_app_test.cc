@@ -105,6 +105,22 @@ class FakeServer : public control::ControlService {
             return control::Response{control::UnblockResult{r.ip}};
           } else if constexpr (std::is_same_v<T, control::UnblockAll>) {
             return control::Response{control::UnblockResult{}};
+          } else if constexpr (std::is_same_v<T, control::GetConfig>) {
+            return control::Response{config};
+          } else if constexpr (std::is_same_v<T, control::ValidateConfig>) {
+            return control::Response{validation};
+          } else if constexpr (std::is_same_v<T, control::SaveConfig>) {
+            if (!save_error.empty()) {
+              return fail(control::ControlError{control::ErrorCode::kConflict, save_error});
+            }
+            return control::Response{control::ConfigSaved{"new", "v1", true, {}}};
+          } else if constexpr (std::is_same_v<T, control::ListConfigHistory>) {
+            return control::Response{history};
+          } else if constexpr (std::is_same_v<T, control::GetConfigVersion>) {
+            if (r.id != "v1") {
+              return fail(control::ControlError{control::ErrorCode::kNotFound, "no version"});
+            }
+            return control::Response{control::ConfigText{"/etc/qeli/server.conf", "# old\n", "o"}};
           } else {
             return fail(control::ControlError{control::ErrorCode::kUnknownCommand, "not faked"});
           }
@@ -133,6 +149,12 @@ class FakeServer : public control::ControlService {
   control::BlockedList blocked;
   control::EventList events;
   std::string fail_with;  ///< non-empty: every request fails with this message
+  control::ConfigText config{"/etc/qeli/server.conf",
+                             std::string("# note ") + kEvil + "\n[profile:p]\nobf.mode = plain\n",
+                             std::string(64, 'a')};
+  control::ValidationResult validation{true, {}, 0};
+  std::string save_error;  ///< non-empty: SaveConfig fails (a stale base)
+  control::ConfigHistory history{{{"v1", 1'700'000'000, "panel:admin", "o", 6}}};
 
  private:
   mutable std::mutex mu_;
@@ -796,6 +818,71 @@ TEST_F(PanelAppTest, done_message_is_fixed_text_only) {
   EXPECT_TRUE(contains(n, "Ended 0 session(s)."));
   EXPECT_FALSE(contains(n, "&lt;script&gt;</p>"));
   EXPECT_FALSE(contains(body("/sessions?done=kicked&n=%"), "class=\"msg\""));
+}
+
+TEST_F(PanelAppTest, config_editor_shows_the_file_escaped_with_its_base) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const auto r = app->handle(req("GET", "/config", {}, {{"cookie", cookie}}));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_TRUE(contains(r.body, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_FALSE(contains(r.body, kEvil));
+  EXPECT_TRUE(contains(r.body, "name=\"base\" value=\"" + std::string(64, 'a') + "\""));
+  EXPECT_TRUE(contains(r.body, "/config/version?id=v1"));
+  const auto v = app->handle(req("GET", "/config/version?id=v1", {}, {{"cookie", cookie}}));
+  EXPECT_EQ(v.status, 200);
+  EXPECT_TRUE(contains(v.body, "# old"));
+  EXPECT_EQ(app->handle(req("GET", "/config/version?id=nope", {}, {{"cookie", cookie}})).status,
+            404);
+}
+
+TEST_F(PanelAppTest, config_save_sends_lf_text_with_base_and_actor) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const std::string csrf = csrf_of(*app, cookie);
+  // What a browser posts: CRLF line ends, URL-encoded.
+  const auto r = app->handle(req("POST", "/config/save",
+                                 "csrf=" + csrf + "&base=abc&text=%5Bweb%5D%0D%0Aport+%3D+81%0D%0A",
+                                 {{"cookie", cookie}}));
+  EXPECT_EQ(r.status, 303);
+  EXPECT_EQ(header_of(r, "Location"), "/config?done=saved");
+  const auto saves = server_.seen<control::SaveConfig>();
+  ASSERT_EQ(saves.size(), 1U);
+  EXPECT_EQ(saves[0].text, "[web]\nport = 81\n");
+  EXPECT_EQ(saves[0].base_sha256, "abc");
+  EXPECT_EQ(saves[0].actor, "panel:admin");
+  // Without the token nothing is validated or saved.
+  EXPECT_EQ(
+      app->handle(req("POST", "/config/save", "base=abc&text=x", {{"cookie", cookie}})).status,
+      403);
+  EXPECT_EQ(server_.seen<control::SaveConfig>().size(), 1U);
+}
+
+TEST_F(PanelAppTest, config_with_errors_or_a_stale_base_is_not_saved_and_keeps_the_edit) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const std::string csrf = csrf_of(*app, cookie);
+  server_.validation = {false, {{"error", "f", "web", "port", 2, "out of range", "t"}}, 0};
+  auto r = app->handle(
+      req("POST", "/config/save", "csrf=" + csrf + "&base=abc&text=my+edit", {{"cookie", cookie}}));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_TRUE(contains(r.body, "out of range"));
+  EXPECT_TRUE(contains(r.body, ">my edit</textarea>"));
+  EXPECT_TRUE(server_.seen<control::SaveConfig>().empty());
+  // Validate only: 200 with the findings, nothing saved.
+  r = app->handle(req("POST", "/config/validate", "csrf=" + csrf + "&base=abc&text=my+edit",
+                      {{"cookie", cookie}}));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(contains(r.body, "out of range"));
+  EXPECT_TRUE(server_.seen<control::SaveConfig>().empty());
+  // Valid, but the file changed meanwhile: 409, the edit kept.
+  server_.validation = {true, {}, 0};
+  server_.save_error = "the file changed since it was read";
+  r = app->handle(
+      req("POST", "/config/save", "csrf=" + csrf + "&base=abc&text=my+edit", {{"cookie", cookie}}));
+  EXPECT_EQ(r.status, 409);
+  EXPECT_TRUE(contains(r.body, "the file changed since it was read"));
+  EXPECT_TRUE(contains(r.body, ">my edit</textarea>"));
 }
 
 }  // namespace

@@ -1,0 +1,145 @@
+// The panel's pages and API answers with 1000 users, 200 live sessions and 1000 events
+// (issue 17's sizing), each answer going through the control API's JSON both ways as it
+// would over the socket (encode_reply → decode_reply), so the time is the panel's part of
+// a request: the server's answer parsed, the page rendered and escaped. The target: under
+// 50 ms per page (docs/BENCHMARKS.md "Web panel").
+#include <benchmark/benchmark.h>
+
+#include "control/api_json.h"
+#include "crypto/argon2id.h"
+#include "panel/admin_sessions.h"
+#include "panel/panel_app.h"
+
+namespace qeli::panel {
+namespace {
+
+class ScaledServer final : public control::ControlService {
+ public:
+  ScaledServer() {
+    for (int i = 0; i < 1000; ++i) {
+      control::UserInfo u;
+      u.name = "user" + std::to_string(i);
+      u.group = i % 3 == 0 ? "staff" : "";
+      u.sessions = i < 200 ? 1 : 0;
+      u.profiles = {"main"};
+      u.metadata = {{"note", "customer <" + std::to_string(i) + ">"}};
+      users_.users.push_back(u);
+      usage_.users.push_back({u.name, 1'000'000ULL * i, 500'000ULL * i, std::nullopt, 0, false});
+    }
+    for (int i = 0; i < 200; ++i) {
+      control::SessionInfo s;
+      s.id = static_cast<std::uint64_t>(i);
+      s.profile = "main";
+      s.username = "user" + std::to_string(i);
+      s.device = s.username + ":0123456789abcdef";
+      s.tunnel_ip = "10.9." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 2);
+      s.peer = "198.51.100." + std::to_string(i % 250) + ":40000";
+      s.rx_bytes = 123456789;
+      s.tx_bytes = 987654321;
+      s.client_version = "0.7.16";
+      for (int c = 0; c < 20; ++c) s.counters.push_back({"counter_" + std::to_string(c), 42});
+      sessions_.clients.push_back(s);
+    }
+    for (int i = 0; i < 1000; ++i) {
+      control::Event e;
+      e.seq = static_cast<std::uint64_t>(i + 1);
+      e.unix_ms = 1'800'000'000'000 + i;
+      e.type = "session.connected";
+      e.username = "user" + std::to_string(i % 1000);
+      events_.events.push_back(e);
+    }
+    events_.last_seq = 1000;
+    stats_.version = "bench";
+    stats_.users = 1000;
+    control::ProfileStats p;
+    p.profile = "main";
+    p.transport = "tcp";
+    p.mode = "reality";
+    p.sessions = 200;
+    stats_.profiles = {p};
+  }
+
+  Result<control::Response, control::ControlError> handle(const control::Request& req,
+                                                          const control::Caller&) override {
+    control::Response r = std::visit(
+        [&](const auto& q) -> control::Response {
+          using T = std::decay_t<decltype(q)>;
+          if constexpr (std::is_same_v<T, control::ListSessions>) return sessions_;
+          if constexpr (std::is_same_v<T, control::ListUsers>) return users_;
+          if constexpr (std::is_same_v<T, control::GetUsage>) return usage_;
+          if constexpr (std::is_same_v<T, control::GetEvents>) return events_;
+          if constexpr (std::is_same_v<T, control::GetStats>) return stats_;
+          return control::Empty{};
+        },
+        req);
+    // The socket's JSON, both ways.
+    const std::string wire = control::encode_reply(r).dump();
+    return control::decode_reply(req, nlohmann::json::parse(wire));
+  }
+
+ private:
+  control::UserList users_;
+  control::UsageList usage_;
+  control::SessionList sessions_;
+  control::EventList events_;
+  control::StatsSnapshot stats_;
+};
+
+struct Fixture {
+  ScaledServer server;
+  SessionKey key{};
+  std::string hash = *crypto::argon2id_hash("pw");
+  PanelApp app{[this] {
+                 PanelSettings s;
+                 s.password_hash = hash;
+                 return s;
+               }(),
+               server, key,
+               PanelClock{[] { return std::int64_t{1'800'000'000}; }, [] { return Instant{}; },
+                          [](Duration) {}}};
+  std::string cookie;
+  Fixture() {
+    AdminSessions issuer(key, 86400);
+    cookie = std::string("qeli_session=") + issuer.issue("admin", hash, 1'800'000'000);
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void run(benchmark::State& state, const char* path) {
+  auto& f = fixture();
+  HttpRequest r;
+  r.method = "GET";
+  r.path = path;
+  r.remote_ip = "127.0.0.1";
+  r.headers = {{"cookie", f.cookie}};
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const HttpResponse out = f.app.handle(r);
+    if (out.status != 200) state.SkipWithError("not 200");
+    bytes = out.body.size();
+    benchmark::DoNotOptimize(out.body.data());
+  }
+  state.counters["answer_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_Dashboard(benchmark::State& s) { run(s, "/"); }
+void BM_SessionsPage(benchmark::State& s) { run(s, "/sessions"); }
+void BM_UsersPage(benchmark::State& s) { run(s, "/users"); }
+void BM_EventsPage(benchmark::State& s) { run(s, "/events"); }
+void BM_ApiSessions(benchmark::State& s) { run(s, "/api/v1/sessions"); }
+void BM_ApiUsers(benchmark::State& s) { run(s, "/api/v1/users"); }
+BENCHMARK(BM_Dashboard)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SessionsPage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_UsersPage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EventsPage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ApiSessions)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ApiUsers)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace qeli::panel
+
+BENCHMARK_MAIN();
