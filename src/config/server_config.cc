@@ -3,6 +3,7 @@
 #include "config/metrics_section.h"
 #include "config/webhooks_section.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -82,14 +83,31 @@ WebConfig read_web(SectionReader& r) {
   w.secure_cookie = r.get_bool("secure_cookie", w.tls);
   w.trusted_proxies = r.get_cidr_list("trusted_proxies", /*allow_bare=*/true);
   w.base_path = r.get_string("base_path", "");
-  if (!w.base_path.empty() && w.base_path.front() != '/') {
-    r.error("base_path", "must start with '/'");
+  if (!w.base_path.empty()) {
+    // It lands in Location and Set-Cookie Path unescaped: one path, nothing else.
+    const bool chars_ok = std::all_of(w.base_path.begin(), w.base_path.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '-' || c == '_' ||
+             c == '.';
+    });
+    if (w.base_path.front() != '/' || w.base_path.starts_with("//") || !chars_ok) {
+      r.error("base_path",
+              "must be a path like /panel: starting with one '/', of letters, digits, "
+              "'/', '-', '_' and '.'");
+    }
   }
   w.csrf = r.get_bool("csrf", true);
   w.session_ttl = r.get_secs("session_ttl_secs", w.session_ttl, seconds{1}, seconds{2592000});
   w.persist_session_key = r.get_bool("persist_session_key", true);
   w.update_check = r.get_bool("update_check", false);
   w.brute_force = read_brute_force(r, "brute_force.");
+  if (w.enabled && w.bind != "127.0.0.1" && w.bind != "::1") {
+    r.warning("bind",
+              "`" + w.bind +
+                  "` is not loopback: the panel's HTTP parser (cpp-httplib 0.11) bounds "
+                  "neither header lines nor waiting connections, so anyone who reaches the port "
+                  "can tie it up; prefer an SSH tunnel or a reverse proxy (nginx) in front "
+                  "of 127.0.0.1");
+  }
   if (w.enabled && w.password_hash.empty()) {
     r.error("password_hash",
             "enabled = true needs the admin's password hash (the panel never runs without "

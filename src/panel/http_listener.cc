@@ -2,7 +2,10 @@
 
 #include <httplib.h>
 
+#include <charconv>
 #include <filesystem>
+
+#include "panel/form.h"
 
 namespace qeli::panel {
 namespace {
@@ -16,28 +19,76 @@ class HttplibListener final : public HttpListener {
   void stop() override { srv_->stop(); }
   std::uint16_t port() const override { return port_; }
 
-  void install(Handler handler) {
+  HttpRequest head_of(const httplib::Request& in) const {
+    HttpRequest req;
+    req.method = in.method;
+    req.path = in.path;
+    const auto q = in.target.find('?');
+    if (q != std::string::npos) req.query = in.target.substr(q + 1);
+    req.headers.reserve(in.headers.size());
+    for (const auto& [k, v] : in.headers) {
+      std::string name = k;
+      for (auto& c : name)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      req.headers.emplace_back(std::move(name), v);
+    }
+    req.remote_ip = in.remote_addr;
+    req.tls = tls_;
+    return req;
+  }
+
+  static void answer(HttpResponse r, httplib::Response& out) {
+    out.status = r.status;
+    for (auto& [k, v] : r.headers) out.set_header(k.c_str(), v);
+    out.set_content(std::move(r.body), r.content_type.c_str());
+  }
+
+  // What httplib would read without a bound, refused before it reads the body.
+  static std::optional<HttpResponse> bounds(const httplib::Request& in) {
+    auto refuse = [](int status, const char* why) {
+      HttpResponse r;
+      r.status = status;
+      r.content_type = "text/plain; charset=utf-8";
+      r.body = std::string(why) + "\n";
+      r.add("Connection", "close");
+      return r;
+    };
+    if (in.headers.size() > kMaxHeaderFields) return refuse(431, "Too many header fields");
+    if (in.has_header("Transfer-Encoding")) return refuse(411, "Length Required");
+    if (in.has_header("Content-Encoding")) return refuse(415, "Unsupported Media Type");
+    const std::string len = in.get_header_value("Content-Length");
+    if (!len.empty()) {
+      std::size_t n = 0;
+      const auto [p, ec] = std::from_chars(len.data(), len.data() + len.size(), n);
+      if (ec != std::errc{} || p != len.data() + len.size()) return refuse(400, "Bad Request");
+      if (n > kMaxBody) return refuse(413, "Payload Too Large");
+    }
+    return std::nullopt;
+  }
+
+  void install(Admit admit, Handler handler) {
+    srv_->set_pre_routing_handler(
+        [this, admit = std::move(admit)](const httplib::Request& in, httplib::Response& out) {
+          auto r = bounds(in);
+          if (!r) r = admit(head_of(in));
+          if (!r) return httplib::Server::HandlerResponse::Unhandled;
+          answer(std::move(*r), out);
+          return httplib::Server::HandlerResponse::Handled;
+        });
     auto h = [this, handler = std::move(handler)](const httplib::Request& in,
                                                   httplib::Response& out) {
-      HttpRequest req;
-      req.method = in.method;
-      req.path = in.path;
-      const auto q = in.target.find('?');
-      if (q != std::string::npos) req.query = in.target.substr(q + 1);
-      req.headers.reserve(in.headers.size());
-      for (const auto& [k, v] : in.headers) {
-        std::string name = k;
-        for (auto& c : name)
-          if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        req.headers.emplace_back(std::move(name), v);
+      HttpRequest req = head_of(in);
+      if (in.is_multipart_form_data()) {
+        // The fields as one urlencoded body (what PanelApp parses); the panel has no
+        // uploads, so a file part is a field like the others.
+        for (const auto& [name, part] : in.files) {
+          if (!req.body.empty()) req.body += '&';
+          req.body += percent_encode(name) + "=" + percent_encode(part.content);
+        }
+      } else {
+        req.body = in.body;
       }
-      req.body = in.body;
-      req.remote_ip = in.remote_addr;
-      req.tls = tls_;
-      HttpResponse r = handler(req);
-      out.status = r.status;
-      for (auto& [k, v] : r.headers) out.set_header(k.c_str(), v);
-      out.set_content(std::move(r.body), r.content_type.c_str());
+      answer(handler(req), out);
     };
     srv_->Get(".*", h);
     srv_->Post(".*", h);
@@ -56,6 +107,7 @@ class HttplibListener final : public HttpListener {
 }  // namespace
 
 Result<std::unique_ptr<HttpListener>, std::string> HttpListener::open(const ListenerOptions& o,
+                                                                      Admit admit,
                                                                       Handler handler) {
   std::unique_ptr<httplib::Server> srv;
   const bool tls = !o.tls_cert.empty() || !o.tls_key.empty();
@@ -90,7 +142,7 @@ Result<std::unique_ptr<HttpListener>, std::string> HttpListener::open(const List
     return fail(o.bind + ":" + std::to_string(o.port) + ": cannot listen (address in use?)");
   }
   auto l = std::make_unique<HttplibListener>(std::move(srv), tls, static_cast<std::uint16_t>(port));
-  l->install(std::move(handler));
+  l->install(std::move(admit), std::move(handler));
   return std::unique_ptr<HttpListener>(std::move(l));
 }
 

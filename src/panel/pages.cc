@@ -181,9 +181,14 @@ namespace {
 std::string findings_list(const ConfigEditor& e) {
   if (!e.validated) return {};
   if (e.findings.empty()) return "<p class=\"msg\">Valid: check-config finds nothing.</p>";
-  std::string s =
-      "<table><tr><th>Severity</th><th>Line</th><th>Section</th><th>Key</th>"
-      "<th>Message</th></tr>";
+  std::size_t errors = 0;
+  for (const auto& f : e.findings) errors += f.severity == "error" ? 1 : 0;
+  std::string s = errors == 0 ? "<p class=\"msg\">Valid, with " +
+                                    std::to_string(e.findings.size()) + " warning(s) below.</p>"
+                              : "<p class=\"err\">" + std::to_string(errors) +
+                                    " error(s): check-config refuses this file.</p>";
+  s += "<table><tr><th>Severity</th><th>Line</th><th>Section</th><th>Key</th>"
+       "<th>Message</th></tr>";
   for (const auto& f : e.findings) {
     s += "<tr>" + td(f.severity) + td_num(std::to_string(f.line)) + td(f.section) + td(f.key) +
          td(f.message) + "</tr>";
@@ -193,6 +198,8 @@ std::string findings_list(const ConfigEditor& e) {
 
 }  // namespace
 
+// The editor's form is multipart/form-data: httplib 0.11 refuses urlencoded bodies above
+// 8 KiB, and a config file is often larger (panel/http_listener.h re-encodes it).
 std::string config_content(const PageContext& c, const ConfigEditor& e,
                            const control::ConfigHistory& history) {
   std::string s = message_box(c);
@@ -201,10 +208,10 @@ std::string config_content(const PageContext& c, const ConfigEditor& e,
   s += "<p class=\"muted\">" + escape(e.path) +
        " — saved only if check-config accepts it and no hook or file path changes; the "
        "previous file goes to the history, then the server reloads.</p>";
-  s += "<form method=\"post\" action=\"" + escape(c.base) +
+  s += "<form method=\"post\" enctype=\"multipart/form-data\" action=\"" + escape(c.base) +
        "/config/save\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
        "\"><input type=\"hidden\" name=\"base\" value=\"" + escape(e.base_sha256) +
-       "\"><textarea name=\"text\" rows=\"30\" spellcheck=\"false\">" + escape(e.text) +
+       "\"><textarea name=\"text\" rows=\"30\" spellcheck=\"false\">\n" + escape(e.text) +
        "</textarea><p><button type=\"submit\" formaction=\"" + escape(c.base) +
        "/config/validate\">Validate</button> <button type=\"submit\" class=\"danger\">Save "
        "and reload</button></p></form>";
@@ -225,7 +232,7 @@ std::string config_version_content(const PageContext& c, const control::ConfigTe
   return message_box(c) + "<p>" +
          post_button(c.base, "/config/restore", c.csrf, "Restore this version",
                      {{"id", id}, {"base", current_sha256}}, true) +
-         " <a href=\"" + escape(c.base) + "/config\">Back to the editor</a></p><pre>" +
+         " <a href=\"" + escape(c.base) + "/config\">Back to the editor</a></p><pre>\n" +
          escape(version.text) + "</pre>";
 }
 

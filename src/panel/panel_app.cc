@@ -31,7 +31,7 @@ HttpResponse problem(int status, std::string_view title, std::string_view detail
   r.content_type = "application/problem+json";
   json j = {{"type", "about:blank"}, {"title", title}, {"status", status}};
   if (!detail.empty()) j["detail"] = detail;
-  r.body = j.dump();
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 
@@ -53,7 +53,7 @@ HttpResponse redirect(const std::string& to) {
 HttpResponse json_answer(const json& j) {
   HttpResponse r;
   r.content_type = "application/json";
-  r.body = j.dump();
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 
@@ -72,19 +72,33 @@ void add_security_headers(HttpResponse& r, bool tls) {
   if (tls) r.add("Strict-Transport-Security", "max-age=31536000");
 }
 
-// One cookie's value from a Cookie header ("a=1; qeli_session=v1....").
-std::string_view cookie_value(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
+// Every value of one cookie in a Cookie header ("a=1; qeli_session=v1...."): a browser
+// sends a more specific path's cookie first, so a planted one must not hide the real one.
+std::vector<std::string_view> cookie_values(std::string_view header, std::string_view name) {
+  std::vector<std::string_view> out;
+  while (!header.empty() && out.size() < 8) {
     const std::size_t semi = header.find(';');
     std::string_view part = header.substr(0, semi);
     while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
     if (part.size() > name.size() && part.starts_with(name) && part[name.size()] == '=') {
-      return part.substr(name.size() + 1);
+      out.push_back(part.substr(name.size() + 1));
     }
     if (semi == std::string_view::npos) break;
     header.remove_prefix(semi + 1);
   }
-  return {};
+  return out;
+}
+
+// A value from a request for the log: control characters shown as '?', at most 64
+// characters (a user name with a newline must not forge log lines).
+std::string loggable(std::string_view s) {
+  std::string out;
+  for (const char c : s.substr(0, 64)) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back(u < 0x20 || u == 0x7f ? '?' : c);
+  }
+  if (s.size() > 64) out += "...";
+  return out;
 }
 
 std::optional<std::uint32_t> ipv4_of(std::string_view ip) {
@@ -261,17 +275,60 @@ bool PanelApp::origin_allowed(const HttpRequest& r) const {
 }
 
 std::optional<AdminSession> PanelApp::session_of(const HttpRequest& r) const {
-  const auto v = cookie_value(r.header("cookie"), kSessionCookie);
-  if (v.empty()) return std::nullopt;
-  return sessions_.verify(v, s_.username, s_.password_hash, clock_.unix_now());
+  for (const auto v : cookie_values(r.header("cookie"), kSessionCookie)) {
+    if (auto ok = sessions_.verify(v, s_.username, s_.password_hash, clock_.unix_now())) return ok;
+  }
+  return std::nullopt;
+}
+
+bool PanelApp::host_allowed(std::string_view host) const {
+  if (host.empty()) return true;  // HTTP/1.0 without Host: no name to rebind
+  std::string h = lower(std::string(host));
+  // Without the port ("[::1]:8080", "name:8080").
+  if (h.front() == '[') {
+    const auto close = h.find(']');
+    h = close == std::string::npos ? h : h.substr(1, close - 1);
+  } else if (const auto colon = h.rfind(':'); colon != std::string::npos) {
+    h.resize(colon);
+  }
+  in_addr a4{};
+  in6_addr a6{};
+  // An address cannot be rebound; only names can.
+  if (inet_pton(AF_INET, h.c_str(), &a4) == 1 || inet_pton(AF_INET6, h.c_str(), &a6) == 1) {
+    return true;
+  }
+  if (h == "localhost" || (!s_.public_host.empty() && h == lower(s_.public_host))) return true;
+  for (const auto& o : s_.allowed_origins) {
+    std::string a = lower(o);
+    const auto scheme = a.find("://");
+    if (scheme != std::string::npos) a = a.substr(scheme + 3);
+    a = a.substr(0, a.find('/'));
+    if (const auto colon = a.rfind(':'); colon != std::string::npos && a.front() != '[') {
+      a.resize(colon);
+    }
+    if (a == h) return true;
+  }
+  return false;
+}
+
+std::optional<HttpResponse> PanelApp::admit(const HttpRequest& head) const {
+  std::optional<HttpResponse> r;
+  if (!source_allowed(client_ip(head))) {
+    r = plain(403, "Forbidden");
+  } else if (!host_allowed(head.header("host"))) {
+    r = plain(421, "Misdirected Request: this panel is not that host");
+  } else {
+    return std::nullopt;
+  }
+  add_security_headers(*r, head.tls);
+  return r;
 }
 
 HttpResponse PanelApp::handle(const HttpRequest& request) {
+  if (auto refused = admit(request)) return std::move(*refused);
   Ctx c{request, {}, client_ip(request), std::nullopt};
   HttpResponse r;
-  if (!source_allowed(c.ip)) {
-    r = plain(403, "Forbidden");
-  } else {
+  {
     std::string_view p = request.path;
     const std::string& base = s_.base_path;
     if (!base.empty()) {
@@ -328,7 +385,7 @@ HttpResponse PanelApp::route(Ctx& c) {
     if (s_.csrf) {
       if (!origin_allowed(c.req)) {
         spdlog::warn("panel: {} {} from {}: Origin {} is not this panel's; refused", m, c.path,
-                     c.ip, c.req.header("origin"));
+                     c.ip, loggable(c.req.header("origin")));
         return is_api ? problem(403, "Forbidden", "cross-origin request")
                       : plain(403, "Forbidden: cross-origin request");
       }
@@ -358,7 +415,7 @@ HttpResponse PanelApp::login(Ctx& c) {
   };
   if (s_.csrf && !origin_allowed(c.req)) {
     spdlog::warn("panel: login from {}: Origin {} is not this panel's; refused", c.ip,
-                 c.req.header("origin"));
+                 loggable(c.req.header("origin")));
     return plain(403, "Forbidden: cross-origin request");
   }
   if (c.req.body.size() > kMaxLoginBody) return page_with(413, "The form is too large.");
@@ -369,7 +426,7 @@ HttpResponse PanelApp::login(Ctx& c) {
   const auto key = server::parse_source_key(c.ip).value_or(0);
   const Instant now = clock_.steady_now();
   if (guard_.locked_out(key, user, now)) {
-    spdlog::warn("panel: login of '{}' from {} refused: locked out", user, c.ip);
+    spdlog::warn("panel: login of '{}' from {} refused: locked out", loggable(user), c.ip);
     return page_with(429, "Too many failed logins; try again later.");
   }
   if (const auto d = guard_.tarpit(user, now); d > Duration::zero()) clock_.sleep(d);
@@ -380,13 +437,13 @@ HttpResponse PanelApp::login(Ctx& c) {
       guard_.verify_password(name_ok ? s_.password_hash : std::string(), password) && name_ok;
   if (!ok) {
     const bool locked = guard_.record_failure(key, user, clock_.steady_now());
-    spdlog::warn("panel: failed login of '{}' from {}{}", user, c.ip,
+    spdlog::warn("panel: failed login of '{}' from {}{}", loggable(user), c.ip,
                  locked ? " (now locked out)" : "");
     return page_with(401, "Wrong user name or password.");
   }
   guard_.record_success(key, user);
   const std::string cookie = sessions_.issue(s_.username, s_.password_hash, clock_.unix_now());
-  spdlog::info("panel: admin '{}' logged in from {}", user, c.ip);
+  spdlog::info("panel: admin '{}' logged in from {}", loggable(user), c.ip);
   auto r = redirect(s_.base_path + "/");
   r.add("Set-Cookie", std::string(kSessionCookie) + "=" + cookie +
                           "; Path=" + (s_.base_path.empty() ? "/" : s_.base_path) +
@@ -521,7 +578,8 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
               current->path, version->text, current->sha256, {}, false, "Not restored: " + error},
           409);
     }
-    spdlog::info("panel: admin '{}' restored config version {} from {}", s_.username, id, c.ip);
+    spdlog::info("panel: admin '{}' restored config version {} from {}", s_.username, loggable(id),
+                 c.ip);
     return redirect(s_.base_path + "/config?done=restored");
   }
   ConfigEditor e{
@@ -573,7 +631,7 @@ HttpResponse PanelApp::action(Ctx& c) {
     auto r = ask(server_, k, error);
     if (!r) return failed(from);
     spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {}", s_.username, r->kicked,
-                 user, c.ip);
+                 loggable(user), c.ip);
     return back(from, "kicked", r->kicked);
   }
   if (c.path == "/users/disable" || c.path == "/users/enable") {
@@ -582,13 +640,14 @@ HttpResponse PanelApp::action(Ctx& c) {
                      : ask(server_, control::EnableUser{user}, error);
     if (!r) return failed("/users");
     spdlog::info("panel: admin '{}' {} user '{}' from {}", s_.username,
-                 disable ? "disabled" : "enabled", user, c.ip);
+                 disable ? "disabled" : "enabled", loggable(user), c.ip);
     return back("/users", disable ? "disabled" : "enabled", r->kicked);
   }
   if (c.path == "/blocked/unblock") {
     auto r = ask(server_, control::Unblock{std::string(form->get("ip"))}, error);
     if (!r) return failed("/blocked");
-    spdlog::info("panel: admin '{}' lifted the lockout of {} from {}", s_.username, r->ip, c.ip);
+    spdlog::info("panel: admin '{}' lifted the lockout of {} from {}", s_.username, loggable(r->ip),
+                 c.ip);
     return back("/blocked", "unblocked", 1);
   }
   if (c.path == "/config/validate" || c.path == "/config/save" || c.path == "/config/restore") {
@@ -652,7 +711,7 @@ HttpResponse PanelApp::api(Ctx& c) {
     auto r = ask(server_, k, error);
     if (!r) return problem(409, "Conflict", error);
     spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {} (API)", s_.username,
-                 r->kicked, k.username, c.ip);
+                 r->kicked, loggable(k.username), c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   if (p == "/config/validate") {
@@ -671,7 +730,7 @@ HttpResponse PanelApp::api(Ctx& c) {
                      : ask(server_, control::EnableUser{str("user")}, error);
     if (!r) return problem(409, "Conflict", error);
     spdlog::info("panel: admin '{}' {} user '{}' from {} (API)", s_.username,
-                 disable ? "disabled" : "enabled", str("user"), c.ip);
+                 disable ? "disabled" : "enabled", loggable(str("user")), c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   return problem(404, "Not Found");

@@ -2,7 +2,9 @@
 // HttpResponse (sans-I/O: the listener, the clock and the server are passed in).
 //
 //   * source allowlist (`allowed_ips`, after `trusted_proxies`' X-Forwarded-For): a bare
-//     403 on every route for anyone else;
+//     403 on every route for anyone else; a Host header that names neither an address, nor
+//     localhost, nor public_host / an allowed origin's host is refused (421): a name that
+//     an attacker's DNS points at 127.0.0.1 cannot make a browser talk to the panel;
 //   * login (`username` / `password_hash`, Argon2id) behind the same defences as the VPN's
 //     logins, with their own counters (`[web] brute_force.*`): per (address, user)
 //     lockout, per-address ceiling, per-username tarpit, a dummy verify for wrong names;
@@ -72,6 +74,9 @@ class PanelApp {
            PanelClock clock = system_panel_clock());
 
   HttpResponse handle(const HttpRequest& request);
+  /// The decisions that need no body (the listener asks before it reads one): a source
+  /// outside allowed_ips, or a Host this panel is not (DNS rebinding). nullopt: go on.
+  std::optional<HttpResponse> admit(const HttpRequest& head) const;
 
   /// For tests: the guard that counts login failures.
   server::AuthGuard& guard() { return guard_; }
@@ -89,6 +94,7 @@ class PanelApp {
 
   std::string client_ip(const HttpRequest& r) const;
   bool source_allowed(const std::string& ip) const;
+  bool host_allowed(std::string_view host) const;
   bool origin_allowed(const HttpRequest& r) const;
   std::optional<AdminSession> session_of(const HttpRequest& r) const;
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <thread>
 
@@ -76,7 +77,9 @@ int run_panel(const PanelOptions& options) {
     lo.tls_cert = load.config.web_tls_cert_path();
     lo.tls_key = load.config.web_tls_key_path();
   }
-  auto listener = HttpListener::open(lo, [&app](const HttpRequest& r) { return app.handle(r); });
+  auto listener = HttpListener::open(
+      lo, [&app](const HttpRequest& head) { return app.admit(head); },
+      [&app](const HttpRequest& r) { return app.handle(r); });
   if (!listener.ok()) {
     spdlog::error("panel: [web] {}", listener.error());
     return 1;
@@ -99,7 +102,17 @@ int run_panel(const PanelOptions& options) {
   spdlog::info("panel: serving {}://{}:{}{}/ for admin '{}' (control socket {})",
                web.tls ? "https" : "http", host, (*listener)->port(), settings_of(web).base_path,
                web.username, options.control_socket);
-  std::thread serving([&] { (*listener)->serve(); });
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> failed{false};
+  std::thread serving([&] {
+    (*listener)->serve();
+    // The accept loop ended without stop(): end the process so that the server starts a
+    // new panel, rather than a process that answers nobody.
+    if (!stopping) {
+      failed = true;
+      ::kill(::getpid(), SIGTERM);
+    }
+  });
   for (;;) {
     int sig = 0;
     if (::sigwait(&signals, &sig) != 0) continue;
@@ -110,10 +123,12 @@ int run_panel(const PanelOptions& options) {
     }
     break;
   }
+  stopping = true;
+  if (failed) spdlog::error("panel: the listener stopped accepting connections; exiting");
   spdlog::info("panel: stopping");
   (*listener)->stop();
   serving.join();
-  return 0;
+  return failed ? 1 : 0;
 }
 
 }  // namespace qeli::panel

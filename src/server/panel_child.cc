@@ -42,8 +42,11 @@ pid_t PanelChild::spawn() {
     spdlog::error("panel: pipe: {}", std::strerror(errno));
     return -1;
   }
-  sigset_t none;
-  sigemptyset(&none);
+  // The child starts with only SIGHUP blocked: SIGTERM must end it at any time, and a
+  // SIGHUP (reopen_logs) that comes before the panel waits for it stays pending.
+  sigset_t hup;
+  sigemptyset(&hup);
+  sigaddset(&hup, SIGHUP);
   const pid_t pid = ::fork();
   if (pid < 0) {
     spdlog::error("panel: fork: {}", std::strerror(errno));
@@ -54,11 +57,19 @@ pid_t PanelChild::spawn() {
   if (pid == 0) {
     // The server blocks its daemon signals in every thread; the panel waits for them
     // with sigwait itself, and must see SIGTERM from us even before it gets there.
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::sigprocmask(SIG_SETMASK, &hup, nullptr);
     for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(s, SIG_DFL);
-    if (::dup2(p[0], kKeyFd) != kKeyFd) ::_exit(127);
-    // Nothing of the server's (TUN queues, sockets, the control socket) crosses the exec.
-    ::syscall(SYS_close_range, kKeyFd + 1, ~0U, 0);
+    if (p[0] == kKeyFd) {
+      // dup2 onto itself would keep O_CLOEXEC: the key would not cross the exec.
+      if (::fcntl(kKeyFd, F_SETFD, 0) != 0) ::_exit(127);
+    } else if (::dup2(p[0], kKeyFd) != kKeyFd) {
+      ::_exit(127);
+    }
+    // Nothing of the server's (TUN queues, sockets, the control socket) crosses the exec;
+    // without close_range (Linux < 5.9, or a seccomp filter) one by one.
+    if (::syscall(SYS_close_range, kKeyFd + 1, ~0U, 0) != 0) {
+      for (int fd = kKeyFd + 1; fd < 65536; ++fd) ::close(fd);
+    }
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }

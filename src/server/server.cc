@@ -97,7 +97,8 @@ std::size_t end_stale_sessions(const std::vector<std::unique_ptr<ProfileRuntime>
 // socket (the panel's only way in), a session key file that cannot be read or created.
 Result<std::unique_ptr<PanelChild>, std::string> make_panel_child(const ServerOptions& options,
                                                                   const config::ServerConfig& cfg,
-                                                                  const std::string& identity_dir) {
+                                                                  const std::string& identity_dir,
+                                                                  const std::string& account) {
   if (options.control_socket.empty()) {
     return fail(std::string(
         "enabled = true needs the control socket (the panel's only way into the server); "
@@ -112,9 +113,9 @@ Result<std::unique_ptr<PanelChild>, std::string> make_panel_child(const ServerOp
                                    "--config",       abs(options.config_path),
                                    "--socket",       abs(options.control_socket),
                                    "--identity-dir", abs(identity_dir)};
-  if (!options.run_as.empty()) {
+  if (!account.empty()) {
     argv.push_back("--user");
-    argv.push_back(options.run_as);
+    argv.push_back(account);
   }
   return std::make_unique<PanelChild>(std::move(argv), *key);
 }
@@ -291,7 +292,8 @@ int run_server(const ServerOptions& options) {
   // error finding keep the running one, else replace the users (sessions stay).
   std::mutex reload_mu;
   config::WebConfig web_running = cfg.web;
-  PanelChild* panel_ptr = nullptr;  // set once the panel runs (the reload lambda reads it)
+  // Set once the panel runs; the reload lambda reads it on the control socket's thread.
+  std::atomic<PanelChild*> panel_ptr{nullptr};
   auto reload = [&]() -> control::ValidationResult {
     std::lock_guard lock(reload_mu);
     auto again = config::load_server_config(options.config_path);
@@ -321,16 +323,16 @@ int run_server(const ServerOptions& options) {
     // admins stay logged in: the session key is the server's). Turning it on or off
     // needs a restart of the server (its port is bound before the privilege drop).
     if (!(again.config.web == web_running)) {
-      if (again.config.web.enabled != web_running.enabled || !panel_ptr) {
+      if (again.config.web.enabled != web_running.enabled || panel_ptr.load() == nullptr) {
         spdlog::warn("[web] enabled changed: that needs a restart of the server (panel {})",
-                     panel_ptr ? "running" : "off");
+                     panel_ptr.load() != nullptr ? "running" : "off");
       } else {
         spdlog::info("[web] changed: restarting the panel");
-        panel_ptr->restart();
+        panel_ptr.load()->restart();
         web_running = again.config.web;
       }
-    } else if (panel_ptr != nullptr) {
-      panel_ptr->reopen_logs();
+    } else if (auto* pc = panel_ptr.load(); pc != nullptr) {
+      pc->reopen_logs();
     }
     const auto before = users.snapshot();
     users.replace(users_of(again.config));
@@ -391,7 +393,22 @@ int run_server(const ServerOptions& options) {
   // the drop so that it binds a port below 1024 too; it drops every capability itself.
   std::unique_ptr<PanelChild> panel;
   if (cfg.web.enabled) {
-    auto p = make_panel_child(options, cfg, identity_dir);
+    // The panel's account: the service user (--user), else `qeli` when the host has it
+    // (the package creates it), so that the panel is never root — a uid 0 without
+    // capabilities still owns every root file (keys, /etc/shadow).
+    const std::string account = !options.run_as.empty()       ? options.run_as
+                                : control::lookup_uid("qeli") ? std::string("qeli")
+                                                              : std::string();
+    if (account.empty()) {
+      spdlog::warn(
+          "[web] no 'qeli' account on this host and no --user: the panel runs as root "
+          "without capabilities; create the account (the Debian package does) or start the "
+          "server with --user");
+    } else if (auto uid = control::lookup_uid(account)) {
+      // Every permission for the panel's account: it applies its own rules to its admins.
+      control.set_panel_uid(*uid);
+    }
+    auto p = make_panel_child(options, cfg, identity_dir, account);
     if (!p.ok()) {
       spdlog::error("[web] {}", p.error());
       metrics_server.stop();

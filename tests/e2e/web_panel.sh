@@ -182,7 +182,11 @@ grep -q 'post_up' "$E2E_DIR/cfg_hook.b" || e2e_fail "the hook refusal does not n
 expect 409 cfg_stale -b "$jar2" -d "csrf=$csrf2&base=$(printf '0%.0s' $(seq 64))" \
   --data-urlencode "text@$E2E_DIR/new.conf" "$PANEL/config/save"
 cmp -s "$dir/server.conf" "$E2E_DIR/before.conf" || e2e_fail "a refused save changed the file"
-expect 303 cfg_save -b "$jar2" -d "csrf=$csrf2&base=$base" --data-urlencode "text@$E2E_DIR/new.conf" \
+# A config past httplib's 8 KiB cap on urlencoded forms goes as multipart/form-data (what
+# the editor's form sends).
+for i in $(seq 1 300); do echo "# padding line $i: the panel must save big files too" >>"$E2E_DIR/new.conf"; done
+[ "$(stat -c %s "$E2E_DIR/new.conf")" -gt 12000 ] || e2e_fail "the padded config is too small"
+expect 303 cfg_save -b "$jar2" -F "csrf=$csrf2" -F "base=$base" -F "text=<$E2E_DIR/new.conf" \
   "$PANEL/config/save"
 cmp -s "$dir/server.conf" "$E2E_DIR/new.conf" || e2e_fail "the saved file is not the edited text"
 e2e_wait_for 10 grep -q "saved the config from 127.0.0.1" "$E2E_DIR/server2.log" ||
@@ -194,6 +198,14 @@ jq -e '.versions | length == 1 and .[0].actor == "panel:boss"' "$E2E_DIR/cfg_his
 vid=$(jq -r '.versions[0].id' "$E2E_DIR/cfg_hist.b")
 expect 200 cfg_version -b "$jar2" "$PANEL/config/version?id=$vid"
 grep -q 'level = info' "$E2E_DIR/cfg_version.b" || e2e_fail "the saved version is not the old file"
+
+# Bodies httplib would read without a bound, and a name rebound to 127.0.0.1, are refused
+# before any body is read.
+expect 411 chunked -b "$jar2" -H 'Transfer-Encoding: chunked' -d "csrf=$csrf2" "$PANEL/logout"
+expect 415 gzipped -b "$jar2" -H 'Content-Encoding: gzip' -d "csrf=$csrf2" "$PANEL/logout"
+expect 413 too_big -b "$jar2" -H 'Content-Length: 9999999' -d "x" "$PANEL/logout"
+expect 421 rebind -H 'Host: rebind.attacker.example:8080' "$PANEL/login"
+expect 200 still_in -b "$jar2" "$PANEL/"
 
 # Brute force: 3 failures lock the (address, user) pair out, even for the right password.
 for i in 1 2 3; do expect 401 "bf$i" -d 'username=boss&password=guess' "$PANEL/login"; done

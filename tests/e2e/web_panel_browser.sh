@@ -43,6 +43,8 @@ printf 'panel-pass-1\n' >"$E2E_DIR/panel.pass"
 chmod 600 "$E2E_DIR/panel.pass"
 "$QELI" set-web-password -c "$dir/server.conf" --socket "$dir/none.sock" --username boss \
   --password-stdin <"$E2E_DIR/panel.pass" >"$E2E_DIR/setpw.out" || e2e_fail "set-web-password failed"
+# Past httplib's 8 KiB cap on urlencoded forms: the editor must save it all the same.
+for i in $(seq 1 250); do echo "# padding line $i of a config file that is larger than 8 KiB" >>"$dir/server.conf"; done
 "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "check-config refused [web]"
 
 e2e_start_server server "$dir"
@@ -87,6 +89,11 @@ grep -q "panel: admin 'boss' kicked 1 session(s) of 'alice' from 127.0.0.1" "$E2
   e2e_fail "the server log does not name the panel's kick"
 grep -q "panel: admin 'boss' disabled user 'alice' from 127.0.0.1" "$E2E_DIR/server.log" ||
   e2e_fail "the server log does not name the panel's disable"
+grep -q "panel: admin 'boss' saved the config from 127.0.0.1" "$E2E_DIR/server.log" ||
+  e2e_fail "the config save from the browser is not in the server log"
+grep -q '^# padding line 250 ' "$dir/server.conf" || e2e_fail "the saved config lost its end"
+grep -q '^# saved from the browser$' "$dir/server.conf" || e2e_fail "the browser's edit is not in the file"
+! grep -q $'\r' "$dir/server.conf" || e2e_fail "the saved config has CR line ends"
 e2e_wait_for 10 sh -c "[ -z \"\$(\"$QELI\" list-clients --json --socket '$dir/control.sock' | jq -r '.[].username')\" ]" ||
   e2e_fail "alice's session did not end after the disable in the browser"
 e2e_wait_exit alice 10

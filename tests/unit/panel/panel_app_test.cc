@@ -393,9 +393,9 @@ TEST_F(PanelAppTest, kick_needs_the_csrf_token) {
   EXPECT_EQ(kicks[0].session_id, std::optional<std::uint64_t>(42));
 
   // Every session of a user (no id), back to the users page it came from.
-  auto all =
-      app->handle(req("POST", "/sessions/kick", "csrf=" + csrf + "&user=alice",
-                      {{"cookie", cookie}, {"referer", "http://panel/users"}, {"host", "panel"}}));
+  auto all = app->handle(
+      req("POST", "/sessions/kick", "csrf=" + csrf + "&user=alice",
+          {{"cookie", cookie}, {"referer", "http://192.0.2.10/users"}, {"host", "192.0.2.10"}}));
   EXPECT_EQ(all.status, 303);
   EXPECT_EQ(header_of(all, "Location"), "/users?done=kicked&n=2");
   ASSERT_EQ(server_.seen<control::Kick>().size(), 2U);
@@ -454,17 +454,16 @@ TEST_F(PanelAppTest, a_foreign_origin_is_refused_even_with_the_token) {
     r.tls = tls;
     return app->handle(r).status;
   };
-  EXPECT_EQ(post({{"origin", "https://evil.example"}, {"host", "panel.local:8080"}}), 403);
-  EXPECT_EQ(post({{"referer", "https://evil.example/x"}, {"host", "panel.local:8080"}}), 403);
-  EXPECT_EQ(post({{"origin", "null"}, {"host", "panel.local:8080"}}), 403);
+  EXPECT_EQ(post({{"origin", "https://evil.example"}, {"host", "192.0.2.10:8080"}}), 403);
+  EXPECT_EQ(post({{"referer", "https://evil.example/x"}, {"host", "192.0.2.10:8080"}}), 403);
+  EXPECT_EQ(post({{"origin", "null"}, {"host", "192.0.2.10:8080"}}), 403);
   // Same host, another scheme than the request came over.
-  EXPECT_EQ(post({{"origin", "https://panel.local:8080"}, {"host", "panel.local:8080"}}), 403);
+  EXPECT_EQ(post({{"origin", "https://192.0.2.10:8080"}, {"host", "192.0.2.10:8080"}}), 403);
   EXPECT_TRUE(server_.seen<control::Kick>().empty());
 
-  EXPECT_EQ(post({{"origin", "http://panel.local:8080"}, {"host", "panel.local:8080"}}), 303);
-  EXPECT_EQ(post({{"origin", "https://panel.local:8080"}, {"host", "panel.local:8080"}}, true),
-            303);
-  EXPECT_EQ(post({{"referer", "http://panel.local:8080/sessions"}, {"host", "panel.local:8080"}}),
+  EXPECT_EQ(post({{"origin", "http://192.0.2.10:8080"}, {"host", "192.0.2.10:8080"}}), 303);
+  EXPECT_EQ(post({{"origin", "https://192.0.2.10:8080"}, {"host", "192.0.2.10:8080"}}, true), 303);
+  EXPECT_EQ(post({{"referer", "http://192.0.2.10:8080/sessions"}, {"host", "192.0.2.10:8080"}}),
             303);
   EXPECT_EQ(post({{"origin", "https://vpn.example.com"}, {"host", "127.0.0.1:8080"}}), 303);
   EXPECT_EQ(post({{"origin", "HTTPS://VPN.example.com"}, {"host", "127.0.0.1:8080"}}), 303);
@@ -491,8 +490,9 @@ TEST_F(PanelAppTest, public_host_is_an_allowed_origin) {
 
 TEST_F(PanelAppTest, login_from_a_foreign_origin_is_refused) {
   auto app = make(settings());
-  const auto r = app->handle(req("POST", "/login", "username=admin&password=secret",
-                                 {{"origin", "https://evil.example"}, {"host", "panel:8080"}}));
+  const auto r =
+      app->handle(req("POST", "/login", "username=admin&password=secret",
+                      {{"origin", "https://evil.example"}, {"host", "192.0.2.10:8080"}}));
   EXPECT_EQ(r.status, 403);
   EXPECT_TRUE(header_of(r, "Set-Cookie").empty());
 }
@@ -867,7 +867,7 @@ TEST_F(PanelAppTest, config_with_errors_or_a_stale_base_is_not_saved_and_keeps_t
       req("POST", "/config/save", "csrf=" + csrf + "&base=abc&text=my+edit", {{"cookie", cookie}}));
   EXPECT_EQ(r.status, 422);
   EXPECT_TRUE(contains(r.body, "out of range"));
-  EXPECT_TRUE(contains(r.body, ">my edit</textarea>"));
+  EXPECT_TRUE(contains(r.body, ">\nmy edit</textarea>"));
   EXPECT_TRUE(server_.seen<control::SaveConfig>().empty());
   // Validate only: 200 with the findings, nothing saved.
   r = app->handle(req("POST", "/config/validate", "csrf=" + csrf + "&base=abc&text=my+edit",
@@ -882,7 +882,44 @@ TEST_F(PanelAppTest, config_with_errors_or_a_stale_base_is_not_saved_and_keeps_t
       req("POST", "/config/save", "csrf=" + csrf + "&base=abc&text=my+edit", {{"cookie", cookie}}));
   EXPECT_EQ(r.status, 409);
   EXPECT_TRUE(contains(r.body, "the file changed since it was read"));
-  EXPECT_TRUE(contains(r.body, ">my edit</textarea>"));
+  EXPECT_TRUE(contains(r.body, ">\nmy edit</textarea>"));
+}
+
+// DNS rebinding: a name the attacker's DNS points at 127.0.0.1 is not this panel; an
+// address, localhost, public_host and an allowed origin's host are.
+TEST_F(PanelAppTest, a_host_name_that_is_not_the_panel_is_misdirected) {
+  auto s = settings();
+  s.public_host = "vpn.example.org";
+  s.allowed_origins = {"https://admin.example.org:8443"};
+  auto app = make(s);
+  auto code = [&](const char* host) {
+    return app->handle(req("GET", "/login", {}, {{"host", host}})).status;
+  };
+  EXPECT_EQ(code("rebind.evil.example:8080"), 421);
+  EXPECT_EQ(code("localhost.evil.example"), 421);
+  EXPECT_EQ(code("127.0.0.1:8080"), 200);
+  EXPECT_EQ(code("[::1]:8080"), 200);
+  EXPECT_EQ(code("localhost:8080"), 200);
+  EXPECT_EQ(code("VPN.example.org"), 200);
+  EXPECT_EQ(code("admin.example.org:8443"), 200);
+  // Refused before anything else: none of these counts as a failed login (more of them
+  // than max_attempts, and the right password still logs in afterwards).
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(app->handle(req("POST", "/login", "username=admin&password=wrong",
+                              {{"host", "rebind.evil.example"}}))
+                  .status,
+              421);
+  }
+  EXPECT_FALSE(login(*app).empty());
+}
+
+// A planted cookie that comes first (a more specific Path) does not hide the real one.
+TEST_F(PanelAppTest, every_session_cookie_is_tried) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const auto r =
+      app->handle(req("GET", "/sessions", {}, {{"cookie", "qeli_session=v1.planted; " + cookie}}));
+  EXPECT_EQ(r.status, 200);
 }
 
 }  // namespace
