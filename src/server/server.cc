@@ -320,12 +320,17 @@ int run_server(const ServerOptions& options) {
           cfg.webhooks.enabled ? "delivering to " + cfg.webhooks.url : "off");
     }
     // [web]: the panel reads its settings when it starts, so a change restarts it (its
-    // admins stay logged in: the session key is the server's). Turning it on or off
-    // needs a restart of the server (its port is bound before the privilege drop).
+    // admins stay logged in: the session key is the server's). Turning it off stops it
+    // at once; turning it on needs a restart of the server (its port is bound before the
+    // privilege drop).
     if (!(again.config.web == web_running)) {
-      if (again.config.web.enabled != web_running.enabled || panel_ptr.load() == nullptr) {
-        spdlog::warn("[web] enabled changed: that needs a restart of the server (panel {})",
-                     panel_ptr.load() != nullptr ? "running" : "off");
+      if (!again.config.web.enabled && panel_ptr.load() != nullptr) {
+        spdlog::info("[web] enabled = false: stopping the panel");
+        panel_ptr.load()->stop();
+        panel_ptr = nullptr;
+        web_running = again.config.web;
+      } else if (again.config.web.enabled != web_running.enabled || panel_ptr.load() == nullptr) {
+        spdlog::warn("[web] enabled = true: starting the panel needs a restart of the server");
       } else {
         spdlog::info("[web] changed: restarting the panel");
         panel_ptr.load()->restart();

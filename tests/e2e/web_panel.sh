@@ -225,6 +225,14 @@ expect 303 tls_auth -k -d 'username=boss&password=panel-pass-2' "https://127.0.0
 header tls_auth set-cookie | grep -q '; Secure' || e2e_fail "no Secure cookie over TLS"
 code=$(req plain_http "$PANEL/login") || true
 [ "$code" != 200 ] || e2e_fail "plain HTTP answered on the TLS listener"
+# enabled = false and a reload: the panel stops at once, the VPN server stays.
+sed -i 's/^enabled = true$/enabled = false/' "$dir/server.conf"
+kill -HUP "$E2E_PID_server3"
+e2e_wait_for 10 sh -c "! ip netns exec $NS_S ss -ltn | grep -q '127.0.0.1:8080 '" ||
+  e2e_fail "the panel still listens after enabled = false and a reload"
+grep -q "stopping the panel" "$E2E_DIR/server3.log" || e2e_fail "no stop logged"
+kill -0 "$E2E_PID_server3" || e2e_fail "the server stopped with its panel"
+sed -i 's/^enabled = false$/enabled = true/' "$dir/server.conf"
 e2e_finish server3
 
 # Refused settings.
