@@ -93,8 +93,12 @@ ip netns exec "$NS_C" iperf3 -c "$TUN_NET.1" -p 5201 -t 6 -P 4 -J >"$E2E_DIR/kil
 iperf_pid=$!
 E2E_PIDS+=("$iperf_pid")  # stopped by the EXIT trap if this script fails first
 sleep 2
+# A JOINed stream, never the one that authenticated (ss lists them in no fixed order; the
+# first one's loss is the next scenario).
+primary=$(grep "connected as 'alice'" "$E2E_DIR/server.log" | tail -1 | awk '{print $5}')
 victim=$(ip netns exec "$NS_C" ss -Htn state established "( dport = :$E2E_PORT )" |
-  awk '{print $3}' | sed -n 2p)
+  awk '{print $3}' | grep -vxF "$primary" | head -1)
+[ -n "$victim" ] || e2e_fail "no JOINed stream to kill"
 e2e_log "killing the carrier from $victim"
 ip netns exec "$NS_C" ss -K state established "( dport = :$E2E_PORT and src $victim )" >/dev/null ||
   e2e_fail "ss -K"
