@@ -14,7 +14,6 @@ struct PageContext {
   std::string base;     ///< base_path
   std::string csrf;     ///< the session's CSRF token
   std::string message;  ///< a one-line result of the last action ("" = none), escaped
-  std::int64_t now_unix = 0;
 };
 
 std::string login_content(const std::string& base, const std::string& error);

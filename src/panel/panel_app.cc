@@ -487,8 +487,7 @@ HttpResponse server_unavailable(const std::string& base, const std::string& erro
 
 HttpResponse PanelApp::page(Ctx& c) {
   const auto query = parse_form(c.req.query).value_or(FormFields{});
-  PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), done_message(query),
-                 clock_.unix_now()};
+  PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), done_message(query)};
   PageFrame frame{"", s_.base_path, s_.username, pc.csrf, NavItem::kNone, 0};
   std::string error, content;
   if (c.path == "/") {
@@ -550,7 +549,7 @@ HttpResponse PanelApp::page(Ctx& c) {
 HttpResponse PanelApp::config_page(Ctx& c, ConfigEditor editor, int status) {
   const auto query = parse_form(c.req.query).value_or(FormFields{});
   PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid),
-                 c.req.method == "GET" ? done_message(query) : std::string(), clock_.unix_now()};
+                 c.req.method == "GET" ? done_message(query) : std::string()};
   std::string error;
   auto history = ask(server_, control::ListConfigHistory{}, error);
   if (!history) return server_unavailable(s_.base_path, error);
