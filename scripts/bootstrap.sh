@@ -28,7 +28,7 @@ APT_PACKAGES=(
   debhelper lintian fakeroot debootstrap systemd-container
   # test and lab tools
   argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3
-  bind9-dnsutils nginx-light chromium chromium-driver python3-selenium
+  bind9-dnsutils nginx-light chromium chromium-driver python3-selenium zbar-tools
   # promtool (tests/e2e/metrics.sh parses /metrics with it); installed without
   # recommends, so no node exporter comes along
   prometheus

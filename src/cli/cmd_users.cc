@@ -24,7 +24,7 @@
 #include "cli/link_issue.h"
 #include "cli/provisioning.h"
 #include "cli/text_table.h"
-#include "config/device_credential.h"
+#include "config/device_issue.h"
 #include "config/limits.h"
 #include "config/users_file.h"
 #include "config/values.h"
@@ -256,17 +256,6 @@ int add_device(const Options& o, Context& ctx) {
   if (!cfg) return kExitFailure;
   const auto* u = editable_user(*cfg, o, ctx);
   if (u == nullptr) return kExitFailure;
-  if (!config::is_valid_object_name(o.device)) {
-    ctx.err << "--name: device names are 1..64 of letters, digits, - _ . @\n";
-    return kExitFailure;
-  }
-  for (const auto& d : u->devices) {
-    if (d.name == o.device) {
-      ctx.err << o.user << " already has a device named " << o.device << " (id " << d.id
-              << "); revoke it first or choose another name\n";
-      return kExitFailure;
-    }
-  }
   LinkPlan plan;
   const bool link = !o.link.host.empty();
   if (link && (!plan_link(*cfg, o.user, u->profiles, o.link, ctx, plan) ||
@@ -274,19 +263,13 @@ int add_device(const Options& o, Context& ctx) {
     return kExitFailure;
   }
   if (!u->reality_short_ids.empty()) plan.target.reality_short_id = u->reality_short_ids.front();
-  std::string id = config::new_device_id(ctx.rng);
-  while (u->find_device(id) != nullptr) id = config::new_device_id(ctx.rng);
-  const std::string credential = config::new_device_secret(id, ctx.rng);
-  const auto hash = crypto::argon2id_hash(credential);
-  if (!hash) {
-    ctx.err << "Argon2id hashing failed (out of memory?)\n";
+  const auto issued = config::issue_device(cfg->users_file_path(), *u, o.device, ctx.rng);
+  if (!issued.ok()) {
+    ctx.err << issued.error().detail << "\n";
     return kExitFailure;
   }
-  if (auto st = config::add_device(cfg->users_file_path(), o.user, {id, o.device, *hash});
-      !st.ok()) {
-    ctx.err << st.error().detail << "\n";
-    return kExitFailure;
-  }
+  const std::string& id = issued->id;
+  const std::string& credential = issued->credential;
   ctx.out << "added device " << o.device << " (id " << id << ") to " << o.user << " in "
           << cfg->users_file_path() << "\n";
   tell_server(o, ctx);

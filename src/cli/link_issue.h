@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "config/profile_link.h"
+#include "config/link_plan.h"
 #include "config/server_config.h"
 
 namespace qeli::cli {
@@ -20,13 +20,10 @@ struct LinkOptions {
   bool qr_invert = false;
 };
 
-struct LinkPlan {
-  const config::ProfileConfig* profile = nullptr;
-  config::LinkTarget target;
-};
+using config::LinkPlan;
 
-/// Picks the profile (one `user` may use: `allowed` empty = all) and checks the host;
-/// prints why not and returns false.
+/// Picks the profile (one `user` may use: `allowed` empty = all) and checks the host
+/// (config/link_plan.h); prints why not and returns false.
 bool plan_link(const config::ServerConfig& cfg, const std::string& user,
                const std::vector<std::string>& allowed, const LinkOptions& o, Context& ctx,
                LinkPlan& plan);

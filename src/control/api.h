@@ -207,6 +207,10 @@ struct ConfigHistory {
   std::vector<ConfigVersionInfo> versions;  ///< newest first
 };
 
+struct DeviceInfo {
+  std::string id;    ///< 8 hex digits (config/device_credential.h)
+  std::string name;  ///< what the operator called it
+};
 struct UserInfo {
   std::string name;
   std::string source_file;
@@ -220,6 +224,7 @@ struct UserInfo {
   std::optional<std::uint64_t> expire_at;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::uint64_t sessions = 0;  ///< live now
+  std::vector<DeviceInfo> devices;
 };
 struct GroupInfo {
   std::string name;
@@ -247,6 +252,25 @@ struct UsageList {
 struct BandwidthSet {
   std::string username;
   double mbps = 0;
+};
+
+/// add-user, remove-user, revoke-device: what changed in the users file and what the
+/// reload after it did.
+struct UserChanged {
+  std::string username;
+  std::string users_file;            ///< the file that was written
+  bool reloaded = false;             ///< false: the reload refused the config (see the log)
+  std::uint32_t sessions_ended = 0;  ///< by the reload (removed user, revoked device)
+};
+/// add-device: the credential exists only in this answer (the server keeps its hash).
+struct DeviceIssued {
+  std::string username;
+  std::string id;
+  std::string name;
+  std::string credential;  ///< qd1.<id>.<secret>: the device's password, shown once
+  std::string profile;     ///< the profile the link is for (empty without a link)
+  std::string link;        ///< qeli:// link with the credential; empty without "host"
+  bool reloaded = false;
 };
 
 struct CallerInfo {
@@ -408,6 +432,49 @@ struct ResetUsage {
   using Reply = Empty;
   std::string username;
 };
+/// Adds [user:NAME] to the users file (auth.users_file) with the Argon2id hash of a
+/// random password nobody is told: the user logs in with device links (add-device), or a
+/// password set later with `qeli passwd`. Then reloads. kConflict: the name exists.
+struct AddUser {
+  static constexpr std::string_view kName = "add-user";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = UserChanged;
+  std::string username;
+  std::vector<std::string> profiles;  ///< empty = every profile
+  std::uint32_t max_sessions = 0;     ///< 0 = the group's / unlimited
+  std::string actor;                  ///< who asked (the panel's admin), for the log
+};
+/// Removes the user's section from the users file and reloads (its sessions end with
+/// "credentials changed"). Users defined inline in server.conf are kInvalid.
+struct RemoveUser {
+  static constexpr std::string_view kName = "remove-user";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = UserChanged;
+  std::string username;
+  std::string actor;
+};
+/// A credential for one device of the user (config/device_issue.h) and, with `host`, its
+/// qeli:// link for `profile` (empty: the user's first profile); then reloads.
+struct AddDevice {
+  static constexpr std::string_view kName = "add-device";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = DeviceIssued;
+  std::string username;
+  std::string name;     ///< the device's name, unique per user
+  std::string host;     ///< HOST[:PORT] clients dial; empty = no link
+  std::string profile;  ///< empty = the user's first allowed profile
+  std::string actor;
+};
+/// Removes the device's hash and reloads: its link stops logging in, its sessions end,
+/// the user's other devices are untouched.
+struct RevokeDevice {
+  static constexpr std::string_view kName = "revoke-device";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = UserChanged;
+  std::string username;
+  std::string id;
+  std::string actor;
+};
 struct Whoami {
   static constexpr std::string_view kName = "whoami";
   static constexpr Permission kNeeds = Permission::kRead;
@@ -421,14 +488,16 @@ struct GetClientStatus {
   using Reply = ClientStatusReport;
 };
 
-using Request = std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock,
-                             UnblockAll, GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig,
-                             SaveConfig, ListConfigHistory, GetConfigVersion, Reload, Whoami,
-                             GetClientStatus, SetBandwidth, GetUsage, ResetUsage>;
+using Request =
+    std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock, UnblockAll,
+                 GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig, SaveConfig,
+                 ListConfigHistory, GetConfigVersion, Reload, Whoami, GetClientStatus, SetBandwidth,
+                 GetUsage, ResetUsage, AddUser, RemoveUser, AddDevice, RevokeDevice>;
 using Response =
     std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList, UnblockResult,
                  StatsSnapshot, EventList, UserList, ConfigText, ValidationResult, ConfigSaved,
-                 ConfigHistory, CallerInfo, ClientStatusReport, UsageList, BandwidthSet>;
+                 ConfigHistory, CallerInfo, ClientStatusReport, UsageList, BandwidthSet,
+                 UserChanged, DeviceIssued>;
 
 std::string_view name_of(const Request& r);
 Permission needs(const Request& r);

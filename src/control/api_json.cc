@@ -118,6 +118,57 @@ std::optional<ControlError> decode(const json& j, GetConfigVersion& r) {
 }
 void encode(const GetConfigVersion& r, json& j) { j["id"] = r.id; }
 
+std::optional<ControlError> decode(const json& j, AddUser& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  if (auto e = read_uint(j, "max_sessions", r.max_sessions, 1'000'000)) return e;
+  if (auto it = j.find("profiles"); it != j.end() && !it->is_null()) {
+    if (!it->is_array() || it->size() > 256) return bad("\"profiles\" must be an array of names");
+    for (const auto& p : *it) {
+      if (!p.is_string()) return bad("\"profiles\" must be an array of names");
+      r.profiles.push_back(p.get<std::string>());
+    }
+  }
+  return read(j, "actor", r.actor, false);
+}
+void encode(const AddUser& r, json& j) {
+  j["username"] = r.username;
+  j["profiles"] = r.profiles;
+  j["max_sessions"] = r.max_sessions;
+  j["actor"] = r.actor;
+}
+std::optional<ControlError> decode(const json& j, RemoveUser& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  return read(j, "actor", r.actor, false);
+}
+void encode(const RemoveUser& r, json& j) {
+  j["username"] = r.username;
+  j["actor"] = r.actor;
+}
+std::optional<ControlError> decode(const json& j, AddDevice& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  if (auto e = read(j, "name", r.name, true)) return e;
+  if (auto e = read(j, "host", r.host, false)) return e;
+  if (auto e = read(j, "profile", r.profile, false)) return e;
+  return read(j, "actor", r.actor, false);
+}
+void encode(const AddDevice& r, json& j) {
+  j["username"] = r.username;
+  j["name"] = r.name;
+  j["host"] = r.host;
+  j["profile"] = r.profile;
+  j["actor"] = r.actor;
+}
+std::optional<ControlError> decode(const json& j, RevokeDevice& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  if (auto e = read(j, "id", r.id, true)) return e;
+  return read(j, "actor", r.actor, false);
+}
+void encode(const RevokeDevice& r, json& j) {
+  j["username"] = r.username;
+  j["id"] = r.id;
+  j["actor"] = r.actor;
+}
+
 // A Request alternative chosen by name, at compile time.
 template <std::size_t I = 0>
 Result<Request, ControlError> decode_by_name(std::string_view name, const json& j) {

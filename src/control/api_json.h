@@ -64,14 +64,19 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigSaved, sha256, history_id,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigVersionInfo, id, unix_secs, actor, sha256,
                                                 size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigHistory, versions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, id, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserInfo, name, source_file, enabled, disabled_live,
                                                 group, static_ip, max_sessions, profiles, routes,
                                                 allowed_networks, client_subnets,
                                                 bandwidth_limit_mbps, data_limit_gb, expire_at,
-                                                metadata, sessions)
+                                                metadata, sessions, devices)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GroupInfo, name, bandwidth_limit_mbps, max_sessions,
                                                 allowed_networks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserList, users, groups)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserChanged, username, users_file, reloaded,
+                                                sessions_ended)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceIssued, username, id, name, credential,
+                                                profile, link, reloaded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CallerInfo, uid, gid, pid, permissions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserUsage, username, down_bytes, up_bytes,
                                                 quota_bytes, limit_mbps, limit_live)

@@ -1,5 +1,7 @@
 #include "panel/html.h"
 
+#include "base/human_units.h"
+
 namespace qeli::panel {
 
 std::string escape(std::string_view text) {
@@ -17,6 +19,15 @@ std::string escape(std::string_view text) {
   }
   return out;
 }
+
+std::string td(std::string_view text) { return "<td>" + escape(text) + "</td>"; }
+std::string td_num(std::string_view text) {
+  return "<td class=\"num\">" + std::string(text) + "</td>";
+}
+std::string message_paragraph(std::string_view message) {
+  return message.empty() ? std::string() : "<p class=\"msg\">" + escape(message) + "</p>";
+}
+std::string human_time_utc(std::int64_t unix_secs) { return human_time(unix_secs, true); }
 
 namespace {
 
@@ -95,6 +106,10 @@ button.danger{color:#fff;background:#b3261e;border:1px solid #8c1d18}
 .muted{color:#6b7385}
 textarea{width:100%;box-sizing:border-box;font-family:ui-monospace,monospace;font-size:.9em}
 pre{background:#fff;border:1px solid #e3e6ec;padding:.8em;overflow:auto}
+form.add{background:#fff;border:1px solid #e3e6ec;padding:.8em 1em;margin:.5em 0 1.5em}
+form.add label{display:inline-block;margin:0 1em .4em 0}form.add input,form.add select{margin-left:.4em}
+img.qr{display:block;background:#fff;padding:.5em;border:1px solid #e3e6ec;image-rendering:pixelated}
+dl.props{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em}dl.props dd{margin:0}
 )";
 }
 

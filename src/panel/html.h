@@ -4,6 +4,7 @@
 // besides: panel/security_headers.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,14 @@ std::string post_button(
     const std::string& base, std::string_view action, std::string_view csrf, std::string_view label,
     std::initializer_list<std::pair<std::string_view, std::string_view>> fields = {},
     bool danger = false);
+
+/// A table cell of `text` (escaped); td_num: right-aligned, `text` already HTML-safe.
+std::string td(std::string_view text);
+std::string td_num(std::string_view text);
+/// `<p class="msg">message</p>` (escaped), or nothing for an empty message.
+std::string message_paragraph(std::string_view message);
+/// "2026-12-07 01:02:03" for a UNIX time (UTC).
+std::string human_time_utc(std::int64_t unix_secs);
 
 /// The stylesheet served at <base>/assets/panel.css (embedded: no CDN, no file on disk).
 std::string_view stylesheet();

@@ -12,14 +12,7 @@
 namespace qeli::panel {
 namespace {
 
-std::string message_box(const PageContext& c) {
-  return c.message.empty() ? std::string() : "<p class=\"msg\">" + escape(c.message) + "</p>";
-}
-
-std::string utc_time(std::int64_t unix_secs) { return human_time(unix_secs, true); }
-
-std::string td(std::string_view text) { return "<td>" + escape(text) + "</td>"; }
-std::string td_num(const std::string& text) { return "<td class=\"num\">" + text + "</td>"; }
+std::string message_box(const PageContext& c) { return message_paragraph(c.message); }
 
 std::string session_rows(const PageContext& c, const control::SessionList& sessions) {
   if (sessions.clients.empty()) return "<p class=\"muted\">No live sessions.</p>";
@@ -53,8 +46,8 @@ std::string event_rows(const control::EventList& events, std::size_t last_n) {
   const std::size_t from = n > last_n ? n - last_n : 0;
   for (std::size_t i = n; i-- > from;) {  // newest first
     const auto& e = events.events[i];
-    s += "<tr>" + td(utc_time(e.unix_ms / 1000)) + td(e.type) + td(e.username) + td(e.device) +
-         td(e.profile) + td(e.ip) + td(e.reason) + "</tr>";
+    s += "<tr>" + td(human_time_utc(e.unix_ms / 1000)) + td(e.type) + td(e.username) +
+         td(e.device) + td(e.profile) + td(e.ip) + td(e.reason) + "</tr>";
   }
   return s + "</table>";
 }
@@ -133,7 +126,9 @@ std::string users_content(const PageContext& c, const control::UserList& users,
     for (const auto& p : u.profiles) profiles += (profiles.empty() ? "" : ", ") + p;
     std::string notes;
     for (const auto& [k, v] : u.metadata) notes += (notes.empty() ? "" : "; ") + k + "=" + v;
-    s += "<tr>" + td(u.name) + td(u.group) +
+    s += "<tr><td><a href=\"" + escape(c.base) +
+         "/users/view?name=" + escape(percent_encode(u.name)) + "\">" + escape(u.name) +
+         "</a></td>" + td(u.group) +
          td(!u.enabled        ? "disabled (config)"
             : u.disabled_live ? "disabled"
                               : "enabled") +
@@ -143,8 +138,8 @@ std::string users_content(const PageContext& c, const control::UserList& users,
          td_num(use != nullptr ? human_bytes(static_cast<double>(use->up_bytes)) : "") +
          td(use != nullptr && use->quota_bytes ? human_bytes(static_cast<double>(*use->quota_bytes))
                                                : "none") +
-         td(u.expire_at ? utc_time(static_cast<std::int64_t>(*u.expire_at)) : "never") + td(notes) +
-         "<td>";
+         td(u.expire_at ? human_time_utc(static_cast<std::int64_t>(*u.expire_at)) : "never") +
+         td(notes) + "<td>";
     if (u.enabled) {
       s += off ? post_button(c.base, "/users/enable", c.csrf, "Enable", {{"user", u.name}})
                : post_button(c.base, "/users/disable", c.csrf, "Disable", {{"user", u.name}}, true);
@@ -220,7 +215,7 @@ std::string config_content(const PageContext& c, const ConfigEditor& e,
   s += "<table><tr><th>Version</th><th>Saved (UTC)</th><th>By</th><th class=\"num\">Size</th>"
        "<th></th></tr>";
   for (const auto& v : history.versions) {
-    s += "<tr>" + td(v.id) + td(utc_time(v.unix_secs)) + td(v.actor) +
+    s += "<tr>" + td(v.id) + td(human_time_utc(v.unix_secs)) + td(v.actor) +
          td_num(human_bytes(static_cast<double>(v.size))) + "<td><a href=\"" + escape(c.base) +
          "/config/version?id=" + escape(percent_encode(v.id)) + "\">View</a></td></tr>";
   }

@@ -10,6 +10,7 @@
 
 #include "control/api_json.h"
 #include "crypto/ct.h"
+#include "panel/answers.h"
 #include "panel/form.h"
 #include "panel/html.h"
 #include "panel/pages.h"
@@ -22,39 +23,6 @@ using nlohmann::json;
 
 std::span<const std::uint8_t> bytes_of(std::string_view s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
-
-// RFC 9457 problem details.
-HttpResponse problem(int status, std::string_view title, std::string_view detail = {}) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "application/problem+json";
-  json j = {{"type", "about:blank"}, {"title", title}, {"status", status}};
-  if (!detail.empty()) j["detail"] = detail;
-  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  return r;
-}
-
-HttpResponse plain(int status, std::string_view text) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::string(text) + "\n";
-  return r;
-}
-
-HttpResponse redirect(const std::string& to) {
-  HttpResponse r;
-  r.status = 303;
-  r.add("Location", to);
-  return r;
-}
-
-HttpResponse json_answer(const json& j) {
-  HttpResponse r;
-  r.content_type = "application/json";
-  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  return r;
 }
 
 void add_security_headers(HttpResponse& r, bool tls) {
@@ -86,18 +54,6 @@ std::vector<std::string_view> cookie_values(std::string_view header, std::string
     if (semi == std::string_view::npos) break;
     header.remove_prefix(semi + 1);
   }
-  return out;
-}
-
-// A value from a request for the log: control characters shown as '?', at most 64
-// characters (a user name with a newline must not forge log lines).
-std::string loggable(std::string_view s) {
-  std::string out;
-  for (const char c : s.substr(0, 64)) {
-    const auto u = static_cast<unsigned char>(c);
-    out.push_back(u < 0x20 || u == 0x7f ? '?' : c);
-  }
-  if (s.size() > 64) out += "...";
   return out;
 }
 
@@ -136,13 +92,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::optional<std::uint64_t> parse_u64(std::string_view s) {
-  std::uint64_t v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 // Browsers submit a textarea with CRLF line ends (HTML §4.10.21.8); the file keeps LF.
 std::string lf_only(std::string_view text) {
   std::string out;
@@ -166,6 +115,9 @@ std::string done_message(const FormFields& q) {
   if (what == "unblocked") return "Lockout lifted.";
   if (what == "unblocked-all") return "Every lockout lifted.";
   if (what == "failed") return "The server refused the action (see the panel's log).";
+  if (what == "user-added") return "User added: give each device a link of its own below.";
+  if (what == "user-removed") return "User removed; ended " + count + " session(s).";
+  if (what == "revoked") return "Device revoked; ended " + count + " session(s).";
   if (what == "saved") return "Saved; the server reloaded the config.";
   if (what == "restored") return "Restored that version; the server reloaded the config.";
   return {};
@@ -201,13 +153,6 @@ PanelClock system_panel_clock() {
           [] { return std::chrono::steady_clock::now(); },
           [](Duration d) { std::this_thread::sleep_for(d); }};
 }
-
-struct PanelApp::Ctx {
-  const HttpRequest& req;
-  std::string path;  ///< without base_path, "/" at least
-  std::string ip;    ///< the client's address (after trusted proxies)
-  std::optional<AdminSession> session;
-};
 
 PanelApp::PanelApp(PanelSettings settings, control::ControlService& server, const SessionKey& key,
                    PanelClock clock)
@@ -462,29 +407,6 @@ HttpResponse PanelApp::logout(Ctx& c) {
   return r;
 }
 
-namespace {
-
-template <class Req>
-std::optional<typename Req::Reply> ask(control::ControlService& server, const Req& req,
-                                       std::string& error) {
-  auto r = control::call(server, req);
-  if (!r.ok()) {
-    error = r.error().message;
-    return std::nullopt;
-  }
-  return std::move(*r);
-}
-
-HttpResponse server_unavailable(const std::string& base, const std::string& error) {
-  HttpResponse r;
-  r.status = 502;
-  r.body = render_page({"Server unavailable", base, "", "", NavItem::kNone, 0},
-                       "<p class=\"err\">The VPN server did not answer: " + escape(error) + "</p>");
-  return r;
-}
-
-}  // namespace
-
 HttpResponse PanelApp::page(Ctx& c) {
   const auto query = parse_form(c.req.query).value_or(FormFields{});
   PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), done_message(query)};
@@ -506,13 +428,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto sessions = ask(server_, control::ListSessions{}, error);
     if (!sessions) return server_unavailable(s_.base_path, error);
     content = sessions_content(pc, *sessions);
-  } else if (c.path == "/users") {
-    frame.title = "Users";
-    frame.active = NavItem::kUsers;
-    auto users = ask(server_, control::ListUsers{}, error);
-    auto usage = users ? ask(server_, control::GetUsage{}, error) : std::nullopt;
-    if (!usage) return server_unavailable(s_.base_path, error);
-    content = users_content(pc, *users, *usage);
+  } else if (auto users = users_page(c, pc)) {
+    return std::move(*users);
   } else if (c.path == "/blocked") {
     frame.title = "Lockouts";
     frame.active = NavItem::kBlocked;
@@ -616,6 +533,7 @@ HttpResponse PanelApp::action(Ctx& c) {
     spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, s_.username, c.ip, error);
     return redirect(s_.base_path + page + "?done=failed");
   };
+  if (auto done = users_action(c, *form)) return std::move(*done);
   const std::string from = std::string(c.req.header("referer")).find("/users") != std::string::npos
                                ? "/users"
                                : "/sessions";
@@ -700,6 +618,7 @@ HttpResponse PanelApp::api(Ctx& c) {
   auto str = [&](const char* k) {
     return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : std::string();
   };
+  if (auto done = users_api(c, body, p)) return std::move(*done);
   if (p == "/sessions/kick") {
     control::Kick k;
     k.username = str("user");

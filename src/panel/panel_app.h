@@ -25,8 +25,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "base/clock.h"
 #include "config/server_config.h"
@@ -41,6 +44,7 @@ inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 
 class FormFields;
 struct ConfigEditor;
+struct PageContext;
 
 struct PanelSettings {
   std::string username = "admin";
@@ -82,7 +86,13 @@ class PanelApp {
   server::AuthGuard& guard() { return guard_; }
 
  private:
-  struct Ctx;
+  /// One request as the routes see it.
+  struct Ctx {
+    const HttpRequest& req;
+    std::string path;  ///< without base_path, "/" at least
+    std::string ip;    ///< the client's address (after trusted proxies)
+    std::optional<AdminSession> session;
+  };
   HttpResponse route(Ctx& c);
   HttpResponse login(Ctx& c);
   HttpResponse logout(Ctx& c);
@@ -91,6 +101,10 @@ class PanelApp {
   HttpResponse api(Ctx& c);
   HttpResponse config_action(Ctx& c, const FormFields& form);
   HttpResponse config_page(Ctx& c, ConfigEditor editor, int status);
+  // Users and devices (panel_users.cc): nullopt = not one of theirs.
+  std::optional<HttpResponse> users_page(Ctx& c, const PageContext& pc);
+  std::optional<HttpResponse> users_action(Ctx& c, const FormFields& form);
+  std::optional<HttpResponse> users_api(Ctx& c, const nlohmann::json& body, const std::string& p);
 
   std::string client_ip(const HttpRequest& r) const;
   bool source_allowed(const std::string& ip) const;

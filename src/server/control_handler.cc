@@ -200,6 +200,7 @@ control::UserList list_users(const ControlTargets& t) {
     i.data_limit_gb = u.data_limit_gb;
     i.expire_at = u.expire_at;
     for (const auto& [k, v] : u.metadata) i.metadata.emplace_back(k, v);
+    for (const auto& d : u.devices) i.devices.push_back({d.id, d.name});
     if (auto it = live.find(u.name); it != live.end()) i.sessions = it->second;
     out.users.push_back(std::move(i));
   }
@@ -303,6 +304,57 @@ Reply reset_usage(const ControlTargets& t, const std::string& user) {
   return control::Response{control::Empty{}};
 }
 
+// Who asked, for the log and the event: the panel's admin, else the socket's caller.
+std::string actor_of(const std::string& actor, const control::Caller& caller) {
+  return actor.empty() ? "uid " + std::to_string(caller.uid) : shown(actor);
+}
+
+std::string request_actor(const control::Request& r) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        if constexpr (requires { v.actor; }) {
+          return v.actor;
+        } else {
+          return {};
+        }
+      },
+      r);
+}
+
+// add-user / remove-user / add-device / revoke-device, logged and noted once done.
+Reply user_admin(const ControlTargets& t, const control::Request& request,
+                 const control::Caller& caller) {
+  if (t.user_admin == nullptr) {
+    return refuse(ErrorCode::kUnavailable, "this server was started without a config file");
+  }
+  auto& admin = *t.user_admin;
+  const auto done = [&](auto result, const std::string& type, const std::string& user,
+                        const std::string& what) -> Reply {
+    if (!result.ok()) return fail(result.error());
+    spdlog::info("{} by {}", what, actor_of(request_actor(request), caller));
+    note(t, type, user, actor_of(request_actor(request), caller));
+    return control::Response{std::move(*result)};
+  };
+  if (const auto* r = std::get_if<control::AddUser>(&request)) {
+    return done(admin.add_user(*r), "user.added", r->username,
+                "user '" + shown(r->username) + "' added");
+  }
+  if (const auto* r = std::get_if<control::RemoveUser>(&request)) {
+    return done(admin.remove_user(*r), "user.removed", r->username,
+                "user '" + shown(r->username) + "' removed");
+  }
+  if (const auto* r = std::get_if<control::AddDevice>(&request)) {
+    auto issued = admin.add_device(*r);
+    const std::string what = issued.ok() ? "device '" + issued->name + "' (id " + issued->id +
+                                               ") of user '" + r->username + "' added"
+                                         : std::string();
+    return done(std::move(issued), "device.added", r->username, what);
+  }
+  const auto& r = std::get<control::RevokeDevice>(request);
+  return done(admin.revoke_device(r), "device.revoked", r.username,
+              "device " + shown(r.id) + " of user '" + shown(r.username) + "' revoked");
+}
+
 Reply no_config() {
   return refuse(ErrorCode::kUnavailable, "this server was started without a config store");
 }
@@ -401,6 +453,9 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
           return usage(t);
         } else if constexpr (std::is_same_v<R, ResetUsage>) {
           return reset_usage(t, r.username);
+        } else if constexpr (std::is_same_v<R, AddUser> || std::is_same_v<R, RemoveUser> ||
+                             std::is_same_v<R, AddDevice> || std::is_same_v<R, RevokeDevice>) {
+          return user_admin(t, request, caller);
         } else if constexpr (std::is_same_v<R, GetClientStatus>) {
           return refuse(ErrorCode::kUnknownCommand,
                         "'status' is a client's command (this is a server: try list-clients)");

@@ -11,6 +11,7 @@
 //   events after limit          the recent-event ring (server/event_log.h)
 //   list-users                  users and groups as the server has them loaded
 //   config-get / config-validate / config-save / config-history / config-version / reload
+//   add-user / remove-user / add-device / revoke-device   the users file (user_admin.h)
 //   whoami                      the caller's uid and permissions
 //
 // Thread-safe as far as its parts are (sessions, users, guard, events and the config
@@ -28,6 +29,7 @@
 #include "server/event_log.h"
 #include "server/profile_runtime.h"
 #include "server/traffic_accounts.h"
+#include "server/user_admin.h"
 #include "server/user_directory.h"
 #include "server/webhook_dispatcher.h"
 
@@ -41,6 +43,7 @@ struct ControlTargets {
   ConfigStore* config = nullptr;          ///< null: config-* are kUnavailable
   TrafficAccounts* accounts = nullptr;    ///< null: set-bandwidth / usage are kUnavailable
   WebhookDispatcher* webhooks = nullptr;  ///< null: [webhooks] off (no counters in stats)
+  UserAdmin* user_admin = nullptr;        ///< null: add-user & co. are kUnavailable
   /// Re-reads the config as SIGHUP does (null: `reload` is kUnavailable).
   std::function<control::ValidationResult()> reload = nullptr;
   Instant started{};

@@ -354,6 +354,7 @@ int run_server(const ServerOptions& options) {
     events.push(std::move(e));
     return r;
   };
+  UserAdmin user_admin(options.config_path, &profiles, reload);
   ControlHandler handler(ControlTargets{.profiles = &profiles,
                                         .users = &users,
                                         .guard = &guard,
@@ -361,6 +362,7 @@ int run_server(const ServerOptions& options) {
                                         .config = &config_store,
                                         .accounts = &accounts,
                                         .webhooks = webhooks.get(),
+                                        .user_admin = &user_admin,
                                         .reload = reload,
                                         .started = started,
                                         .started_unix_secs = started_unix});

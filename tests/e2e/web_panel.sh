@@ -121,7 +121,7 @@ e2e_wait_exit alice 10
 [ "$E2E_RC" != running ] || e2e_fail "alice keeps running after her user was disabled"
 grep -q "the server disabled user 'alice'" "$E2E_DIR/alice.log" || e2e_fail "alice was not told why"
 expect 200 users_off -b "$jar" "$PANEL/users"
-grep -q '<td>alice</td><td></td><td>disabled</td>' "$E2E_DIR/users_off.b" ||
+grep -q '>alice</a></td><td></td><td>disabled</td>' "$E2E_DIR/users_off.b" ||
   e2e_fail "alice is not listed disabled on the users page"
 # The JSON API: the token from /api/v1/session, enable alice again.
 expect 200 api_session -b "$jar" "$PANEL/api/v1/session"

@@ -8,6 +8,13 @@
 #   * Sessions → "Kick" on alice's row: "Ended 1 session(s)."; her client hears the kick and
 #     reconnects; Users → "Disable" alice: she is listed disabled, her session ends and her
 #     client exits (checked from outside with list-clients and the client's exit);
+#   * Users → "New user" carol, then "Add a device": the page shows the link and its QR
+#     code; the browser reads the QR back with zbarimg, and this script connects a real
+#     client (its own namespace) with exactly that link; carol's session appears live, is
+#     kicked (the client reconnects), then the device is revoked: the session ends and the
+#     same link is refused afterwards ("unknown or revoked device"); the users file holds a
+#     hash of the credential and never the credential;
+#   * the config editor validates and saves a >8 KiB file (multipart), the server reloads;
 #   * "Log out" is back on the login page and / redirects to /login again.
 # A PNG of every page visited goes to $E2E_DIR/screens/ and to
 # ${E2E_ARTEFACTS:-/tmp/qeli-e2e-artefacts}/web_panel_browser/ (kept after the run, with
@@ -31,6 +38,7 @@ PY=/usr/bin/python3
   e2e_fail "python3-selenium is missing (scripts/bootstrap.sh installs it)"
 
 e2e_setup
+e2e_add_client_ns 2
 t0=$(date +%s)
 ART="${E2E_ARTEFACTS:-/tmp/qeli-e2e-artefacts}/web_panel_browser"
 mkdir -p "$ART" "$E2E_DIR/screens"
@@ -56,13 +64,27 @@ e2e_wait_for 10 sh -c "\"$QELI\" list-clients --json --socket '$dir/control.sock
   e2e_fail "the server does not list alice's session"
 e2e_log "server, panel and alice up in $(( $(date +%s) - t0 )) s"
 
-# The browser, in the server's namespace (the panel listens on its loopback).
-rc=0
-ip netns exec "$NS_S" timeout -k 5 75 "$PY" "$TOOLS/panel_browser.py" \
+# The browser, in the server's namespace (the panel listens on its loopback), in the
+# background: when it has read carol's device link from the QR code it writes it to
+# $link_file, and carol's client starts here with it.
+link_file="$E2E_DIR/carol.link"
+ip netns exec "$NS_S" timeout -k 5 150 "$PY" "$TOOLS/panel_browser.py" \
   --url http://127.0.0.1:8080 --username boss --password-file "$E2E_DIR/panel.pass" \
-  --user alice --screens "$E2E_DIR/screens" --artefacts "$ART" \
+  --user alice --new-user carol --link-host "$UL_S:$E2E_PORT" --link-out "$link_file" \
+  --screens "$E2E_DIR/screens" --artefacts "$ART" \
   --user-data-dir "$E2E_DIR/chromium-profile" --driver-log "$E2E_DIR/chromedriver.txt" \
-  >"$E2E_DIR/panel_browser.log" 2>&1 || rc=$?
+  >"$E2E_DIR/panel_browser.log" 2>&1 &
+browser=$!
+for _ in $(seq 1 1200); do  # ≤ 120 s: the browser's own timeout ends it sooner
+  [ -s "$link_file" ] || ! kill -0 "$browser" 2>/dev/null && break
+  sleep 0.1
+done
+if [ -s "$link_file" ]; then
+  carol_link=$(cat "$link_file")
+  e2e_start_client carol "$NS_C2" "$dir" "$carol_link"
+fi
+rc=0
+wait "$browser" || rc=$?
 [ "$rc" != 0 ] || cat "$E2E_DIR/panel_browser.log"  # on failure e2e_fail shows it
 # Nothing of the browser may outlive the driver (it quits Chromium; `timeout` kills its
 # process group): end any leftover by pid, namespace by namespace.
@@ -73,7 +95,7 @@ for pid in $(ip netns pids "$NS_S"); do
 done
 if [ "$rc" != 0 ]; then
   cp "$E2E_DIR/chromedriver.txt" "$ART/" 2>/dev/null || true
-  [ "$rc" != 124 ] || e2e_fail "the browser scenario timed out (75 s); screenshots in $ART"
+  [ "$rc" != 124 ] || e2e_fail "the browser scenario timed out (150 s); screenshots in $ART"
   e2e_fail "the browser scenario failed (exit $rc); screenshots in $ART"
 fi
 ls "$E2E_DIR"/screens/*.png >/dev/null 2>&1 || e2e_fail "no screenshots in $E2E_DIR/screens"
@@ -99,6 +121,31 @@ e2e_wait_for 10 sh -c "[ -z \"\$(\"$QELI\" list-clients --json --socket '$dir/co
 e2e_wait_exit alice 10
 [ "$E2E_RC" != running ] || e2e_fail "alice keeps running after her user was disabled in the browser"
 grep -q "the server disabled user 'alice'" "$E2E_DIR/alice.log" || e2e_fail "alice was not told why"
+
+# carol: the device link from the QR code logged in, the kick was heard, the revoke ended
+# the session, and the same link is refused now.
+carol_id=$(printf '%s' "$carol_link" | sed -n 's#^qeli://carol:qd1\.\([0-9a-f]\{8\}\)\..*#\1#p')
+[ -n "$carol_id" ] || e2e_fail "carol's link has no device credential: $carol_link"
+grep -q "session ended: the server ended the session: kicked by the operator" "$E2E_DIR/carol.log" ||
+  e2e_fail "carol's client did not hear the kick from the panel"
+grep -q "panel: admin 'boss' added user 'carol' from 127.0.0.1" "$E2E_DIR/server.log" ||
+  e2e_fail "the server log does not name the panel's new user"
+grep -q "panel: admin 'boss' revoked device $carol_id of 'carol' from 127.0.0.1" "$E2E_DIR/server.log" ||
+  e2e_fail "the server log does not name the panel's revoke"
+e2e_wait_for 10 grep -q "ending the session of 'carol': device revoked" "$E2E_DIR/server.log" ||
+  e2e_fail "carol's session did not end on the revoke"
+grep -q '^\[user:carol\]' "$dir/users.conf" || e2e_fail "carol is not in the users file"
+! grep -q "device.$carol_id" "$dir/users.conf" || e2e_fail "the revoked device is still in the users file"
+cred=${carol_link#qeli://carol:}
+cred=${cred%%@*}
+! grep -rqF "$cred" "$dir" "$E2E_DIR/server.log" || e2e_fail "the device credential was written to a file or a log"
+kill -TERM "$E2E_PID_carol" 2>/dev/null || true
+e2e_wait_exit carol 10
+e2e_start_client carol-again "$NS_C2" "$dir" "$carol_link"
+e2e_wait_for 15 grep -q "rejected: unknown or revoked device $carol_id (user 'carol')" \
+  "$E2E_DIR/server.log" || e2e_fail "the revoked device link was not refused"
+kill -TERM "$E2E_PID_carol_again" 2>/dev/null || true
+e2e_wait_exit carol-again 10
 
 e2e_finish server
 e2e_log "web panel in a browser ok in $(( $(date +%s) - t0 )) s ($(ls "$ART"/*.png | wc -l) screenshots in $ART)"

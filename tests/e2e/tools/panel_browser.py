@@ -2,7 +2,10 @@
 """A real browser against the web panel (tests/e2e/web_panel_browser.sh).
 
 Drives Debian's headless Chromium through chromedriver with Selenium, the way an admin
-uses the panel: the login form, the dashboard, Sessions → Kick, Users → Disable, Log out.
+uses the panel: the login form, the dashboard, Sessions → Kick, Users → Disable, a new
+user with a device link (its QR code read back with zbarimg and handed to the shell, which
+connects a real client with it), that session kicked and the device revoked, the config
+editor, Log out.
 Asserts what the page shows, that the stylesheet applies under the panel's CSP and that
 the browser logged no Content-Security-Policy violation. Saves a PNG of every page it
 visits into --screens and copies each one into --artefacts at once (the run's directory
@@ -11,12 +14,14 @@ broken expectation; every wait is bounded.
 
 Usage: panel_browser.py --url http://127.0.0.1:8080 --username boss --password-file F
                         --user alice --screens DIR --artefacts DIR --user-data-dir DIR
+                        --new-user carol --link-host HOST:PORT --link-out FILE
 """
 import argparse
 import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -134,15 +139,46 @@ class Panel:
             raise Fail(f"{page}: body margin-top is {margin!r}, panel.css says 0")
         log(f"{page}: header background {bg}")
 
-    def session_ids(self):
+    def session_ids(self, user=None):
         """The session ids in the VPN user's Kick forms on the page shown."""
         return {e.get_attribute("value") for e in self.d.find_elements(
-            By.XPATH, self.row_xpath() + "//form[contains(@action,'/sessions/kick')]"
-                                         "//input[@name='id']")}
+            By.XPATH, self.row_xpath(user) + "//form[contains(@action,'/sessions/kick')]"
+                                             "//input[@name='id']")}
 
-    def row_xpath(self):
+    def row_xpath(self, user=None):
         """The table row whose first cell is the VPN user (sessions and users pages)."""
-        return f"//main//table//tr[td[1][normalize-space()={xq(self.a.user)}]]"
+        return f"//main//table//tr[td[1][normalize-space()={xq(user or self.a.user)}]]"
+
+    def wait_for_session(self, user, not_ids=frozenset(), timeout=30):
+        """Reloads /sessions until `user` has a session whose id is not in not_ids."""
+        end = time.monotonic() + timeout
+        while True:
+            self.d.get(self.base + "/sessions")
+            ids = self.session_ids(user)
+            if ids and not ids & set(not_ids):
+                return ids
+            if time.monotonic() > end:
+                raise Fail(f"no new session of {user} on the sessions page within {timeout} s "
+                           f"(sessions {ids})")
+            time.sleep(0.5)
+
+    def kick(self, user):
+        """Sessions → Kick on user's row; returns the kicked ids."""
+        self.nav("Sessions")
+        kick = self.find(self.row_xpath(user) + "//button[normalize-space()='Kick']",
+                         f"no Kick button in {user}'s row on the sessions page")
+        ids = self.session_ids(user)
+        self.click_and_wait(kick, "Kick")
+        msg = self.message()
+        if msg != "Ended 1 session(s).":
+            raise Fail(f"after Kick the page says {msg!r}, not 'Ended 1 session(s).'")
+        return ids
+
+    def fill(self, xpath, value, what):
+        el = self.find(xpath, what)
+        el.clear()
+        el.send_keys(value)
+        return el
 
     # --- the scenario --------------------------------------------------------------------
     def run(self):
@@ -226,6 +262,8 @@ class Panel:
         log(f"users page: {msg!r}, {u} disabled")
         self.shot("users-disabled")
 
+        self.devices()
+
         # Config: the raw editor validates the file as it is (a multipart form: the file
         # is larger than httplib's 8 KiB cap on urlencoded bodies), then saves it.
         self.nav("Config")
@@ -278,6 +316,72 @@ class Panel:
                        f"{csp[0]['message']}")
         self.csp_control()
 
+    def devices(self):
+        """A new user, a device link read back from its QR code, the session it brings
+        (the shell connects a client with the link), a kick, and the device revoked."""
+        u = self.a.new_user
+        self.nav("Users")
+        self.fill("//form[contains(@action,'/users/add')]//input[@name='name']", u,
+                  "no New user form")
+        self.click_and_wait(self.find("//form[contains(@action,'/users/add')]//button",
+                                      "no Add user button"), "Add user")
+        if not self.path().startswith("/users/view?name=" + u):
+            raise Fail(f"Add user led to {self.path()}: {self.page_text()!r}")
+        msg = self.message() or ""
+        if not msg.startswith("User added"):
+            raise Fail(f"after Add user the page says {msg!r}")
+        self.shot("user-added")
+
+        form = "//form[contains(@action,'/devices/add')]"
+        self.fill(form + "//input[@name='name']", u + "-laptop", "no Add a device form")
+        self.fill(form + "//input[@name='host']", self.a.link_host, "no server address field")
+        self.click_and_wait(self.find(form + "//button", "no Add device button"), "Add device")
+        qr = self.find("//img[@id='device-qr']", f"no QR code on the device page: "
+                                                 f"{self.page_text()!r}")
+        link = self.find("//textarea[@id='device-link']", "no link on the device page")
+        link = link.get_attribute("value").strip()
+        if not link.startswith(f"qeli://{u}:qd1."):
+            raise Fail(f"the device link is not a device credential link for {u}: {link!r}")
+        self.shot("device-link")
+        # Read the QR code back the way a phone would: from its pixels.
+        png = os.path.join(self.a.artefacts, "device-qr.png")
+        if not qr.screenshot(png):
+            raise Fail("cannot take a picture of the QR code")
+        try:
+            out = subprocess.run(["zbarimg", "--raw", "-q", png], capture_output=True, text=True,
+                                 timeout=20)
+        except FileNotFoundError:
+            raise Fail("zbarimg is missing (scripts/bootstrap.sh installs zbar-tools)") from None
+        decoded = out.stdout.strip()
+        if out.returncode != 0 or decoded != link:
+            raise Fail(f"zbarimg read {decoded!r} (exit {out.returncode}, {out.stderr.strip()!r}) "
+                       f"from the QR code, the page's link is {link!r}")
+        log(f"QR code read back: {decoded[:40]}…")
+        tmp = self.a.link_out + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(decoded + "\n")
+        os.rename(tmp, self.a.link_out)  # the shell starts the client now
+
+        ids = self.wait_for_session(u, timeout=40)
+        log(f"{u}'s client is live: session {sorted(ids)}")
+        self.shot("sessions-new-user")
+        kicked = self.kick(u)
+        ids = self.wait_for_session(u, not_ids=kicked, timeout=20)
+        log(f"{u} reconnected after the kick: {sorted(kicked)} → {sorted(ids)}")
+        self.shot("sessions-new-user-reconnected")
+
+        self.d.get(self.base + "/users/view?name=" + u)
+        revoke = self.find("//main//table//tr[td[1][normalize-space()="
+                           f"{xq(u + '-laptop')}]]//button[normalize-space()='Revoke']",
+                           f"no Revoke button for {u}-laptop")
+        self.click_and_wait(revoke, "Revoke")
+        msg = self.message()
+        if msg != "Device revoked; ended 1 session(s).":
+            raise Fail(f"after Revoke the page says {msg!r}")
+        self.find("//p[contains(normalize-space(),'No devices')]",
+                  f"{u}-laptop is still listed after Revoke")
+        self.shot("device-revoked")
+
     def csp_control(self):
         """The control for the check above: an inline <style> (what the CSP forbids) added
         to the page is refused by the browser and the refusal shows in the console log."""
@@ -322,6 +426,9 @@ def main():
     p.add_argument("--artefacts", required=True)
     p.add_argument("--user-data-dir", required=True)
     p.add_argument("--driver-log", default=os.devnull)
+    p.add_argument("--new-user", required=True, help="the VPN user to create with a device link")
+    p.add_argument("--link-host", required=True, help="HOST:PORT the device link dials")
+    p.add_argument("--link-out", required=True, help="where the QR code's link goes")
     a = p.parse_args()
     with open(a.password_file) as f:
         a.password = f.read().strip()

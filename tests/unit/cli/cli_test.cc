@@ -345,12 +345,12 @@ TEST_F(CliTest, add_client_refusals_leave_the_users_file_alone) {
       {{"add-client", "dave", "--static-ip", "10.99.0.5"}, "not a free host"},
       {{"add-client", "dave", "--static-ip", "10.9.0.1"}, "not a free host"},
       {{"add-client", "dave", "--static-ip", "banana"}, "not an IPv4"},
-      {{"add-client", "dave", "--link"}, "needs --host"},
+      {{"add-client", "dave", "--link"}, "needs a host"},
       {{"add-client", "dave", "--link", "--host", "[vpn.example.com]:443"}, "[IPv6]"},
       {{"add-client", "dave", "--link", "--host", "vpn example.com"}, "not a valid host"},
       {{"add-client", "dave", "--profiles", "main", "--link", "--host", "h", "--link-profile",
         "udp"},
-       "not a profile this user may use"},
+       "is not a profile dave may use"},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.why);

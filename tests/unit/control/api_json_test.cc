@@ -31,7 +31,11 @@ TEST(ControlApiJson, EveryRequestRoundTrips) {
                                     GetClientStatus{},
                                     SetBandwidth{"bob", 2.5},
                                     GetUsage{},
-                                    ResetUsage{"bob"}};
+                                    ResetUsage{"bob"},
+                                    AddUser{"bob", {"main"}, 2, "boss"},
+                                    RemoveUser{"bob", "boss"},
+                                    AddDevice{"bob", "phone", "vpn.example:443", "main", "boss"},
+                                    RevokeDevice{"bob", "0123abcd", "boss"}};
   ASSERT_EQ(all.size(), std::variant_size_v<Request>);
   for (const auto& r : all) {
     const json j = encode_request(r);
@@ -88,6 +92,29 @@ TEST(ControlApiJson, LimitsAndUsageRequestsAreChecked) {
   list.users.push_back(UserUsage{"bob", 5, 6, 100, 2.5, true});
   const json j = list;
   EXPECT_EQ(j.get<UsageList>().users.at(0).quota_bytes, 100U);
+}
+
+TEST(ControlApiJson, UserAndDeviceRequestsAreChecked) {
+  auto r = decode_request(json{{"cmd", "add-user"}, {"username", "bob"}, {"profiles", "main"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "\"profiles\" must be an array of names");
+  r = decode_request(json{{"cmd", "add-user"}, {"username", "bob"}, {"profiles", {"a", 1}}});
+  EXPECT_FALSE(r.ok());
+  r = decode_request(json{{"cmd", "add-user"}, {"username", "bob"}, {"max_sessions", 2000000}});
+  EXPECT_FALSE(r.ok());
+  r = decode_request(json{{"cmd", "add-device"}, {"username", "bob"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "\"name\" is required");
+  r = decode_request(json{{"cmd", "revoke-device"}, {"username", "bob"}});
+  EXPECT_EQ(r.error().message, "\"id\" is required");
+  r = decode_request(json{{"cmd", "add-user"}, {"username", "bob"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(std::get<AddUser>(*r).profiles.empty());
+  // The credential travels in the answer only, and reads back whole.
+  DeviceIssued issued{"bob", "0123abcd", "phone", "qd1.0123abcd.x", "main", "qeli://...", true};
+  const auto back = decode_reply(Request{AddDevice{}}, encode_reply(Response{issued}));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(std::get<DeviceIssued>(*back).credential, "qd1.0123abcd.x");
 }
 
 TEST(ControlApiJson, MalformedRequestsNameTheMember) {

@@ -1,0 +1,83 @@
+#include "panel/answers.h"
+
+#include <charconv>
+
+#include "panel/html.h"
+
+namespace qeli::panel {
+
+using nlohmann::json;
+
+HttpResponse problem(int status, std::string_view title, std::string_view detail) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/problem+json";
+  json j = {{"type", "about:blank"}, {"title", title}, {"status", status}};
+  if (!detail.empty()) j["detail"] = detail;
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+int http_status_of(control::ErrorCode code) {
+  using control::ErrorCode;
+  switch (code) {
+    case ErrorCode::kNotFound: return 404;
+    case ErrorCode::kConflict: return 409;
+    case ErrorCode::kInvalid: return 422;
+    case ErrorCode::kBadRequest: return 400;
+    case ErrorCode::kForbidden: return 403;
+    case ErrorCode::kUnavailable: return 503;
+    case ErrorCode::kUnknownCommand:
+    case ErrorCode::kInternal: break;
+  }
+  return 502;
+}
+
+HttpResponse plain(int status, std::string_view text) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::string(text) + "\n";
+  return r;
+}
+
+HttpResponse redirect(const std::string& to) {
+  HttpResponse r;
+  r.status = 303;
+  r.add("Location", to);
+  return r;
+}
+
+HttpResponse json_answer(const json& j) {
+  HttpResponse r;
+  r.content_type = "application/json";
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+HttpResponse server_unavailable(const std::string& base, const std::string& error) {
+  HttpResponse r;
+  r.status = 502;
+  r.body = render_page({"Server unavailable", base, "", "", NavItem::kNone, 0},
+                       "<p class=\"err\">The VPN server did not answer: " + escape(error) + "</p>");
+  return r;
+}
+
+std::string loggable(std::string_view s) {
+  std::string out;
+  for (const char c : s.substr(0, 64)) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back(u < 0x20 || u == 0x7f ? '?' : c);
+  }
+  if (s.size() > 64) out += "...";
+  return out;
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace qeli::panel

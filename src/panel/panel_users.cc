@@ -1,0 +1,195 @@
+// Users and devices in the panel: the users list and one user's page, and the actions
+// and API calls that add and remove users and issue and revoke device links. Every
+// change is the server's (control API add-user, remove-user, add-device, revoke-device):
+// the panel writes no file. A new device's credential is in the one answer to its POST
+// (never a redirect, never a URL, never a log line).
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "control/api_json.h"
+#include "panel/answers.h"
+#include "panel/form.h"
+#include "panel/html.h"
+#include "panel/pages.h"
+#include "panel/panel_app.h"
+#include "panel/user_pages.h"
+
+namespace qeli::panel {
+namespace {
+
+std::vector<std::string> profile_names(const control::StatsSnapshot& stats) {
+  std::vector<std::string> out;
+  for (const auto& p : stats.profiles) out.push_back(p.profile);
+  return out;
+}
+
+// "a, b,c" → {"a","b","c"}; empty parts dropped.
+std::vector<std::string> split_list(std::string_view s) {
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    const std::size_t comma = s.find(',');
+    std::string_view part = s.substr(0, comma);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (!part.empty()) out.emplace_back(part);
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::string user_page_path(const std::string& name) {
+  return "/users/view?name=" + percent_encode(name);
+}
+
+}  // namespace
+
+std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) {
+  if (c.path != "/users" && c.path != "/users/view") return std::nullopt;
+  std::string error;
+  auto users = ask(server_, control::ListUsers{}, error);
+  auto usage = users ? ask(server_, control::GetUsage{}, error) : std::nullopt;
+  auto stats = usage ? ask(server_, control::GetStats{}, error) : std::nullopt;
+  if (!stats) return server_unavailable(s_.base_path, error);
+  PageFrame frame{"Users", s_.base_path, s_.username, pc.csrf, NavItem::kUsers, 0};
+  HttpResponse r;
+  if (c.path == "/users") {
+    r.body = render_page(
+        frame, users_content(pc, *users, *usage) + new_user_form(pc, profile_names(*stats)));
+    return r;
+  }
+  const auto query = parse_form(c.req.query).value_or(FormFields{});
+  const std::string_view name = query.get("name");
+  const control::UserInfo* user = nullptr;
+  for (const auto& u : users->users) {
+    if (u.name == name) user = &u;
+  }
+  if (user == nullptr) return plain(404, "Not Found: no such user");
+  const control::UserUsage* use = nullptr;
+  for (const auto& u : usage->users) {
+    if (u.username == name) use = &u;
+  }
+  frame.title = "User " + user->name;
+  r.body = render_page(frame, user_content(pc, *user, use, profile_names(*stats), s_.public_host));
+  return r;
+}
+
+std::optional<HttpResponse> PanelApp::users_action(Ctx& c, const FormFields& form) {
+  const std::string user(form.get("user"));
+  std::string error;
+  auto failed = [&](const std::string& page) {
+    spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, s_.username, c.ip, error);
+    return redirect(s_.base_path + page + (page.find('?') == std::string::npos ? "?" : "&") +
+                    "done=failed");
+  };
+  if (c.path == "/users/add") {
+    control::AddUser add;
+    add.username = std::string(form.get("name"));
+    add.profiles = split_list(form.get("profiles"));
+    add.max_sessions = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(parse_u64(form.get("max_sessions")).value_or(0), 1'000'000));
+    add.actor = "panel:" + s_.username;
+    auto r = ask(server_, add, error);
+    if (!r) return failed("/users");
+    spdlog::info("panel: admin '{}' added user '{}' from {}", s_.username, loggable(add.username),
+                 c.ip);
+    return redirect(s_.base_path + user_page_path(add.username) + "&done=user-added");
+  }
+  if (c.path == "/users/remove") {
+    auto r = ask(server_, control::RemoveUser{user, "panel:" + s_.username}, error);
+    if (!r) return failed(user_page_path(user));
+    spdlog::info("panel: admin '{}' removed user '{}' from {}", s_.username, loggable(user), c.ip);
+    return redirect(s_.base_path +
+                    "/users?done=user-removed&n=" + std::to_string(r->sessions_ended));
+  }
+  if (c.path == "/devices/add") {
+    control::AddDevice add{user, std::string(form.get("name")), std::string(form.get("host")),
+                           std::string(form.get("profile")), "panel:" + s_.username};
+    auto r = ask(server_, add, error);
+    if (!r) return failed(user_page_path(user));
+    spdlog::info("panel: admin '{}' added device '{}' (id {}) of '{}' from {}", s_.username,
+                 loggable(r->name), r->id, loggable(user), c.ip);
+    const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+    HttpResponse page;
+    page.body = render_page({"Device link", s_.base_path, s_.username, pc.csrf, NavItem::kUsers, 0},
+                            device_issued_content(pc, *r));
+    return page;
+  }
+  if (c.path == "/devices/revoke") {
+    const std::string id(form.get("id"));
+    auto r = ask(server_, control::RevokeDevice{user, id, "panel:" + s_.username}, error);
+    if (!r) return failed(user_page_path(user));
+    spdlog::info("panel: admin '{}' revoked device {} of '{}' from {}", s_.username, loggable(id),
+                 loggable(user), c.ip);
+    return redirect(s_.base_path + user_page_path(user) +
+                    "&done=revoked&n=" + std::to_string(r->sessions_ended));
+  }
+  return std::nullopt;
+}
+
+std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& body,
+                                                const std::string& p) {
+  auto str = [&](const char* k) {
+    return body.contains(k) && body[k].is_string() ? body[k].get<std::string>() : std::string();
+  };
+  std::string error;
+  control::ErrorCode code = control::ErrorCode::kInternal;
+  auto answer = [&](auto&& opt) -> HttpResponse {
+    if (!opt) return problem(http_status_of(code), "Refused", error);
+    return json_answer(control::encode_reply(control::Response{std::move(*opt)}));
+  };
+  const std::string actor = "panel:" + s_.username;
+  if (p == "/users") {
+    control::AddUser add;
+    add.username = str("user");
+    add.actor = actor;
+    if (body.contains("profiles")) {
+      if (!body["profiles"].is_array()) return problem(400, "Bad Request", "profiles");
+      for (const auto& x : body["profiles"]) {
+        if (!x.is_string()) return problem(400, "Bad Request", "profiles");
+        add.profiles.push_back(x.get<std::string>());
+      }
+    }
+    if (body.contains("max_sessions")) {
+      if (!body["max_sessions"].is_number_unsigned() ||
+          body["max_sessions"].get<std::uint64_t>() > 1'000'000)
+        return problem(400, "Bad Request", "max_sessions");
+      add.max_sessions = body["max_sessions"].get<std::uint32_t>();
+    }
+    auto r = ask(server_, add, error, &code);
+    if (r) {
+      spdlog::info("panel: admin '{}' added user '{}' from {} (API)", s_.username,
+                   loggable(add.username), c.ip);
+    }
+    return answer(std::move(r));
+  }
+  if (p == "/users/remove") {
+    auto r = ask(server_, control::RemoveUser{str("user"), actor}, error, &code);
+    if (r) {
+      spdlog::info("panel: admin '{}' removed user '{}' from {} (API)", s_.username,
+                   loggable(str("user")), c.ip);
+    }
+    return answer(std::move(r));
+  }
+  if (p == "/devices") {
+    control::AddDevice add{str("user"), str("name"), str("host"), str("profile"), actor};
+    auto r = ask(server_, add, error, &code);
+    if (r) {
+      spdlog::info("panel: admin '{}' added device '{}' (id {}) of '{}' from {} (API)", s_.username,
+                   loggable(r->name), r->id, loggable(add.username), c.ip);
+    }
+    return answer(std::move(r));
+  }
+  if (p == "/devices/revoke") {
+    auto r = ask(server_, control::RevokeDevice{str("user"), str("id"), actor}, error, &code);
+    if (r) {
+      spdlog::info("panel: admin '{}' revoked device {} of '{}' from {} (API)", s_.username,
+                   loggable(str("id")), loggable(str("user")), c.ip);
+    }
+    return answer(std::move(r));
+  }
+  return std::nullopt;
+}
+
+}  // namespace qeli::panel
