@@ -17,6 +17,7 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_users(app, ctx);
   register_usage(app, ctx);
   register_panel(app, ctx);
+  register_file_steward(app, ctx);
 }
 
 }  // namespace qeli::cli

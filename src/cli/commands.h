@@ -23,5 +23,6 @@ void register_status(CLI::App& app, Context& ctx);
 void register_users(CLI::App& app, Context& ctx);
 void register_usage(CLI::App& app, Context& ctx);
 void register_panel(CLI::App& app, Context& ctx);
+void register_file_steward(CLI::App& app, Context& ctx);
 
 }  // namespace qeli::cli

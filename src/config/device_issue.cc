@@ -18,7 +18,7 @@ Unexpected<Error<DeviceIssueError>> refuse(DeviceIssueError code, std::string de
 Result<IssuedDevice, Error<DeviceIssueError>> issue_device(const std::string& users_file,
                                                            const UserConfig& user,
                                                            const std::string& name,
-                                                           crypto::Rng& rng) {
+                                                           crypto::Rng& rng, FileReplacer* via) {
   if (!is_valid_object_name(name)) {
     return refuse(DeviceIssueError::kBadName, "device names are 1..64 of letters, digits, - _ . @");
   }
@@ -34,7 +34,7 @@ Result<IssuedDevice, Error<DeviceIssueError>> issue_device(const std::string& us
   out.credential = new_device_secret(out.id, rng);
   const auto hash = crypto::argon2id_hash(out.credential);
   if (!hash) return refuse(DeviceIssueError::kHash, "Argon2id hashing failed (out of memory?)");
-  if (auto st = add_device(users_file, user.name, {out.id, name, *hash}); !st.ok()) {
+  if (auto st = add_device(users_file, user.name, {out.id, name, *hash}, via); !st.ok()) {
     return refuse(DeviceIssueError::kFile, st.error().detail);
   }
   return out;

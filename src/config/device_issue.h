@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "config/file_replacer.h"
 #include "config/server_config.h"
 #include "crypto/random.h"
 
@@ -30,6 +31,7 @@ enum class DeviceIssueError {
 Result<IssuedDevice, Error<DeviceIssueError>> issue_device(const std::string& users_file,
                                                            const UserConfig& user,
                                                            const std::string& name,
-                                                           crypto::Rng& rng);
+                                                           crypto::Rng& rng,
+                                                           FileReplacer* via = nullptr);
 
 }  // namespace qeli::config

@@ -102,9 +102,39 @@ std::string_view key_of(std::string_view line) {
 
 // Rewrites the users file through `edit` (over its lines; false = nothing to do, with
 // `missing` set when the user is absent), then renames the result over it.
+// Replaces the file (locked by `fd`) with `out`: through `via` when given, else a new
+// file beside it renamed over it, keeping owner, group and mode.
+Status<Error<UsersFileError>> replace_locked(const std::string& path, int fd,
+                                             const std::string& out, FileReplacer* via) {
+  if (via != nullptr) {
+    auto st = via->replace(path, out);
+    if (!st.ok()) return fail(Error<UsersFileError>{UsersFileError::kIo, st.error()});
+    return {};
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return io_error("stat " + path);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  Fd w(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (w.get() < 0) return io_error("create " + tmp);
+  // Keep the owner, group and mode (a 0640 root:qeli file stays readable by the server).
+  (void)::fchown(w.get(), st.st_uid, st.st_gid);
+  (void)::fchmod(w.get(), st.st_mode & 07777);
+  if (!write_all(w.get(), out) || ::fsync(w.get()) != 0) {
+    const auto e = io_error("write " + tmp);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const auto e = io_error("rename " + tmp);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  return {};
+}
+
 template <class Edit>
 Status<Error<UsersFileError>> rewrite_section(const std::string& path, const std::string& section,
-                                              bool create, Edit edit) {
+                                              bool create, Edit edit, FileReplacer* via = nullptr) {
   int raw = -1;
   if (auto st = open_locked(path, O_RDONLY, raw); !st.ok()) return st;
   Fd fd(raw);
@@ -148,30 +178,13 @@ Status<Error<UsersFileError>> rewrite_section(const std::string& path, const std
   edit(lines, begin, end);
   std::string out;
   for (const auto& l : lines) out += l + "\n";
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return io_error("stat " + path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  Fd w(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (w.get() < 0) return io_error("create " + tmp);
-  // Keep the owner, group and mode (a 0640 root:qeli file stays readable by the server).
-  (void)::fchown(w.get(), st.st_uid, st.st_gid);
-  (void)::fchmod(w.get(), st.st_mode & 07777);
-  if (!write_all(w.get(), out) || ::fsync(w.get()) != 0) {
-    const auto e = io_error("write " + tmp);
-    ::unlink(tmp.c_str());
-    return e;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const auto e = io_error("rename " + tmp);
-    ::unlink(tmp.c_str());
-    return e;
-  }
-  return {};
+  return replace_locked(path, fd.get(), out, via);
 }
 
 template <class Edit>
-Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string& name, Edit edit) {
-  return rewrite_section(path, "user:" + name, false, std::move(edit));
+Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string& name, Edit edit,
+                                      FileReplacer* via = nullptr) {
+  return rewrite_section(path, "user:" + name, false, std::move(edit), via);
 }
 
 }  // namespace
@@ -205,13 +218,17 @@ Status<Error<UsersFileError>> set_web_password(const std::string& path, const st
       });
 }
 
-Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name) {
-  return rewrite(path, name, [](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
-    // Also the blank lines that separated it from the next section.
-    while (b > 0 && trim(lines[b - 1]).empty()) --b;
-    lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(b),
-                lines.begin() + static_cast<std::ptrdiff_t>(e));
-  });
+Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name,
+                                          FileReplacer* via) {
+  return rewrite(
+      path, name,
+      [](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+        // Also the blank lines that separated it from the next section.
+        while (b > 0 && trim(lines[b - 1]).empty()) --b;
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(b),
+                    lines.begin() + static_cast<std::ptrdiff_t>(e));
+      },
+      via);
 }
 
 Status<Error<UsersFileError>> set_user_password(const std::string& path, const std::string& name,
@@ -238,7 +255,7 @@ Status<Error<UsersFileError>> set_user_password(const std::string& path, const s
 }
 
 Status<Error<UsersFileError>> add_device(const std::string& path, const std::string& user,
-                                         const DeviceCredential& d) {
+                                         const DeviceCredential& d, FileReplacer* via) {
   if (!is_device_id(d.id) || !is_valid_object_name(d.name)) {
     return fail(Error<UsersFileError>{UsersFileError::kBadName,
                                       "device names are 1..64 of letters, digits, - _ . @"});
@@ -247,15 +264,19 @@ Status<Error<UsersFileError>> add_device(const std::string& path, const std::str
     return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
   }
   bool exists = false;
-  auto st = rewrite(path, user, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
-    for (std::size_t i = b + 1; i < e; ++i) exists = exists || key_of(lines[i]) == "device." + d.id;
-    if (exists) return;
-    // After the section's last key line (before trailing blank lines or comments).
-    std::size_t at = e;
-    while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
-    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at),
-                 "device." + d.id + " = " + d.name + " " + d.phc);
-  });
+  auto st = rewrite(
+      path, user,
+      [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+        for (std::size_t i = b + 1; i < e; ++i)
+          exists = exists || key_of(lines[i]) == "device." + d.id;
+        if (exists) return;
+        // After the section's last key line (before trailing blank lines or comments).
+        std::size_t at = e;
+        while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
+        lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at),
+                     "device." + d.id + " = " + d.name + " " + d.phc);
+      },
+      via);
   if (!st.ok()) return st;
   if (exists) {
     return fail(
@@ -265,16 +286,19 @@ Status<Error<UsersFileError>> add_device(const std::string& path, const std::str
 }
 
 Status<Error<UsersFileError>> remove_device(const std::string& path, const std::string& user,
-                                            const std::string& id) {
+                                            const std::string& id, FileReplacer* via) {
   bool found = false;
-  auto st = rewrite(path, user, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
-    for (std::size_t i = e; i-- > b + 1;) {
-      if (key_of(lines[i]) == "device." + id) {
-        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
-        found = true;
-      }
-    }
-  });
+  auto st = rewrite(
+      path, user,
+      [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+        for (std::size_t i = e; i-- > b + 1;) {
+          if (key_of(lines[i]) == "device." + id) {
+            lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+            found = true;
+          }
+        }
+      },
+      via);
   if (!st.ok()) return st;
   if (!found) {
     return fail(Error<UsersFileError>{UsersFileError::kNotFound,
@@ -292,7 +316,8 @@ std::vector<UserConfig> read_users_file(const std::string& path, Findings& findi
   return users;
 }
 
-Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& u) {
+Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& u,
+                                          FileReplacer* via) {
   if (!is_valid_object_name(u.name)) {
     return fail(Error<UsersFileError>{UsersFileError::kBadName,
                                       "user names are 1..64 of letters, digits, - _ . @"});
@@ -307,7 +332,8 @@ Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser
   }
   // Serialise concurrent add-client runs (and remove-user / passwd) on the file itself.
   int raw = -1;
-  if (auto st = open_locked(path, O_RDWR | O_CREAT | O_APPEND, raw); !st.ok()) return st;
+  const int flags = via != nullptr ? O_RDONLY : O_RDWR | O_CREAT | O_APPEND;
+  if (auto st = open_locked(path, flags, raw); !st.ok()) return st;
   Fd fd(raw);
   std::string existing;
   if (!read_all(fd.get(), existing)) return io_error("read " + path);
@@ -340,6 +366,8 @@ Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser
     }
     text += "\n";
   }
+  // Through a replacer the whole file is replaced (its writer cannot append to it).
+  if (via != nullptr) return replace_locked(path, fd.get(), existing + text, via);
   if (!write_all(fd.get(), text)) return io_error("write " + path);
   if (::fsync(fd.get()) != 0) return io_error("fsync " + path);
   return {};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "config/file_replacer.h"
 #include "config/server_config.h"
 
 namespace qeli::config {
@@ -30,13 +31,17 @@ enum class UsersFileError { kBadName, kBadHash, kExists, kNotFound, kIo };
 /// Appends one [user:NAME] section under an exclusive flock, creating the file (mode
 /// 0600) if needed. Refuses a name already defined in the file. The write is one
 /// write(2) of the whole section followed by fsync, so a reader never sees half a user.
-Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& user);
+/// `via` (here and below): who replaces the file (config/file_replacer.h); null = this
+/// process. Through a replacer append_user replaces the whole file too.
+Status<Error<UsersFileError>> append_user(const std::string& path, const NewUser& user,
+                                          FileReplacer* via = nullptr);
 
 /// Removes the [user:NAME] section (its header up to the next section header; comments
 /// and every other section stay as written). kNotFound if the file has no such user.
 /// The new file is written next to the old one and renamed over it (atomic: a reader
 /// sees the old file or the new one), under the same exclusive flock as append_user.
-Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name);
+Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name,
+                                          FileReplacer* via = nullptr);
 
 /// Replaces the user's password_hash (and drops its password_enc, a reversible copy of
 /// the old password written by 0.7.16's panel, which would now be wrong). Same locking
@@ -55,10 +60,11 @@ Status<Error<UsersFileError>> set_web_password(const std::string& path, const st
 /// user has the id already; kNotFound without the user. Same locking and atomic
 /// replacement as remove_user.
 Status<Error<UsersFileError>> add_device(const std::string& path, const std::string& user,
-                                         const DeviceCredential& device);
+                                         const DeviceCredential& device,
+                                         FileReplacer* via = nullptr);
 
 /// Removes the user's `device.<id>` line (revoke-device). kNotFound if there is none.
 Status<Error<UsersFileError>> remove_device(const std::string& path, const std::string& user,
-                                            const std::string& id);
+                                            const std::string& id, FileReplacer* via = nullptr);
 
 }  // namespace qeli::config

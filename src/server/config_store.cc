@@ -31,13 +31,17 @@ const char* severity_name(config::Severity s) {
   return "error";
 }
 
+}  // namespace
+
 // History ids are "YYYYMMDDTHHMMSSZ-xxxxxxxx": letters, digits, 'T', 'Z', '-'.
-bool valid_id(const std::string& id) {
+bool is_config_version_id(std::string_view id) {
   if (id.size() != 25) return false;
   return std::all_of(id.begin(), id.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == 'T' || c == 'Z' || c == '-';
   });
 }
+
+namespace {
 
 std::string new_id(std::int64_t unix_secs) {
   const std::time_t t = unix_secs;
@@ -67,8 +71,9 @@ std::vector<control::ConfigFinding> to_api_findings(const config::Findings& f) {
   return out;
 }
 
-ConfigStore::ConfigStore(std::string config_path, std::string history_dir)
-    : path_(std::move(config_path)), history_dir_(std::move(history_dir)) {
+ConfigStore::ConfigStore(std::string config_path, std::string history_dir,
+                         config::FileReplacer* via)
+    : path_(std::move(config_path)), history_dir_(std::move(history_dir)), via_(via) {
   if (history_dir_.empty()) history_dir_ = sys::parent_dir(path_) + "/history";
 }
 
@@ -127,8 +132,19 @@ Result<control::ConfigSaved, ControlError> ConfigStore::save(const control::Save
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-  if (auto mk = sys::make_dirs(history_dir_, 0700); !mk.ok()) {
-    return fail(ControlError{ErrorCode::kInternal, mk.error().detail});
+  // Through the steward (a dropped server) or here; the steward makes the directory.
+  auto write = [&](const std::string& path, const std::string& content, mode_t mode,
+                   std::optional<std::pair<uid_t, gid_t>> owner) -> Status<std::string> {
+    if (via_ != nullptr) return via_->replace(path, content);
+    if (auto w = sys::write_file_atomic(path, content, mode, owner); !w.ok()) {
+      return fail(w.error().detail);
+    }
+    return {};
+  };
+  if (via_ == nullptr) {
+    if (auto mk = sys::make_dirs(history_dir_, 0700); !mk.ok()) {
+      return fail(ControlError{ErrorCode::kInternal, mk.error().detail});
+    }
   }
   out.history_id = new_id(now);
   const nlohmann::json meta = {{"id", out.history_id},
@@ -137,16 +153,15 @@ Result<control::ConfigSaved, ControlError> ConfigStore::save(const control::Save
                                {"sha256", sha256_hex(*cur)},
                                {"size", cur->size()}};
   const std::string base = history_dir_ + "/" + out.history_id;
-  if (auto w = sys::write_file_atomic(base + ".conf", *cur, 0600); !w.ok()) {
-    return fail(ControlError{ErrorCode::kInternal, w.error().detail});
-  }
-  if (auto w = sys::write_file_atomic(base + ".json", meta.dump() + "\n", 0600); !w.ok()) {
-    return fail(ControlError{ErrorCode::kInternal, w.error().detail});
+  for (const auto& [file, content] :
+       {std::pair{base + ".conf", *cur}, std::pair{base + ".json", meta.dump() + "\n"}}) {
+    if (auto w = write(file, content, 0600, std::nullopt); !w.ok()) {
+      return fail(ControlError{ErrorCode::kInternal, w.error()});
+    }
   }
   const mode_t mode = st.st_mode != 0 ? (st.st_mode & 07777) : 0600;
-  if (auto w = sys::write_file_atomic(path_, req.text, mode, std::make_pair(st.st_uid, st.st_gid));
-      !w.ok()) {
-    return fail(ControlError{ErrorCode::kInternal, w.error().detail});
+  if (auto w = write(path_, req.text, mode, std::make_pair(st.st_uid, st.st_gid)); !w.ok()) {
+    return fail(ControlError{ErrorCode::kInternal, w.error()});
   }
   // Keep the newest kMaxVersions.
   std::vector<std::string> ids;
@@ -157,8 +172,14 @@ Result<control::ConfigSaved, ControlError> ConfigStore::save(const control::Save
   }
   std::sort(ids.begin(), ids.end());
   for (std::size_t i = 0; i + kMaxVersions < ids.size(); ++i) {
-    std::filesystem::remove(history_dir_ + "/" + ids[i] + ".conf", ec);
-    std::filesystem::remove(history_dir_ + "/" + ids[i] + ".json", ec);
+    for (const char* ext : {".conf", ".json"}) {
+      const std::string old = history_dir_ + "/" + ids[i] + ext;
+      if (via_ != nullptr) {
+        (void)via_->remove(old);
+      } else {
+        std::filesystem::remove(old, ec);
+      }
+    }
   }
   return out;
 }
@@ -169,7 +190,7 @@ control::ConfigHistory ConfigStore::history() const {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(history_dir_, ec)) {
     const std::string n = e.path().filename().string();
-    if (!n.ends_with(".json") || !valid_id(n.substr(0, n.size() - 5))) continue;
+    if (!n.ends_with(".json") || !is_config_version_id(n.substr(0, n.size() - 5))) continue;
     auto text = sys::read_small_file(e.path().string(), 64 * 1024);
     if (!text.ok()) continue;
     const auto j = nlohmann::json::parse(*text, nullptr, false);
@@ -188,7 +209,8 @@ control::ConfigHistory ConfigStore::history() const {
 }
 
 Result<control::ConfigText, ControlError> ConfigStore::version(const std::string& id) const {
-  if (!valid_id(id)) return fail(ControlError{ErrorCode::kNotFound, "no such config version"});
+  if (!is_config_version_id(id))
+    return fail(ControlError{ErrorCode::kNotFound, "no such config version"});
   std::lock_guard lock(mu_);
   auto text = sys::read_small_file(history_dir_ + "/" + id + ".conf", config::kMaxFileBytes);
   if (!text.ok()) return fail(ControlError{ErrorCode::kNotFound, "no such config version"});

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "config/file_replacer.h"
 #include "config/finding.h"
 #include "control/api.h"
 
@@ -24,8 +25,11 @@ namespace qeli::server {
 class ConfigStore {
  public:
   static constexpr std::size_t kMaxVersions = 100;
-  /// `history_dir` empty = "<dir of config_path>/history".
-  explicit ConfigStore(std::string config_path, std::string history_dir = {});
+  /// `history_dir` empty = "<dir of config_path>/history". `via`: who writes the files
+  /// (the server's file steward after a privilege drop); null = this process.
+  explicit ConfigStore(std::string config_path, std::string history_dir = {},
+                       config::FileReplacer* via = nullptr);
+  const std::string& history_dir() const { return history_dir_; }
 
   const std::string& path() const { return path_; }
   Result<control::ConfigText, control::ControlError> read() const;
@@ -38,8 +42,12 @@ class ConfigStore {
  private:
   std::string path_;
   std::string history_dir_;
+  config::FileReplacer* via_ = nullptr;
   mutable std::mutex mu_;
 };
+
+/// A history version id: "20261201T223500Z-<8 hex>" (25 characters).
+bool is_config_version_id(std::string_view id);
 
 /// Hex SHA-256 of `text`.
 std::string sha256_hex(std::string_view text);

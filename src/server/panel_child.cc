@@ -3,13 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+
+#include "sys/child_exec.h"
 
 namespace qeli::server {
 namespace {
@@ -34,44 +35,23 @@ pid_t PanelChild::pid() const {
 // Everything the child needs is prepared before fork(): after it, in a process with
 // threads, only async-signal-safe calls (dup2, close, sigprocmask, execv).
 pid_t PanelChild::spawn() {
-  std::vector<char*> argv;
-  for (auto& a : argv_) argv.push_back(a.data());
-  argv.push_back(nullptr);
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) {
     spdlog::error("panel: pipe: {}", std::strerror(errno));
     return -1;
   }
-  // The child starts with only SIGHUP blocked: SIGTERM must end it at any time, and a
-  // SIGHUP (reopen_logs) that comes before the panel waits for it stays pending.
+  // The child starts with only SIGHUP blocked: SIGTERM must end it at any time (the panel
+  // waits for its signals with sigwait itself, and must see ours even before it gets
+  // there), and a SIGHUP (reopen_logs) that comes before it waits stays pending.
   sigset_t hup;
   sigemptyset(&hup);
   sigaddset(&hup, SIGHUP);
-  const pid_t pid = ::fork();
+  const pid_t pid = sys::spawn_with_fd(argv_, p[0], kKeyFd, hup);
   if (pid < 0) {
     spdlog::error("panel: fork: {}", std::strerror(errno));
     ::close(p[0]);
     ::close(p[1]);
     return -1;
-  }
-  if (pid == 0) {
-    // The server blocks its daemon signals in every thread; the panel waits for them
-    // with sigwait itself, and must see SIGTERM from us even before it gets there.
-    ::sigprocmask(SIG_SETMASK, &hup, nullptr);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(s, SIG_DFL);
-    if (p[0] == kKeyFd) {
-      // dup2 onto itself would keep O_CLOEXEC: the key would not cross the exec.
-      if (::fcntl(kKeyFd, F_SETFD, 0) != 0) ::_exit(127);
-    } else if (::dup2(p[0], kKeyFd) != kKeyFd) {
-      ::_exit(127);
-    }
-    // Nothing of the server's (TUN queues, sockets, the control socket) crosses the exec;
-    // without close_range (Linux < 5.9, or a seccomp filter) one by one.
-    if (::syscall(SYS_close_range, kKeyFd + 1, ~0U, 0) != 0) {
-      for (int fd = kKeyFd + 1; fd < 65536; ++fd) ::close(fd);
-    }
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
   }
   ::close(p[0]);
   // 32 bytes fit in any pipe's buffer: this never blocks.

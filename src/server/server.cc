@@ -25,6 +25,7 @@
 #include "server/config_store.h"
 #include "server/control_handler.h"
 #include "server/event_log.h"
+#include "server/file_steward.h"
 #include "server/panel_child.h"
 #include "server/profile_runtime.h"
 #include "server/reload_verdict.h"
@@ -186,7 +187,23 @@ int run_server(const ServerOptions& options) {
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count();
   EventLog events;
-  ConfigStore config_store(options.config_path);
+  // After the privilege drop the server cannot create files beside root's config: the
+  // file steward (file_steward.h), started now as root, writes what the control API saves.
+  const std::string config_abs = std::filesystem::absolute(options.config_path).string();
+  const ConfigStore plain_store(config_abs);
+  std::unique_ptr<FileStewardClient> steward;
+  if (!options.run_as.empty()) {
+    auto st = FileStewardClient::spawn({"/proc/self/exe", "file-steward", "--config", config_abs,
+                                        "--users",
+                                        std::filesystem::absolute(cfg.users_file_path()).string(),
+                                        "--history", plain_store.history_dir()});
+    if (!st.ok()) {
+      spdlog::error("{}", st.error());
+      return 1;
+    }
+    steward = std::move(*st);
+  }
+  ConfigStore config_store(config_abs, {}, steward.get());
   UserDirectory users(users_of(cfg));
   std::unique_ptr<UsageStore> usage_store;
   if (!options.usage_db.empty()) {
@@ -354,7 +371,7 @@ int run_server(const ServerOptions& options) {
     events.push(std::move(e));
     return r;
   };
-  UserAdmin user_admin(options.config_path, &profiles, reload);
+  UserAdmin user_admin(config_abs, &profiles, reload, crypto::system_rng(), steward.get());
   ControlHandler handler(ControlTargets{.profiles = &profiles,
                                         .users = &users,
                                         .guard = &guard,

@@ -67,11 +67,12 @@ Result<const config::UserConfig*, ControlError> file_user(const config::ServerCo
 
 UserAdmin::UserAdmin(std::string config_path,
                      const std::vector<std::unique_ptr<ProfileRuntime>>* profiles, Reload reload,
-                     crypto::Rng& rng)
+                     crypto::Rng& rng, config::FileReplacer* via)
     : config_path_(std::move(config_path)),
       profiles_(profiles),
       reload_(std::move(reload)),
-      rng_(rng) {}
+      rng_(rng),
+      via_(via) {}
 
 Result<control::UserChanged, ControlError> UserAdmin::add_user(const control::AddUser& r) {
   std::lock_guard lock(mu_);
@@ -100,7 +101,7 @@ Result<control::UserChanged, ControlError> UserAdmin::add_user(const control::Ad
   nu.password_hash = *hash;
   nu.profiles = r.profiles;
   nu.max_sessions = r.max_sessions;
-  if (auto st = config::append_user(path, nu); !st.ok()) {
+  if (auto st = config::append_user(path, nu, via_); !st.ok()) {
     return refuse(code_of(st.error().code), st.error().detail);
   }
   const auto reloaded = reload_();
@@ -108,8 +109,9 @@ Result<control::UserChanged, ControlError> UserAdmin::add_user(const control::Ad
 }
 
 Result<control::UserChanged, ControlError> UserAdmin::remove_user(const control::RemoveUser& r) {
-  return edit_file_user(
-      r.username, [&](const std::string& path) { return config::remove_user(path, r.username); });
+  return edit_file_user(r.username, [&](const std::string& path) {
+    return config::remove_user(path, r.username, via_);
+  });
 }
 
 Result<control::DeviceIssued, ControlError> UserAdmin::add_device(const control::AddDevice& r) {
@@ -138,7 +140,7 @@ Result<control::DeviceIssued, ControlError> UserAdmin::add_device(const control:
   } else if (!r.profile.empty()) {
     return refuse(ErrorCode::kBadRequest, "\"profile\" is for a link: give \"host\" too");
   }
-  auto issued = config::issue_device(cfg->users_file_path(), user, r.name, rng_);
+  auto issued = config::issue_device(cfg->users_file_path(), user, r.name, rng_, via_);
   if (!issued.ok()) {
     const auto& e = issued.error();
     const ErrorCode code = e.code == config::DeviceIssueError::kExists    ? ErrorCode::kConflict
@@ -165,7 +167,7 @@ Result<control::DeviceIssued, ControlError> UserAdmin::add_device(const control:
 Result<control::UserChanged, ControlError> UserAdmin::revoke_device(
     const control::RevokeDevice& r) {
   return edit_file_user(r.username, [&](const std::string& path) {
-    return config::remove_device(path, r.username, r.id);
+    return config::remove_device(path, r.username, r.id, via_);
   });
 }
 

@@ -32,8 +32,11 @@ namespace qeli::server {
 class UserAdmin {
  public:
   using Reload = std::function<control::ValidationResult()>;
+  /// `via`: who replaces the users file (the file steward after a privilege drop); null =
+  /// this process.
   UserAdmin(std::string config_path, const std::vector<std::unique_ptr<ProfileRuntime>>* profiles,
-            Reload reload, crypto::Rng& rng = crypto::system_rng());
+            Reload reload, crypto::Rng& rng = crypto::system_rng(),
+            config::FileReplacer* via = nullptr);
 
   Result<control::UserChanged, control::ControlError> add_user(const control::AddUser& r);
   Result<control::UserChanged, control::ControlError> remove_user(const control::RemoveUser& r);
@@ -51,6 +54,7 @@ class UserAdmin {
   const std::vector<std::unique_ptr<ProfileRuntime>>* profiles_;
   Reload reload_;
   crypto::Rng& rng_;
+  config::FileReplacer* via_;
   std::mutex mu_;
 };
 

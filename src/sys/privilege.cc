@@ -145,9 +145,11 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan) {
   return DroppedTo{acct->uid, acct->gid, capability_names(plan.keep)};
 }
 
-Status<std::string> drop_all_capabilities() {
-  if (auto st = cut_bounding_and_ambient({}); !st.ok()) return fail(st.error());
-  if (auto st = set_caps({}); !st.ok()) return fail(st.error());
+Status<std::string> drop_all_capabilities() { return drop_capabilities_except({}); }
+
+Status<std::string> drop_capabilities_except(const std::vector<int>& keep) {
+  if (auto st = cut_bounding_and_ambient(keep); !st.ok()) return fail(st.error());
+  if (auto st = set_caps(keep); !st.ok()) return fail(st.error());
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(errno_text("PR_SET_NO_NEW_PRIVS"));
   return {};
 }

@@ -50,6 +50,9 @@ Result<DroppedTo, std::string> drop_privileges(const PrivilegeDrop& plan);
 /// process may, PR_SET_NO_NEW_PRIVS. The uid stays (see drop_privileges for that). Error:
 /// the step that failed; the caller must not go on.
 Status<std::string> drop_all_capabilities();
+/// The same, keeping `keep` (CAP_* numbers) effective and permitted (the server's file
+/// steward keeps CAP_CHOWN: server/file_steward.h).
+Status<std::string> drop_capabilities_except(const std::vector<int>& keep);
 
 /// For the calling thread only, while the object lives: files are opened with the
 /// permissions of, and created owned by, `user` (setfsuid/setfsgid, Linux). For what the
