@@ -99,6 +99,7 @@ WebConfig read_web(SectionReader& r) {
   w.session_ttl = r.get_secs("session_ttl_secs", w.session_ttl, seconds{1}, seconds{2592000});
   w.persist_session_key = r.get_bool("persist_session_key", true);
   w.update_check = r.get_bool("update_check", false);
+  w.state_db = r.get_string("state_db", w.state_db);
   w.brute_force = read_brute_force(r, "brute_force.");
   if (w.enabled && w.bind != "127.0.0.1" && w.bind != "::1") {
     r.warning("bind",
@@ -336,6 +337,10 @@ std::string ServerConfig::web_tls_cert_path() const {
 
 std::string ServerConfig::web_tls_key_path() const {
   return web.tls_key.empty() ? std::string() : beside_config(file, web.tls_key);
+}
+
+std::string ServerConfig::web_state_db_path() const {
+  return web.state_db.empty() ? std::string() : beside_config(file, web.state_db);
 }
 
 }  // namespace qeli::config

@@ -69,6 +69,9 @@ struct WebConfig {
   seconds session_ttl{86400};  // 1 s .. 30 days
   bool persist_session_key = true;
   bool update_check = false;
+  /// The panel's own SQLite file (API tokens); relative: to the config's directory;
+  /// empty: no state (API tokens off).
+  std::string state_db = "/var/lib/qeli/server/panel.db";
   BruteForceConfig brute_force;
   friend bool operator==(const WebConfig&, const WebConfig&) = default;
 };
@@ -419,6 +422,8 @@ struct ServerConfig {
   /// [web] tls_cert / tls_key, resolved like the others ("" stays "").
   std::string web_tls_cert_path() const;
   std::string web_tls_key_path() const;
+  /// [web] state_db, resolved like the others ("" stays "").
+  std::string web_state_db_path() const;
 };
 
 struct ServerLoad {

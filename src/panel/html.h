@@ -14,7 +14,7 @@ namespace qeli::panel {
 /// Living Standard §13.1.2.6 ambiguous ampersands included).
 std::string escape(std::string_view text);
 
-enum class NavItem { kDashboard, kSessions, kUsers, kBlocked, kEvents, kConfig, kNone };
+enum class NavItem { kDashboard, kSessions, kUsers, kBlocked, kEvents, kConfig, kTokens, kNone };
 
 struct PageFrame {
   std::string title;

@@ -118,6 +118,7 @@ std::string done_message(const FormFields& q) {
   if (what == "user-added") return "User added: give each device a link of its own below.";
   if (what == "user-removed") return "User removed; ended " + count + " session(s).";
   if (what == "revoked") return "Device revoked; ended " + count + " session(s).";
+  if (what == "token-revoked") return "API token revoked.";
   if (what == "saved") return "Saved; the server reloaded the config.";
   if (what == "restored") return "Restored that version; the server reloaded the config.";
   return {};
@@ -271,7 +272,7 @@ std::optional<HttpResponse> PanelApp::admit(const HttpRequest& head) const {
 
 HttpResponse PanelApp::handle(const HttpRequest& request) {
   if (auto refused = admit(request)) return std::move(*refused);
-  Ctx c{request, {}, client_ip(request), std::nullopt};
+  Ctx c{request, {}, client_ip(request), std::nullopt, {}, {}, false};
   HttpResponse r;
   {
     std::string_view p = request.path;
@@ -320,9 +321,13 @@ HttpResponse PanelApp::route(Ctx& c) {
     return login(c);
   }
   const bool is_api = c.path.starts_with("/api/");
+  // A script's or Prometheus's Bearer token: no cookie, so no CSRF to check.
+  if (auto done = bearer(c, is_api)) return std::move(*done);
   c.session = session_of(c.req);
   if (!c.session) {
-    if (is_api) return problem(401, "Unauthorized", "log in first (POST /login)");
+    if (is_api || c.path == "/metrics") {
+      return problem(401, "Unauthorized", "log in first (POST /login), or send an API token");
+    }
     if (get) return redirect(s_.base_path + "/login");
     return plain(403, "Forbidden: not logged in");
   }
@@ -346,7 +351,10 @@ HttpResponse PanelApp::route(Ctx& c) {
     }
     if (c.path == "/logout") return logout(c);
   }
+  c.actor = "panel:" + s_.username;
+  c.who = "admin '" + s_.username + "'";
   if (is_api) return api(c);
+  if (get && c.path == "/metrics") return metrics(c);
   return get ? page(c) : action(c);
 }
 
@@ -430,6 +438,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     content = sessions_content(pc, *sessions);
   } else if (auto users = users_page(c, pc)) {
     return std::move(*users);
+  } else if (auto tokens = tokens_page(c, pc)) {
+    return std::move(*tokens);
   } else if (c.path == "/blocked") {
     frame.title = "Lockouts";
     frame.active = NavItem::kBlocked;
@@ -534,6 +544,7 @@ HttpResponse PanelApp::action(Ctx& c) {
     return redirect(s_.base_path + page + "?done=failed");
   };
   if (auto done = users_action(c, *form)) return std::move(*done);
+  if (auto done = tokens_action(c, *form)) return std::move(*done);
   const std::string from = std::string(c.req.header("referer")).find("/users") != std::string::npos
                                ? "/users"
                                : "/sessions";
@@ -589,6 +600,7 @@ HttpResponse PanelApp::api(Ctx& c) {
     return json_answer(control::encode_reply(control::Response{std::move(*opt)}));
   };
   if (get) {
+    if (p == "/session" && c.by_token) return json_answer({{"token", c.actor}});
     if (p == "/session") {
       return json_answer({{"user", s_.username},
                           {"csrf_token", sessions_.csrf_token(c.session->sid)},
@@ -628,18 +640,18 @@ HttpResponse PanelApp::api(Ctx& c) {
     }
     auto r = ask(server_, k, error);
     if (!r) return problem(409, "Conflict", error);
-    spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {} (API)", s_.username,
-                 r->kicked, loggable(k.username), c.ip);
+    spdlog::info("panel: {} kicked {} session(s) of '{}' from {} (API)", c.who, r->kicked,
+                 loggable(k.username), c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   if (p == "/config/validate") {
     return reply(ask(server_, control::ValidateConfig{lf_only(str("text"))}, error));
   }
   if (p == "/config") {
-    control::SaveConfig save{lf_only(str("text")), str("base_sha256"), "panel:" + s_.username};
+    control::SaveConfig save{lf_only(str("text")), str("base_sha256"), c.actor};
     auto r = ask(server_, save, error);
     if (!r) return problem(409, "Conflict", error);
-    spdlog::info("panel: admin '{}' saved the config from {} (API)", s_.username, c.ip);
+    spdlog::info("panel: {} saved the config from {} (API)", c.who, c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   if (p == "/users/disable" || p == "/users/enable") {
@@ -647,8 +659,8 @@ HttpResponse PanelApp::api(Ctx& c) {
     auto r = disable ? ask(server_, control::DisableUser{str("user")}, error)
                      : ask(server_, control::EnableUser{str("user")}, error);
     if (!r) return problem(409, "Conflict", error);
-    spdlog::info("panel: admin '{}' {} user '{}' from {} (API)", s_.username,
-                 disable ? "disabled" : "enabled", loggable(str("user")), c.ip);
+    spdlog::info("panel: {} {} user '{}' from {} (API)", c.who, disable ? "disabled" : "enabled",
+                 loggable(str("user")), c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   return problem(404, "Not Found");

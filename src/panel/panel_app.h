@@ -42,6 +42,7 @@ namespace qeli::panel {
 
 inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 
+class ApiTokens;
 class FormFields;
 struct ConfigEditor;
 struct PageContext;
@@ -58,6 +59,9 @@ struct PanelSettings {
   std::string public_host;                        ///< a host name or address, no scheme
   std::vector<std::string> allowed_origins;       ///< "https://vpn.example.com[:port]"
   server::BruteForcePolicy brute_force;
+  /// GET /metrics: per-user series as [metrics] per_user / per_user_limit say.
+  bool metrics_per_user = false;
+  std::uint32_t metrics_per_user_limit = 100;
 };
 
 /// The settings of a [web] section.
@@ -84,6 +88,12 @@ class PanelApp {
 
   /// For tests: the guard that counts login failures.
   server::AuthGuard& guard() { return guard_; }
+  /// The API tokens (panel/api_tokens.h); null: tokens are off (a Bearer request gets
+  /// 503, the tokens page says why: `why_off`).
+  void set_tokens(ApiTokens* tokens, std::string why_off = {}) {
+    tokens_ = tokens;
+    tokens_off_ = std::move(why_off);
+  }
 
  private:
   /// One request as the routes see it.
@@ -92,6 +102,11 @@ class PanelApp {
     std::string path;  ///< without base_path, "/" at least
     std::string ip;    ///< the client's address (after trusted proxies)
     std::optional<AdminSession> session;
+    /// Who acts, for logs and the server's records: "panel:<admin>" or "token:<name>".
+    std::string actor;
+    /// The same for log lines: "admin 'boss'" or "token 'ci'".
+    std::string who;
+    bool by_token = false;  ///< a Bearer token, not the admin's cookie (no CSRF check)
   };
   HttpResponse route(Ctx& c);
   HttpResponse login(Ctx& c);
@@ -105,6 +120,11 @@ class PanelApp {
   std::optional<HttpResponse> users_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> users_action(Ctx& c, const FormFields& form);
   std::optional<HttpResponse> users_api(Ctx& c, const nlohmann::json& body, const std::string& p);
+  // API tokens and /metrics (panel_tokens.cc).
+  std::optional<HttpResponse> bearer(Ctx& c, bool is_api);
+  HttpResponse metrics(Ctx& c);
+  std::optional<HttpResponse> tokens_page(Ctx& c, const PageContext& pc);
+  std::optional<HttpResponse> tokens_action(Ctx& c, const FormFields& form);
 
   std::string client_ip(const HttpRequest& r) const;
   bool source_allowed(const std::string& ip) const;
@@ -117,6 +137,8 @@ class PanelApp {
   AdminSessions sessions_;
   server::AuthGuard guard_;
   PanelClock clock_;
+  ApiTokens* tokens_ = nullptr;
+  std::string tokens_off_;
 };
 
 }  // namespace qeli::panel

@@ -9,6 +9,7 @@
 
 #include "config/server_config.h"
 #include "config/web_session_key.h"
+#include "panel/api_tokens.h"
 #include "panel/http_listener.h"
 #include "panel/panel_app.h"
 #include "sys/daemon_signals.h"
@@ -71,7 +72,10 @@ int run_panel(const PanelOptions& options) {
     return 1;
   }
   control::SocketClient server(options.control_socket);
-  PanelApp app(settings_of(web), server, *key);
+  PanelSettings settings = settings_of(web);
+  settings.metrics_per_user = load.config.metrics.per_user;
+  settings.metrics_per_user_limit = load.config.metrics.per_user_limit;
+  PanelApp app(settings, server, *key);
   ListenerOptions lo{web.bind, web.port, "", ""};
   if (web.tls) {
     lo.tls_cert = load.config.web_tls_cert_path();
@@ -96,6 +100,17 @@ int run_panel(const PanelOptions& options) {
   } else if (auto st = sys::drop_all_capabilities(); !st.ok()) {
     spdlog::error("panel: dropping capabilities: {}", st.error());
     return 1;
+  }
+  // The panel's own state, opened as the account it runs as (its file is that account's).
+  std::unique_ptr<ApiTokens> tokens;
+  if (const std::string db = load.config.web_state_db_path(); db.empty()) {
+    app.set_tokens(nullptr, "[web] state_db is empty");
+  } else if (auto t = ApiTokens::open(db); t.ok()) {
+    tokens = std::move(*t);
+    app.set_tokens(tokens.get());
+  } else {
+    spdlog::warn("panel: [web] state_db: {}; API tokens are off", t.error());
+    app.set_tokens(nullptr, "[web] state_db: " + t.error());
   }
   const std::string host =
       web.bind.find(':') != std::string::npos ? "[" + web.bind + "]" : web.bind;

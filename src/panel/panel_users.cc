@@ -139,7 +139,7 @@ std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& bo
     if (!opt) return problem(http_status_of(code), "Refused", error);
     return json_answer(control::encode_reply(control::Response{std::move(*opt)}));
   };
-  const std::string actor = "panel:" + s_.username;
+  const std::string actor = c.actor;
   if (p == "/users") {
     control::AddUser add;
     add.username = str("user");
@@ -159,16 +159,14 @@ std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& bo
     }
     auto r = ask(server_, add, error, &code);
     if (r) {
-      spdlog::info("panel: admin '{}' added user '{}' from {} (API)", s_.username,
-                   loggable(add.username), c.ip);
+      spdlog::info("panel: {} added user '{}' from {} (API)", c.who, loggable(add.username), c.ip);
     }
     return answer(std::move(r));
   }
   if (p == "/users/remove") {
     auto r = ask(server_, control::RemoveUser{str("user"), actor}, error, &code);
     if (r) {
-      spdlog::info("panel: admin '{}' removed user '{}' from {} (API)", s_.username,
-                   loggable(str("user")), c.ip);
+      spdlog::info("panel: {} removed user '{}' from {} (API)", c.who, loggable(str("user")), c.ip);
     }
     return answer(std::move(r));
   }
@@ -176,7 +174,7 @@ std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& bo
     control::AddDevice add{str("user"), str("name"), str("host"), str("profile"), actor};
     auto r = ask(server_, add, error, &code);
     if (r) {
-      spdlog::info("panel: admin '{}' added device '{}' (id {}) of '{}' from {} (API)", s_.username,
+      spdlog::info("panel: {} added device '{}' (id {}) of '{}' from {} (API)", c.who,
                    loggable(r->name), r->id, loggable(add.username), c.ip);
     }
     return answer(std::move(r));
@@ -184,8 +182,8 @@ std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& bo
   if (p == "/devices/revoke") {
     auto r = ask(server_, control::RevokeDevice{str("user"), str("id"), actor}, error, &code);
     if (r) {
-      spdlog::info("panel: admin '{}' revoked device {} of '{}' from {} (API)", s_.username,
-                   loggable(str("id")), loggable(str("user")), c.ip);
+      spdlog::info("panel: {} revoked device {} of '{}' from {} (API)", c.who, loggable(str("id")),
+                   loggable(str("user")), c.ip);
     }
     return answer(std::move(r));
   }

@@ -7,9 +7,9 @@
 namespace qeli::server {
 namespace {
 
-constexpr std::array<std::string_view, 9> kPathKeys{"identity_key", "users_file", "file",
-                                                    "tls_cert",     "tls_key",    "state_dir",
-                                                    "user",         "route_file", "password_file"};
+constexpr std::array<std::string_view, 10> kPathKeys{
+    "identity_key", "users_file", "file",       "tls_cert",      "tls_key",
+    "state_dir",    "user",       "route_file", "password_file", "outbox"};
 
 bool contains_word(std::string_view key, std::string_view word) {
   return key.find(word) != std::string_view::npos;
@@ -54,7 +54,8 @@ bool is_privileged_key(std::string_view section, std::string_view key) {
   for (auto p : kPathKeys) {
     if (last == p) return true;
   }
-  return key.ends_with("_path") || key.ends_with("_dir") || key.ends_with("_file");
+  return key.ends_with("_path") || key.ends_with("_dir") || key.ends_with("_file") ||
+         key.ends_with("_db");
 }
 
 std::vector<config::Finding> privileged_changes(const config::IniDocument& before,

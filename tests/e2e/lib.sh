@@ -20,6 +20,10 @@ users_file = users.conf
 [logging]
 level = info
 
+[web]
+# The panel's own file (API tokens) beside the config, never the host's /var/lib/qeli.
+state_db = panel.db
+
 [profile:e2e]
 bind.transport = ${E2E_TRANSPORT:-tcp}
 bind.address = $UL_S

@@ -12,6 +12,9 @@
 #     the JSON API enables her again (X-CSRF-Token);
 #   * the raw config editor validates like check-config, refuses a hook, a broken file and a
 #     stale base without touching the file, saves (history with the old file) and reloads;
+#   * an API token (state_db) made on the tokens page: shown once, stored hashed; Bearer
+#     requests need no cookie or CSRF token and get only their scopes; /metrics parses;
+#     a revoked token is refused;
 #   * logout ends the cookie; a server restart keeps a cookie (persist_session_key);
 #     a new password (set-web-password + reload) ends it;
 #   * brute_force.max_attempts wrong passwords lock the login out, even the right one;
@@ -135,6 +138,34 @@ jq -e '.was_disabled == true' "$E2E_DIR/api_enable.b" >/dev/null ||
 expect 200 api_events -b "$jar" "$PANEL/api/v1/events"
 jq -e '[.events[].type] | index("user.disabled") != null and index("user.enabled") != null' \
   "$E2E_DIR/api_events.b" >/dev/null || e2e_fail "events lack user.disabled/enabled"
+
+# API tokens (state_db = panel.db beside the config): made on the tokens page from the
+# admin's session, shown once, kept as a SHA-256 only; a Bearer token needs no cookie and
+# no CSRF token, and gets only what its scopes allow; /metrics parses strictly.
+expect 200 tokens_page -b "$jar" "$PANEL/tokens"
+tcsrf=$(csrf_of tokens_page)
+expect 200 token_made -b "$jar" -H "Origin: $PANEL" \
+  -d "csrf=$tcsrf&name=prom&scope=read&scope=metrics&days=30" "$PANEL/tokens/create"
+token=$(grep -o 'qeli_pat_[0-9A-Za-z]*' "$E2E_DIR/token_made.b" | head -1)
+[ "${#token}" = 58 ] || e2e_fail "no API token on the page: $(head -c 300 "$E2E_DIR/token_made.b")"
+[ "$(stat -c %a "$dir/panel.db")" = 600 ] || e2e_fail "state_db is not 0600"
+! grep -qaF "$token" "$dir"/panel.db* || e2e_fail "the token itself is in the state_db"
+expect 200 tok_sessions -H "Authorization: Bearer $token" "$PANEL/api/v1/sessions"
+jq -e '.clients | length >= 0' "$E2E_DIR/tok_sessions.b" >/dev/null || e2e_fail "token API answer"
+expect 403 tok_kick -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+  -d '{"user":"alice"}' "$PANEL/api/v1/sessions/kick"
+grep -q 'lacks the scope sessions:kick' "$E2E_DIR/tok_kick.b" || e2e_fail "scope refusal: $(cat "$E2E_DIR/tok_kick.b")"
+expect 401 tok_bogus -H "Authorization: Bearer ${token%?}x" "$PANEL/api/v1/sessions"
+expect 200 tok_metrics -H "Authorization: Bearer $token" "$PANEL/metrics"
+python3 "$(dirname "$(readlink -f "$0")")/tools/check_exposition.py" "$E2E_DIR/tok_metrics.b" \
+  >"$E2E_DIR/tok_metrics.parsed" || e2e_fail "the panel's /metrics does not parse"
+grep -q '^qeli_build_info' "$E2E_DIR/tok_metrics.parsed" || e2e_fail "no qeli_build_info on the panel's /metrics"
+expect 401 anon_metrics "$PANEL/metrics"
+expect 200 tokens_list -b "$jar" "$PANEL/tokens"
+tid=$(grep -o 'name="id" value="[0-9a-f]*"' "$E2E_DIR/tokens_list.b" | head -1 | sed 's/.*value="//; s/"//')
+grep -q '127.0.0.1' "$E2E_DIR/tokens_list.b" || e2e_fail "the token's last use is not shown"
+expect 303 token_revoke -b "$jar" -H "Origin: $PANEL" -d "csrf=$tcsrf&id=$tid" "$PANEL/tokens/revoke"
+expect 401 tok_revoked -H "Authorization: Bearer $token" "$PANEL/api/v1/sessions"
 
 # Logout ends the cookie.
 old_cookie=$(grep qeli_session "$jar" | awk '{print $NF}')

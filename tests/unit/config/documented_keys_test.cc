@@ -83,6 +83,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kWeb, "session_ttl_secs", "e2e/web_panel.sh"},
     {Scope::kWeb, "persist_session_key", "e2e/web_panel.sh"},
     {Scope::kWeb, "update_check", "refused"},
+    {Scope::kWeb, "state_db", "e2e/web_panel.sh"},
     {Scope::kWeb, "brute_force.*", "e2e/web_panel.sh", "brute_force.max_attempts"},
     // [logging]
     {Scope::kLogging, "level", "unit/config/logging_section_test.cc"},

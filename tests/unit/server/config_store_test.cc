@@ -146,7 +146,8 @@ TEST(EventLog, NumbersKeepsOrderAndForgetsTheOldest) {
 
 TEST(PrivilegedKeys, NamesHooksCommandsAndPaths) {
   for (const char* k : {"routing.post_up", "routing.post_down", "password_command", "users_file",
-                        "identity_key", "file", "tls_cert", "tls_key", "state_dir", "dns.hook"}) {
+                        "identity_key", "file", "tls_cert", "tls_key", "state_dir", "dns.hook",
+                        "outbox", "state_db", "secret_file"}) {
     EXPECT_TRUE(is_privileged_key("x", k)) << k;
   }
   for (const char* k : {"tun.mtu", "bind.port", "obf.mode", "max_sessions", "enabled"}) {

@@ -1,0 +1,163 @@
+// API tokens in the panel (panel/api_tokens.h): the Bearer check in front of the JSON API
+// and /metrics, the scope each route needs, and the page where the admin makes (shown
+// once) and revokes tokens. Tokens are made only from an admin's session: a token cannot
+// make another token.
+#include <spdlog/spdlog.h>
+
+#include "metrics/metrics_page.h"
+#include "panel/answers.h"
+#include "panel/api_tokens.h"
+#include "panel/form.h"
+#include "panel/html.h"
+#include "panel/pages.h"
+#include "panel/panel_app.h"
+
+namespace qeli::panel {
+namespace {
+
+// The scope a Bearer request needs (api_tokens.h lists them).
+TokenScope scope_for(const HttpRequest& r, const std::string& path) {
+  if (path == "/metrics") return TokenScope::kMetrics;
+  if (r.method != "POST" || path == "/api/v1/config/validate") return TokenScope::kRead;
+  if (path == "/api/v1/sessions/kick") return TokenScope::kSessionsKick;
+  if (path.starts_with("/api/v1/users") || path.starts_with("/api/v1/devices")) {
+    return TokenScope::kUsersWrite;
+  }
+  return TokenScope::kAdmin;  // config saves, and whatever comes later
+}
+
+std::string tokens_table(const PageContext& c, const std::vector<TokenInfo>& tokens,
+                         std::int64_t now) {
+  if (tokens.empty()) return "<p class=\"muted\">No API tokens.</p>";
+  std::string s =
+      "<table><tr><th>Name</th><th>Id</th><th>Scopes</th><th>Created (UTC)</th>"
+      "<th>Expires (UTC)</th><th>Last used</th><th></th></tr>";
+  for (const auto& t : tokens) {
+    const std::string expires =
+        human_time_utc(t.expires_unix) + (t.expires_unix <= now ? " (expired)" : "");
+    const std::string used =
+        t.last_used_unix == 0 ? "never" : human_time_utc(t.last_used_unix) + " from " + t.last_ip;
+    s += "<tr>" + td(t.name) + td(t.id) + td(scope_list(t.scopes)) +
+         td(human_time_utc(t.created_unix)) + td(expires) + td(used) + "<td>" +
+         post_button(c.base, "/tokens/revoke", c.csrf, "Revoke", {{"id", t.id}}, true) +
+         "</td></tr>";
+  }
+  return s + "</table>";
+}
+
+std::string new_token_form(const PageContext& c) {
+  std::string s =
+      "<h2>New token</h2><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
+      "/tokens/create\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
+      "\"><label>Name<input name=\"name\" required maxlength=\"64\" "
+      "placeholder=\"prometheus\"></label>";
+  for (const auto sc : kAllScopes) {
+    const std::string n(scope_name(sc));
+    s += "<label><input type=\"checkbox\" name=\"scope\" value=\"" + escape(n) + "\"" +
+         (sc == TokenScope::kRead ? " checked" : "") + "> " + escape(n) + "</label>";
+  }
+  s += "<label>Expires in (days)<input name=\"days\" type=\"number\" min=\"1\" max=\"" +
+       std::to_string(kMaxTokenDays) +
+       "\" value=\"90\" required></label><button type=\"submit\">Create token</button>"
+       "<p class=\"muted\">Use it as <code>Authorization: Bearer &lt;token&gt;</code> on "
+       "<code>/api/v1/</code> and <code>/metrics</code>. It is shown once; the panel keeps "
+       "only its SHA-256.</p></form>";
+  return s;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> PanelApp::bearer(Ctx& c, bool is_api) {
+  const std::string_view auth = c.req.header("authorization");
+  if (auth.empty() || !(is_api || c.path == "/metrics")) return std::nullopt;
+  if (!auth.starts_with("Bearer ")) {
+    return problem(401, "Unauthorized", "only Authorization: Bearer <API token> is accepted");
+  }
+  if (tokens_ == nullptr) {
+    return problem(503, "Service Unavailable", "API tokens are off: " + tokens_off_);
+  }
+  const auto t = tokens_->verify(auth.substr(7), clock_.unix_now(), c.ip);
+  if (!t) {
+    spdlog::warn("panel: {} {} from {}: unknown, expired or revoked API token; refused",
+                 c.req.method, c.path, c.ip);
+    return problem(401, "Unauthorized", "unknown, expired or revoked API token");
+  }
+  const TokenScope need = scope_for(c.req, c.path);
+  if (!t->allows(need)) {
+    spdlog::warn("panel: {} {} from {}: token '{}' lacks the scope {}; refused", c.req.method,
+                 c.path, c.ip, loggable(t->name), scope_name(need));
+    return problem(403, "Forbidden", "the token lacks the scope " + std::string(scope_name(need)));
+  }
+  c.by_token = true;
+  c.actor = "token:" + t->name;
+  c.who = "token '" + loggable(t->name) + "'";
+  return c.path == "/metrics" ? metrics(c) : api(c);
+}
+
+HttpResponse PanelApp::metrics(Ctx&) {
+  auto page = metrics::metrics_page(server_, {s_.metrics_per_user, s_.metrics_per_user_limit});
+  if (!page.ok()) return plain(502, "Bad Gateway: the VPN server did not answer: " + page.error());
+  HttpResponse r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = std::move(*page);
+  return r;
+}
+
+std::optional<HttpResponse> PanelApp::tokens_page(Ctx& c, const PageContext& pc) {
+  if (c.path != "/tokens") return std::nullopt;
+  std::string content = message_paragraph(pc.message);
+  if (tokens_ == nullptr) {
+    content += "<p class=\"err\">API tokens are off: " + escape(tokens_off_) + "</p>";
+  } else {
+    content += tokens_table(pc, tokens_->list(), clock_.unix_now()) + new_token_form(pc);
+  }
+  HttpResponse r;
+  r.body =
+      render_page({"API tokens", s_.base_path, s_.username, pc.csrf, NavItem::kTokens, 0}, content);
+  return r;
+}
+
+std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& form) {
+  if (c.path != "/tokens/create" && c.path != "/tokens/revoke") return std::nullopt;
+  if (tokens_ == nullptr) return plain(503, "Service Unavailable: API tokens are off");
+  if (c.path == "/tokens/revoke") {
+    const std::string id(form.get("id"));
+    if (!tokens_->revoke(id)) return redirect(s_.base_path + "/tokens?done=failed");
+    spdlog::info("panel: admin '{}' revoked API token {} from {}", s_.username, loggable(id), c.ip);
+    return redirect(s_.base_path + "/tokens?done=token-revoked");
+  }
+  TokenScopes scopes = 0;
+  for (const auto& [k, v] : form.all()) {
+    if (k != "scope") continue;
+    const auto sc = parse_scope(v);
+    if (!sc) return plain(400, "Bad Request: unknown scope");
+    scopes |= static_cast<TokenScopes>(*sc);
+  }
+  const std::string name(form.get("name"));
+  const auto days = parse_u64(form.get("days")).value_or(0);
+  auto made = tokens_->create(name, scopes,
+                              static_cast<std::int64_t>(std::min<std::uint64_t>(days, 100000)),
+                              clock_.unix_now(), crypto::system_rng());
+  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  HttpResponse r;
+  std::string content;
+  if (!made.ok()) {
+    r.status = 422;
+    content = "<p class=\"err\">Not created: " + escape(made.error()) + "</p>" + new_token_form(pc);
+  } else {
+    spdlog::info("panel: admin '{}' created API token '{}' (id {}, scopes {}) from {}", s_.username,
+                 loggable(name), made->info.id, scope_list(scopes), c.ip);
+    content = "<p class=\"msg\">Token " + escape(name) + " (id " + escape(made->info.id) +
+              ", scopes " + escape(scope_list(scopes)) + ", expires " +
+              escape(human_time_utc(made->info.expires_unix)) +
+              " UTC) created. Copy it now: it is shown only once.</p><textarea id=\"token\" "
+              "readonly rows=\"2\">" +
+              escape(made->token) + "</textarea><p><a href=\"" + escape(s_.base_path) +
+              "/tokens\">Back to the tokens</a></p>";
+  }
+  r.body =
+      render_page({"API tokens", s_.base_path, s_.username, pc.csrf, NavItem::kTokens, 0}, content);
+  return r;
+}
+
+}  // namespace qeli::panel
