@@ -48,25 +48,16 @@ std::string hash_of(std::string_view token) {
       crypto::sha256(std::span(reinterpret_cast<const std::uint8_t*>(token.data()), token.size())));
 }
 
-std::string text(sqlite3_stmt* st, int col) {
-  const auto* p = sqlite3_column_text(st, col);
-  return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p));
-}
-
-TokenInfo row(sqlite3_stmt* st) {
+TokenInfo row(server::Statement& st) {
   TokenInfo t;
-  t.id = text(st, 0);
-  t.name = text(st, 1);
-  t.scopes = static_cast<TokenScopes>(sqlite3_column_int(st, 2));
-  t.created_unix = sqlite3_column_int64(st, 3);
-  t.expires_unix = sqlite3_column_int64(st, 4);
-  t.last_used_unix = sqlite3_column_int64(st, 5);
-  t.last_ip = text(st, 6);
+  t.id = st.column_text(0);
+  t.name = st.column_text(1);
+  t.scopes = static_cast<TokenScopes>(sqlite3_column_int(st.get(), 2));
+  t.created_unix = sqlite3_column_int64(st.get(), 3);
+  t.expires_unix = sqlite3_column_int64(st.get(), 4);
+  t.last_used_unix = sqlite3_column_int64(st.get(), 5);
+  t.last_ip = st.column_text(6);
   return t;
-}
-
-void bind(sqlite3_stmt* st, int i, const std::string& s) {
-  sqlite3_bind_text(st, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
 }
 
 constexpr std::size_t kSecretChars = 43;  // 32 bytes in base 62
@@ -149,9 +140,9 @@ Result<NewToken, std::string> ApiTokens::create(const std::string& name, TokenSc
                        "INSERT INTO api_tokens (id, name, hash, scopes, created, expires)"
                        " VALUES (?, ?, ?, ?, ?, ?)");
   if (!st.ok()) return fail(db_->error("prepare"));
-  bind(st.get(), 1, out.info.id);
-  bind(st.get(), 2, name);
-  bind(st.get(), 3, hash_of(out.token));
+  st.bind_text(1, out.info.id);
+  st.bind_text(2, name);
+  st.bind_text(3, hash_of(out.token));
   sqlite3_bind_int(st.get(), 4, scopes);
   sqlite3_bind_int64(st.get(), 5, out.info.created_unix);
   sqlite3_bind_int64(st.get(), 6, out.info.expires_unix);
@@ -170,15 +161,15 @@ std::optional<TokenInfo> ApiTokens::verify(std::string_view token, std::int64_t 
                          "SELECT id, name, scopes, created, expires, last_used, last_ip"
                          " FROM api_tokens WHERE hash = ?");
     if (!st.ok()) return std::nullopt;
-    bind(st.get(), 1, hash);
-    if (sqlite3_step(st.get()) == SQLITE_ROW) found = row(st.get());
+    st.bind_text(1, hash);
+    if (sqlite3_step(st.get()) == SQLITE_ROW) found = row(st);
   }
   if (!found || found->expires_unix <= now_unix) return std::nullopt;
   server::Statement up(*db_, "UPDATE api_tokens SET last_used = ?, last_ip = ? WHERE id = ?");
   if (up.ok()) {
     sqlite3_bind_int64(up.get(), 1, now_unix);
-    bind(up.get(), 2, ip);
-    bind(up.get(), 3, found->id);
+    up.bind_text(2, ip);
+    up.bind_text(3, found->id);
     (void)sqlite3_step(up.get());
   }
   found->last_used_unix = now_unix;
@@ -193,7 +184,7 @@ std::vector<TokenInfo> ApiTokens::list() {
                        "SELECT id, name, scopes, created, expires, last_used, last_ip"
                        " FROM api_tokens ORDER BY created DESC, id");
   if (!st.ok()) return out;
-  while (sqlite3_step(st.get()) == SQLITE_ROW) out.push_back(row(st.get()));
+  while (sqlite3_step(st.get()) == SQLITE_ROW) out.push_back(row(st));
   return out;
 }
 
@@ -201,7 +192,7 @@ bool ApiTokens::revoke(const std::string& id) {
   std::lock_guard lock(mu_);
   server::Statement st(*db_, "DELETE FROM api_tokens WHERE id = ?");
   if (!st.ok()) return false;
-  bind(st.get(), 1, id);
+  st.bind_text(1, id);
   return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
 }
 

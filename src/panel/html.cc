@@ -37,10 +37,10 @@ struct Nav {
   const char* label;
 };
 constexpr Nav kNav[] = {
-    {NavItem::kDashboard, "/", "Dashboard"},    {NavItem::kSessions, "/sessions", "Sessions"},
-    {NavItem::kUsers, "/users", "Users"},       {NavItem::kBlocked, "/blocked", "Lockouts"},
-    {NavItem::kEvents, "/events", "Events"},    {NavItem::kConfig, "/config", "Config"},
-    {NavItem::kTokens, "/tokens", "API tokens"}};
+    {NavItem::kDashboard, "/", "Dashboard"},     {NavItem::kSessions, "/sessions", "Sessions"},
+    {NavItem::kUsers, "/users", "Users"},        {NavItem::kBlocked, "/blocked", "Lockouts"},
+    {NavItem::kEvents, "/events", "Events"},     {NavItem::kConfig, "/config", "Config"},
+    {NavItem::kTokens, "/tokens", "API tokens"}, {NavItem::kAudit, "/audit", "Audit"}};
 
 }  // namespace
 

@@ -14,7 +14,17 @@ namespace qeli::panel {
 /// Living Standard §13.1.2.6 ambiguous ampersands included).
 std::string escape(std::string_view text);
 
-enum class NavItem { kDashboard, kSessions, kUsers, kBlocked, kEvents, kConfig, kTokens, kNone };
+enum class NavItem {
+  kDashboard,
+  kSessions,
+  kUsers,
+  kBlocked,
+  kEvents,
+  kConfig,
+  kTokens,
+  kAudit,
+  kNone
+};
 
 struct PageFrame {
   std::string title;

@@ -11,6 +11,7 @@
 #include "control/api_json.h"
 #include "crypto/ct.h"
 #include "panel/answers.h"
+#include "panel/audit_log.h"
 #include "panel/form.h"
 #include "panel/html.h"
 #include "panel/pages.h"
@@ -318,7 +319,10 @@ HttpResponse PanelApp::route(Ctx& c) {
                            login_content(s_.base_path, ""));
       return r;
     }
-    return login(c);
+    auto r = login(c);
+    const auto form = c.req.body.size() <= kMaxLoginBody ? parse_form(c.req.body) : std::nullopt;
+    audit(c, r.status, "login:" + (form ? std::string(form->get("username")) : std::string()));
+    return r;
   }
   const bool is_api = c.path.starts_with("/api/");
   // A script's or Prometheus's Bearer token: no cookie, so no CSRF to check.
@@ -336,6 +340,7 @@ HttpResponse PanelApp::route(Ctx& c) {
       if (!origin_allowed(c.req)) {
         spdlog::warn("panel: {} {} from {}: Origin {} is not this panel's; refused", m, c.path,
                      c.ip, loggable(c.req.header("origin")));
+        audit(c, 403, "panel:" + s_.username);
         return is_api ? problem(403, "Forbidden", "cross-origin request")
                       : plain(403, "Forbidden: cross-origin request");
       }
@@ -345,17 +350,29 @@ HttpResponse PanelApp::route(Ctx& c) {
       }
       if (!sessions_.csrf_ok(c.session->sid, token)) {
         spdlog::warn("panel: {} {} from {}: missing or wrong CSRF token; refused", m, c.path, c.ip);
+        audit(c, 403, "panel:" + s_.username);
         return is_api ? problem(403, "Forbidden", "missing or wrong CSRF token")
                       : plain(403, "Forbidden: missing or wrong CSRF token");
       }
     }
-    if (c.path == "/logout") return logout(c);
   }
   c.actor = "panel:" + s_.username;
   c.who = "admin '" + s_.username + "'";
-  if (is_api) return api(c);
+  if (!get && c.path == "/logout") {
+    auto r = logout(c);
+    audit(c, r.status);
+    return r;
+  }
+  if (is_api) {
+    auto r = api(c);
+    if (!get) audit(c, r.status);
+    return r;
+  }
   if (get && c.path == "/metrics") return metrics(c);
-  return get ? page(c) : action(c);
+  if (get) return page(c);
+  auto r = action(c);
+  audit(c, r.status);
+  return r;
 }
 
 HttpResponse PanelApp::login(Ctx& c) {
@@ -440,6 +457,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     return std::move(*users);
   } else if (auto tokens = tokens_page(c, pc)) {
     return std::move(*tokens);
+  } else if (auto audit = audit_page(c, pc)) {
+    return std::move(*audit);
   } else if (c.path == "/blocked") {
     frame.title = "Lockouts";
     frame.active = NavItem::kBlocked;
@@ -613,6 +632,22 @@ HttpResponse PanelApp::api(Ctx& c) {
     if (p == "/blocked") return reply(ask(server_, control::ListBlocked{}, error));
     if (p == "/config") return reply(ask(server_, control::GetConfig{}, error));
     if (p == "/config/history") return reply(ask(server_, control::ListConfigHistory{}, error));
+    if (p == "/audit") {
+      if (audit_ == nullptr)
+        return problem(503, "Service Unavailable", "no audit log: " + tokens_off_);
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      json rows = json::array();
+      for (const auto& e : audit_->newest(parse_u64(q.get("limit")).value_or(200))) {
+        rows.push_back({{"seq", e.seq},
+                        {"unix_secs", e.unix_secs},
+                        {"actor", e.actor},
+                        {"ip", e.ip},
+                        {"action", e.action},
+                        {"target", e.target},
+                        {"status", e.status}});
+      }
+      return json_answer({{"entries", rows}});
+    }
     if (p == "/events") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});
       control::GetEvents ge;

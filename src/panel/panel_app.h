@@ -43,6 +43,7 @@ namespace qeli::panel {
 inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 
 class ApiTokens;
+class AuditLog;
 class FormFields;
 struct ConfigEditor;
 struct PageContext;
@@ -94,6 +95,8 @@ class PanelApp {
     tokens_ = tokens;
     tokens_off_ = std::move(why_off);
   }
+  /// Where admin actions are recorded (panel/audit_log.h); null: nowhere (logged only).
+  void set_audit(AuditLog* audit) { audit_ = audit; }
 
  private:
   /// One request as the routes see it.
@@ -125,6 +128,9 @@ class PanelApp {
   HttpResponse metrics(Ctx& c);
   std::optional<HttpResponse> tokens_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> tokens_action(Ctx& c, const FormFields& form);
+  /// One audit row for a POST that got `status` (panel_audit.cc); `actor` empty = c.actor.
+  void audit(const Ctx& c, int status, std::string actor = {});
+  std::optional<HttpResponse> audit_page(Ctx& c, const PageContext& pc);
 
   std::string client_ip(const HttpRequest& r) const;
   bool source_allowed(const std::string& ip) const;
@@ -138,6 +144,7 @@ class PanelApp {
   server::AuthGuard guard_;
   PanelClock clock_;
   ApiTokens* tokens_ = nullptr;
+  AuditLog* audit_ = nullptr;
   std::string tokens_off_;
 };
 

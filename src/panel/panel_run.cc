@@ -10,6 +10,7 @@
 #include "config/server_config.h"
 #include "config/web_session_key.h"
 #include "panel/api_tokens.h"
+#include "panel/audit_log.h"
 #include "panel/http_listener.h"
 #include "panel/panel_app.h"
 #include "sys/daemon_signals.h"
@@ -111,6 +112,15 @@ int run_panel(const PanelOptions& options) {
   } else {
     spdlog::warn("panel: [web] state_db: {}; API tokens are off", t.error());
     app.set_tokens(nullptr, "[web] state_db: " + t.error());
+  }
+  std::unique_ptr<AuditLog> audit;
+  if (const std::string db = load.config.web_state_db_path(); !db.empty()) {
+    if (auto a = AuditLog::open(db); a.ok()) {
+      audit = std::move(*a);
+      app.set_audit(audit.get());
+    } else {
+      spdlog::warn("panel: [web] state_db: {}; admin actions are logged only", a.error());
+    }
   }
   const std::string host =
       web.bind.find(':') != std::string::npos ? "[" + web.bind + "]" : web.bind;

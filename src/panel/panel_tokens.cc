@@ -91,7 +91,10 @@ std::optional<HttpResponse> PanelApp::bearer(Ctx& c, bool is_api) {
   c.by_token = true;
   c.actor = "token:" + t->name;
   c.who = "token '" + loggable(t->name) + "'";
-  return c.path == "/metrics" ? metrics(c) : api(c);
+  if (c.path == "/metrics") return metrics(c);
+  auto r = api(c);
+  if (c.req.method == "POST") audit(c, r.status);
+  return r;
 }
 
 HttpResponse PanelApp::metrics(Ctx&) {

@@ -47,4 +47,13 @@ Statement::Statement(const SqliteDb& db, const char* sql) {
 
 Statement::~Statement() { sqlite3_finalize(st_); }
 
+void Statement::bind_text(int i, std::string_view text) {
+  sqlite3_bind_text(st_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+std::string Statement::column_text(int col) {
+  const auto* t = sqlite3_column_text(st_, col);
+  return t != nullptr ? reinterpret_cast<const char*>(t) : "";
+}
+
 }  // namespace qeli::server

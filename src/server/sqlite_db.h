@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 
@@ -42,6 +43,10 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
   bool ok() const { return ok_; }
   sqlite3_stmt* get() { return st_; }
+  /// Binds parameter `i` (1-based) to a copy of `text`.
+  void bind_text(int i, std::string_view text);
+  /// Column `col` of the current row as text ("" for NULL).
+  std::string column_text(int col);
 
  private:
   sqlite3_stmt* st_ = nullptr;

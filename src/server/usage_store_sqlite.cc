@@ -55,8 +55,7 @@ class SqliteUsageStore final : public UsageStore {
     const std::int64_t now = unix_now();
     for (const auto& r : records) {
       sqlite3_reset(st.get());
-      sqlite3_bind_text(st.get(), 1, r.user.c_str(), static_cast<int>(r.user.size()),
-                        SQLITE_TRANSIENT);
+      st.bind_text(1, r.user);
       sqlite3_bind_int64(st.get(), 2, static_cast<sqlite3_int64>(r.down_bytes));
       sqlite3_bind_int64(st.get(), 3, static_cast<sqlite3_int64>(r.up_bytes));
       sqlite3_bind_int64(st.get(), 4, now);
@@ -74,7 +73,7 @@ class SqliteUsageStore final : public UsageStore {
     std::lock_guard lock(mu_);
     Statement st(*db_, "DELETE FROM usage WHERE user = ?");
     if (!st.ok()) return fail(error("prepare"));
-    sqlite3_bind_text(st.get(), 1, user.c_str(), static_cast<int>(user.size()), SQLITE_TRANSIENT);
+    st.bind_text(1, user);
     if (sqlite3_step(st.get()) != SQLITE_DONE) return fail(error("delete"));
     return {};
   }

@@ -3,19 +3,6 @@
 #include <sqlite3.h>
 
 namespace qeli::server {
-namespace {
-
-void bind(Statement& st, int i, const std::string& s) {
-  sqlite3_bind_text(st.get(), i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-}
-
-std::string text(Statement& st, int col) {
-  const auto* t = sqlite3_column_text(st.get(), col);
-  return t != nullptr ? reinterpret_cast<const char*>(t) : "";
-}
-
-}  // namespace
-
 Result<std::unique_ptr<WebhookOutbox>, std::string> WebhookOutbox::open(const std::string& path) {
   auto db = SqliteDb::open(
       path,
@@ -38,10 +25,10 @@ Status<std::string> WebhookOutbox::enqueue(const OutboxItem& item) {
                "INSERT OR IGNORE INTO outbox(id, type, created_ms, body, attempts, next_ms) "
                "VALUES(?,?,?,?,?,?)");
   if (!st.ok()) return fail(db_->error("prepare"));
-  bind(st, 1, item.id);
-  bind(st, 2, item.type);
+  st.bind_text(1, item.id);
+  st.bind_text(2, item.type);
   sqlite3_bind_int64(st.get(), 3, item.created_ms);
-  bind(st, 4, item.body);
+  st.bind_text(4, item.body);
   sqlite3_bind_int64(st.get(), 5, item.attempts);
   sqlite3_bind_int64(st.get(), 6, item.next_ms);
   if (sqlite3_step(st.get()) != SQLITE_DONE) return fail(db_->error("insert"));
@@ -59,10 +46,10 @@ std::vector<OutboxItem> WebhookOutbox::due(std::int64_t now_ms, std::size_t limi
   sqlite3_bind_int64(st.get(), 2, static_cast<sqlite3_int64>(limit));
   while (sqlite3_step(st.get()) == SQLITE_ROW) {
     OutboxItem i;
-    i.id = text(st, 0);
-    i.type = text(st, 1);
+    i.id = st.column_text(0);
+    i.type = st.column_text(1);
     i.created_ms = sqlite3_column_int64(st.get(), 2);
-    i.body = text(st, 3);
+    i.body = st.column_text(3);
     i.attempts = static_cast<std::uint32_t>(sqlite3_column_int64(st.get(), 4));
     i.next_ms = sqlite3_column_int64(st.get(), 5);
     out.push_back(std::move(i));
@@ -99,7 +86,7 @@ void WebhookOutbox::make_all_due(std::int64_t now_ms) {
 void WebhookOutbox::remove(const std::string& id) {
   Statement st(*db_, "DELETE FROM outbox WHERE id = ?");
   if (!st.ok()) return;
-  bind(st, 1, id);
+  st.bind_text(1, id);
   (void)sqlite3_step(st.get());
 }
 
@@ -110,11 +97,11 @@ void WebhookOutbox::note(const OutboxItem& item, const char* result, int status,
                "VALUES(?,?,?,?,?,?)");
   if (!st.ok()) return;
   sqlite3_bind_int64(st.get(), 1, now_ms);
-  bind(st, 2, item.id);
-  bind(st, 3, item.type);
-  bind(st, 4, result);
+  st.bind_text(2, item.id);
+  st.bind_text(3, item.type);
+  st.bind_text(4, result);
   sqlite3_bind_int(st.get(), 5, status);
-  bind(st, 6, detail.substr(0, 200));
+  st.bind_text(6, detail.substr(0, 200));
   (void)sqlite3_step(st.get());
   // Bounded: only the newest kLogKeep rows stay.
   Statement trim(*db_,
@@ -137,7 +124,7 @@ void WebhookOutbox::failed(const OutboxItem& item, int status, const std::string
   Statement st(*db_, "UPDATE outbox SET attempts = attempts + 1, next_ms = ? WHERE id = ?");
   if (st.ok()) {
     sqlite3_bind_int64(st.get(), 1, next_ms);
-    bind(st, 2, item.id);
+    st.bind_text(2, item.id);
     (void)sqlite3_step(st.get());
   }
   note(item, "failed", status, detail, now_ms);
@@ -161,11 +148,11 @@ std::vector<DeliveryLogRow> WebhookOutbox::log(std::size_t limit) {
   while (sqlite3_step(st.get()) == SQLITE_ROW) {
     DeliveryLogRow r;
     r.at_ms = sqlite3_column_int64(st.get(), 0);
-    r.id = text(st, 1);
-    r.type = text(st, 2);
-    r.result = text(st, 3);
+    r.id = st.column_text(1);
+    r.type = st.column_text(2);
+    r.result = st.column_text(3);
     r.status = sqlite3_column_int(st.get(), 4);
-    r.detail = text(st, 5);
+    r.detail = st.column_text(5);
     out.push_back(std::move(r));
   }
   return out;

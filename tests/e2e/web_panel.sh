@@ -14,7 +14,8 @@
 #     stale base without touching the file, saves (history with the old file) and reloads;
 #   * an API token (state_db) made on the tokens page: shown once, stored hashed; Bearer
 #     requests need no cookie or CSRF token and get only their scopes; /metrics parses;
-#     a revoked token is refused;
+#     a revoked token is refused; the audit log (state_db) holds every admin action with
+#     its target and result, refused ones and logins too, and no password;
 #   * logout ends the cookie; a server restart keeps a cookie (persist_session_key);
 #     a new password (set-web-password + reload) ends it;
 #   * brute_force.max_attempts wrong passwords lock the login out, even the right one;
@@ -166,6 +167,20 @@ tid=$(grep -o 'name="id" value="[0-9a-f]*"' "$E2E_DIR/tokens_list.b" | head -1 |
 grep -q '127.0.0.1' "$E2E_DIR/tokens_list.b" || e2e_fail "the token's last use is not shown"
 expect 303 token_revoke -b "$jar" -H "Origin: $PANEL" -d "csrf=$tcsrf&id=$tid" "$PANEL/tokens/revoke"
 expect 401 tok_revoked -H "Authorization: Bearer $token" "$PANEL/api/v1/sessions"
+
+# The audit log (same state_db): the disable above with its target, the refused POSTs,
+# the logins with the name tried, the token's revoke — and never the password.
+expect 200 audit -b "$jar" "$PANEL/api/v1/audit?limit=1000"
+jq -e '[.entries[] | select(.action == "/users/disable" and .target == "user=alice" and .status == 303 and .actor == "panel:boss")] | length == 1' \
+  "$E2E_DIR/audit.b" >/dev/null || e2e_fail "the disable is not in the audit log: $(head -c 600 "$E2E_DIR/audit.b")"
+jq -e '[.entries[] | select(.action == "/users/disable" and .status == 403)] | length >= 2' \
+  "$E2E_DIR/audit.b" >/dev/null || e2e_fail "the refused POSTs are not in the audit log"
+jq -e '[.entries[] | select(.action == "login" and .actor == "boss" and .status == 401)] | length >= 1' \
+  "$E2E_DIR/audit.b" >/dev/null || e2e_fail "the failed login is not in the audit log"
+jq -e '[.entries[] | select(.action == "/tokens/revoke")] | length == 1' "$E2E_DIR/audit.b" >/dev/null ||
+  e2e_fail "the token revoke is not in the audit log"
+! grep -qa 'panel-pass-1' "$dir"/panel.db* || e2e_fail "the admin's password is in the state_db"
+expect 200 audit_page -b "$jar" "$PANEL/audit"
 
 # Logout ends the cookie.
 old_cookie=$(grep qeli_session "$jar" | awk '{print $NF}')
