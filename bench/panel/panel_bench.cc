@@ -4,10 +4,14 @@
 // a request: the server's answer parsed, the page rendered and escaped. The target: under
 // 50 ms per page (docs/BENCHMARKS.md "Web panel").
 #include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "control/api_json.h"
 #include "crypto/argon2id.h"
 #include "panel/admin_sessions.h"
+#include "panel/api_tokens.h"
 #include "panel/panel_app.h"
 
 namespace qeli::panel {
@@ -98,9 +102,22 @@ struct Fixture {
                PanelClock{[] { return std::int64_t{1'800'000'000}; }, [] { return Instant{}; },
                           [](Duration) {}}};
   std::string cookie;
+  // A token in a real SQLite file (each use is a lookup and an update of its last use).
+  std::string db = "/tmp/qeli-panel-bench-" + std::to_string(::getpid()) + ".db";
+  std::unique_ptr<ApiTokens> tokens;
+  std::string bearer;
   Fixture() {
     AdminSessions issuer(key, 86400);
     cookie = std::string("qeli_session=") + issuer.issue("admin", hash, 1'800'000'000);
+    auto opened = ApiTokens::open(db);
+    if (opened.ok()) tokens = std::move(*opened);
+    crypto::DeterministicRng rng(1);
+    bearer = "Bearer " + tokens->create("bench", 1 | 8, 30, 1'800'000'000, rng)->token;
+    app.set_tokens(tokens.get());
+  }
+  ~Fixture() {
+    tokens.reset();
+    for (const char* ext : {"", "-wal", "-shm"}) ::unlink((db + ext).c_str());
   }
 };
 
@@ -109,13 +126,17 @@ Fixture& fixture() {
   return f;
 }
 
-void run(benchmark::State& state, const char* path) {
+void run(benchmark::State& state, const char* path, bool token = false) {
   auto& f = fixture();
   HttpRequest r;
   r.method = "GET";
   r.path = path;
+  if (const char* q = std::strchr(path, '?')) {
+    r.path.resize(static_cast<std::size_t>(q - path));
+    r.query = q + 1;
+  }
   r.remote_ip = "127.0.0.1";
-  r.headers = {{"cookie", f.cookie}};
+  r.headers = {{token ? "authorization" : "cookie", token ? f.bearer : f.cookie}};
   std::size_t bytes = 0;
   for (auto _ : state) {
     const HttpResponse out = f.app.handle(r);
@@ -132,12 +153,18 @@ void BM_UsersPage(benchmark::State& s) { run(s, "/users"); }
 void BM_EventsPage(benchmark::State& s) { run(s, "/events"); }
 void BM_ApiSessions(benchmark::State& s) { run(s, "/api/v1/sessions"); }
 void BM_ApiUsers(benchmark::State& s) { run(s, "/api/v1/users"); }
+void BM_UserPage(benchmark::State& s) { run(s, "/users/view?name=user500"); }
+void BM_ApiSessionsToken(benchmark::State& s) { run(s, "/api/v1/sessions", true); }
+void BM_MetricsToken(benchmark::State& s) { run(s, "/metrics", true); }
 BENCHMARK(BM_Dashboard)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionsPage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_UsersPage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EventsPage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ApiSessions)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ApiUsers)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_UserPage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ApiSessionsToken)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MetricsToken)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qeli::panel
