@@ -88,7 +88,10 @@ bool is_section_header(std::string_view line) {
   return first != std::string_view::npos && line[first] == '[';
 }
 
+// Only a line that is a section header (its first non-blank character '['): a comment or
+// a value that mentions "[user:bob]" is not bob's section.
 bool is_header_of(std::string_view line, const std::string& section) {
+  if (!is_section_header(line)) return false;
   const auto a = line.find('[');
   const auto b = line.find(']');
   if (a == std::string_view::npos || b == std::string_view::npos || b < a) return false;

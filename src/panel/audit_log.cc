@@ -41,8 +41,18 @@ void AuditLog::append(AuditEntry e) {
     spdlog::warn("panel: audit log: {}", db_->error("insert"));
     return;
   }
-  // Bounded: the oldest rows go, a thousand appends at a time.
+  // Bounded: the oldest rows go, a thousand appends at a time; failed logins (which anyone
+  // who reaches the port can cause) have a smaller share of their own, so they can never
+  // push the admins' actions out.
   if (++appended_ % 1000 == 0) {
+    server::Statement logins(*db_,
+                             "DELETE FROM audit WHERE action = 'login' AND status <> 303 AND seq <="
+                             " (SELECT seq FROM audit WHERE action = 'login' AND status <> 303"
+                             " ORDER BY seq DESC LIMIT 1 OFFSET ?)");
+    if (logins.ok()) {
+      sqlite3_bind_int64(logins.get(), 1, kMaxFailedLogins);
+      (void)sqlite3_step(logins.get());
+    }
     server::Statement prune(*db_,
                             "DELETE FROM audit WHERE seq <= (SELECT MAX(seq) FROM audit) - ?");
     if (prune.ok()) {

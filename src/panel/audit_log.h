@@ -1,10 +1,11 @@
 // The panel's audit log (panels.md §6.4.7): one row per admin action — every POST that
 // passed the login check (an admin's form or an API call with a cookie or a token), and
-// every login attempt — with when, who (the admin or the token), from where, what, on
-// what, and how it ended (the HTTP status). Kept in the panel's state_db beside the API
-// tokens, appended only (the newest kMaxRows stay), shown on the Audit page and under
-// GET /api/v1/audit. Never a credential or a config text: the target is the user, address,
-// device or token id/name the action named. Thread-safe.
+// every login attempt but the lockout's repeats — with when, who (the admin, the token, or
+// "(another name)" for a login under any other name: it may be a password typed into the
+// wrong field), from where, what, on what, and how it ended (the HTTP status). Kept in the panel's
+// state_db beside the API tokens, appended only (the newest kMaxRows stay), shown on the Audit page
+// and under GET /api/v1/audit. Never a credential or a config text: the target is the user,
+// address, device or token id/name the action named. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,7 @@ struct AuditEntry {
 class AuditLog {
  public:
   static constexpr std::int64_t kMaxRows = 100000;
+  static constexpr std::int64_t kMaxFailedLogins = 10000;  ///< of kMaxRows
   static Result<std::unique_ptr<AuditLog>, std::string> open(const std::string& path);
 
   /// Appends `e` (its seq is assigned). Strings are cut to 256 bytes. A failure is logged,

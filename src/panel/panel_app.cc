@@ -320,8 +320,14 @@ HttpResponse PanelApp::route(Ctx& c) {
       return r;
     }
     auto r = login(c);
-    const auto form = c.req.body.size() <= kMaxLoginBody ? parse_form(c.req.body) : std::nullopt;
-    audit(c, r.status, "login:" + (form ? std::string(form->get("username")) : std::string()));
+    // Not the lockout's own refusals (429: they would only repeat, and flood the log). The
+    // name tried is kept only when it is the admin's: anything else may be a password
+    // typed into the wrong field.
+    if (r.status != 429) {
+      const auto form = c.req.body.size() <= kMaxLoginBody ? parse_form(c.req.body) : std::nullopt;
+      const bool admin = form && form->get("username") == s_.username;
+      audit(c, r.status, std::string("login:") + (admin ? s_.username : "(another name)"));
+    }
     return r;
   }
   const bool is_api = c.path.starts_with("/api/");

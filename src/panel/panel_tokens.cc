@@ -18,6 +18,10 @@ namespace {
 // The scope a Bearer request needs (api_tokens.h lists them).
 TokenScope scope_for(const HttpRequest& r, const std::string& path) {
   if (path == "/metrics") return TokenScope::kMetrics;
+  // The config text holds the admin's password hash and inline users' hashes: admin only.
+  if (r.method != "POST" && (path == "/api/v1/config" || path.starts_with("/api/v1/config/"))) {
+    return TokenScope::kAdmin;
+  }
   if (r.method != "POST" || path == "/api/v1/config/validate") return TokenScope::kRead;
   if (path == "/api/v1/sessions/kick") return TokenScope::kSessionsKick;
   if (path.starts_with("/api/v1/users") || path.starts_with("/api/v1/devices")) {
@@ -86,6 +90,7 @@ std::optional<HttpResponse> PanelApp::bearer(Ctx& c, bool is_api) {
   if (!t->allows(need)) {
     spdlog::warn("panel: {} {} from {}: token '{}' lacks the scope {}; refused", c.req.method,
                  c.path, c.ip, loggable(t->name), scope_name(need));
+    if (c.req.method == "POST") audit(c, 403, "token:" + t->name);
     return problem(403, "Forbidden", "the token lacks the scope " + std::string(scope_name(need)));
   }
   c.by_token = true;

@@ -6,8 +6,9 @@
 //   socket may not touch hooks or file paths.
 // * save() refuses a lost update (the caller's base_sha256 is not the file's), refuses
 //   what validate() refuses, copies the current file into the history directory
-//   (0700; newest kMaxVersions kept) and replaces the file atomically (write, fsync,
-//   rename, fsync the directory), keeping its mode and owner.
+//   (0700, or 0750 with the config's group when the file steward writes it; newest kMaxVersions
+//   kept) and replaces the file atomically (write, fsync, rename, fsync the directory), keeping its
+//   mode and owner.
 //
 // Thread-safe (one mutex around file operations).
 #pragma once

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,11 +68,29 @@ std::string first_error(const config::Findings& f) {
   return "invalid";
 }
 
-// Replaces an existing file, keeping its owner, group and mode.
+// The directory holding a file the steward writes must be root's and writable by root
+// alone: in one the dropped server could write, it could swap the file for a link between
+// our checks and our rename.
+Status<std::string> check_parent(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  struct stat d {};
+  if (::lstat(dir.c_str(), &d) != 0) return refuse(dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(d.st_mode) || d.st_uid != 0 || (d.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return refuse(dir +
+                  " is not a directory only root may write: the file steward writes "
+                  "nothing there");
+  }
+  return {};
+}
+
+// Replaces an existing regular file (never through a symbolic link), keeping its owner,
+// group and permission bits (set-id bits dropped).
 Status<std::string> replace_keeping(const std::string& path, const std::string& content) {
+  if (auto p = check_parent(path); !p.ok()) return p;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return refuse(path + ": " + std::strerror(errno));
-  auto w = sys::write_file_atomic(path, content, st.st_mode & 07777,
+  if (::lstat(path.c_str(), &st) != 0) return refuse(path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return refuse(path + " is not a regular file");
+  auto w = sys::write_file_atomic(path, content, st.st_mode & 0777,
                                   std::make_pair(st.st_uid, st.st_gid));
   if (!w.ok()) return refuse(w.error().detail);
   return {};
@@ -88,19 +107,50 @@ bool is_history_file(const StewardScope& scope, const std::string& path) {
 }
 
 // The history belongs to root with the config's group, so the dropped server reads it.
+// What may go there is bounded: a ".conf" is a copy of the config as it is on disk now
+// (ConfigStore keeps it before a save), a ".json" its small description; and no more than
+// kMaxHistoryFiles files (ConfigStore prunes to kMaxVersions after each save).
+constexpr std::size_t kMaxHistoryFiles = 2 * ConfigStore::kMaxVersions + 4;
+
 Status<std::string> write_history(const StewardScope& scope, const std::string& path,
                                   const std::string& content) {
   struct stat cfg {};
   if (::stat(scope.config_path.c_str(), &cfg) != 0) {
     return refuse(scope.config_path + ": " + std::strerror(errno));
   }
-  if (::mkdir(scope.history_dir.c_str(), 0750) == 0) {
-    if (::chown(scope.history_dir.c_str(), cfg.st_uid, cfg.st_gid) != 0 ||
-        ::chmod(scope.history_dir.c_str(), 0750) != 0) {
-      return refuse(scope.history_dir + ": " + std::strerror(errno));
+  if (path.ends_with(".conf")) {
+    auto current = sys::read_small_file(scope.config_path, config::kMaxFileBytes);
+    if (!current.ok() || *current != content) {
+      return refuse("a history version must be the config as it is now");
     }
-  } else if (errno != EEXIST) {
+  } else if (content.size() > 4096 || content.empty() || content.front() != '{') {
+    return refuse("a history description is a small JSON object");
+  }
+  if (auto p = check_parent(scope.history_dir); !p.ok()) return p;
+  if (::mkdir(scope.history_dir.c_str(), 0750) != 0 && errno != EEXIST) {
     return refuse("mkdir " + scope.history_dir + ": " + std::strerror(errno));
+  }
+  // New or left by an older version (0700): root's, the config's group, 0750.
+  struct stat d {};
+  if (::lstat(scope.history_dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode)) {
+    return refuse(scope.history_dir + " is not a directory");
+  }
+  if ((d.st_uid != cfg.st_uid || d.st_gid != cfg.st_gid) &&
+      ::chown(scope.history_dir.c_str(), cfg.st_uid, cfg.st_gid) != 0) {
+    return refuse(scope.history_dir + ": " + std::strerror(errno));
+  }
+  if ((d.st_mode & 07777) != 0750 && ::chmod(scope.history_dir.c_str(), 0750) != 0) {
+    return refuse(scope.history_dir + ": " + std::strerror(errno));
+  }
+  std::size_t files = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(scope.history_dir, ec)) {
+    (void)e;
+    ++files;
+  }
+  if (files >= kMaxHistoryFiles && ::access(path.c_str(), F_OK) != 0) {
+    return refuse(scope.history_dir + " holds " + std::to_string(files) +
+                  " files already: remove old versions first");
   }
   auto w = sys::write_file_atomic(path, content, 0640, std::make_pair(cfg.st_uid, cfg.st_gid));
   if (!w.ok()) return refuse(w.error().detail);
@@ -193,11 +243,15 @@ Result<std::unique_ptr<FileStewardClient>, std::string> FileStewardClient::spawn
     return refuse(std::string("file steward: fork: ") + std::strerror(e));
   }
   ::close(sv[1]);
+  // A steward that stops answering must not hold the control thread forever.
+  const timeval limit{30, 0};
+  (void)::setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  (void)::setsockopt(sv[0], SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   return std::unique_ptr<FileStewardClient>(new FileStewardClient(sv[0], pid));
 }
 
 FileStewardClient::~FileStewardClient() {
-  ::close(fd_);  // the steward reads EOF and exits
+  if (fd_ >= 0) ::close(fd_);  // the steward reads EOF and exits
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -223,13 +277,21 @@ Status<std::string> FileStewardClient::ask(int op, const std::string& path,
   req += path;
   const std::string gone = "the file steward (the root helper that writes " + path +
                            " for the dropped server) is not running: restart the server";
-  if (!send_all(fd_, req) || !send_all(fd_, content)) return refuse(gone);
+  // After any broken exchange the stream is out of step: close it for good rather than
+  // read a stale answer as the next one.
+  const auto broken = [&] {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return refuse(gone);
+  };
+  if (fd_ < 0) return refuse(gone);
+  if (!send_all(fd_, req) || !send_all(fd_, content)) return broken();
   char head[5];
-  if (!read_exact(fd_, head, 5)) return refuse(gone);
+  if (!read_exact(fd_, head, 5)) return broken();
   const std::uint32_t size = get_u32(head + 1);
-  if (size > 64 * 1024) return refuse(gone);
+  if (size > 64 * 1024) return broken();
   std::string message(size, '\0');
-  if (!read_exact(fd_, message.data(), size)) return refuse(gone);
+  if (!read_exact(fd_, message.data(), size)) return broken();
   if (head[0] != '\1') return refuse(message);
   return {};
 }

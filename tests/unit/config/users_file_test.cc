@@ -125,6 +125,22 @@ TEST(users_file, remove_user_keeps_everything_else) {
   EXPECT_EQ(st.error().code, UsersFileError::kNotFound);
 }
 
+// A comment or a value that mentions "[user:bob]" is not bob's header: removing bob
+// removes bob's section, not the tail of the one that mentions him.
+TEST(users_file, only_a_header_line_starts_a_section) {
+  test::TempDir tmp;
+  const std::string text =
+      std::string("[user:alice]\n# see also [user:bob]\nmetadata.note = [user:bob]\n") +
+      "password_hash = " + kHash + "\n\n[user:bob]\npassword_hash = " + kHash + "\n";
+  const std::string path = tmp.write("users.conf", text);
+  ASSERT_TRUE(remove_user(path, "bob").ok());
+  std::ifstream in(path);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after,
+            std::string("[user:alice]\n# see also [user:bob]\nmetadata.note = [user:bob]\n") +
+                "password_hash = " + kHash + "\n");
+}
+
 TEST(users_file, set_password_replaces_the_hash_and_drops_password_enc) {
   test::TempDir tmp;
   const std::string path = tmp.write("users.conf", kUsersText);

@@ -112,6 +112,10 @@ TEST_F(PanelTokensTest, EachRouteNeedsItsScopeAndNoCsrf) {
   EXPECT_NE(kick.body.find("sessions:kick"), std::string::npos);
   EXPECT_TRUE(server_.seen<control::Kick>().empty());
   EXPECT_EQ(call("GET", "/metrics", read).status, 403);
+  // The config text holds password hashes: admin only, even to read.
+  EXPECT_EQ(call("GET", "/api/v1/config", read).status, 403);
+  EXPECT_EQ(call("GET", "/api/v1/config/history", read).status, 403);
+  EXPECT_EQ(call("GET", "/api/v1/audit", read).status, 503);  // allowed; no audit log here
 
   const std::string kicker = make_token(kKick);
   EXPECT_EQ(call("POST", "/api/v1/sessions/kick", kicker, R"({"user":"alice"})").status, 200);

@@ -79,7 +79,7 @@ TEST_F(PanelAuditTest, RecordsEveryActionWithItsTargetAndNoSecret) {
   const auto rows = audit_->newest(100);
   ASSERT_EQ(rows.size(), 6U);
   EXPECT_EQ(rows[5].action, "login");
-  EXPECT_EQ(rows[5].actor, "mallory");
+  EXPECT_EQ(rows[5].actor, "(another name)");  // maybe a password in the wrong field
   EXPECT_EQ(rows[5].status, 401);
   EXPECT_EQ(rows[4].actor, "admin");
   EXPECT_EQ(rows[4].status, 303);

@@ -59,6 +59,25 @@ TEST(FileSteward, ReplacesTheConfigOnlyWhenCheckConfigAndThePrivilegedKeyRuleAgr
   EXPECT_EQ(read(f.scope.config_path), edited);
 }
 
+TEST(FileSteward, NeverWritesThroughALinkOrIntoADirectoryOthersMayWrite) {
+  Fixture f;
+  // users.conf as a symbolic link to another file: refused, the target untouched.
+  const std::string victim = f.dir.write("victim", "precious\n");
+  ::unlink(f.scope.users_path.c_str());
+  ASSERT_EQ(::symlink(victim.c_str(), f.scope.users_path.c_str()), 0);
+  EXPECT_FALSE(steward_apply(f.scope, kStewardReplace, f.scope.users_path, kUser).ok());
+  EXPECT_EQ(read(victim), "precious\n");
+  // A group-writable directory: refused too.
+  ::unlink(f.scope.users_path.c_str());
+  f.dir.write("users.conf", "");
+  ::chmod(f.dir.path().c_str(), 0770);
+  const auto r = steward_apply(f.scope, kStewardReplace, f.scope.users_path, kUser);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("only root may write"), std::string::npos) << r.error();
+  ::chmod(f.dir.path().c_str(), 0700);
+  EXPECT_TRUE(steward_apply(f.scope, kStewardReplace, f.scope.users_path, kUser).ok());
+}
+
 TEST(FileSteward, ReplacesTheUsersFileWithUserSectionsOnly) {
   Fixture f;
   ASSERT_TRUE(steward_apply(f.scope, kStewardReplace, f.scope.users_path, kUser).ok());
@@ -73,9 +92,23 @@ TEST(FileSteward, ReplacesTheUsersFileWithUserSectionsOnly) {
 TEST(FileSteward, WritesAndRemovesHistoryVersionsAndNothingElse) {
   Fixture f;
   const std::string v = f.scope.history_dir + "/20261207T010203Z-0123abcd.conf";
-  ASSERT_TRUE(steward_apply(f.scope, kStewardReplace, v, "old").ok());
-  EXPECT_EQ(read(v), "old");
+  // A version is the config as it is now, a description a small JSON object: nothing else
+  // (the dropped server cannot fill root's disk through the history).
+  EXPECT_FALSE(steward_apply(f.scope, kStewardReplace, v, "anything").ok());
+  EXPECT_FALSE(steward_apply(f.scope, kStewardReplace,
+                             f.scope.history_dir + "/20261207T010203Z-0123abcd.json",
+                             std::string(5000, '{'))
+                   .ok());
+  ASSERT_TRUE(steward_apply(f.scope, kStewardReplace, v, kConfig).ok());
+  EXPECT_EQ(read(v), kConfig);
   struct stat st {};
+  ::stat(f.scope.history_dir.c_str(), &st);
+  EXPECT_EQ(st.st_mode & 07777, 0750U);
+  // A directory left 0700 by an older version is made readable for the server's group.
+  ::chmod(f.scope.history_dir.c_str(), 0700);
+  ASSERT_TRUE(steward_apply(f.scope, kStewardReplace,
+                            f.scope.history_dir + "/20261207T010203Z-0123abcd.json", "{}")
+                  .ok());
   ::stat(f.scope.history_dir.c_str(), &st);
   EXPECT_EQ(st.st_mode & 07777, 0750U);
   ASSERT_TRUE(steward_apply(f.scope, kStewardRemove, v, "").ok());
