@@ -59,7 +59,7 @@ if [ "${QELI_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/CMakeLists.txt ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz
   stage "fuzz runs (bounded)"
-  bash scripts/fuzz.sh --seconds "${QELI_FUZZ_SECONDS:-20}"
+  bash scripts/fuzz.sh --seconds "${QELI_FUZZ_SECONDS:-12}"
 fi
 
 if [ "${QELI_TEST_SKIP_PACKAGE:-0}" != 1 ]; then
