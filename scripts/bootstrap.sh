@@ -29,6 +29,7 @@ APT_PACKAGES=(
   # test and lab tools
   argon2 openssl iperf3 iproute2 iputils-ping nftables tcpdump jq procps python3
   bind9-dnsutils nginx-light chromium chromium-driver python3-selenium zbar-tools
+  python3-yaml python3-jsonschema
   # promtool (tests/e2e/metrics.sh parses /metrics with it); installed without
   # recommends, so no node exporter comes along
   prometheus

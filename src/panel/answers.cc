@@ -33,6 +33,21 @@ int http_status_of(control::ErrorCode code) {
   return 502;
 }
 
+HttpResponse refusal(control::ErrorCode code, std::string_view detail) {
+  const int status = http_status_of(code);
+  std::string_view title = "Bad Gateway";
+  switch (status) {
+    case 400: title = "Bad Request"; break;
+    case 403: title = "Forbidden"; break;
+    case 404: title = "Not Found"; break;
+    case 409: title = "Conflict"; break;
+    case 422: title = "Unprocessable Content"; break;
+    case 503: title = "Service Unavailable"; break;
+    default: break;
+  }
+  return problem(status, title, detail);
+}
+
 HttpResponse plain(int status, std::string_view text) {
   HttpResponse r;
   r.status = status;

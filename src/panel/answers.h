@@ -19,6 +19,9 @@ HttpResponse problem(int status, std::string_view title, std::string_view detail
 /// The HTTP status for a refused control request: not_found 404, conflict 409, invalid
 /// 422, bad_request 400, forbidden 403, unavailable 503, anything else 502.
 int http_status_of(control::ErrorCode code);
+/// The server's refusal as problem details: http_status_of(code), that status's reason
+/// phrase as the title, the server's message as the detail (never a secret: api.h).
+HttpResponse refusal(control::ErrorCode code, std::string_view detail);
 HttpResponse plain(int status, std::string_view text);
 /// 303 See Other to `to` (a path this panel built, never one from the request).
 HttpResponse redirect(const std::string& to);

@@ -619,9 +619,12 @@ HttpResponse PanelApp::api(Ctx& c) {
   const bool get = c.req.method != "POST";
   if (!c.path.starts_with("/api/v1/")) return problem(404, "Not Found");
   const std::string p = c.path.substr(std::string_view("/api/v1").size());
+  // One mapping of the server's refusals for every route (answers.h http_status_of):
+  // unreachable 502/503, unknown names 404, stale or taken 409, refused values 422.
   std::string error;
+  control::ErrorCode code = control::ErrorCode::kInternal;
   auto reply = [&](auto&& opt) -> HttpResponse {
-    if (!opt) return problem(502, "Bad Gateway", "the VPN server did not answer: " + error);
+    if (!opt) return refusal(code, error);
     return json_answer(control::encode_reply(control::Response{std::move(*opt)}));
   };
   if (get) {
@@ -631,13 +634,18 @@ HttpResponse PanelApp::api(Ctx& c) {
                           {"csrf_token", sessions_.csrf_token(c.session->sid)},
                           {"expires_unix", c.session->expires_unix}});
     }
-    if (p == "/status") return reply(ask(server_, control::GetStats{}, error));
-    if (p == "/sessions") return reply(ask(server_, control::ListSessions{}, error));
-    if (p == "/users") return reply(ask(server_, control::ListUsers{}, error));
-    if (p == "/usage") return reply(ask(server_, control::GetUsage{}, error));
-    if (p == "/blocked") return reply(ask(server_, control::ListBlocked{}, error));
-    if (p == "/config") return reply(ask(server_, control::GetConfig{}, error));
-    if (p == "/config/history") return reply(ask(server_, control::ListConfigHistory{}, error));
+    if (p == "/status") return reply(ask(server_, control::GetStats{}, error, &code));
+    if (p == "/sessions") return reply(ask(server_, control::ListSessions{}, error, &code));
+    if (p == "/users") return reply(ask(server_, control::ListUsers{}, error, &code));
+    if (p == "/usage") return reply(ask(server_, control::GetUsage{}, error, &code));
+    if (p == "/blocked") return reply(ask(server_, control::ListBlocked{}, error, &code));
+    if (p == "/config") return reply(ask(server_, control::GetConfig{}, error, &code));
+    if (p == "/config/history")
+      return reply(ask(server_, control::ListConfigHistory{}, error, &code));
+    if (p == "/config/version") {
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      return reply(ask(server_, control::GetConfigVersion{std::string(q.get("id"))}, error, &code));
+    }
     if (p == "/audit") {
       if (audit_ == nullptr)
         return problem(503, "Service Unavailable", "no audit log: " + tokens_off_);
@@ -660,7 +668,7 @@ HttpResponse PanelApp::api(Ctx& c) {
       ge.after = parse_u64(q.get("after")).value_or(0);
       ge.limit = static_cast<std::uint32_t>(
           std::clamp<std::uint64_t>(parse_u64(q.get("limit")).value_or(200), 1, 1000));
-      return reply(ask(server_, ge, error));
+      return reply(ask(server_, ge, error, &code));
     }
     return problem(404, "Not Found");
   }
@@ -679,27 +687,27 @@ HttpResponse PanelApp::api(Ctx& c) {
       if (!body["id"].is_number_unsigned()) return problem(400, "Bad Request", "id");
       k.session_id = body["id"].get<std::uint64_t>();
     }
-    auto r = ask(server_, k, error);
-    if (!r) return problem(409, "Conflict", error);
+    auto r = ask(server_, k, error, &code);
+    if (!r) return refusal(code, error);
     spdlog::info("panel: {} kicked {} session(s) of '{}' from {} (API)", c.who, r->kicked,
                  loggable(k.username), c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   if (p == "/config/validate") {
-    return reply(ask(server_, control::ValidateConfig{lf_only(str("text"))}, error));
+    return reply(ask(server_, control::ValidateConfig{lf_only(str("text"))}, error, &code));
   }
   if (p == "/config") {
     control::SaveConfig save{lf_only(str("text")), str("base_sha256"), c.actor};
-    auto r = ask(server_, save, error);
-    if (!r) return problem(409, "Conflict", error);
+    auto r = ask(server_, save, error, &code);
+    if (!r) return refusal(code, error);
     spdlog::info("panel: {} saved the config from {} (API)", c.who, c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));
   }
   if (p == "/users/disable" || p == "/users/enable") {
     const bool disable = p == "/users/disable";
-    auto r = disable ? ask(server_, control::DisableUser{str("user")}, error)
-                     : ask(server_, control::EnableUser{str("user")}, error);
-    if (!r) return problem(409, "Conflict", error);
+    auto r = disable ? ask(server_, control::DisableUser{str("user")}, error, &code)
+                     : ask(server_, control::EnableUser{str("user")}, error, &code);
+    if (!r) return refusal(code, error);
     spdlog::info("panel: {} {} user '{}' from {} (API)", c.who, disable ? "disabled" : "enabled",
                  loggable(str("user")), c.ip);
     return json_answer(control::encode_reply(control::Response{*r}));

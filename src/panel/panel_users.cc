@@ -136,7 +136,7 @@ std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& bo
   std::string error;
   control::ErrorCode code = control::ErrorCode::kInternal;
   auto answer = [&](auto&& opt) -> HttpResponse {
-    if (!opt) return problem(http_status_of(code), "Refused", error);
+    if (!opt) return refusal(code, error);
     return json_answer(control::encode_reply(control::Response{std::move(*opt)}));
   };
   const std::string actor = c.actor;

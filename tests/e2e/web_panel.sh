@@ -20,7 +20,9 @@
 #     a new password (set-web-password + reload) ends it;
 #   * brute_force.max_attempts wrong passwords lock the login out, even the right one;
 #   * tls = true with a certificate: HTTPS with HSTS and a Secure cookie, no plain HTTP;
-#   * check-config refuses insecure_no_auth, a missing password_hash and update_check.
+#   * check-config refuses insecure_no_auth, a missing password_hash and update_check;
+#   * every answer of the JSON API and /metrics (each operation at least once) matches
+#     docs/openapi.yaml (tools/check_openapi.py: status, media type, JSON Schema).
 # Usage: web_panel.sh QELI_BINARY
 set -euo pipefail
 QELI=$(readlink -f "$1")
@@ -45,12 +47,18 @@ start_server() {
     e2e_fail "the panel does not listen"
 }
 # req NAME CURL_ARGS... — one request in the server's namespace; NAME.h headers, NAME.b
-# body; prints the status code.
+# body; prints the status code. Answers of the JSON API and /metrics are also listed in
+# api.exchanges, which tools/check_openapi.py checks against docs/openapi.yaml at the end.
 req() {
-  local name=$1
+  local name=$1 out rc=0
   shift
-  ip netns exec "$NS_S" curl -sS --max-time 10 -D "$E2E_DIR/$name.h" -o "$E2E_DIR/$name.b" \
-    -w '%{http_code}' "$@"
+  out=$(ip netns exec "$NS_S" curl -sS --max-time 10 -D "$E2E_DIR/$name.h" -o "$E2E_DIR/$name.b" \
+    -w '%{http_code}\t%{method}\t%{url_effective}\t%{content_type}' "$@") || rc=$?
+  case "$out" in
+    *$'\t'*/api/v1/* | *$'\t'*/metrics$'\t'*) printf '%s\t%s\n' "$name" "$out" >>"$E2E_DIR/api.exchanges" ;;
+  esac
+  printf '%s' "${out%%$'\t'*}"
+  return $rc
 }
 expect() {  # expect CODE NAME CURL_ARGS...
   local want=$1 name=$2 got
@@ -139,6 +147,55 @@ jq -e '.was_disabled == true' "$E2E_DIR/api_enable.b" >/dev/null ||
 expect 200 api_events -b "$jar" "$PANEL/api/v1/events"
 jq -e '[.events[].type] | index("user.disabled") != null and index("user.enabled") != null' \
   "$E2E_DIR/api_events.b" >/dev/null || e2e_fail "events lack user.disabled/enabled"
+# The rest of the API once each, successes and refusals (their shapes are checked against
+# docs/openapi.yaml at the end).
+api() {  # api CODE NAME METHOD PATH [JSON_BODY]
+  local want=$1 name=$2 method=$3 path=$4
+  if [ "$method" = POST ]; then
+    expect "$want" "$name" -b "$jar" -H "X-CSRF-Token: $api_csrf" \
+      -H 'Content-Type: application/json' -d "$5" "$PANEL/api/v1$path"
+  else
+    expect "$want" "$name" -b "$jar" "$PANEL/api/v1$path"
+  fi
+}
+api 200 a_status GET /status
+jq -e '.profiles[0].profile == "e2e" and .profiles[0].mode == "fake-tls"' "$E2E_DIR/a_status.b" \
+  >/dev/null || e2e_fail "status: $(head -c 300 "$E2E_DIR/a_status.b")"
+# alice back on line, so the sessions answer carries a real session.
+e2e_start_client alice2 "$NS_C" "$dir" "$link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice got no tunnel after enable"
+api 200 a_sessions GET /sessions
+jq -e '.clients | length == 1 and .[0].username == "alice" and .[0].aead != ""' \
+  "$E2E_DIR/a_sessions.b" >/dev/null || e2e_fail "sessions: $(head -c 300 "$E2E_DIR/a_sessions.b")"
+api 200 a_users GET /users
+jq -e '[.users[] | select(.name == "alice")] | length == 1' "$E2E_DIR/a_users.b" >/dev/null ||
+  e2e_fail "alice not in GET users"
+api 200 a_usage GET /usage
+api 200 a_blocked GET /blocked
+api 200 a_config GET /config
+api 200 a_validate POST /config/validate "$(jq -n --rawfile t "$dir/server.conf" '{text: $t}')"
+jq -e '.valid == true' "$E2E_DIR/a_validate.b" >/dev/null || e2e_fail "the config does not validate"
+api 200 a_validate_bad POST /config/validate '{"text":"[profile:x]\nbind.port = 99999\n"}'
+jq -e '.valid == false and (.findings | length) > 0' "$E2E_DIR/a_validate_bad.b" >/dev/null ||
+  e2e_fail "a broken config validated: $(head -c 300 "$E2E_DIR/a_validate_bad.b")"
+api 409 a_save_stale POST /config "$(jq -n --rawfile t "$dir/server.conf" '{text: $t, base_sha256: ("0" * 64)}')"
+api 400 a_not_json POST /sessions/kick 'user=alice'
+api 200 a_kick POST /sessions/kick '{"user":"alice"}'
+jq -e '.kicked == 1' "$E2E_DIR/a_kick.b" >/dev/null || e2e_fail "kick: $(cat "$E2E_DIR/a_kick.b")"
+api 404 a_kick_nobody POST /sessions/kick '{"user":"nobody"}'
+api 200 a_disable POST /users/disable '{"user":"alice"}'
+api 200 a_enable POST /users/enable '{"user":"alice"}'
+api 200 a_add POST /users '{"user":"carol","profiles":["e2e"],"max_sessions":2}'
+api 409 a_add_again POST /users '{"user":"carol"}'
+api 422 a_add_bad POST /users '{"user":"no spaces"}'
+api 200 a_device POST /devices "{\"user\":\"carol\",\"name\":\"phone\",\"host\":\"$UL_S:$E2E_PORT\"}"
+jq -e '.link | startswith("qeli://")' "$E2E_DIR/a_device.b" >/dev/null || e2e_fail "no device link"
+dev_id=$(jq -r .id "$E2E_DIR/a_device.b")
+api 200 a_revoke POST /devices/revoke "{\"user\":\"carol\",\"id\":\"$dev_id\"}"
+api 404 a_revoke_again POST /devices/revoke "{\"user\":\"carol\",\"id\":\"$dev_id\"}"
+api 200 a_remove POST /users/remove '{"user":"carol"}'
+api 404 a_remove_again POST /users/remove '{"user":"carol"}'
+api 404 a_unknown GET /no-such-route
 
 # API tokens (state_db = panel.db beside the config): made on the tokens page from the
 # admin's session, shown once, kept as a SHA-256 only; a Bearer token needs no cookie and
@@ -156,7 +213,11 @@ jq -e '.clients | length >= 0' "$E2E_DIR/tok_sessions.b" >/dev/null || e2e_fail 
 expect 403 tok_kick -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
   -d '{"user":"alice"}' "$PANEL/api/v1/sessions/kick"
 grep -q 'lacks the scope sessions:kick' "$E2E_DIR/tok_kick.b" || e2e_fail "scope refusal: $(cat "$E2E_DIR/tok_kick.b")"
-expect 401 tok_bogus -H "Authorization: Bearer ${token%?}x" "$PANEL/api/v1/sessions"
+# The token with its last character changed (to one it is not: a fixed 'x' would leave
+# one token in 62 unchanged and this check would pass it).
+bogus_last=x
+[ "${token: -1}" != x ] || bogus_last=y
+expect 401 tok_bogus -H "Authorization: Bearer ${token%?}$bogus_last" "$PANEL/api/v1/sessions"
 expect 200 tok_metrics -H "Authorization: Bearer $token" "$PANEL/metrics"
 python3 "$(dirname "$(readlink -f "$0")")/tools/check_exposition.py" "$E2E_DIR/tok_metrics.b" \
   >"$E2E_DIR/tok_metrics.parsed" || e2e_fail "the panel's /metrics does not parse"
@@ -244,6 +305,20 @@ jq -e '.versions | length == 1 and .[0].actor == "panel:boss"' "$E2E_DIR/cfg_his
 vid=$(jq -r '.versions[0].id' "$E2E_DIR/cfg_hist.b")
 expect 200 cfg_version -b "$jar2" "$PANEL/config/version?id=$vid"
 grep -q 'level = info' "$E2E_DIR/cfg_version.b" || e2e_fail "the saved version is not the old file"
+expect 200 api_version -b "$jar2" "$PANEL/api/v1/config/version?id=$vid"
+jq -e '.text | contains("level = info")' "$E2E_DIR/api_version.b" >/dev/null ||
+  e2e_fail "GET config/version: $(head -c 300 "$E2E_DIR/api_version.b")"
+expect 404 api_version_none -b "$jar2" "$PANEL/api/v1/config/version?id=20200101T000000Z-00000000"
+# A save through the API: the text with a comment added, on the right base (an unchanged
+# text is no save: no history, no reload).
+expect 200 api_session2 -b "$jar2" "$PANEL/api/v1/session"
+api_csrf2=$(jq -r .csrf_token "$E2E_DIR/api_session2.b")
+expect 200 api_cfg -b "$jar2" "$PANEL/api/v1/config"
+expect 200 api_save -b "$jar2" -H "X-CSRF-Token: $api_csrf2" -H 'Content-Type: application/json' \
+  -d "$(jq '{text: (.text + "# saved through the API\n"), base_sha256: .sha256}' "$E2E_DIR/api_cfg.b")" \
+  "$PANEL/api/v1/config"
+jq -e '.reloaded == true and .history_id != ""' "$E2E_DIR/api_save.b" >/dev/null ||
+  e2e_fail "API save: $(head -c 300 "$E2E_DIR/api_save.b")"
 
 # Bodies httplib would read without a bound, and a name rebound to 127.0.0.1, are refused
 # before any body is read.
@@ -294,4 +369,9 @@ refused 'insecure_no_auth = true' 'never runs without authentication'
 refused 'update_check = true' 'not supported yet'
 sed -i '/^password_hash = /d' "$dir/server.conf"
 refused 'csrf = true' 'needs the admin'"'"'s password hash'
+
+# Every answer of the API and /metrics above, against docs/openapi.yaml.
+/usr/bin/python3 "$(dirname "$(readlink -f "$0")")/tools/check_openapi.py" \
+  "$(dirname "$(readlink -f "$0")")/../../docs/openapi.yaml" "$E2E_DIR/api.exchanges" "$E2E_DIR" ||
+  e2e_fail "the API's answers do not match docs/openapi.yaml"
 e2e_log "web panel ok"

@@ -127,9 +127,25 @@ TEST_F(PanelAppTest, server_failure_is_a_502_with_the_error_escaped) {
   EXPECT_EQ(r.status, 502);
   EXPECT_FALSE(contains(r.body, "<b>"));
   EXPECT_TRUE(contains(r.body, "socket &lt;b&gt;gone&lt;/b&gt;"));
+  // The API maps the refusal's code like every route's (answers.h http_status_of): an
+  // unreachable server is `unavailable`, 503; a failing one `internal`, 502.
   const auto api = app->handle(req("GET", "/api/v1/sessions", {}, {{"cookie", cookie}}));
-  EXPECT_EQ(api.status, 502);
+  EXPECT_EQ(api.status, 503);
   EXPECT_EQ(api.content_type, "application/problem+json");
+  EXPECT_TRUE(contains(api.body, "\"title\":\"Service Unavailable\""));
+}
+
+TEST_F(PanelAppTest, api_config_version_answers_the_text_or_404) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const auto ok = app->handle(req("GET", "/api/v1/config/version?id=v1", {}, {{"cookie", cookie}}));
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_TRUE(contains(ok.body, "\"text\":\"# old\\n\"")) << ok.body;
+  const auto none =
+      app->handle(req("GET", "/api/v1/config/version?id=v9", {}, {{"cookie", cookie}}));
+  EXPECT_EQ(none.status, 404);
+  EXPECT_EQ(none.content_type, "application/problem+json");
+  EXPECT_TRUE(contains(none.body, "no version"));
 }
 
 TEST_F(PanelAppTest, kick_needs_the_csrf_token) {
