@@ -1,6 +1,8 @@
 // qeli panel [-c FILE] [--socket PATH] — the web panel in the foreground (panel/panel_run.h);
 // qeli set-web-password [--username NAME] [--password-stdin | --password P] [--no-enable]
-// — the panel's admin credential in the server config's [web] section (0.7.16's command).
+// — the panel's admin credential in the server config's [web] section (0.7.16's command);
+// qeli set-web-totp [--disable] — the admin's second factor (RFC 6238) in [web] totp_secret.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -8,8 +10,12 @@
 #include "cli/commands.h"
 #include "cli/control_call.h"
 #include "cli/provisioning.h"
+#include "cli/terminal_qr.h"
+#include "config/server_config.h"
 #include "config/users_file.h"
 #include "crypto/argon2id.h"
+#include "crypto/base32.h"
+#include "crypto/totp.h"
 #include "panel/panel_run.h"
 
 namespace qeli::cli {
@@ -61,6 +67,62 @@ void set_web_password(const WebPasswordOptions& o, Context& ctx) {
   ctx.exit_code = kExitOk;
 }
 
+struct WebTotpOptions {
+  std::string config = "/etc/qeli/server.conf";
+  std::string socket = control::kDefaultSocketPath;
+  bool disable = false;
+  bool no_qr = false;
+  bool qr_invert = false;
+};
+
+// The label an authenticator app shows: "qeli <public_host or host name>:<admin>".
+std::string totp_issuer(const std::string& config_path) {
+  std::string host;
+  host = config::load_server_config(config_path).config.web.public_host;
+  if (host.empty()) {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0) host = name;
+  }
+  return host.empty() ? "qeli" : "qeli " + host;
+}
+
+void set_web_totp(const WebTotpOptions& o, Context& ctx) {
+  std::string secret;
+  Bytes key(crypto::kTotpSecretBytes);
+  if (!o.disable) {
+    ctx.rng.fill(key);
+    secret = crypto::base32_encode(key);
+  }
+  if (auto st = config::set_web_totp(o.config, secret); !st.ok()) {
+    ctx.err << "qeli: " << st.error().detail << "\n";
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  if (o.disable) {
+    ctx.out << "[web] totp_secret removed from " << o.config
+            << ": the panel asks for the password only\n";
+  } else {
+    const std::string admin = config::load_server_config(o.config).config.web.username;
+    const std::string uri = crypto::otpauth_uri(totp_issuer(o.config), admin, key);
+    ctx.out << "[web] totp_secret written to " << o.config
+            << ": from now on the panel's login also asks for the 6-digit code.\n"
+            << "Add it to an authenticator app (shown once; anyone who has it holds your "
+               "second factor):\n  secret: "
+            << secret << "\n  " << uri << "\n";
+    if (!o.no_qr) {
+      if (const auto m = qr::encode(uri)) ctx.out << "\n" << render_qr(*m, o.qr_invert);
+    }
+  }
+  if (auto r = reload_server(o.socket, ctx)) {
+    ctx.out << (r->ok ? "the running server reloaded: the panel restarts (every admin session "
+                        "ends)\n"
+                      : "the running server refused the reload (run `qeli check-config`)\n");
+  } else {
+    ctx.out << "no server answered on " << o.socket << ": it applies at the next start\n";
+  }
+  ctx.exit_code = kExitOk;
+}
+
 }  // namespace
 
 void register_panel(CLI::App& app, Context& ctx) {
@@ -97,6 +159,20 @@ void register_panel(CLI::App& app, Context& ctx) {
       ->excludes(from_stdin);
   pw->add_flag("--no-enable", w->no_enable, "Do not set enabled = true");
   pw->callback([w, &ctx] { set_web_password(*w, ctx); });
+
+  auto t = std::make_shared<WebTotpOptions>();
+  auto* totp = app.add_subcommand(
+      "set-web-totp",
+      "Turn on the web panel's second factor: a new TOTP secret (RFC 6238, 6 digits, 30 s) "
+      "in [web] totp_secret, printed once as an otpauth:// link and QR code for an "
+      "authenticator app; --disable removes it");
+  totp->add_option("-c,--config", t->config, "Server config file")->capture_default_str();
+  totp->add_option("--socket", t->socket, "Server control socket (to apply it live)")
+      ->capture_default_str();
+  totp->add_flag("--disable", t->disable, "Remove the second factor (password only)");
+  totp->add_flag("--no-qr", t->no_qr, "Print the link without a QR code");
+  totp->add_flag("--qr-invert", t->qr_invert, "Draw the QR code for a light background");
+  totp->callback([t, &ctx] { set_web_totp(*t, ctx); });
 }
 
 }  // namespace qeli::cli

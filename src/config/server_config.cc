@@ -14,6 +14,8 @@
 #include "config/unbuilt.h"
 #include "config/values.h"
 #include "crypto/argon2id.h"
+#include "crypto/base32.h"
+#include "crypto/totp.h"
 
 namespace qeli::config {
 
@@ -62,6 +64,15 @@ WebConfig read_web(SectionReader& r) {
   w.port = r.get_u<std::uint16_t>("port", w.port, 1, 65535);
   w.username = r.get_string("username", w.username);
   w.password_hash = r.get_string("password_hash", "");
+  w.totp_secret = r.get_string("totp_secret", "");
+  if (!w.totp_secret.empty()) {
+    const auto key = crypto::base32_decode(w.totp_secret);
+    if (!key || key->size() < crypto::kTotpMinSecretBytes) {
+      r.error("totp_secret",
+              "not a Base32 TOTP secret of at least 128 bits (26 characters of A-Z and 2-7); "
+              "make one with `qeli set-web-totp`");
+    }
+  }
   w.insecure_no_auth = r.get_bool("insecure_no_auth", false);
   if (w.insecure_no_auth) {
     r.error("insecure_no_auth",

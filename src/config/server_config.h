@@ -56,6 +56,9 @@ struct WebConfig {
   std::uint16_t port = 8080;
   std::string username = "admin";
   std::string password_hash;  // empty: the panel refuses to start
+  /// The admin's TOTP secret (RFC 6238), Base32; empty = no second factor. Written by
+  /// `qeli set-web-totp`; checked to decode to at least 128 bits.
+  std::string totp_secret;
   bool insecure_no_auth = false;
   bool tls = false;
   std::string tls_cert, tls_key;

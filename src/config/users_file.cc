@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "config/values.h"
@@ -192,33 +194,58 @@ Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string
 
 }  // namespace
 
-Status<Error<UsersFileError>> set_web_password(const std::string& path, const std::string& username,
-                                               const std::string& password_hash, bool enable) {
-  if (!crypto::argon2id_is_phc(password_hash)) {
-    return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
-  }
+namespace {
+
+// Sets each key of [web] to its value (replacing every line of it, else adding one after
+// the section's last key) or, for nullopt, removes its lines; the section is created when
+// the file has none.
+Status<Error<UsersFileError>> set_web_keys(
+    const std::string& path,
+    const std::vector<std::pair<std::string, std::optional<std::string>>>& want) {
   return rewrite_section(
       path, "web", true, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
-        std::vector<std::pair<std::string, std::string>> want = {{"username", username},
-                                                                 {"password_hash", password_hash}};
-        if (enable) want.emplace_back("enabled", "true");
         std::size_t at = e;
         while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
         for (const auto& [k, v] : want) {
           bool written = false;
-          for (std::size_t i = b + 1; i < e; ++i) {
-            if (key_of(lines[i]) == k) {
-              lines[i] = k + " = " + v;
+          for (std::size_t i = b + 1; i < e;) {
+            if (key_of(lines[i]) != k) {
+              ++i;
+            } else if (v) {
+              lines[i++] = k + " = " + *v;
               written = true;
+            } else {
+              lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+              --e;
+              if (at > i) --at;
             }
           }
-          if (!written) {
-            lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), k + " = " + v);
+          if (!written && v) {
+            lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), k + " = " + *v);
             ++at;
             ++e;
           }
         }
       });
+}
+
+}  // namespace
+
+Status<Error<UsersFileError>> set_web_password(const std::string& path, const std::string& username,
+                                               const std::string& password_hash, bool enable) {
+  if (!crypto::argon2id_is_phc(password_hash)) {
+    return fail(Error<UsersFileError>{UsersFileError::kBadHash, "not an Argon2id PHC string"});
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> want = {
+      {"username", username}, {"password_hash", password_hash}};
+  if (enable) want.emplace_back("enabled", "true");
+  return set_web_keys(path, want);
+}
+
+Status<Error<UsersFileError>> set_web_totp(const std::string& path,
+                                           const std::string& totp_secret) {
+  if (totp_secret.empty()) return set_web_keys(path, {{"totp_secret", std::nullopt}});
+  return set_web_keys(path, {{"totp_secret", totp_secret}});
 }
 
 Status<Error<UsersFileError>> remove_user(const std::string& path, const std::string& name,

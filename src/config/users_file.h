@@ -56,6 +56,11 @@ Status<Error<UsersFileError>> set_user_password(const std::string& path, const s
 Status<Error<UsersFileError>> set_web_password(const std::string& path, const std::string& username,
                                                const std::string& password_hash, bool enable);
 
+/// `qeli set-web-totp`: sets [web] `totp_secret` (Base32), or removes it when
+/// `totp_secret` is empty; every other line stays as written. Same locking and atomic
+/// replacement as remove_user.
+Status<Error<UsersFileError>> set_web_totp(const std::string& path, const std::string& totp_secret);
+
 /// Adds `device.<id> = <name> <phc>` to the user's section (add-device). kExists if the
 /// user has the id already; kNotFound without the user. Same locking and atomic
 /// replacement as remove_user.

@@ -61,13 +61,17 @@ const control::CounterValue* find_counter(const std::vector<control::CounterValu
 
 }  // namespace
 
-std::string login_content(const std::string& base, const std::string& error) {
+std::string login_content(const std::string& base, const std::string& error, bool totp) {
   std::string s = "<form class=\"login\" method=\"post\" action=\"" + escape(base) + "/login\">";
   if (!error.empty()) s += "<p class=\"err\">" + escape(error) + "</p>";
   s += "<label>User name<input name=\"username\" autocomplete=\"username\" required "
        "autofocus></label><label>Password<input name=\"password\" type=\"password\" "
-       "autocomplete=\"current-password\" required></label><button type=\"submit\">Log "
-       "in</button></form>";
+       "autocomplete=\"current-password\" required></label>";
+  if (totp) {
+    s += "<label>Code from your authenticator app<input name=\"code\" inputmode=\"numeric\" "
+         "pattern=\"[0-9]{6}\" maxlength=\"6\" autocomplete=\"one-time-code\" required></label>";
+  }
+  s += "<button type=\"submit\">Log in</button></form>";
   return s;
 }
 

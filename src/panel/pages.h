@@ -16,7 +16,8 @@ struct PageContext {
   std::string message;  ///< a one-line result of the last action ("" = none), escaped
 };
 
-std::string login_content(const std::string& base, const std::string& error);
+/// The login form; `totp` adds the one-time code field (autocomplete one-time-code).
+std::string login_content(const std::string& base, const std::string& error, bool totp = false);
 std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
                               const control::SessionList& sessions,
                               const control::EventList& events);

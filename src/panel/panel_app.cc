@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "control/api_json.h"
+#include "crypto/base32.h"
 #include "crypto/ct.h"
+#include "crypto/totp.h"
 #include "panel/answers.h"
 #include "panel/audit_log.h"
 #include "panel/form.h"
@@ -131,6 +133,7 @@ PanelSettings settings_of(const config::WebConfig& w) {
   PanelSettings s;
   s.username = w.username;
   s.password_hash = w.password_hash;
+  s.totp_secret = w.totp_secret;
   s.base_path = w.base_path;
   while (!s.base_path.empty() && s.base_path.back() == '/') s.base_path.pop_back();
   s.csrf = w.csrf;
@@ -162,7 +165,28 @@ PanelApp::PanelApp(PanelSettings settings, control::ControlService& server, cons
       server_(server),
       sessions_(key, s_.session_ttl_secs),
       guard_(s_.brute_force),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)) {
+  // check-config refuses a secret that does not decode; one that slips past (a caller
+  // without the config's checks) leaves the key empty and every code refused: never a
+  // login without the second factor the settings ask for.
+  if (!s_.totp_secret.empty()) {
+    if (auto decoded = crypto::base32_decode(s_.totp_secret)) totp_key_ = std::move(*decoded);
+  }
+}
+
+std::string PanelApp::credential() const {
+  return s_.totp_secret.empty() ? s_.password_hash : s_.password_hash + "\ntotp:" + s_.totp_secret;
+}
+
+bool PanelApp::totp_ok(std::string_view code) {
+  if (s_.totp_secret.empty()) return true;
+  if (totp_key_.size() < crypto::kTotpMinSecretBytes) return false;
+  const auto step = crypto::totp_match(totp_key_, code, clock_.unix_now());
+  std::lock_guard lock(totp_mu_);
+  if (!step || *step <= totp_last_step_) return false;
+  totp_last_step_ = *step;
+  return true;
+}
 
 std::string PanelApp::client_ip(const HttpRequest& r) const {
   if (s_.trusted_proxies.empty() || !in_any(s_.trusted_proxies, r.remote_ip)) return r.remote_ip;
@@ -223,7 +247,7 @@ bool PanelApp::origin_allowed(const HttpRequest& r) const {
 
 std::optional<AdminSession> PanelApp::session_of(const HttpRequest& r) const {
   for (const auto v : cookie_values(r.header("cookie"), kSessionCookie)) {
-    if (auto ok = sessions_.verify(v, s_.username, s_.password_hash, clock_.unix_now())) return ok;
+    if (auto ok = sessions_.verify(v, s_.username, credential(), clock_.unix_now())) return ok;
   }
   return std::nullopt;
 }
@@ -316,7 +340,7 @@ HttpResponse PanelApp::route(Ctx& c) {
     if (get) {
       HttpResponse r;
       r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
-                           login_content(s_.base_path, ""));
+                           login_content(s_.base_path, "", !s_.totp_secret.empty()));
       return r;
     }
     auto r = login(c);
@@ -386,7 +410,7 @@ HttpResponse PanelApp::login(Ctx& c) {
     HttpResponse r;
     r.status = status;
     r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
-                         login_content(s_.base_path, error));
+                         login_content(s_.base_path, error, !s_.totp_secret.empty()));
     return r;
   };
   if (s_.csrf && !origin_allowed(c.req)) {
@@ -399,6 +423,7 @@ HttpResponse PanelApp::login(Ctx& c) {
   if (!form) return page_with(400, "The form could not be read.");
   const std::string user(form->get("username"));
   const std::string password(form->get("password"));
+  const std::string code(form->get("code"));
   const auto key = server::parse_source_key(c.ip).value_or(0);
   const Instant now = clock_.steady_now();
   if (guard_.locked_out(key, user, now)) {
@@ -409,16 +434,21 @@ HttpResponse PanelApp::login(Ctx& c) {
   const bool name_ok =
       user.size() == s_.username.size() && crypto::ct_equal(bytes_of(user), bytes_of(s_.username));
   // A wrong name costs the same Argon2id work as a wrong password (a dummy hash).
-  const bool ok =
+  const bool password_ok =
       guard_.verify_password(name_ok ? s_.password_hash : std::string(), password) && name_ok;
+  // The code is looked at only after the password (a guessed code never uses up a step
+  // for the real admin), and a wrong one reads the same as a wrong password.
+  const bool ok = password_ok && totp_ok(code);
   if (!ok) {
     const bool locked = guard_.record_failure(key, user, clock_.steady_now());
-    spdlog::warn("panel: failed login of '{}' from {}{}", loggable(user), c.ip,
+    spdlog::warn("panel: failed login of '{}' from {}{}{}", loggable(user), c.ip,
+                 password_ok ? " (wrong or reused one-time code)" : "",
                  locked ? " (now locked out)" : "");
-    return page_with(401, "Wrong user name or password.");
+    return page_with(401, s_.totp_secret.empty() ? "Wrong user name or password."
+                                                 : "Wrong user name, password or code.");
   }
   guard_.record_success(key, user);
-  const std::string cookie = sessions_.issue(s_.username, s_.password_hash, clock_.unix_now());
+  const std::string cookie = sessions_.issue(s_.username, credential(), clock_.unix_now());
   spdlog::info("panel: admin '{}' logged in from {}", loggable(user), c.ip);
   auto r = redirect(s_.base_path + "/");
   r.add("Set-Cookie", std::string(kSessionCookie) + "=" + cookie +

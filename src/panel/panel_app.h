@@ -5,11 +5,14 @@
 //     403 on every route for anyone else; a Host header that names neither an address, nor
 //     localhost, nor public_host / an allowed origin's host is refused (421): a name that
 //     an attacker's DNS points at 127.0.0.1 cannot make a browser talk to the panel;
-//   * login (`username` / `password_hash`, Argon2id) behind the same defences as the VPN's
-//     logins, with their own counters (`[web] brute_force.*`): per (address, user)
+//   * login (`username` / `password_hash`, Argon2id, and with `totp_secret` a one-time
+//     code, RFC 6238: ±1 step, each step accepted once) behind the same defences as the
+//     VPN's logins, with their own counters (`[web] brute_force.*`): per (address, user)
 //     lockout, per-address ceiling, per-username tarpit, a dummy verify for wrong names;
+//     a wrong code counts as a failed login and reads the same as a wrong password;
 //   * sessions in an HMAC cookie (panel/admin_sessions.h): HttpOnly, SameSite=Strict,
-//     Secure with `secure_cookie`, Path = base_path; ended by logout or a new password;
+//     Secure with `secure_cookie`, Path = base_path; ended by logout, a new password or
+//     a new (or removed) TOTP secret;
 //   * every state-changing request (POST) needs the session's CSRF token (form field
 //     `csrf` or header X-CSRF-Token) and, when the browser names one, an Origin (or
 //     Referer) of this panel: its own Host, `public_host`, or `allowed_origins`;
@@ -25,12 +28,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "base/bytes.h"
 #include "base/clock.h"
 #include "config/server_config.h"
 #include "control/api.h"
@@ -51,6 +56,7 @@ struct PageContext;
 struct PanelSettings {
   std::string username = "admin";
   std::string password_hash;  ///< Argon2id PHC; the panel does not start without one
+  std::string totp_secret;    ///< Base32 ([web] totp_secret); empty = no second factor
   std::string base_path;      ///< "" or "/prefix" (no trailing slash)
   bool csrf = true;
   bool secure_cookie = false;
@@ -137,6 +143,12 @@ class PanelApp {
   bool host_allowed(std::string_view host) const;
   bool origin_allowed(const HttpRequest& r) const;
   std::optional<AdminSession> session_of(const HttpRequest& r) const;
+  /// What a session cookie is bound to: the password hash and the TOTP secret, so that
+  /// changing either ends every session.
+  std::string credential() const;
+  /// The second factor: true without one; else `code` must be a current code whose step
+  /// is later than every step accepted before (RFC 6238 §5.2: one use per code).
+  bool totp_ok(std::string_view code);
 
   PanelSettings s_;
   control::ControlService& server_;
@@ -146,6 +158,9 @@ class PanelApp {
   ApiTokens* tokens_ = nullptr;
   AuditLog* audit_ = nullptr;
   std::string tokens_off_;
+  Bytes totp_key_;  ///< decoded totp_secret; empty = no second factor
+  std::mutex totp_mu_;
+  std::uint64_t totp_last_step_ = 0;  ///< the newest step a code was accepted for
 };
 
 }  // namespace qeli::panel

@@ -42,7 +42,7 @@ Values privileged_values(const config::IniDocument& d, std::map<std::string, int
 }  // namespace
 
 bool is_privileged_key(std::string_view section, std::string_view key) {
-  (void)section;
+  if (section == "web" && key == "totp_secret") return true;
   // hooks and anything the server would execute
   if (key.ends_with("post_up") || key.ends_with("post_down") || key.ends_with("_command") ||
       contains_word(key, "hook") || contains_word(key, "script") || contains_word(key, "exec")) {
@@ -72,7 +72,8 @@ std::vector<config::Finding> privileged_changes(const config::IniDocument& befor
     f.key = k.second;
     f.line = line;
     f.message =
-        "hooks and file paths cannot be changed from the panel or the control socket; "
+        "hooks, file paths and the panel's totp_secret cannot be changed from the panel or "
+        "the control socket; "
         "edit " +
         after.file + " as root";
     out.push_back(std::move(f));

@@ -3,6 +3,8 @@
 // over the control socket (the panel's config editor) may not add, change or remove any
 // of them; they are set by editing the file as root (panels.md §5.1: CVE-2026-55477,
 // wg-easy's hooks). The one exception is `logging.file` inside /var/log/qeli/.
+// Also `[web] totp_secret`: a stolen panel session must not be able to turn the admin's
+// second factor off or replace it with one the thief holds.
 //
 // NOTE: a narrow stand-in until src/config names its host-privileged keys (the DNS/hooks
 // work); then this asks that list instead.
@@ -20,8 +22,9 @@ namespace qeli::server {
 bool is_privileged_key(std::string_view section, std::string_view key);
 
 /// One refusal per privileged key whose values differ between `before` and `after`
-/// ("[profile:main] routing.post_up: hooks and file paths can only be changed by editing
-/// <file> as root"). Empty = the edit may be saved.
+/// ("[profile:main] routing.post_up: hooks, file paths and the panel's totp_secret cannot
+/// be changed from the panel or the control socket; edit <file> as root"). Empty = the
+/// edit may be saved.
 std::vector<config::Finding> privileged_changes(const config::IniDocument& before,
                                                 const config::IniDocument& after);
 

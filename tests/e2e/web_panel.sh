@@ -20,6 +20,8 @@
 #     a new password (set-web-password + reload) ends it;
 #   * brute_force.max_attempts wrong passwords lock the login out, even the right one;
 #   * tls = true with a certificate: HTTPS with HSTS and a Secure cookie, no plain HTTP;
+#   * `qeli set-web-totp` (totp_secret): the login needs a current one-time code, each
+#     code once; the panel's editor cannot remove the secret; --disable does;
 #   * check-config refuses insecure_no_auth, a missing password_hash and update_check;
 #   * every answer of the JSON API and /metrics (each operation at least once) matches
 #     docs/openapi.yaml (tools/check_openapi.py: status, media type, JSON Schema).
@@ -355,6 +357,58 @@ grep -q "stopping the panel" "$E2E_DIR/server3.log" || e2e_fail "no stop logged"
 kill -0 "$E2E_PID_server3" || e2e_fail "the server stopped with its panel"
 sed -i 's/^enabled = false$/enabled = true/' "$dir/server.conf"
 e2e_finish server3
+
+# A second factor: `qeli set-web-totp` writes [web] totp_secret and shows it once; the
+# login then needs the password and a current code (each code once), a wrong code reads
+# like a wrong password, and the panel's editor cannot remove the secret.
+"$QELI" set-web-totp -c "$dir/server.conf" --socket "$dir/none.sock" --no-qr >"$E2E_DIR/totp.out" ||
+  e2e_fail "set-web-totp failed"
+secret=$(grep -o 'secret=[A-Z2-7]*' "$E2E_DIR/totp.out" | head -1 | cut -d= -f2)
+[ ${#secret} = 32 ] || e2e_fail "no otpauth:// secret printed: $(cat "$E2E_DIR/totp.out")"
+grep -q "^totp_secret = $secret\$" "$dir/server.conf" || e2e_fail "no totp_secret written"
+"$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "check-config refused totp_secret"
+# totp OFFSET — the code of now + OFFSET steps (RFC 6238 with Python's own HMAC); totp x —
+# a code of none of the three steps the panel accepts now.
+totp() {
+  /usr/bin/python3 - "$secret" "$1" <<'PY'
+import base64, hmac, struct, sys, time
+key = base64.b32decode(sys.argv[1] + "=" * (-len(sys.argv[1]) % 8))
+def code(step):
+    h = hmac.new(key, struct.pack(">Q", step), "sha1").digest()
+    o = h[19] & 15
+    return "%06d" % ((struct.unpack(">I", h[o:o + 4])[0] & 0x7FFFFFFF) % 1000000)
+now = int(time.time()) // 30
+if sys.argv[2] == "x":
+    near = {code(now + d) for d in (-2, -1, 0, 1, 2)}
+    print(next("%06d" % n for n in range(1000000) if "%06d" % n not in near))
+else:
+    print(code(now + int(sys.argv[2])))
+PY
+}
+TLS_PANEL=https://127.0.0.1:8080
+start_server server4
+expect 200 totp_page -k "$TLS_PANEL/login"
+grep -q 'name="code"' "$E2E_DIR/totp_page.b" || e2e_fail "the login page asks for no code"
+expect 401 totp_none -k -d 'username=boss&password=panel-pass-2' "$TLS_PANEL/login"
+expect 401 totp_wrong -k -d "username=boss&password=panel-pass-2&code=$(totp x)" "$TLS_PANEL/login"
+grep -q 'Wrong user name, password or code' "$E2E_DIR/totp_wrong.b" || e2e_fail "wrong code: $(head -c 300 "$E2E_DIR/totp_wrong.b")"
+code=$(totp 0)
+jar4="$E2E_DIR/jar4"
+expect 303 totp_ok -k -c "$jar4" -d "username=boss&password=panel-pass-2&code=$code" "$TLS_PANEL/login"
+expect 200 totp_in -k -b "$jar4" "$TLS_PANEL/"
+expect 401 totp_reuse -k -d "username=boss&password=panel-pass-2&code=$code" "$TLS_PANEL/login"
+# The editor: removing the secret is refused like a hook.
+expect 200 totp_session -k -b "$jar4" "$TLS_PANEL/api/v1/session"
+expect 200 totp_strip -k -b "$jar4" -H "X-CSRF-Token: $(jq -r .csrf_token "$E2E_DIR/totp_session.b")" \
+  -H 'Content-Type: application/json' \
+  -d "$(grep -v '^totp_secret = ' "$dir/server.conf" | jq -Rs '{text: .}')" "$TLS_PANEL/api/v1/config/validate"
+jq -e '.valid == false and ([.findings[] | select(.key == "totp_secret")] | length) == 1' \
+  "$E2E_DIR/totp_strip.b" >/dev/null || e2e_fail "the editor may remove totp_secret: $(head -c 400 "$E2E_DIR/totp_strip.b")"
+grep -q "wrong or reused one-time code" "$E2E_DIR/server4.log" || e2e_fail "no failed code logged"
+e2e_finish server4
+"$QELI" set-web-totp -c "$dir/server.conf" --socket "$dir/none.sock" --disable >/dev/null ||
+  e2e_fail "set-web-totp --disable failed"
+! grep -q '^totp_secret' "$dir/server.conf" || e2e_fail "--disable left totp_secret"
 
 # Refused settings.
 refused() {  # refused KEY_LINE MESSAGE

@@ -69,6 +69,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kWeb, "port", "e2e/web_panel.sh", "127.0.0.1:8080"},
     {Scope::kWeb, "username", "e2e/web_panel.sh", "--username boss"},
     {Scope::kWeb, "password_hash", "e2e/web_panel.sh"},
+    {Scope::kWeb, "totp_secret", "e2e/web_panel.sh"},
     {Scope::kWeb, "insecure_no_auth", "e2e/web_panel.sh"},
     {Scope::kWeb, "tls", "e2e/web_panel.sh", "tls = true"},
     {Scope::kWeb, "tls_cert", "e2e/web_panel.sh"},

@@ -83,6 +83,7 @@ TEST_F(ServerConfigTest, minimal_profile_takes_documented_defaults) {
   EXPECT_FALSE(r.config.web.enabled);
   EXPECT_EQ(r.config.web.port, 8080);
   EXPECT_EQ(r.config.web.session_ttl, std::chrono::seconds{86400});
+  EXPECT_EQ(r.config.web.totp_secret, "");
   EXPECT_EQ(r.config.logging.level, LogLevel::kInfo);
   EXPECT_EQ(p.link_mode(), ClientMode::kFakeTls);
 }
@@ -493,6 +494,10 @@ TEST_F(ServerConfigTest, section_rules) {
       {"[web]\nbind = localhost\n[profile:p]\n", "web", "bind"},
       {"[web]\npublic_host = 2001:db8::1\n[profile:p]\n", "web", "public_host"},
       {"[web]\nsession_ttl_secs = 2592001\n[profile:p]\n", "web", "session_ttl_secs"},
+      // TOTP secrets: Base32 only, and at least 128 bits (26 characters).
+      {"[web]\ntotp_secret = GEZDGNBVGY3TQOJQ\n[profile:p]\n", "web", "totp_secret"},
+      {"[web]\ntotp_secret = GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJ1\n[profile:p]\n", "web",
+       "totp_secret"},
       {"[logging]\nlevel = loud\n[profile:p]\n", "logging", "level"},
       {"[profile:p]\n[profile:p]\ntun.name = v1\nbind.port = 1\npool.cidr = 10.1.0.0/24\n"
        "tun.address = 10.1.0.1\n",

@@ -295,5 +295,25 @@ TEST(users_file, set_web_password_edits_only_the_web_section) {
             UsersFileError::kIo);
 }
 
+TEST(users_file, set_web_totp_sets_replaces_and_removes_only_its_key) {
+  test::TempDir tmp;
+  const std::string path = tmp.write("server.conf",
+                                     "[web]\nenabled = true\nusername = ops\n\n[profile:p]\n"
+                                     "port = 443\n");
+  ASSERT_TRUE(set_web_totp(path, "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ").ok());
+  EXPECT_EQ(read_text(path),
+            "[web]\nenabled = true\nusername = ops\ntotp_secret = "
+            "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n\n[profile:p]\nport = 443\n");
+  ASSERT_TRUE(set_web_totp(path, "MZXW6YTBOIMZXW6YTBOIMZXW6YTBOI").ok());
+  EXPECT_EQ(read_text(path),
+            "[web]\nenabled = true\nusername = ops\ntotp_secret = "
+            "MZXW6YTBOIMZXW6YTBOIMZXW6YTBOI\n\n[profile:p]\nport = 443\n");
+  // Removing it also removes a repeated line, and keeps the keys after it.
+  const std::string path2 = tmp.write(
+      "s2.conf", "[web]\ntotp_secret = A\nport = 1\ntotp_secret = B\nbind = ::1\n[x]\ny = 1\n");
+  ASSERT_TRUE(set_web_totp(path2, "").ok());
+  EXPECT_EQ(read_text(path2), "[web]\nport = 1\nbind = ::1\n[x]\ny = 1\n");
+}
+
 }  // namespace
 }  // namespace qeli::config

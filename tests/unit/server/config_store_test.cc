@@ -71,7 +71,7 @@ TEST(ConfigStore, RefusesHooksAndPaths) {
     EXPECT_FALSE(v.ok) << extra;
     bool named = false;
     for (const auto& x : v.findings)
-      named |= x.message.find("hooks and file paths") != std::string::npos;
+      named |= x.message.find("hooks, file paths") != std::string::npos;
     EXPECT_TRUE(named) << extra;
   }
   auto v = store.validate(t + "[logging]\nfile = /etc/cron.d/x\n");
@@ -82,7 +82,7 @@ TEST(ConfigStore, RefusesHooksAndPaths) {
   // /var/log/qeli does not exist on this machine: that is check-config's business).
   v = store.validate(t + "[logging]\nfile = /var/log/qeli/server.log\n");
   for (const auto& x : v.findings) {
-    EXPECT_EQ(x.message.find("hooks and file paths"), std::string::npos) << x.text;
+    EXPECT_EQ(x.message.find("hooks, file paths"), std::string::npos) << x.text;
   }
   v = store.validate("[auth]\nusers_file = /etc/shadow\n" + t.substr(t.find("[profile")));
   EXPECT_FALSE(v.ok);
@@ -153,6 +153,9 @@ TEST(PrivilegedKeys, NamesHooksCommandsAndPaths) {
   for (const char* k : {"tun.mtu", "bind.port", "obf.mode", "max_sessions", "enabled"}) {
     EXPECT_FALSE(is_privileged_key("x", k)) << k;
   }
+  // The panel's second factor: a stolen session cannot turn it off or swap it.
+  EXPECT_TRUE(is_privileged_key("web", "totp_secret"));
+  EXPECT_FALSE(is_privileged_key("web", "password_hash"));
 }
 
 }  // namespace
