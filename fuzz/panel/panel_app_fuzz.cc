@@ -47,6 +47,11 @@ class FakeServer final : public control::ControlService {
       return Response{UserList{{u}, {}}};
     }
     if (std::holds_alternative<GetUsage>(req)) return Response{UsageList{}};
+    if (std::holds_alternative<GetWebhookLog>(req)) {
+      WebhookDelivery d;
+      d.id = d.type = d.result = d.detail = kEvil;
+      return Response{WebhookLog{true, 1, {d}}};
+    }
     if (std::holds_alternative<ListBlocked>(req)) {
       BlockedAddress b;
       b.ip = b.user = kEvil;

@@ -256,6 +256,21 @@ struct BandwidthSet {
 
 /// add-user, remove-user, revoke-device: what changed in the users file and what the
 /// reload after it did.
+/// One attempt to deliver a webhook (server/webhook_outbox.h's delivery log).
+struct WebhookDelivery {
+  std::int64_t at_ms = 0;   ///< unix milliseconds
+  std::string id;           ///< the event's id (the receiver's idempotency key)
+  std::string type;         ///< "session.connected", …
+  std::string result;       ///< "delivered" | "failed" (retried later) | "given-up"
+  std::int32_t status = 0;  ///< the receiver's HTTP status; 0 = no answer
+  std::string detail;       ///< why it failed ("" when delivered); never the secret
+};
+struct WebhookLog {
+  bool enabled = false;                     ///< [webhooks] enabled (else the rest is empty)
+  std::uint64_t pending = 0;                ///< in the outbox, waiting for a (re)try
+  std::vector<WebhookDelivery> deliveries;  ///< newest first
+};
+
 struct UserChanged {
   std::string username;
   std::string users_file;            ///< the file that was written
@@ -425,6 +440,13 @@ struct GetUsage {
   static constexpr Permission kNeeds = Permission::kRead;
   using Reply = UsageList;
 };
+/// The webhook outbox's recent delivery attempts (the panel's Webhooks page).
+struct GetWebhookLog {
+  static constexpr std::string_view kName = "webhook-log";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = WebhookLog;
+  std::uint32_t limit = 100;  ///< 1..1000
+};
 /// `qeli usage --reset USER`: the user's totals back to zero (a used-up quota is lifted).
 struct ResetUsage {
   static constexpr std::string_view kName = "reset-usage";
@@ -492,12 +514,12 @@ using Request =
     std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock, UnblockAll,
                  GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig, SaveConfig,
                  ListConfigHistory, GetConfigVersion, Reload, Whoami, GetClientStatus, SetBandwidth,
-                 GetUsage, ResetUsage, AddUser, RemoveUser, AddDevice, RevokeDevice>;
+                 GetUsage, ResetUsage, AddUser, RemoveUser, AddDevice, RevokeDevice, GetWebhookLog>;
 using Response =
     std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList, UnblockResult,
                  StatsSnapshot, EventList, UserList, ConfigText, ValidationResult, ConfigSaved,
                  ConfigHistory, CallerInfo, ClientStatusReport, UsageList, BandwidthSet,
-                 UserChanged, DeviceIssued>;
+                 UserChanged, DeviceIssued, WebhookLog>;
 
 std::string_view name_of(const Request& r);
 Permission needs(const Request& r);

@@ -99,6 +99,12 @@ void encode(const GetEvents& r, json& j) {
   j["after"] = r.after;
   j["limit"] = r.limit;
 }
+std::optional<ControlError> decode(const json& j, GetWebhookLog& r) {
+  if (auto e = read_uint(j, "limit", r.limit, 1000)) return e;
+  if (r.limit == 0) r.limit = 1;
+  return std::nullopt;
+}
+void encode(const GetWebhookLog& r, json& j) { j["limit"] = r.limit; }
 std::optional<ControlError> decode(const json& j, ValidateConfig& r) {
   return read(j, "text", r.text, true);
 }

@@ -108,9 +108,30 @@ void AdminSessions::revoke(const AdminSession& s, std::int64_t now_unix) {
     // Full of live revocations: end every session instead of forgetting one.
     ++generation_;
     revoked_.clear();
+    if (store_ != nullptr) store_->generation_moved(generation_);
     return;
   }
   revoked_.emplace(s.sid, s.expires_unix);
+  if (store_ != nullptr) store_->revoked(s.sid, s.expires_unix);
+}
+
+void AdminSessions::restore(std::uint64_t generation,
+                            const std::vector<std::pair<std::string, std::int64_t>>& revoked,
+                            std::int64_t now_unix, RevocationStore* store) {
+  std::lock_guard lock(mu_);
+  generation_ = generation;
+  revoked_.clear();
+  for (const auto& [sid, expires] : revoked) {
+    if (expires <= now_unix) continue;
+    if (revoked_.size() >= kMaxRevoked) {  // a store fuller than ours: end them all
+      ++generation_;
+      revoked_.clear();
+      if (store != nullptr) store->generation_moved(generation_);
+      break;
+    }
+    revoked_.emplace(sid, expires);
+  }
+  store_ = store;
 }
 
 std::string AdminSessions::csrf_token(std::string_view sid) const {

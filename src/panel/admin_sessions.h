@@ -9,7 +9,9 @@
 // `credential` is the admin's stored password hash, so a password change ends every
 // session of the old password at once. Logout revokes one sid (kept until it would have
 // expired anyway). `gen` is a generation counter: if the revocation list ever fills up,
-// the generation moves on and every session ends — never an un-revoked cookie.
+// the generation moves on and every session ends — never an un-revoked cookie. With a
+// RevocationStore (panel/revoked_sessions.h: the state_db) both outlive the process, so a
+// restarted panel does not accept a cookie that was logged out.
 // The key is 32 random bytes (config/web_session_key.h: persisted, so a restart keeps
 // the admins logged in, when persist_session_key = true).
 //
@@ -23,6 +25,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "config/web_session_key.h"
 
@@ -36,6 +40,15 @@ inline constexpr std::size_t kMaxRevoked = 65536;
 struct AdminSession {
   std::string sid;  ///< 32 hex characters
   std::int64_t expires_unix = 0;
+};
+
+/// Where revocations are kept beyond the process (called under AdminSessions' lock).
+class RevocationStore {
+ public:
+  virtual ~RevocationStore() = default;
+  virtual void revoked(const std::string& sid, std::int64_t expires_unix) = 0;
+  /// The list filled up: every earlier session ended; the old rows may go.
+  virtual void generation_moved(std::uint64_t generation) = 0;
 };
 
 class AdminSessions {
@@ -52,6 +65,11 @@ class AdminSessions {
                                      std::string_view credential, std::int64_t now_unix) const;
   /// Logout: `s` is refused from now on.
   void revoke(const AdminSession& s, std::int64_t now_unix);
+  /// What a store kept (revocations still live at `now_unix`, the generation), and the
+  /// store to tell of every later one (null: memory only).
+  void restore(std::uint64_t generation,
+               const std::vector<std::pair<std::string, std::int64_t>>& revoked,
+               std::int64_t now_unix, RevocationStore* store);
 
   std::string csrf_token(std::string_view sid) const;
   /// Constant-time comparison of `token` with csrf_token(sid).
@@ -68,6 +86,7 @@ class AdminSessions {
   mutable std::mutex mu_;
   std::uint64_t generation_ = 0;
   std::unordered_map<std::string, std::int64_t> revoked_;  ///< sid → its expiry
+  RevocationStore* store_ = nullptr;
 };
 
 }  // namespace qeli::panel

@@ -37,10 +37,11 @@ struct Nav {
   const char* label;
 };
 constexpr Nav kNav[] = {
-    {NavItem::kDashboard, "/", "Dashboard"},     {NavItem::kSessions, "/sessions", "Sessions"},
-    {NavItem::kUsers, "/users", "Users"},        {NavItem::kBlocked, "/blocked", "Lockouts"},
-    {NavItem::kEvents, "/events", "Events"},     {NavItem::kConfig, "/config", "Config"},
-    {NavItem::kTokens, "/tokens", "API tokens"}, {NavItem::kAudit, "/audit", "Audit"}};
+    {NavItem::kDashboard, "/", "Dashboard"},       {NavItem::kSessions, "/sessions", "Sessions"},
+    {NavItem::kUsers, "/users", "Users"},          {NavItem::kBlocked, "/blocked", "Lockouts"},
+    {NavItem::kEvents, "/events", "Events"},       {NavItem::kConfig, "/config", "Config"},
+    {NavItem::kWebhooks, "/webhooks", "Webhooks"}, {NavItem::kTokens, "/tokens", "API tokens"},
+    {NavItem::kAudit, "/audit", "Audit"}};
 
 }  // namespace
 

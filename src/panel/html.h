@@ -23,6 +23,7 @@ enum class NavItem {
   kConfig,
   kTokens,
   kAudit,
+  kWebhooks,
   kNone
 };
 

@@ -17,6 +17,7 @@
 #include "panel/form.h"
 #include "panel/html.h"
 #include "panel/pages.h"
+#include "panel/revoked_sessions.h"
 #include "server/source_key.h"
 
 namespace qeli::panel {
@@ -172,6 +173,11 @@ PanelApp::PanelApp(PanelSettings settings, control::ControlService& server, cons
   if (!s_.totp_secret.empty()) {
     if (auto decoded = crypto::base32_decode(s_.totp_secret)) totp_key_ = std::move(*decoded);
   }
+}
+
+void PanelApp::keep_logouts(RevokedSessions& store) {
+  const std::int64_t now = clock_.unix_now();
+  sessions_.restore(store.generation(), store.live(now), now, &store);
 }
 
 std::string PanelApp::credential() const {
@@ -495,6 +501,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     return std::move(*tokens);
   } else if (auto audit = audit_page(c, pc)) {
     return std::move(*audit);
+  } else if (auto hooks = webhooks_page(c, pc)) {
+    return std::move(*hooks);
   } else if (c.path == "/blocked") {
     frame.title = "Lockouts";
     frame.active = NavItem::kBlocked;
@@ -691,6 +699,13 @@ HttpResponse PanelApp::api(Ctx& c) {
                         {"status", e.status}});
       }
       return json_answer({{"entries", rows}});
+    }
+    if (p == "/webhooks") {
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      control::GetWebhookLog wl;
+      wl.limit = static_cast<std::uint32_t>(
+          std::clamp<std::uint64_t>(parse_u64(q.get("limit")).value_or(100), 1, 1000));
+      return reply(ask(server_, wl, error, &code));
     }
     if (p == "/events") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});

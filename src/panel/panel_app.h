@@ -49,6 +49,7 @@ inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 
 class ApiTokens;
 class AuditLog;
+class RevokedSessions;
 class FormFields;
 struct ConfigEditor;
 struct PageContext;
@@ -103,6 +104,9 @@ class PanelApp {
   }
   /// Where admin actions are recorded (panel/audit_log.h); null: nowhere (logged only).
   void set_audit(AuditLog* audit) { audit_ = audit; }
+  /// Logouts kept in the state_db (panel/revoked_sessions.h): the ones an earlier panel
+  /// process recorded are refused again, and every later one is written there too.
+  void keep_logouts(RevokedSessions& store);
 
  private:
   /// One request as the routes see it.
@@ -137,6 +141,8 @@ class PanelApp {
   /// One audit row for a POST that got `status` (panel_audit.cc); `actor` empty = c.actor.
   void audit(const Ctx& c, int status, std::string actor = {});
   std::optional<HttpResponse> audit_page(Ctx& c, const PageContext& pc);
+  // The webhook delivery log (panel_webhooks.cc).
+  std::optional<HttpResponse> webhooks_page(Ctx& c, const PageContext& pc);
 
   std::string client_ip(const HttpRequest& r) const;
   bool source_allowed(const std::string& ip) const;

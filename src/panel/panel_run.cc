@@ -13,6 +13,7 @@
 #include "panel/audit_log.h"
 #include "panel/http_listener.h"
 #include "panel/panel_app.h"
+#include "panel/revoked_sessions.h"
 #include "sys/daemon_signals.h"
 #include "sys/log_output.h"
 #include "sys/privilege.h"
@@ -114,12 +115,22 @@ int run_panel(const PanelOptions& options) {
     app.set_tokens(nullptr, "[web] state_db: " + t.error());
   }
   std::unique_ptr<AuditLog> audit;
+  std::unique_ptr<RevokedSessions> logouts;
   if (const std::string db = load.config.web_state_db_path(); !db.empty()) {
     if (auto a = AuditLog::open(db); a.ok()) {
       audit = std::move(*a);
       app.set_audit(audit.get());
     } else {
       spdlog::warn("panel: [web] state_db: {}; admin actions are logged only", a.error());
+    }
+    if (auto r = RevokedSessions::open(db); r.ok()) {
+      logouts = std::move(*r);
+      app.keep_logouts(*logouts);
+    } else {
+      spdlog::warn(
+          "panel: [web] state_db: {}; logouts are kept in memory only (a restart "
+          "forgets them)",
+          r.error());
     }
   }
   const std::string host =

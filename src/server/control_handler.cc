@@ -296,6 +296,18 @@ Reply usage(const ControlTargets& t) {
   return control::Response{std::move(out)};
 }
 
+control::WebhookLog webhook_log(const ControlTargets& t, std::uint32_t limit) {
+  control::WebhookLog out;
+  if (t.webhooks == nullptr) return out;
+  out.enabled = true;
+  out.pending = t.webhooks->outbox().pending();
+  for (auto& row : t.webhooks->outbox().log(limit)) {
+    out.deliveries.push_back({row.at_ms, std::move(row.id), std::move(row.type),
+                              std::move(row.result), row.status, std::move(row.detail)});
+  }
+  return out;
+}
+
 Reply reset_usage(const ControlTargets& t, const std::string& user) {
   if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
   if (!t.accounts->reset(user))
@@ -453,6 +465,8 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
           return usage(t);
         } else if constexpr (std::is_same_v<R, ResetUsage>) {
           return reset_usage(t, r.username);
+        } else if constexpr (std::is_same_v<R, GetWebhookLog>) {
+          return Response{webhook_log(t, r.limit)};
         } else if constexpr (std::is_same_v<R, AddUser> || std::is_same_v<R, RemoveUser> ||
                              std::is_same_v<R, AddDevice> || std::is_same_v<R, RevokeDevice>) {
           return user_admin(t, request, caller);

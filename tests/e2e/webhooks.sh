@@ -9,7 +9,8 @@
 #      Standard-Webhooks signature (HMAC-SHA256 over id.timestamp.body, checked by the
 #      receiver with the shared secret), and no secret in any body;
 #   3. a new event after the restart is delivered at once; the outbox ends empty and its
-#      delivery log says "delivered".
+#      delivery log says "delivered" (and, through the control API's webhook-log that the
+#      panel shows, the failed attempts with their reason).
 #
 # Usage: webhooks.sh QELI_BINARY
 set -euo pipefail
@@ -110,6 +111,23 @@ tail -1 "$E2E_DIR/got.jsonl" | grep -q '"type": "users.changed"' || e2e_fail "la
   e2e_fail "delivery log: $(outbox 'select result, status, detail from deliveries')"
 [ "$(outbox "select count(*) from deliveries where result = 'failed'")" -ge 1 ] ||
   e2e_fail "the failed attempts are not in the delivery log"
+# The same log through the control API (the panel's Webhooks page and GET
+# /api/v1/webhooks ask it): newest first, the failed attempts with their reason.
+python3 "$(dirname "$(readlink -f "$0")")/tools/control_call.py" "$dir/control.sock" \
+  '{"cmd": "webhook-log", "limit": 50}' >"$E2E_DIR/webhook_log.json" || e2e_fail "webhook-log"
+python3 - "$E2E_DIR/webhook_log.json" <<'PY' || e2e_fail "webhook-log: $(cat "$E2E_DIR/webhook_log.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ok"] and r["enabled"] and r["pending"] == 0, r
+rows = r["deliveries"]
+results = [d["result"] for d in rows]
+assert results.count("delivered") >= 4 and "failed" in results, results
+assert rows[0]["at_ms"] >= rows[-1]["at_ms"], "not newest first"
+assert rows[0]["type"] == "users.changed" and 200 <= rows[0]["status"] < 300, rows[0]
+failed = [d for d in rows if d["result"] == "failed"]
+assert all(d["status"] == 0 and d["detail"] for d in failed), failed
+assert all(d["type"] and d["id"] for d in rows), rows
+PY
 # The dispatcher's counters reach `qeli stats` (and /metrics through the same snapshot).
 "$QELI" stats --socket "$dir/control.sock" |
   grep -Eq '^\[webhooks\] +delivered +[1-9]' ||

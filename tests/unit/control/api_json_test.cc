@@ -35,7 +35,8 @@ TEST(ControlApiJson, EveryRequestRoundTrips) {
                                     AddUser{"bob", {"main"}, 2, "boss"},
                                     RemoveUser{"bob", "boss"},
                                     AddDevice{"bob", "phone", "vpn.example:443", "main", "boss"},
-                                    RevokeDevice{"bob", "0123abcd", "boss"}};
+                                    RevokeDevice{"bob", "0123abcd", "boss"},
+                                    GetWebhookLog{50}};
   ASSERT_EQ(all.size(), std::variant_size_v<Request>);
   for (const auto& r : all) {
     const json j = encode_request(r);
@@ -115,6 +116,24 @@ TEST(ControlApiJson, UserAndDeviceRequestsAreChecked) {
   const auto back = decode_reply(Request{AddDevice{}}, encode_reply(Response{issued}));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(std::get<DeviceIssued>(*back).credential, "qd1.0123abcd.x");
+}
+
+TEST(ControlApiJson, WebhookLogBoundsItsLimitAndReadsBack) {
+  auto r = decode_request(json{{"cmd", "webhook-log"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::get<GetWebhookLog>(*r).limit, 100U);
+  r = decode_request(json{{"cmd", "webhook-log"}, {"limit", 0U}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::get<GetWebhookLog>(*r).limit, 1U);
+  EXPECT_FALSE(decode_request(json{{"cmd", "webhook-log"}, {"limit", 1001U}}).ok());
+  EXPECT_EQ(needs(Request{GetWebhookLog{}}), Permission::kRead);
+  WebhookLog log{true, 3, {{5, "msg_a", "session.kicked", "failed", 0, "timed out"}}};
+  const auto back = decode_reply(Request{GetWebhookLog{}}, encode_reply(Response{log}));
+  ASSERT_TRUE(back.ok());
+  const auto& got = std::get<WebhookLog>(*back);
+  EXPECT_EQ(got.pending, 3U);
+  ASSERT_EQ(got.deliveries.size(), 1U);
+  EXPECT_EQ(got.deliveries[0].detail, "timed out");
 }
 
 TEST(ControlApiJson, MalformedRequestsNameTheMember) {

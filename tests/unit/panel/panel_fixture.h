@@ -141,6 +141,10 @@ class FakeServer : public control::ControlService {
             return control::Response{control::UserChanged{r.username, "/u.conf", true, 1}};
           } else if constexpr (std::is_same_v<T, control::ListConfigHistory>) {
             return control::Response{history};
+          } else if constexpr (std::is_same_v<T, control::GetWebhookLog>) {
+            control::WebhookLog log = webhook_log;
+            if (log.deliveries.size() > r.limit) log.deliveries.resize(r.limit);
+            return control::Response{std::move(log)};
           } else if constexpr (std::is_same_v<T, control::GetConfigVersion>) {
             if (r.id != "v1") {
               return fail(control::ControlError{control::ErrorCode::kNotFound, "no version"});
@@ -178,7 +182,8 @@ class FakeServer : public control::ControlService {
                              std::string("# note ") + kEvil + "\n[profile:p]\nobf.mode = plain\n",
                              std::string(64, 'a')};
   control::ValidationResult validation{true, {}, 0};
-  std::string save_error;  ///< non-empty: SaveConfig fails (a stale base)
+  std::string save_error;           ///< non-empty: SaveConfig fails (a stale base)
+  control::WebhookLog webhook_log;  ///< GetWebhookLog's answer (off by default)
   control::ConfigHistory history{{{"v1", 1'700'000'000, "panel:admin", "o", 6}}};
 
  private:
@@ -270,6 +275,31 @@ class PanelAppTest : public ::testing::Test {
   std::int64_t now_unix_ = 1'800'000'000;
   Instant steady_ = Instant{} + std::chrono::hours(1000);
   std::vector<Duration> sleeps_;
+};
+
+/// A panel with the admin logged in: get/post/api as that admin (CSRF token included).
+class LoggedInPanelTest : public PanelAppTest {
+ protected:
+  void SetUp() override { start(settings()); }
+  void start(PanelSettings s) {
+    app_ = make(std::move(s));
+    cookie_ = login(*app_);
+    csrf_ = csrf_of(*app_, cookie_);
+    ASSERT_FALSE(csrf_.empty());
+  }
+  HttpResponse get(const std::string& path) {
+    return app_->handle(req("GET", path, {}, {{"cookie", cookie_}}));
+  }
+  HttpResponse post(const std::string& path, const std::string& body, bool with_csrf = true) {
+    return app_->handle(
+        req("POST", path, with_csrf ? "csrf=" + csrf_ + "&" + body : body, {{"cookie", cookie_}}));
+  }
+  HttpResponse api(const std::string& path, const json& body) {
+    return app_->handle(
+        req("POST", path, body.dump(), {{"cookie", cookie_}, {"x-csrf-token", csrf_}}));
+  }
+  std::unique_ptr<PanelApp> app_;
+  std::string cookie_, csrf_;
 };
 
 }  // namespace qeli::panel::panel_test

@@ -11,29 +11,13 @@ namespace {
 
 using namespace qeli::panel::panel_test;
 
-class PanelUsersTest : public PanelAppTest {
+class PanelUsersTest : public LoggedInPanelTest {
  protected:
   void SetUp() override {
     PanelSettings s = settings();
     s.public_host = "vpn.example.com";
-    app_ = make(s);
-    cookie_ = login(*app_);
-    csrf_ = csrf_of(*app_, cookie_);
-    ASSERT_FALSE(csrf_.empty());
+    start(s);
   }
-  HttpResponse get(const std::string& path) {
-    return app_->handle(req("GET", path, {}, {{"cookie", cookie_}}));
-  }
-  HttpResponse post(const std::string& path, const std::string& body, bool with_csrf = true) {
-    return app_->handle(
-        req("POST", path, with_csrf ? "csrf=" + csrf_ + "&" + body : body, {{"cookie", cookie_}}));
-  }
-  HttpResponse api(const std::string& path, const json& body) {
-    return app_->handle(
-        req("POST", path, body.dump(), {{"cookie", cookie_}, {"x-csrf-token", csrf_}}));
-  }
-  std::unique_ptr<PanelApp> app_;
-  std::string cookie_, csrf_;
 };
 
 TEST_F(PanelUsersTest, users_page_links_each_user_and_offers_the_new_user_form) {
