@@ -107,6 +107,31 @@ std::string dashboard_content(const PageContext& c, const control::StatsSnapshot
   return s;
 }
 
+std::string host_content(const sys::HostLoad& h) {
+  auto card = [](std::string_view label, const std::string& value) {
+    return "<div class=\"card\"><b>" + escape(value) + "</b>" + escape(label) + "</div>";
+  };
+  char buf[64];
+  std::string cpu = "—";
+  if (h.cpu_percent) {
+    std::snprintf(buf, sizeof buf, "%.0f %%", *h.cpu_percent);
+    cpu = buf;
+  }
+  std::string load = "—";
+  if (h.load) {
+    std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", h.load->one, h.load->five, h.load->fifteen);
+    load = buf;
+  }
+  std::string mem = "—";
+  if (h.memory) {
+    mem = human_bytes(static_cast<double>(h.memory->total_bytes - h.memory->available_bytes)) +
+          " of " + human_bytes(static_cast<double>(h.memory->total_bytes));
+  }
+  return "<h2>Host</h2><section>" +
+         card("CPU busy (" + std::to_string(h.cpus) + " CPUs, since the last view)", cpu) +
+         card("load 1 / 5 / 15 min", load) + card("memory in use", mem) + "</section>";
+}
+
 std::string sessions_content(const PageContext& c, const control::SessionList& sessions) {
   return message_box(c) + session_rows(c, sessions);
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "control/api.h"
+#include "sys/host_load.h"
 
 namespace qeli::panel {
 
@@ -21,6 +22,8 @@ std::string login_content(const std::string& base, const std::string& error, boo
 std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
                               const control::SessionList& sessions,
                               const control::EventList& events);
+/// The dashboard's host cards: CPU busy share, load averages, memory in use.
+std::string host_content(const sys::HostLoad& host);
 std::string sessions_content(const PageContext& c, const control::SessionList& sessions);
 std::string users_content(const PageContext& c, const control::UserList& users,
                           const control::UsageList& usage);

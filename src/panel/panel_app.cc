@@ -487,7 +487,7 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
     if (!events) return server_unavailable(s_.base_path, error);
-    content = dashboard_content(pc, *stats, *sessions, *events);
+    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(host_.sample());
   } else if (c.path == "/sessions") {
     frame.title = "Live sessions";
     frame.active = NavItem::kSessions;
@@ -699,6 +699,21 @@ HttpResponse PanelApp::api(Ctx& c) {
                         {"status", e.status}});
       }
       return json_answer({{"entries", rows}});
+    }
+    if (p == "/host") {
+      const sys::HostLoad h = host_.sample();
+      json j = {{"cpus", h.cpus},
+                {"cpu_percent", nullptr},
+                {"load", nullptr},
+                {"memory_total_bytes", nullptr},
+                {"memory_available_bytes", nullptr}};
+      if (h.cpu_percent) j["cpu_percent"] = *h.cpu_percent;
+      if (h.load) j["load"] = {h.load->one, h.load->five, h.load->fifteen};
+      if (h.memory) {
+        j["memory_total_bytes"] = h.memory->total_bytes;
+        j["memory_available_bytes"] = h.memory->available_bytes;
+      }
+      return json_answer(j);
     }
     if (p == "/webhooks") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});

@@ -42,6 +42,7 @@
 #include "panel/admin_sessions.h"
 #include "panel/http_message.h"
 #include "server/auth_guard.h"
+#include "sys/host_load.h"
 
 namespace qeli::panel {
 
@@ -164,7 +165,8 @@ class PanelApp {
   ApiTokens* tokens_ = nullptr;
   AuditLog* audit_ = nullptr;
   std::string tokens_off_;
-  Bytes totp_key_;  ///< decoded totp_secret; empty = no second factor
+  sys::HostSampler host_;  ///< the dashboard's and GET /api/v1/host's figures
+  Bytes totp_key_;         ///< decoded totp_secret; empty = no second factor
   std::mutex totp_mu_;
   std::uint64_t totp_last_step_ = 0;  ///< the newest step a code was accepted for
 };

@@ -175,6 +175,10 @@ jq -e '[.users[] | select(.name == "alice")] | length == 1' "$E2E_DIR/a_users.b"
   e2e_fail "alice not in GET users"
 api 200 a_usage GET /usage
 api 200 a_blocked GET /blocked
+api 200 a_host GET /host
+jq -e '.cpus >= 1 and .memory_total_bytes > 0 and (.load | length) == 3' "$E2E_DIR/a_host.b" \
+  >/dev/null || e2e_fail "host: $(cat "$E2E_DIR/a_host.b")"
+grep -q '<h2>Host</h2>' "$E2E_DIR/dash.b" || e2e_fail "no host figures on the dashboard"
 api 200 a_webhooks GET '/webhooks?limit=5'
 jq -e '.enabled == false and .deliveries == []' "$E2E_DIR/a_webhooks.b" >/dev/null ||
   e2e_fail "webhooks: $(cat "$E2E_DIR/a_webhooks.b")"

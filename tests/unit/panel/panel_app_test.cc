@@ -107,6 +107,24 @@ TEST_F(PanelAppTest, logged_in_dashboard_shows_the_server_answer) {
   EXPECT_TRUE(server_.seen<control::Kick>().empty());
 }
 
+TEST_F(PanelAppTest, dashboard_and_api_show_the_host) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const auto page = app->handle(req("GET", "/", {}, {{"cookie", cookie}}));
+  ASSERT_EQ(page.status, 200);
+  EXPECT_TRUE(contains(page.body, "<h2>Host</h2>"));
+  EXPECT_TRUE(contains(page.body, "memory in use"));
+  const auto api = app->handle(req("GET", "/api/v1/host", {}, {{"cookie", cookie}}));
+  ASSERT_EQ(api.status, 200);
+  const auto j = json::parse(api.body);
+  EXPECT_GE(j.at("cpus").get<int>(), 1);
+  EXPECT_GT(j.at("memory_total_bytes").get<std::uint64_t>(), 0U);
+  ASSERT_EQ(j.at("load").size(), 3U);
+  // The page's view was the first sample after the start: the API's has a CPU share (or
+  // null when no clock tick passed between the two).
+  EXPECT_TRUE(j.at("cpu_percent").is_null() || j.at("cpu_percent").get<double>() >= 0);
+}
+
 TEST_F(PanelAppTest, hostile_names_are_rendered_escaped) {
   auto app = make(settings());
   const std::string cookie = login(*app);
