@@ -76,9 +76,8 @@ struct WebTotpOptions {
 };
 
 // The label an authenticator app shows: "qeli <public_host or host name>:<admin>".
-std::string totp_issuer(const std::string& config_path) {
-  std::string host;
-  host = config::load_server_config(config_path).config.web.public_host;
+std::string totp_issuer(const config::WebConfig& web) {
+  std::string host = web.public_host;
   if (host.empty()) {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) == 0) host = name;
@@ -87,6 +86,19 @@ std::string totp_issuer(const std::string& config_path) {
 }
 
 void set_web_totp(const WebTotpOptions& o, Context& ctx) {
+  const config::WebConfig web = config::load_server_config(o.config).config.web;
+  if (o.disable && web.totp_secret.empty()) {
+    ctx.out << "no [web] totp_secret in " << o.config << ": nothing to remove\n";
+    ctx.exit_code = kExitOk;
+    return;
+  }
+  if (!o.disable && web.password_hash.empty()) {
+    ctx.err << "qeli: " << o.config
+            << ": [web] has no password_hash: set the panel's admin first (`qeli "
+               "set-web-password`); a second factor needs a first\n";
+    ctx.exit_code = kExitFailure;
+    return;
+  }
   std::string secret;
   Bytes key(crypto::kTotpSecretBytes);
   if (!o.disable) {
@@ -102,8 +114,7 @@ void set_web_totp(const WebTotpOptions& o, Context& ctx) {
     ctx.out << "[web] totp_secret removed from " << o.config
             << ": the panel asks for the password only\n";
   } else {
-    const std::string admin = config::load_server_config(o.config).config.web.username;
-    const std::string uri = crypto::otpauth_uri(totp_issuer(o.config), admin, key);
+    const std::string uri = crypto::otpauth_uri(totp_issuer(web), web.username, key);
     ctx.out << "[web] totp_secret written to " << o.config
             << ": from now on the panel's login also asks for the 6-digit code.\n"
             << "Add it to an authenticator app (shown once; anyone who has it holds your "

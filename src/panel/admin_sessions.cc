@@ -112,7 +112,7 @@ void AdminSessions::revoke(const AdminSession& s, std::int64_t now_unix) {
     return;
   }
   revoked_.emplace(s.sid, s.expires_unix);
-  if (store_ != nullptr) store_->revoked(s.sid, s.expires_unix);
+  if (store_ != nullptr) store_->revoked(s.sid, s.expires_unix, now_unix);
 }
 
 void AdminSessions::restore(std::uint64_t generation,

@@ -10,7 +10,7 @@
 // session of the old password at once. Logout revokes one sid (kept until it would have
 // expired anyway). `gen` is a generation counter: if the revocation list ever fills up,
 // the generation moves on and every session ends — never an un-revoked cookie. With a
-// RevocationStore (panel/revoked_sessions.h: the state_db) both outlive the process, so a
+// RevocationStore (panel/login_state.h: the state_db) both outlive the process, so a
 // restarted panel does not accept a cookie that was logged out.
 // The key is 32 random bytes (config/web_session_key.h: persisted, so a restart keeps
 // the admins logged in, when persist_session_key = true).
@@ -46,7 +46,8 @@ struct AdminSession {
 class RevocationStore {
  public:
   virtual ~RevocationStore() = default;
-  virtual void revoked(const std::string& sid, std::int64_t expires_unix) = 0;
+  virtual void revoked(const std::string& sid, std::int64_t expires_unix,
+                       std::int64_t now_unix) = 0;
   /// The list filled up: every earlier session ended; the old rows may go.
   virtual void generation_moved(std::uint64_t generation) = 0;
 };

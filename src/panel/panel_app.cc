@@ -16,8 +16,8 @@
 #include "panel/audit_log.h"
 #include "panel/form.h"
 #include "panel/html.h"
+#include "panel/login_state.h"
 #include "panel/pages.h"
-#include "panel/revoked_sessions.h"
 #include "server/source_key.h"
 
 namespace qeli::panel {
@@ -175,9 +175,12 @@ PanelApp::PanelApp(PanelSettings settings, control::ControlService& server, cons
   }
 }
 
-void PanelApp::keep_logouts(RevokedSessions& store) {
+void PanelApp::keep_login_state(LoginStateStore& store) {
   const std::int64_t now = clock_.unix_now();
   sessions_.restore(store.generation(), store.live(now), now, &store);
+  std::lock_guard lock(totp_mu_);
+  totp_last_step_ = std::max(totp_last_step_, store.totp_step());
+  login_state_ = &store;
 }
 
 std::string PanelApp::credential() const {
@@ -191,6 +194,7 @@ bool PanelApp::totp_ok(std::string_view code) {
   std::lock_guard lock(totp_mu_);
   if (!step || *step <= totp_last_step_) return false;
   totp_last_step_ = *step;
+  if (login_state_ != nullptr) login_state_->totp_step_used(*step);
   return true;
 }
 

@@ -50,7 +50,7 @@ inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 
 class ApiTokens;
 class AuditLog;
-class RevokedSessions;
+class LoginStateStore;
 class FormFields;
 struct ConfigEditor;
 struct PageContext;
@@ -105,9 +105,9 @@ class PanelApp {
   }
   /// Where admin actions are recorded (panel/audit_log.h); null: nowhere (logged only).
   void set_audit(AuditLog* audit) { audit_ = audit; }
-  /// Logouts kept in the state_db (panel/revoked_sessions.h): the ones an earlier panel
-  /// process recorded are refused again, and every later one is written there too.
-  void keep_logouts(RevokedSessions& store);
+  /// Logins' memory in the state_db (panel/login_state.h): logouts and the last used
+  /// TOTP step an earlier panel process recorded hold again, and later ones are written.
+  void keep_login_state(LoginStateStore& store);
 
  private:
   /// One request as the routes see it.
@@ -168,7 +168,8 @@ class PanelApp {
   sys::HostSampler host_;  ///< the dashboard's and GET /api/v1/host's figures
   Bytes totp_key_;         ///< decoded totp_secret; empty = no second factor
   std::mutex totp_mu_;
-  std::uint64_t totp_last_step_ = 0;  ///< the newest step a code was accepted for
+  std::uint64_t totp_last_step_ = 0;        ///< the newest step a code was accepted for
+  LoginStateStore* login_state_ = nullptr;  ///< where totp_last_step_ is kept (or null)
 };
 
 }  // namespace qeli::panel

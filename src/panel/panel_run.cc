@@ -12,8 +12,8 @@
 #include "panel/api_tokens.h"
 #include "panel/audit_log.h"
 #include "panel/http_listener.h"
+#include "panel/login_state.h"
 #include "panel/panel_app.h"
-#include "panel/revoked_sessions.h"
 #include "sys/daemon_signals.h"
 #include "sys/log_output.h"
 #include "sys/privilege.h"
@@ -115,7 +115,7 @@ int run_panel(const PanelOptions& options) {
     app.set_tokens(nullptr, "[web] state_db: " + t.error());
   }
   std::unique_ptr<AuditLog> audit;
-  std::unique_ptr<RevokedSessions> logouts;
+  std::unique_ptr<LoginStateStore> login_state;
   if (const std::string db = load.config.web_state_db_path(); !db.empty()) {
     if (auto a = AuditLog::open(db); a.ok()) {
       audit = std::move(*a);
@@ -123,13 +123,13 @@ int run_panel(const PanelOptions& options) {
     } else {
       spdlog::warn("panel: [web] state_db: {}; admin actions are logged only", a.error());
     }
-    if (auto r = RevokedSessions::open(db); r.ok()) {
-      logouts = std::move(*r);
-      app.keep_logouts(*logouts);
+    if (auto r = LoginStateStore::open(db); r.ok()) {
+      login_state = std::move(*r);
+      app.keep_login_state(*login_state);
     } else {
       spdlog::warn(
-          "panel: [web] state_db: {}; logouts are kept in memory only (a restart "
-          "forgets them)",
+          "panel: [web] state_db: {}; logouts and used one-time codes are kept in memory "
+          "only (a restart forgets them)",
           r.error());
     }
   }

@@ -13,6 +13,7 @@
 #include "config/server_config.h"
 #include "crypto/random.h"
 #include "crypto/sha256.h"
+#include "server/config_secrets.h"
 #include "server/privileged_keys.h"
 #include "sys/file_util.h"
 
@@ -81,11 +82,19 @@ Result<control::ConfigText, ControlError> ConfigStore::read() const {
   std::lock_guard lock(mu_);
   auto text = sys::read_small_file(path_, config::kMaxFileBytes);
   if (!text.ok()) return fail(ControlError{ErrorCode::kInternal, text.error().detail});
-  return control::ConfigText{path_, *text, sha256_hex(*text)};
+  // The hash is the file's (the base a save names); the text hides its secrets.
+  return control::ConfigText{path_, hide_secrets(*text), sha256_hex(*text)};
 }
 
-control::ValidationResult ConfigStore::validate(const std::string& text) const {
+std::string ConfigStore::with_secrets(const std::string& text) const {
+  std::lock_guard lock(mu_);
+  auto cur = sys::read_small_file(path_, config::kMaxFileBytes);
+  return cur.ok() ? restore_secrets(text, *cur) : text;
+}
+
+control::ValidationResult ConfigStore::validate(const std::string& edited) const {
   control::ValidationResult out;
+  const std::string text = with_secrets(edited);
   const config::ServerLoad load = config::load_server_config_text(text, path_);
   config::Findings findings = load.findings;
   // Against the file as it is now: what the edit changes among the privileged keys.
@@ -104,7 +113,9 @@ control::ValidationResult ConfigStore::validate(const std::string& text) const {
   return out;
 }
 
-Result<control::ConfigSaved, ControlError> ConfigStore::save(const control::SaveConfig& req) {
+Result<control::ConfigSaved, ControlError> ConfigStore::save(const control::SaveConfig& edited) {
+  control::SaveConfig req = edited;
+  req.text = with_secrets(edited.text);
   control::ValidationResult v = validate(req.text);
   if (!v.ok) {
     std::string first;
@@ -214,7 +225,7 @@ Result<control::ConfigText, ControlError> ConfigStore::version(const std::string
   std::lock_guard lock(mu_);
   auto text = sys::read_small_file(history_dir_ + "/" + id + ".conf", config::kMaxFileBytes);
   if (!text.ok()) return fail(ControlError{ErrorCode::kNotFound, "no such config version"});
-  return control::ConfigText{id, *text, sha256_hex(*text)};
+  return control::ConfigText{id, hide_secrets(*text), sha256_hex(*text)};
 }
 
 }  // namespace qeli::server

@@ -33,6 +33,7 @@ class ConfigStore {
   const std::string& history_dir() const { return history_dir_; }
 
   const std::string& path() const { return path_; }
+  /// The file's text with its secrets hidden (server/config_secrets.h) and its SHA-256.
   Result<control::ConfigText, control::ControlError> read() const;
   control::ValidationResult validate(const std::string& text) const;
   /// On success the new file is in place; the caller reloads.
@@ -41,6 +42,9 @@ class ConfigStore {
   Result<control::ConfigText, control::ControlError> version(const std::string& id) const;
 
  private:
+  /// `text` with the secrets the file has put back where it says kHiddenSecret.
+  std::string with_secrets(const std::string& text) const;
+
   std::string path_;
   std::string history_dir_;
   config::FileReplacer* via_ = nullptr;

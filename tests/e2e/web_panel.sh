@@ -417,6 +417,10 @@ expect 200 totp_strip -k -b "$jar4" -H "X-CSRF-Token: $(jq -r .csrf_token "$E2E_
 jq -e '.valid == false and ([.findings[] | select(.key == "totp_secret")] | length) == 1' \
   "$E2E_DIR/totp_strip.b" >/dev/null || e2e_fail "the editor may remove totp_secret: $(head -c 400 "$E2E_DIR/totp_strip.b")"
 grep -q "wrong or reused one-time code" "$E2E_DIR/server4.log" || e2e_fail "no failed code logged"
+# ... and never shows it (a stolen session must not copy the second factor).
+expect 200 totp_cfg -k -b "$jar4" "$TLS_PANEL/api/v1/config"
+! grep -q "$secret" "$E2E_DIR/totp_cfg.b" || e2e_fail "GET /api/v1/config shows the TOTP secret"
+grep -q 'totp_secret = (hidden)' "$E2E_DIR/totp_cfg.b" || e2e_fail "no hidden totp_secret line"
 e2e_finish server4
 "$QELI" set-web-totp -c "$dir/server.conf" --socket "$dir/none.sock" --disable >/dev/null ||
   e2e_fail "set-web-totp --disable failed"

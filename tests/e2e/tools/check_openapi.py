@@ -10,7 +10,8 @@ must be documented: its path and method in `paths` (an undocumented path may onl
 and a JSON body must validate against the schema (JSON Schema 2020-12, as OpenAPI 3.1
 says; `$ref`s resolve inside SPEC). Every operation in SPEC must have answered 2xx at
 least once. The document itself is checked for what the tools that read it rely on:
-the version, unique operationIds, `responses` on every operation, `$ref`s that resolve.
+the version, unique operationIds, `responses` on every operation (with the 401 and 403
+every route can answer), `$ref`s that resolve.
 Exit 0 when all holds; else every failure on stderr and exit 1.
 
 Needs python3-yaml and python3-jsonschema (Debian packages).
@@ -72,6 +73,12 @@ def check_document(spec, errors):
             seen_ids.add(op_id)
             if not op.get("responses"):
                 errors.append(f"spec: {where} has no responses")
+                continue
+            # Every route is behind the login (401) and, but for "who am I", a token's
+            # scope (403): refusals that hold for all of them must be documented on all.
+            need = {"401"} if path == "/api/v1/session" else {"401", "403"}
+            for status in sorted(need - set(op["responses"])):
+                errors.append(f"spec: {where} does not document {status}")
     refs = []
     refs_in(spec, refs)
     for ref in sorted(set(refs)):

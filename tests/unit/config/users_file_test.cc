@@ -304,10 +304,10 @@ TEST(users_file, set_web_totp_sets_replaces_and_removes_only_its_key) {
   EXPECT_EQ(read_text(path),
             "[web]\nenabled = true\nusername = ops\ntotp_secret = "
             "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n\n[profile:p]\nport = 443\n");
-  ASSERT_TRUE(set_web_totp(path, "MZXW6YTBOIMZXW6YTBOIMZXW6YTBOI").ok());
+  ASSERT_TRUE(set_web_totp(path, "MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U").ok());
   EXPECT_EQ(read_text(path),
             "[web]\nenabled = true\nusername = ops\ntotp_secret = "
-            "MZXW6YTBOIMZXW6YTBOIMZXW6YTBOI\n\n[profile:p]\nport = 443\n");
+            "MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U\n\n[profile:p]\nport = 443\n");
   // Removing it also removes a repeated line, and keeps the keys after it.
   const std::string path2 = tmp.write(
       "s2.conf", "[web]\ntotp_secret = A\nport = 1\ntotp_secret = B\nbind = ::1\n[x]\ny = 1\n");

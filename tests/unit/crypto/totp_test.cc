@@ -81,10 +81,9 @@ TEST(Base32, Rfc4648Section10) {
   EXPECT_EQ(std::string(pasted->begin(), pasted->end()), "foobar");
   EXPECT_FALSE(base32_decode("MZXW1"));  // '1' is not in the alphabet
   EXPECT_FALSE(base32_decode("MZ=XW"));  // padding inside
-  EXPECT_FALSE(
-      base32_decode("MZ"
-                    "Z"));             // 15 bits: no encoder ends so
-  EXPECT_FALSE(base32_decode("MZ7"));  // leftover bits not zero
+  EXPECT_FALSE(base32_decode("MZZ"));    // 15 bits: no encoder ends so
+  EXPECT_FALSE(base32_decode("MZ"));     // 'f' and two leftover bits that are not zero,
+  EXPECT_TRUE(base32_decode("MY"));      // which "MY" leaves zero
 }
 
 }  // namespace

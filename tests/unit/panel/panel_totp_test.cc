@@ -3,8 +3,10 @@
 // and a new or removed secret ends the sessions made under the old one.
 #include <gtest/gtest.h>
 
+#include "../config/temp_dir.h"
 #include "crypto/base32.h"
 #include "crypto/totp.h"
+#include "panel/login_state.h"
 #include "panel/panel_app.h"
 #include "panel_fixture.h"
 
@@ -81,10 +83,28 @@ TEST_F(PanelTotpTest, ANewOrRemovedSecretEndsTheSessions) {
       header_of(ok, "Set-Cookie").substr(0, header_of(ok, "Set-Cookie").find(';'));
   // The same key, the same password: only the TOTP secret differs.
   PanelSettings other = with_totp();
-  other.totp_secret = "MZXW6YTBOIMZXW6YTBOIMZXW6YTBOI";
+  other.totp_secret = "MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U";
   EXPECT_NE(make(other)->handle(req("GET", "/", {}, {{"cookie", cookie}})).status, 200);
   EXPECT_NE(make(settings())->handle(req("GET", "/", {}, {{"cookie", cookie}})).status, 200);
   EXPECT_EQ(make(with_totp())->handle(req("GET", "/", {}, {{"cookie", cookie}})).status, 200);
+}
+
+TEST_F(PanelTotpTest, AUsedCodeStaysUsedAcrossARestart) {
+  test::TempDir dir;
+  auto store = LoginStateStore::open(dir.path() + "/panel.db");
+  ASSERT_TRUE(store.ok()) << store.error();
+  const std::string code = code_at(now_unix_);
+  {
+    auto first = make(with_totp());
+    first->keep_login_state(**store);
+    EXPECT_EQ(try_login(*first, code).status, 303);
+  }
+  auto again = LoginStateStore::open(dir.path() + "/panel.db");
+  ASSERT_TRUE(again.ok());
+  auto second = make(with_totp());
+  second->keep_login_state(**again);
+  EXPECT_EQ(try_login(*second, code).status, 401);
+  EXPECT_EQ(try_login(*second, code_at(now_unix_ + 30)).status, 303);
 }
 
 TEST_F(PanelTotpTest, ASecretThatDoesNotDecodeRefusesEveryLogin) {

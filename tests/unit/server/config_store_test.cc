@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "../config/temp_dir.h"
+#include "server/config_secrets.h"
 #include "server/event_log.h"
 #include "server/privileged_keys.h"
 
@@ -142,6 +143,52 @@ TEST(EventLog, NumbersKeepsOrderAndForgetsTheOldest) {
   all = log.since(0, 1000);
   EXPECT_EQ(all.events.front().seq, 5U + 10U + 1U);
   EXPECT_EQ(all.boot.size(), 16U);
+}
+
+TEST(ConfigSecrets, HideAndRestoreOnlyTheWebTotpSecret) {
+  const std::string file =
+      "[web]\n# totp_secret = COMMENTED\ntotp_secret = GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n"
+      "[profile:p]\ntotp_secret = NOT-THE-PANELS\n";
+  const std::string shown = hide_secrets(file);
+  EXPECT_EQ(shown,
+            "[web]\n# totp_secret = COMMENTED\ntotp_secret = (hidden)\n"
+            "[profile:p]\ntotp_secret = NOT-THE-PANELS\n");
+  EXPECT_EQ(restore_secrets(shown, file), file);
+  // Another value stays (the privileged-key rule refuses it); no secret in the file: the
+  // placeholder stays (and check-config refuses it).
+  const std::string other = "[web]\ntotp_secret = MZXW6YTBOI\n";
+  EXPECT_EQ(restore_secrets(other, file), other);
+  EXPECT_EQ(restore_secrets(shown, "[web]\n"), shown);
+}
+
+TEST(ConfigStore, NeverShowsTheTotpSecretAndSavesAroundIt) {
+  Fixture fx;
+  const std::string secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
+  std::ofstream(fx.path, std::ios::app) << "[web]\ntotp_secret = " << secret << "\n";
+  ConfigStore store(fx.path, fx.dir.path() + "/history");
+  const auto cur = store.read();
+  ASSERT_TRUE(cur.ok());
+  EXPECT_EQ(cur->text.find(secret), std::string::npos);
+  EXPECT_NE(cur->text.find("totp_secret = (hidden)"), std::string::npos);
+  // The editor's text comes back with the placeholder: valid, saved with the real secret.
+  EXPECT_TRUE(store.validate(cur->text).ok);
+  const std::string edited = cur->text + "# an edit\n";
+  auto saved = store.save({edited, cur->sha256, "panel:admin"});
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  EXPECT_NE(fx.text().find("totp_secret = " + secret), std::string::npos);
+  EXPECT_NE(fx.text().find("# an edit"), std::string::npos);
+  // The kept version hides it too; removing or replacing it is refused.
+  const auto old = store.version(saved->history_id);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->text.find(secret), std::string::npos);
+  const auto again = store.read();
+  std::string removed = again->text;
+  removed.erase(removed.find("totp_secret = (hidden)\n"),
+                std::string("totp_secret = (hidden)\n").size());
+  EXPECT_FALSE(store.validate(removed).ok);
+  std::string swapped = again->text;
+  swapped.replace(swapped.find("(hidden)"), 8, "MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U");
+  EXPECT_FALSE(store.validate(swapped).ok);
 }
 
 TEST(PrivilegedKeys, NamesHooksCommandsAndPaths) {

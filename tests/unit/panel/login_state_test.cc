@@ -1,7 +1,7 @@
-// Logouts outlive the panel process: a cookie logged out before a restart is refused by
-// the next process (same state_db, same key); expired rows go at open; the generation a
-// full list moved to is kept too.
-#include "panel/revoked_sessions.h"
+// The panel's login memory outlives its process: a cookie logged out before a restart is
+// refused by the next process (same state_db, same key); expired rows go; the generation
+// a full list moved to is kept; so is the newest TOTP step used.
+#include "panel/login_state.h"
 
 #include <gtest/gtest.h>
 
@@ -18,13 +18,13 @@ SessionKey key() {
   return k;
 }
 
-TEST(RevokedSessions, ALoggedOutCookieStaysRefusedAfterARestart) {
+TEST(LoginStateStore, ALoggedOutCookieStaysRefusedAfterARestart) {
   test::TempDir dir;
   const std::string db = dir.path() + "/panel.db";
   AdminSession a, b;
   std::string ca, cb;
   {
-    auto store = RevokedSessions::open(db);
+    auto store = LoginStateStore::open(db);
     ASSERT_TRUE(store.ok()) << store.error();
     AdminSessions first(key(), 3600);
     first.restore((*store)->generation(), (*store)->live(kNow), kNow, store->get());
@@ -36,7 +36,7 @@ TEST(RevokedSessions, ALoggedOutCookieStaysRefusedAfterARestart) {
   // The next process: without the store the logout is forgotten; with it, refused.
   AdminSessions forgetful(key(), 3600);
   EXPECT_TRUE(forgetful.verify(ca, "admin", "h", kNow + 3));
-  auto store = RevokedSessions::open(db);
+  auto store = LoginStateStore::open(db);
   ASSERT_TRUE(store.ok());
   AdminSessions second(key(), 3600);
   second.restore((*store)->generation(), (*store)->live(kNow + 3), kNow + 3, store->get());
@@ -47,26 +47,41 @@ TEST(RevokedSessions, ALoggedOutCookieStaysRefusedAfterARestart) {
   EXPECT_TRUE((*store)->live(a.expires_unix).empty());
 }
 
-TEST(RevokedSessions, TheGenerationIsKeptAndEndsEveryEarlierCookie) {
+TEST(LoginStateStore, TheGenerationIsKeptAndEndsEveryEarlierCookie) {
   test::TempDir dir;
   const std::string db = dir.path() + "/panel.db";
   AdminSessions before(key(), 3600);
   const std::string c = before.issue("admin", "h", kNow);
   {
-    auto store = RevokedSessions::open(db);
+    auto store = LoginStateStore::open(db);
     ASSERT_TRUE(store.ok());
     EXPECT_EQ((*store)->generation(), 0U);
-    (*store)->revoked("0123456789abcdef0123456789abcdef", kNow + 100);
+    (*store)->revoked("0123456789abcdef0123456789abcdef", kNow + 100, kNow);
     (*store)->generation_moved(5);  // as when the list fills up
     EXPECT_TRUE((*store)->live(kNow).empty());
   }
-  auto store = RevokedSessions::open(db);
+  auto store = LoginStateStore::open(db);
   ASSERT_TRUE(store.ok());
   EXPECT_EQ((*store)->generation(), 5U);
   AdminSessions after(key(), 3600);
   after.restore((*store)->generation(), (*store)->live(kNow), kNow, store->get());
   EXPECT_FALSE(after.verify(c, "admin", "h", kNow + 1));  // issued under generation 0
   EXPECT_TRUE(after.verify(after.issue("admin", "h", kNow), "admin", "h", kNow + 1));
+}
+
+TEST(LoginStateStore, TheUsedTotpStepOnlyMovesForward) {
+  test::TempDir dir;
+  const std::string db = dir.path() + "/panel.db";
+  {
+    auto store = LoginStateStore::open(db);
+    ASSERT_TRUE(store.ok());
+    EXPECT_EQ((*store)->totp_step(), 0U);
+    (*store)->totp_step_used(60'000'000);
+    (*store)->totp_step_used(59'999'999);  // an older step never moves it back
+  }
+  auto store = LoginStateStore::open(db);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->totp_step(), 60'000'000U);
 }
 
 }  // namespace
