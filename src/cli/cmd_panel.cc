@@ -86,7 +86,15 @@ std::string totp_issuer(const config::WebConfig& web) {
 }
 
 void set_web_totp(const WebTotpOptions& o, Context& ctx) {
-  const config::WebConfig web = config::load_server_config(o.config).config.web;
+  const config::ServerLoad load = config::load_server_config(o.config);
+  if (!load.ok()) {
+    // A [web] the loader could not read (a repeated section, a bad line) must not be
+    // mistaken for one without a secret.
+    ctx.err << "qeli: " << o.config << " has errors (run `qeli check-config`); not changed\n";
+    ctx.exit_code = kExitFailure;
+    return;
+  }
+  const config::WebConfig& web = load.config.web;
   if (o.disable && web.totp_secret.empty()) {
     ctx.out << "no [web] totp_secret in " << o.config << ": nothing to remove\n";
     ctx.exit_code = kExitOk;

@@ -33,10 +33,17 @@ std::uint64_t LoginStateStore::column(const char* name) {
   return static_cast<std::uint64_t>(sqlite3_column_int64(st.get(), 0));
 }
 
-std::uint64_t LoginStateStore::generation() { return column("generation"); }
-std::uint64_t LoginStateStore::totp_step() { return column("totp_step"); }
+std::uint64_t LoginStateStore::generation() {
+  std::lock_guard lock(mu_);
+  return column("generation");
+}
+std::uint64_t LoginStateStore::totp_step() {
+  std::lock_guard lock(mu_);
+  return column("totp_step");
+}
 
 std::vector<std::pair<std::string, std::int64_t>> LoginStateStore::live(std::int64_t now_unix) {
+  std::lock_guard lock(mu_);
   {
     server::Statement del(*db_, "DELETE FROM revoked_sessions WHERE expires <= ?");
     if (del.ok()) {
@@ -55,6 +62,7 @@ std::vector<std::pair<std::string, std::int64_t>> LoginStateStore::live(std::int
 
 void LoginStateStore::revoked(const std::string& sid, std::int64_t expires_unix,
                               std::int64_t now_unix) {
+  std::lock_guard lock(mu_);
   server::Statement st(*db_,
                        "INSERT OR REPLACE INTO revoked_sessions (sid, expires) VALUES (?, ?)");
   bool ok = st.ok();
@@ -75,6 +83,7 @@ void LoginStateStore::revoked(const std::string& sid, std::int64_t expires_unix,
 }
 
 void LoginStateStore::generation_moved(std::uint64_t generation) {
+  std::lock_guard lock(mu_);
   // One transaction: the rows go only with the new generation written (else a restart
   // would load the old generation without its revocations).
   if (!run(*db_, "BEGIN IMMEDIATE")) {
@@ -95,6 +104,7 @@ void LoginStateStore::generation_moved(std::uint64_t generation) {
 }
 
 void LoginStateStore::totp_step_used(std::uint64_t step) {
+  std::lock_guard lock(mu_);
   server::Statement st(*db_, "UPDATE login_state SET totp_step = ? WHERE id = 1 AND totp_step < ?");
   if (!st.ok()) return;
   sqlite3_bind_int64(st.get(), 1, static_cast<std::int64_t>(step));

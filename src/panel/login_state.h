@@ -8,12 +8,13 @@
 //   login_state(id = 1, generation INTEGER, totp_step INTEGER) AdminSessions' generation;
 //                                                             the newest TOTP step used
 //
-// It is AdminSessions' RevocationStore (called under that class's lock: one writer at a
-// time) and the panel's TOTP step keeper (called under the panel's TOTP lock).
+// It is AdminSessions' RevocationStore and the panel's TOTP step keeper, called from the
+// listener's threads: one mutex here serialises every use of the connection.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,7 @@ class LoginStateStore final : public RevocationStore {
  private:
   explicit LoginStateStore(std::unique_ptr<server::SqliteDb> db) : db_(std::move(db)) {}
   std::uint64_t column(const char* name);
+  std::mutex mu_;
   std::unique_ptr<server::SqliteDb> db_;
 };
 

@@ -1,66 +1,74 @@
 #include "server/config_secrets.h"
 
+#include <map>
 #include <optional>
-#include <vector>
+
+#include "config/ini_reader.h"
 
 namespace qeli::server {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
+// The [web] totp_secret entries of `text` as the config's own INI reader finds them
+// (whatever the header's or separator's spelling): line (1-based) → value.
+std::map<int, std::string> secret_entries(std::string_view text) {
+  config::Findings ignore;
+  const auto doc = config::parse_ini(text, "", ignore);
+  std::map<int, std::string> out;
+  for (const auto& s : doc.sections) {
+    if (s.name != "web") continue;
+    for (const auto& e : s.entries) {
+      if (e.key == "totp_secret") out.emplace(e.line, e.value);
+    }
   }
-  return s;
+  return out;
 }
 
-// Calls `on(line, value_begin)` for each [web] totp_secret line (value_begin: the offset
-// of the value in the line) and appends every line, as `on` leaves it, to the result.
-template <class F>
-std::string rewrite(std::string_view text, F&& on) {
+// `text` with the lines in `replace` (1-based) swapped for new content; a line's "\r"
+// (a CRLF file) is kept.
+std::string replace_lines(std::string_view text, const std::map<int, std::string>& replace) {
   std::string out;
   out.reserve(text.size());
-  bool in_web = false;
+  int n = 0;
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
-    std::string line(text.substr(0, nl));
+    const std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    const std::string_view t = trim(line);
-    if (t.starts_with('[')) {
-      in_web = t == "[web]";
-    } else if (in_web && !t.starts_with('#') && !t.starts_with(';')) {
-      const std::size_t eq = line.find('=');
-      if (eq != std::string::npos && trim(std::string_view(line).substr(0, eq)) == "totp_secret") {
-        on(line, eq + 1);
-      }
+    if (const auto it = replace.find(++n); it != replace.end()) {
+      out += it->second;
+      if (line.ends_with('\r')) out += '\r';
+    } else {
+      out += line;
     }
-    out += line;
     if (nl != std::string_view::npos) out += '\n';
   }
   return out;
 }
 
-std::string_view value_of(const std::string& line, std::size_t from) {
-  return trim(std::string_view(line).substr(from));
-}
-
 }  // namespace
 
 std::string hide_secrets(std::string_view text) {
-  return rewrite(text, [](std::string& line, std::size_t from) {
-    line = line.substr(0, from) + " " + std::string(kHiddenSecret);
-  });
+  std::map<int, std::string> replace;
+  for (const auto& [line, value] : secret_entries(text)) {
+    replace.emplace(line, "totp_secret = " + std::string(kHiddenSecret));
+  }
+  return replace.empty() ? std::string(text) : replace_lines(text, replace);
+}
+
+bool has_hidden_secret(std::string_view text) {
+  for (const auto& [line, value] : secret_entries(text)) {
+    if (value == kHiddenSecret) return true;
+  }
+  return false;
 }
 
 std::string restore_secrets(std::string_view edited, std::string_view current) {
-  std::optional<std::string> real;
-  (void)rewrite(current, [&](std::string& line, std::size_t from) {
-    if (!real) real = std::string(value_of(line, from));
-  });
-  if (!real) return std::string(edited);
-  return rewrite(edited, [&](std::string& line, std::size_t from) {
-    if (value_of(line, from) == kHiddenSecret) line = line.substr(0, from) + " " + *real;
-  });
+  const auto real = secret_entries(current);
+  if (real.empty()) return std::string(edited);
+  std::map<int, std::string> replace;
+  for (const auto& [line, value] : secret_entries(edited)) {
+    if (value == kHiddenSecret) replace.emplace(line, "totp_secret = " + real.begin()->second);
+  }
+  return replace.empty() ? std::string(edited) : replace_lines(edited, replace);
 }
 
 }  // namespace qeli::server

@@ -14,8 +14,13 @@ namespace qeli::server {
 
 inline constexpr std::string_view kHiddenSecret = "(hidden)";
 
-/// `text` with the value of every [web] totp_secret line replaced by kHiddenSecret.
+/// `text` with every [web] totp_secret line (as the config's INI reader finds them: any
+/// spelling of the header or separator) written as `totp_secret = (hidden)`.
 std::string hide_secrets(std::string_view text);
+
+/// True if a [web] totp_secret of `text` is the placeholder itself (the file steward
+/// refuses to write such a file: the server must have restored it).
+bool has_hidden_secret(std::string_view text);
 
 /// `edited` with every [web] totp_secret line whose value is kHiddenSecret given the
 /// value that `current` (the file as it is) has; lines with another value stay as they are.

@@ -16,6 +16,7 @@
 
 #include "config/ini_reader.h"
 #include "config/server_config.h"
+#include "server/config_secrets.h"
 #include "server/config_store.h"
 #include "sys/child_exec.h"
 #include "sys/file_util.h"
@@ -170,7 +171,13 @@ Status<std::string> steward_apply(const StewardScope& scope, int op, const std::
   }
   if (op != kStewardReplace) return refuse("unknown file steward request");
   if (path == scope.config_path) {
-    // The control API's own rule: check-config's validation, hooks and paths unchanged.
+    // The control API's own rule: check-config's validation, hooks and paths unchanged —
+    // on these very bytes (validate() would put a hidden secret back; the file must not
+    // get the placeholder instead of the admin's second factor).
+    if (has_hidden_secret(content)) {
+      return refuse("the config was not saved: [web] totp_secret is the placeholder " +
+                    std::string(kHiddenSecret));
+    }
     const auto v = ConfigStore(scope.config_path, scope.history_dir).validate(content);
     if (!v.ok) {
       for (const auto& f : v.findings) {

@@ -159,6 +159,27 @@ TEST(ConfigSecrets, HideAndRestoreOnlyTheWebTotpSecret) {
   const std::string other = "[web]\ntotp_secret = MZXW6YTBOI\n";
   EXPECT_EQ(restore_secrets(other, file), other);
   EXPECT_EQ(restore_secrets(shown, "[web]\n"), shown);
+  EXPECT_TRUE(has_hidden_secret(shown));
+  EXPECT_FALSE(has_hidden_secret(file));
+}
+
+TEST(ConfigSecrets, EverySpellingTheReaderTakesIsHidden) {
+  const std::string secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
+  for (const std::string& file : {"[ web ]\ntotp_secret = " + secret + "\n",
+                                  "[web] ; the panel\ntotp_secret=" + secret + "\n",
+                                  "\xEF\xBB\xBF[web]\ntotp_secret: " + secret + "\n",
+                                  "[web]\n  totp_secret = \"" + secret + "\"  \n",
+                                  "[web]\r\ntotp_secret = " + secret + "\r\n"}) {
+    SCOPED_TRACE(file);
+    const std::string shown = hide_secrets(file);
+    EXPECT_EQ(shown.find(secret), std::string::npos) << shown;
+    EXPECT_TRUE(has_hidden_secret(shown));
+    // Back with the real value; a CRLF line keeps its CR.
+    const std::string back = restore_secrets(shown, file);
+    EXPECT_NE(back.find("totp_secret = " + secret), std::string::npos) << back;
+    EXPECT_EQ(back.find("\r") != std::string::npos, file.find("\r") != std::string::npos);
+    EXPECT_EQ(restore_secrets(back, file), back);
+  }
 }
 
 TEST(ConfigStore, NeverShowsTheTotpSecretAndSavesAroundIt) {

@@ -59,6 +59,20 @@ TEST(FileSteward, ReplacesTheConfigOnlyWhenCheckConfigAndThePrivilegedKeyRuleAgr
   EXPECT_EQ(read(f.scope.config_path), edited);
 }
 
+TEST(FileSteward, NeverWritesTheHiddenSecretPlaceholder) {
+  Fixture f;
+  const std::string with_secret =
+      std::string(kConfig) + "[web]\ntotp_secret = GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n";
+  ASSERT_EQ(f.dir.write("server.conf", with_secret), f.scope.config_path);
+  // What the control API shows; validate() alone would put the secret back and pass it.
+  std::string placeholder = with_secret;
+  placeholder.replace(placeholder.find("GEZD"), 32, "(hidden)");
+  const auto r = steward_apply(f.scope, kStewardReplace, f.scope.config_path, placeholder);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("placeholder"), std::string::npos) << r.error();
+  EXPECT_EQ(read(f.scope.config_path), with_secret);
+}
+
 TEST(FileSteward, NeverWritesThroughALinkOrIntoADirectoryOthersMayWrite) {
   Fixture f;
   // users.conf as a symbolic link to another file: refused, the target untouched.
