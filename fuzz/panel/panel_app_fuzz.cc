@@ -2,11 +2,15 @@
 // headers and body from the input, half of the inputs with a valid session cookie and
 // CSRF token, against a fake server whose every answer carries markup. Never a crash;
 // every answer has a status in 200..599 and the security headers; no page ever contains
-// the server's markup unescaped in a page; nothing changes state without the CSRF token.
+// the server's markup unescaped in a page; nothing changes state without the CSRF token,
+// nor with the session of a read-only admin (a quarter of the sessions are one's).
 #include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "crypto/argon2id.h"
+#include "panel/admin_accounts.h"
 #include "panel/admin_sessions.h"
 #include "panel/panel_app.h"
 
@@ -95,10 +99,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       panel::PanelClock{[] { return std::int64_t{1'800'000'000}; }, [] { return Instant{}; },
                         [](Duration) {}});
   static panel::AdminSessions issuer(key, 86400);
+  // A read-only admin in a state_db of its own (an owner's input may change or remove it:
+  // it is put back before every input).
+  static const std::unique_ptr<panel::AdminAccounts> admins = [] {
+    static char dir[] = "/tmp/qeli-fuzz-panel-XXXXXX";
+    if (::mkdtemp(dir) == nullptr) std::abort();
+    std::atexit([] { std::filesystem::remove_all(dir); });
+    auto a = panel::AdminAccounts::open(std::string(dir) + "/panel.db");
+    if (!a.ok()) std::abort();
+    app.set_admins(a->get());
+    return std::move(*a);
+  }();
+  static const std::string viewer_hash = *crypto::argon2id_hash("pw2");
   if (size == 0) return 0;
+  const auto viewer = admins->find("viewer");
+  if (!viewer || viewer->role != panel::AdminRole::kReadOnly ||
+      viewer->password_hash != viewer_hash) {
+    admins->remove("viewer");
+    if (!admins->create("viewer", panel::AdminRole::kReadOnly, viewer_hash, 0, "fuzz").ok()) {
+      std::abort();
+    }
+  }
   std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
   const bool with_session = (data[0] & 1) != 0;
   const bool with_token = (data[0] & 2) != 0;
+  const bool as_viewer = (data[0] & 4) != 0;
   panel::HttpRequest r;
   r.method = take(in);
   r.path = take(in);
@@ -111,8 +136,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   r.remote_ip = "127.0.0.1";
   panel::AdminSession s;
   if (with_session) {
-    r.headers.emplace_back(
-        "cookie", std::string("qeli_session=") + issuer.issue("admin", hash, 1'800'000'000, &s));
+    const std::string cookie =
+        as_viewer ? issuer.issue("viewer", panel::session_credential(*admins->find("viewer")),
+                                 1'800'000'000, &s)
+                  : issuer.issue("admin", hash, 1'800'000'000, &s);
+    r.headers.emplace_back("cookie", "qeli_session=" + cookie);
     if (with_token) r.headers.emplace_back("x-csrf-token", issuer.csrf_token(s.sid));
   }
   const int before = server.changes;
@@ -132,5 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // A state change needs the token: in a header (given above) or a form field `csrf`
   // (only if the input spelled out a valid one, which it cannot guess).
   if (server.changes != before && !(with_session && with_token)) std::abort();
+  // A read-only admin reads, whatever it sends.
+  if (server.changes != before && as_viewer) std::abort();
   return 0;
 }

@@ -37,7 +37,7 @@ AdminSessions::AdminSessions(const SessionKey& key, std::int64_t ttl_secs)
 std::string AdminSessions::mac(std::uint64_t gen, std::string_view sid, std::int64_t expires,
                                std::string_view user, std::string_view credential) const {
   const auto cred = crypto::sha256(bytes_of(credential));
-  std::string msg = "qeli-panel-session-v1|";
+  std::string msg = "qeli-panel-session-v2|";
   msg += std::to_string(gen);
   msg += '|';
   msg += sid;
@@ -54,49 +54,74 @@ std::string AdminSessions::issue(std::string_view user, std::string_view credent
                                  std::int64_t now_unix, AdminSession* out) {
   std::array<std::uint8_t, 16> raw{};
   crypto::random_bytes(raw);
-  AdminSession s{to_hex(raw), now_unix + ttl_};
+  AdminSession s{to_hex(raw), now_unix + ttl_, std::string(user)};
   std::uint64_t gen;
   {
     std::lock_guard lock(mu_);
     gen = generation_;
   }
-  std::string v = "v1." + s.sid + "." + std::to_string(s.expires_unix) + "." +
-                  mac(gen, s.sid, s.expires_unix, user, credential);
+  std::string v = "v2." + s.sid + "." + std::to_string(s.expires_unix) + "." +
+                  to_hex(as_bytes(user)) + "." + mac(gen, s.sid, s.expires_unix, user, credential);
   if (out != nullptr) *out = std::move(s);
   return v;
+}
+
+std::optional<AdminSessions::CookieParts> AdminSessions::parse(std::string_view cookie) {
+  // "v2." + 32 hex + "." + digits + "." + hex(user) + "." + 64 hex
+  if (cookie.size() > kMaxCookie || !cookie.starts_with("v2.")) return std::nullopt;
+  cookie.remove_prefix(3);
+  std::string_view field[4];
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t dot = cookie.find('.');
+    if (dot == std::string_view::npos) return std::nullopt;
+    field[i] = cookie.substr(0, dot);
+    cookie.remove_prefix(dot + 1);
+  }
+  field[3] = cookie;
+  const auto [sid, exp_text, user_hex, given] = field;
+  if (sid.size() != 32 || !is_lower_hex(sid)) return std::nullopt;
+  if (exp_text.empty() || exp_text.size() > 19) return std::nullopt;
+  if (user_hex.empty() || user_hex.size() % 2 != 0 || user_hex.size() > 2 * kMaxAdminName ||
+      !is_lower_hex(user_hex)) {
+    return std::nullopt;
+  }
+  if (given.size() != 64 || !is_lower_hex(given)) return std::nullopt;
+  CookieParts out;
+  const auto [p, ec] =
+      std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), out.expires);
+  if (ec != std::errc{} || p != exp_text.data() + exp_text.size()) return std::nullopt;
+  // One spelling per session: "0180…" would carry the same MAC as "180…".
+  if (exp_text != std::to_string(out.expires)) return std::nullopt;
+  const auto user = from_hex(user_hex);
+  if (!user) return std::nullopt;
+  out.sid = sid;
+  out.user.assign(user->begin(), user->end());
+  out.mac = given;
+  return out;
+}
+
+std::optional<std::string> AdminSessions::cookie_user(std::string_view cookie) {
+  auto parts = parse(cookie);
+  if (!parts) return std::nullopt;
+  return std::move(parts->user);
 }
 
 std::optional<AdminSession> AdminSessions::verify(std::string_view cookie, std::string_view user,
                                                   std::string_view credential,
                                                   std::int64_t now_unix) const {
-  // "v1." + 32 hex + "." + digits + "." + 64 hex
-  if (cookie.size() > 160 || !cookie.starts_with("v1.")) return std::nullopt;
-  cookie.remove_prefix(3);
-  const std::size_t d1 = cookie.find('.');
-  if (d1 != 32) return std::nullopt;
-  const std::string_view sid = cookie.substr(0, 32);
-  const std::string_view rest = cookie.substr(33);
-  const std::size_t d2 = rest.find('.');
-  if (d2 == std::string_view::npos || d2 == 0 || d2 > 19) return std::nullopt;
-  const std::string_view exp_text = rest.substr(0, d2);
-  const std::string_view given = rest.substr(d2 + 1);
-  if (!is_lower_hex(sid) || given.size() != 64 || !is_lower_hex(given)) return std::nullopt;
-  std::int64_t expires = 0;
-  const auto [p, ec] = std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), expires);
-  if (ec != std::errc{} || p != exp_text.data() + exp_text.size()) return std::nullopt;
-  // One spelling per session: "0180…" would carry the same MAC as "180…".
-  if (exp_text != std::to_string(expires)) return std::nullopt;
+  const auto c = parse(cookie);
+  if (!c || !equal_ct(c->user, user)) return std::nullopt;
   std::uint64_t gen;
   {
     std::lock_guard lock(mu_);
     gen = generation_;
-    if (revoked_.contains(std::string(sid))) return std::nullopt;
+    if (revoked_.contains(std::string(c->sid))) return std::nullopt;
   }
-  if (!equal_ct(given, mac(gen, sid, expires, user, credential))) return std::nullopt;
+  if (!equal_ct(c->mac, mac(gen, c->sid, c->expires, user, credential))) return std::nullopt;
   // Checked after the MAC: an expiry is only meaningful once it is known to be ours. A
   // lifetime beyond the TTL cannot come from issue() (a key shared with another panel).
-  if (expires <= now_unix || expires - now_unix > ttl_) return std::nullopt;
-  return AdminSession{std::string(sid), expires};
+  if (c->expires <= now_unix || c->expires - now_unix > ttl_) return std::nullopt;
+  return AdminSession{std::string(c->sid), c->expires, std::string(user)};
 }
 
 void AdminSessions::revoke(const AdminSession& s, std::int64_t now_unix) {

@@ -1,13 +1,16 @@
 // AdminSessions: the panel's login sessions, carried in one cookie and checked without
 // a session table.
 //
-//   cookie value  = "v1." sid "." expires "." mac          (sid: 32 hex, expires: unix s)
-//   mac           = HMAC-SHA256(key, "qeli-panel-session-v1|" gen "|" sid "|" expires "|"
+//   cookie value  = "v2." sid "." expires "." hex(user) "." mac
+//                   (sid: 32 hex, expires: unix s, user: the admin's name, ≤ 32 bytes)
+//   mac           = HMAC-SHA256(key, "qeli-panel-session-v2|" gen "|" sid "|" expires "|"
 //                                    user "|" SHA-256(credential))            (hex)
 //   CSRF token    = HMAC-SHA256(key, "qeli-panel-csrf-v1|" sid)               (hex)
 //
-// `credential` is the admin's stored password hash, so a password change ends every
-// session of the old password at once. Logout revokes one sid (kept until it would have
+// The name in the cookie says which admin's credential to check it against (the panel
+// has several: panel/admin_accounts.h); it is under the MAC like the rest. `credential` is
+// that admin's stored password hash (and role), so a password change ends every session of
+// the old password at once. Logout revokes one sid (kept until it would have
 // expired anyway). `gen` is a generation counter: if the revocation list ever fills up,
 // the generation moves on and every session ends — never an un-revoked cookie. With a
 // RevocationStore (panel/login_state.h: the state_db) both outlive the process, so a
@@ -37,9 +40,13 @@ using SessionKey = config::WebSessionKey;
 inline constexpr char kSessionCookie[] = "qeli_session";
 inline constexpr std::size_t kMaxRevoked = 65536;
 
+inline constexpr std::size_t kMaxAdminName = 32;  ///< bytes (panel/admin_accounts.h)
+inline constexpr std::size_t kMaxCookie = 200;
+
 struct AdminSession {
   std::string sid;  ///< 32 hex characters
   std::int64_t expires_unix = 0;
+  std::string user;  ///< the admin it belongs to
 };
 
 /// Where revocations are kept beyond the process (called under AdminSessions' lock).
@@ -60,6 +67,9 @@ class AdminSessions {
   /// the cookie value to set.
   std::string issue(std::string_view user, std::string_view credential, std::int64_t now_unix,
                     AdminSession* out = nullptr);
+  /// The admin a well-formed cookie names (not yet verified: look up that admin's
+  /// credential, then verify()); nullopt for anything malformed.
+  static std::optional<std::string> cookie_user(std::string_view cookie);
   /// The session a cookie value proves for `user`/`credential` at `now_unix`; nullopt if
   /// it is malformed, forged, expired, revoked or of another credential.
   std::optional<AdminSession> verify(std::string_view cookie, std::string_view user,
@@ -79,6 +89,12 @@ class AdminSessions {
   std::int64_t ttl_secs() const { return ttl_; }
 
  private:
+  struct CookieParts {
+    std::string_view sid, mac;
+    std::int64_t expires = 0;
+    std::string user;
+  };
+  static std::optional<CookieParts> parse(std::string_view cookie);
   std::string mac(std::uint64_t gen, std::string_view sid, std::int64_t expires,
                   std::string_view user, std::string_view credential) const;
 

@@ -41,7 +41,7 @@ constexpr Nav kNav[] = {
     {NavItem::kUsers, "/users", "Users"},          {NavItem::kBlocked, "/blocked", "Lockouts"},
     {NavItem::kEvents, "/events", "Events"},       {NavItem::kConfig, "/config", "Config"},
     {NavItem::kWebhooks, "/webhooks", "Webhooks"}, {NavItem::kTokens, "/tokens", "API tokens"},
-    {NavItem::kAudit, "/audit", "Audit"}};
+    {NavItem::kAdmins, "/admins", "Admins"},       {NavItem::kAudit, "/audit", "Audit"}};
 
 }  // namespace
 
@@ -80,8 +80,9 @@ std::string render_page(const PageFrame& f, std::string_view content) {
       s += "<a href=\"" + escape(href.empty() ? "/" : href) + "\"" +
            (n.item == f.active ? " class=\"active\"" : "") + ">" + n.label + "</a>";
     }
-    s += "</nav><span class=\"who\">" + escape(f.admin) + " " +
-         post_button(f.base, "/logout", f.csrf, "Log out") + "</span>";
+    s += "</nav><span class=\"who\"><a href=\"" + escape(f.base) + "/account\"" +
+         (f.active == NavItem::kAccount ? " class=\"active\"" : "") + ">" + escape(f.admin) +
+         "</a> " + post_button(f.base, "/logout", f.csrf, "Log out") + "</span>";
   }
   s += "</header><main><h1>" + escape(f.title) + "</h1>";
   s += content;

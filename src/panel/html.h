@@ -24,6 +24,8 @@ enum class NavItem {
   kTokens,
   kAudit,
   kWebhooks,
+  kAdmins,
+  kAccount,
   kNone
 };
 

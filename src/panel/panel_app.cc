@@ -123,6 +123,12 @@ std::string done_message(const FormFields& q) {
   if (what == "user-removed") return "User removed; ended " + count + " session(s).";
   if (what == "revoked") return "Device revoked; ended " + count + " session(s).";
   if (what == "token-revoked") return "API token revoked.";
+  if (what == "admin-removed") return "Admin removed; its sessions ended.";
+  if (what == "admin-role") return "Role changed; that admin's sessions ended.";
+  if (what == "password-wrong") return "Not changed: the current password is wrong.";
+  if (what == "password-weak") {
+    return "Not changed: the new password needs 12..256 characters, typed the same twice.";
+  }
   if (what == "saved") return "Saved; the server reloaded the config.";
   if (what == "restored") return "Restored that version; the server reloaded the config.";
   return {};
@@ -183,8 +189,23 @@ void PanelApp::keep_login_state(LoginStateStore& store) {
   login_state_ = &store;
 }
 
-std::string PanelApp::credential() const {
-  return s_.totp_secret.empty() ? s_.password_hash : s_.password_hash + "\ntotp:" + s_.totp_secret;
+std::optional<PanelApp::Identity> PanelApp::identity(std::string_view name) const {
+  if (name.size() == s_.username.size() &&
+      crypto::ct_equal(bytes_of(name), bytes_of(s_.username))) {
+    return Identity{
+        AdminRole::kOwner, s_.password_hash,
+        s_.totp_secret.empty() ? s_.password_hash : s_.password_hash + "\ntotp:" + s_.totp_secret,
+        true};
+  }
+  if (admins_ == nullptr) return std::nullopt;
+  auto a = admins_->find(name);
+  if (!a) return std::nullopt;
+  return Identity{a->role, a->password_hash, session_credential(*a), false};
+}
+
+PageFrame PanelApp::frame(const Ctx& c, std::string title, NavItem active,
+                          const std::string& csrf) const {
+  return {std::move(title), s_.base_path, c.admin, csrf, active, 0};
 }
 
 bool PanelApp::totp_ok(std::string_view code) {
@@ -255,11 +276,20 @@ bool PanelApp::origin_allowed(const HttpRequest& r) const {
   return false;
 }
 
-std::optional<AdminSession> PanelApp::session_of(const HttpRequest& r) const {
-  for (const auto v : cookie_values(r.header("cookie"), kSessionCookie)) {
-    if (auto ok = sessions_.verify(v, s_.username, credential(), clock_.unix_now())) return ok;
+bool PanelApp::authenticate(Ctx& c) const {
+  for (const auto v : cookie_values(c.req.header("cookie"), kSessionCookie)) {
+    const auto user = AdminSessions::cookie_user(v);
+    if (!user) continue;
+    const auto id = identity(*user);
+    if (!id) continue;
+    if (auto ok = sessions_.verify(v, *user, id->credential, clock_.unix_now())) {
+      c.session = std::move(ok);
+      c.admin = *user;
+      c.role = id->role;
+      return true;
+    }
   }
-  return std::nullopt;
+  return false;
 }
 
 bool PanelApp::host_allowed(std::string_view host) const {
@@ -307,7 +337,7 @@ std::optional<HttpResponse> PanelApp::admit(const HttpRequest& head) const {
 
 HttpResponse PanelApp::handle(const HttpRequest& request) {
   if (auto refused = admit(request)) return std::move(*refused);
-  Ctx c{request, {}, client_ip(request), std::nullopt, {}, {}, false};
+  Ctx c{request, {}, client_ip(request), std::nullopt, {}, AdminRole::kReadOnly, {}, {}, false};
   HttpResponse r;
   {
     std::string_view p = request.path;
@@ -359,16 +389,16 @@ HttpResponse PanelApp::route(Ctx& c) {
     // typed into the wrong field.
     if (r.status != 429) {
       const auto form = c.req.body.size() <= kMaxLoginBody ? parse_form(c.req.body) : std::nullopt;
-      const bool admin = form && form->get("username") == s_.username;
-      audit(c, r.status, std::string("login:") + (admin ? s_.username : "(another name)"));
+      const std::string tried = form ? std::string(form->get("username")) : std::string();
+      const bool admin = admin_name_valid(tried) && identity(tried).has_value();
+      audit(c, r.status, "login:" + (admin ? tried : std::string("(another name)")));
     }
     return r;
   }
   const bool is_api = c.path.starts_with("/api/");
   // A script's or Prometheus's Bearer token: no cookie, so no CSRF to check.
   if (auto done = bearer(c, is_api)) return std::move(*done);
-  c.session = session_of(c.req);
-  if (!c.session) {
+  if (!authenticate(c)) {
     if (is_api || c.path == "/metrics") {
       return problem(401, "Unauthorized", "log in first (POST /login), or send an API token");
     }
@@ -380,7 +410,7 @@ HttpResponse PanelApp::route(Ctx& c) {
       if (!origin_allowed(c.req)) {
         spdlog::warn("panel: {} {} from {}: Origin {} is not this panel's; refused", m, c.path,
                      c.ip, loggable(c.req.header("origin")));
-        audit(c, 403, "panel:" + s_.username);
+        audit(c, 403, "panel:" + c.admin);
         return is_api ? problem(403, "Forbidden", "cross-origin request")
                       : plain(403, "Forbidden: cross-origin request");
       }
@@ -390,14 +420,22 @@ HttpResponse PanelApp::route(Ctx& c) {
       }
       if (!sessions_.csrf_ok(c.session->sid, token)) {
         spdlog::warn("panel: {} {} from {}: missing or wrong CSRF token; refused", m, c.path, c.ip);
-        audit(c, 403, "panel:" + s_.username);
+        audit(c, 403, "panel:" + c.admin);
         return is_api ? problem(403, "Forbidden", "missing or wrong CSRF token")
                       : plain(403, "Forbidden: missing or wrong CSRF token");
       }
     }
   }
-  c.actor = "panel:" + s_.username;
-  c.who = "admin '" + s_.username + "'";
+  c.actor = "panel:" + c.admin;
+  c.who = "admin '" + c.admin + "'";
+  if (const AdminRole need = role_needed(!get, c.path); c.role < need) {
+    const std::string why = "the role " + std::string(role_name(c.role)) + " cannot do this (" +
+                            std::string(role_name(need)) + " can)";
+    spdlog::warn("panel: {} {} by {} from {}: {}; refused", m, c.path, c.who, c.ip, why);
+    if (!get) audit(c, 403);
+    return is_api || c.path == "/metrics" ? problem(403, "Forbidden", why)
+                                          : plain(403, "Forbidden: " + why);
+  }
   if (!get && c.path == "/logout") {
     auto r = logout(c);
     audit(c, r.status);
@@ -441,14 +479,14 @@ HttpResponse PanelApp::login(Ctx& c) {
     return page_with(429, "Too many failed logins; try again later.");
   }
   if (const auto d = guard_.tarpit(user, now); d > Duration::zero()) clock_.sleep(d);
-  const bool name_ok =
-      user.size() == s_.username.size() && crypto::ct_equal(bytes_of(user), bytes_of(s_.username));
+  const auto id = admin_name_valid(user) ? identity(user) : std::nullopt;
   // A wrong name costs the same Argon2id work as a wrong password (a dummy hash).
   const bool password_ok =
-      guard_.verify_password(name_ok ? s_.password_hash : std::string(), password) && name_ok;
+      guard_.verify_password(id ? id->password_hash : std::string(), password) && id;
   // The code is looked at only after the password (a guessed code never uses up a step
-  // for the real admin), and a wrong one reads the same as a wrong password.
-  const bool ok = password_ok && totp_ok(code);
+  // for the real admin), and a wrong one reads the same as a wrong password. The second
+  // factor is the config's admin's (the others have none yet: docs/OPERATIONS.md).
+  const bool ok = password_ok && (!id->config_owner || totp_ok(code));
   if (!ok) {
     const bool locked = guard_.record_failure(key, user, clock_.steady_now());
     spdlog::warn("panel: failed login of '{}' from {}{}{}", loggable(user), c.ip,
@@ -458,7 +496,7 @@ HttpResponse PanelApp::login(Ctx& c) {
                                                  : "Wrong user name, password or code.");
   }
   guard_.record_success(key, user);
-  const std::string cookie = sessions_.issue(s_.username, credential(), clock_.unix_now());
+  const std::string cookie = sessions_.issue(user, id->credential, clock_.unix_now());
   spdlog::info("panel: admin '{}' logged in from {}", loggable(user), c.ip);
   auto r = redirect(s_.base_path + "/");
   r.add("Set-Cookie", std::string(kSessionCookie) + "=" + cookie +
@@ -470,7 +508,7 @@ HttpResponse PanelApp::login(Ctx& c) {
 
 HttpResponse PanelApp::logout(Ctx& c) {
   sessions_.revoke(*c.session, clock_.unix_now());
-  spdlog::info("panel: admin '{}' logged out from {}", s_.username, c.ip);
+  spdlog::info("panel: admin '{}' logged out from {}", c.admin, c.ip);
   auto r = redirect(s_.base_path + "/login");
   r.add("Set-Cookie",
         std::string(kSessionCookie) + "=; Path=" + (s_.base_path.empty() ? "/" : s_.base_path) +
@@ -481,7 +519,7 @@ HttpResponse PanelApp::logout(Ctx& c) {
 HttpResponse PanelApp::page(Ctx& c) {
   const auto query = parse_form(c.req.query).value_or(FormFields{});
   PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), done_message(query)};
-  PageFrame frame{"", s_.base_path, s_.username, pc.csrf, NavItem::kNone, 0};
+  PageFrame frame = this->frame(c, "", NavItem::kNone, pc.csrf);
   std::string error, content;
   if (c.path == "/") {
     frame.title = "Dashboard";
@@ -505,6 +543,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     return std::move(*tokens);
   } else if (auto audit = audit_page(c, pc)) {
     return std::move(*audit);
+  } else if (auto admins = admins_page(c, pc)) {
+    return std::move(*admins);
   } else if (auto hooks = webhooks_page(c, pc)) {
     return std::move(*hooks);
   } else if (c.path == "/blocked") {
@@ -549,7 +589,7 @@ HttpResponse PanelApp::config_page(Ctx& c, ConfigEditor editor, int status) {
   if (!history) return server_unavailable(s_.base_path, error);
   HttpResponse r;
   r.status = status;
-  r.body = render_page({"Server config", s_.base_path, s_.username, pc.csrf, NavItem::kConfig, 0},
+  r.body = render_page(frame(c, "Server config", NavItem::kConfig, pc.csrf),
                        config_content(pc, editor, *history));
   return r;
 }
@@ -562,7 +602,7 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
     const std::string id(form.get("id"));
     auto version = ask(server_, control::GetConfigVersion{id}, error);
     if (!version) return plain(404, "Not Found: no such version");
-    control::SaveConfig save{version->text, std::string(form.get("base")), "panel:" + s_.username};
+    control::SaveConfig save{version->text, std::string(form.get("base")), "panel:" + c.admin};
     auto saved = ask(server_, save, error);
     if (!saved) {
       return config_page(
@@ -571,7 +611,7 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
               current->path, version->text, current->sha256, {}, false, "Not restored: " + error},
           409);
     }
-    spdlog::info("panel: admin '{}' restored config version {} from {}", s_.username, loggable(id),
+    spdlog::info("panel: admin '{}' restored config version {} from {}", c.admin, loggable(id),
                  c.ip);
     return redirect(s_.base_path + "/config?done=restored");
   }
@@ -586,15 +626,14 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
     e.error = "Not saved: fix the errors below first.";
     return config_page(c, std::move(e), 422);
   }
-  auto saved =
-      ask(server_, control::SaveConfig{e.text, e.base_sha256, "panel:" + s_.username}, error);
+  auto saved = ask(server_, control::SaveConfig{e.text, e.base_sha256, "panel:" + c.admin}, error);
   if (!saved) {
     // A lost update (someone saved meanwhile) or a refusal: the admin's text stays.
     e.error = "Not saved: " + error;
     return config_page(c, std::move(e), 409);
   }
-  spdlog::info("panel: admin '{}' saved the config from {} (previous version {})", s_.username,
-               c.ip, saved->history_id);
+  spdlog::info("panel: admin '{}' saved the config from {} (previous version {})", c.admin, c.ip,
+               saved->history_id);
   return redirect(s_.base_path + "/config?done=saved");
 }
 
@@ -607,11 +646,12 @@ HttpResponse PanelApp::action(Ctx& c) {
     return redirect(s_.base_path + page + "?done=" + done + "&n=" + std::to_string(n));
   };
   auto failed = [&](const std::string& page) {
-    spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, s_.username, c.ip, error);
+    spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, c.admin, c.ip, error);
     return redirect(s_.base_path + page + "?done=failed");
   };
   if (auto done = users_action(c, *form)) return std::move(*done);
   if (auto done = tokens_action(c, *form)) return std::move(*done);
+  if (auto done = admins_action(c, *form)) return std::move(*done);
   const std::string from = std::string(c.req.header("referer")).find("/users") != std::string::npos
                                ? "/users"
                                : "/sessions";
@@ -625,7 +665,7 @@ HttpResponse PanelApp::action(Ctx& c) {
     }
     auto r = ask(server_, k, error);
     if (!r) return failed(from);
-    spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {}", s_.username, r->kicked,
+    spdlog::info("panel: admin '{}' kicked {} session(s) of '{}' from {}", c.admin, r->kicked,
                  loggable(user), c.ip);
     return back(from, "kicked", r->kicked);
   }
@@ -634,14 +674,14 @@ HttpResponse PanelApp::action(Ctx& c) {
     auto r = disable ? ask(server_, control::DisableUser{user}, error)
                      : ask(server_, control::EnableUser{user}, error);
     if (!r) return failed("/users");
-    spdlog::info("panel: admin '{}' {} user '{}' from {}", s_.username,
+    spdlog::info("panel: admin '{}' {} user '{}' from {}", c.admin,
                  disable ? "disabled" : "enabled", loggable(user), c.ip);
     return back("/users", disable ? "disabled" : "enabled", r->kicked);
   }
   if (c.path == "/blocked/unblock") {
     auto r = ask(server_, control::Unblock{std::string(form->get("ip"))}, error);
     if (!r) return failed("/blocked");
-    spdlog::info("panel: admin '{}' lifted the lockout of {} from {}", s_.username, loggable(r->ip),
+    spdlog::info("panel: admin '{}' lifted the lockout of {} from {}", c.admin, loggable(r->ip),
                  c.ip);
     return back("/blocked", "unblocked", 1);
   }
@@ -651,7 +691,7 @@ HttpResponse PanelApp::action(Ctx& c) {
   if (c.path == "/blocked/unblock-all") {
     auto r = ask(server_, control::UnblockAll{}, error);
     if (!r) return failed("/blocked");
-    spdlog::info("panel: admin '{}' lifted every lockout from {}", s_.username, c.ip);
+    spdlog::info("panel: admin '{}' lifted every lockout from {}", c.admin, c.ip);
     return back("/blocked", "unblocked-all", 0);
   }
   return plain(404, "Not Found");
@@ -672,7 +712,8 @@ HttpResponse PanelApp::api(Ctx& c) {
   if (get) {
     if (p == "/session" && c.by_token) return json_answer({{"token", c.actor}});
     if (p == "/session") {
-      return json_answer({{"user", s_.username},
+      return json_answer({{"user", c.admin},
+                          {"role", role_name(c.role)},
                           {"csrf_token", sessions_.csrf_token(c.session->sid)},
                           {"expires_unix", c.session->expires_unix}});
     }

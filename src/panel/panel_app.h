@@ -10,6 +10,10 @@
 //     VPN's logins, with their own counters (`[web] brute_force.*`): per (address, user)
 //     lockout, per-address ceiling, per-username tarpit, a dummy verify for wrong names;
 //     a wrong code counts as a failed login and reads the same as a wrong password;
+//   * admins with roles (panel/admin_accounts.h): the config's admin is an owner, the
+//     others live in the state_db; every route needs a role (role_needed), checked
+//     after the session and the CSRF token; a changed role or password ends the admin's
+//     sessions, a removed admin's cookie names nobody;
 //   * sessions in an HMAC cookie (panel/admin_sessions.h): HttpOnly, SameSite=Strict,
 //     Secure with `secure_cookie`, Path = base_path; ended by logout, a new password or
 //     a new (or removed) TOTP secret;
@@ -39,7 +43,9 @@
 #include "base/clock.h"
 #include "config/server_config.h"
 #include "control/api.h"
+#include "panel/admin_accounts.h"
 #include "panel/admin_sessions.h"
+#include "panel/html.h"
 #include "panel/http_message.h"
 #include "server/auth_guard.h"
 #include "sys/host_load.h"
@@ -105,6 +111,12 @@ class PanelApp {
   }
   /// Where admin actions are recorded (panel/audit_log.h); null: nowhere (logged only).
   void set_audit(AuditLog* audit) { audit_ = audit; }
+  /// The admins beyond the config's owner (panel/admin_accounts.h); null: only the
+  /// owner (the admins page says why: `why_off`).
+  void set_admins(AdminAccounts* admins, std::string why_off = {}) {
+    admins_ = admins;
+    admins_off_ = std::move(why_off);
+  }
   /// Logins' memory in the state_db (panel/login_state.h): logouts and the last used
   /// TOTP step an earlier panel process recorded hold again, and later ones are written.
   void keep_login_state(LoginStateStore& store);
@@ -116,6 +128,8 @@ class PanelApp {
     std::string path;  ///< without base_path, "/" at least
     std::string ip;    ///< the client's address (after trusted proxies)
     std::optional<AdminSession> session;
+    std::string admin;  ///< the logged-in admin's name ("" for a token)
+    AdminRole role = AdminRole::kReadOnly;
     /// Who acts, for logs and the server's records: "panel:<admin>" or "token:<name>".
     std::string actor;
     /// The same for log lines: "admin 'boss'" or "token 'ci'".
@@ -142,6 +156,9 @@ class PanelApp {
   /// One audit row for a POST that got `status` (panel_audit.cc); `actor` empty = c.actor.
   void audit(const Ctx& c, int status, std::string actor = {});
   std::optional<HttpResponse> audit_page(Ctx& c, const PageContext& pc);
+  // Admins and each admin's own account (panel_admins.cc).
+  std::optional<HttpResponse> admins_page(Ctx& c, const PageContext& pc);
+  std::optional<HttpResponse> admins_action(Ctx& c, const FormFields& form);
   // The webhook delivery log (panel_webhooks.cc).
   std::optional<HttpResponse> webhooks_page(Ctx& c, const PageContext& pc);
 
@@ -149,10 +166,20 @@ class PanelApp {
   bool source_allowed(const std::string& ip) const;
   bool host_allowed(std::string_view host) const;
   bool origin_allowed(const HttpRequest& r) const;
-  std::optional<AdminSession> session_of(const HttpRequest& r) const;
-  /// What a session cookie is bound to: the password hash and the TOTP secret, so that
-  /// changing either ends every session.
-  std::string credential() const;
+  /// Who an admin is: its role, its password hash and what its session cookies are
+  /// bound to (for the config's owner the password hash and the TOTP secret; for the
+  /// others the hash and the role), so that changing any of them ends its sessions.
+  struct Identity {
+    AdminRole role = AdminRole::kReadOnly;
+    std::string password_hash;
+    std::string credential;
+    bool config_owner = false;  ///< the config's [web] admin (TOTP, password from the CLI)
+  };
+  std::optional<Identity> identity(std::string_view name) const;
+  /// The session, admin and role a request's cookie proves (false: none).
+  bool authenticate(Ctx& c) const;
+  /// A page's frame for the admin of `c`.
+  PageFrame frame(const Ctx& c, std::string title, NavItem active, const std::string& csrf) const;
   /// The second factor: true without one; else `code` must be a current code whose step
   /// is later than every step accepted before (RFC 6238 §5.2: one use per code).
   bool totp_ok(std::string_view code);
@@ -163,6 +190,8 @@ class PanelApp {
   server::AuthGuard guard_;
   PanelClock clock_;
   ApiTokens* tokens_ = nullptr;
+  AdminAccounts* admins_ = nullptr;
+  std::string admins_off_;
   AuditLog* audit_ = nullptr;
   std::string tokens_off_;
   sys::HostSampler host_;  ///< the dashboard's and GET /api/v1/host's figures

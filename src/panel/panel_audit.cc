@@ -14,7 +14,7 @@ namespace {
 
 // The fields that name what an action acts on (forms and the JSON API use the same
 // names); passwords, credentials, config texts and CSRF tokens are never among them.
-constexpr const char* kTargetFields[] = {"user", "name", "id", "ip"};
+constexpr const char* kTargetFields[] = {"user", "name", "id", "ip", "role"};
 
 std::string target_of(const HttpRequest& r, bool json_body) {
   std::string out;
@@ -77,8 +77,7 @@ std::optional<HttpResponse> PanelApp::audit_page(Ctx& c, const PageContext& pc) 
     }
   }
   HttpResponse r;
-  r.body =
-      render_page({"Audit log", s_.base_path, s_.username, pc.csrf, NavItem::kAudit, 0}, content);
+  r.body = render_page(frame(c, "Audit log", NavItem::kAudit, pc.csrf), content);
   return r;
 }
 

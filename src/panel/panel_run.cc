@@ -9,6 +9,7 @@
 
 #include "config/server_config.h"
 #include "config/web_session_key.h"
+#include "panel/admin_accounts.h"
 #include "panel/api_tokens.h"
 #include "panel/audit_log.h"
 #include "panel/http_listener.h"
@@ -32,6 +33,24 @@ Result<SessionKey, std::string> read_key_fd(int fd) {
   ::close(fd);
   if (got != k.size()) return fail(std::string("--session-key-fd: fewer than 32 bytes"));
   return k;
+}
+
+// A store in the state_db, handed to `use` — or null and why not (`without`: what the
+// panel does without it, for the log).
+template <class Store, class Use>
+std::unique_ptr<Store> open_state(const std::string& db, const char* without, Use use) {
+  if (db.empty()) {
+    use(nullptr, "[web] state_db is empty");
+    return nullptr;
+  }
+  auto opened = Store::open(db);
+  if (!opened.ok()) {
+    spdlog::warn("panel: [web] state_db: {}; {}", opened.error(), without);
+    use(nullptr, "[web] state_db: " + opened.error());
+    return nullptr;
+  }
+  use(opened->get(), std::string());
+  return std::move(*opened);
 }
 
 }  // namespace
@@ -104,35 +123,20 @@ int run_panel(const PanelOptions& options) {
     return 1;
   }
   // The panel's own state, opened as the account it runs as (its file is that account's).
-  std::unique_ptr<ApiTokens> tokens;
-  if (const std::string db = load.config.web_state_db_path(); db.empty()) {
-    app.set_tokens(nullptr, "[web] state_db is empty");
-  } else if (auto t = ApiTokens::open(db); t.ok()) {
-    tokens = std::move(*t);
-    app.set_tokens(tokens.get());
-  } else {
-    spdlog::warn("panel: [web] state_db: {}; API tokens are off", t.error());
-    app.set_tokens(nullptr, "[web] state_db: " + t.error());
-  }
-  std::unique_ptr<AuditLog> audit;
-  std::unique_ptr<LoginStateStore> login_state;
-  if (const std::string db = load.config.web_state_db_path(); !db.empty()) {
-    if (auto a = AuditLog::open(db); a.ok()) {
-      audit = std::move(*a);
-      app.set_audit(audit.get());
-    } else {
-      spdlog::warn("panel: [web] state_db: {}; admin actions are logged only", a.error());
-    }
-    if (auto r = LoginStateStore::open(db); r.ok()) {
-      login_state = std::move(*r);
-      app.keep_login_state(*login_state);
-    } else {
-      spdlog::warn(
-          "panel: [web] state_db: {}; logouts and used one-time codes are kept in memory "
-          "only (a restart forgets them)",
-          r.error());
-    }
-  }
+  const std::string db = load.config.web_state_db_path();
+  auto tokens = open_state<ApiTokens>(db, "API tokens are off", [&](ApiTokens* t, std::string why) {
+    app.set_tokens(t, std::move(why));
+  });
+  auto admins = open_state<AdminAccounts>(
+      db, "only the config's admin can log in",
+      [&](AdminAccounts* a, std::string why) { app.set_admins(a, std::move(why)); });
+  auto audit = open_state<AuditLog>(db, "admin actions are logged only",
+                                    [&](AuditLog* a, const std::string&) { app.set_audit(a); });
+  auto login_state = open_state<LoginStateStore>(
+      db, "logouts and used one-time codes are kept in memory only (a restart forgets them)",
+      [&](LoginStateStore* l, const std::string&) {
+        if (l != nullptr) app.keep_login_state(*l);
+      });
   const std::string host =
       web.bind.find(':') != std::string::npos ? "[" + web.bind + "]" : web.bind;
   spdlog::info("panel: serving {}://{}:{}{}/ for admin '{}' (control socket {})",

@@ -120,8 +120,7 @@ std::optional<HttpResponse> PanelApp::tokens_page(Ctx& c, const PageContext& pc)
     content += tokens_table(pc, tokens_->list(), clock_.unix_now()) + new_token_form(pc);
   }
   HttpResponse r;
-  r.body =
-      render_page({"API tokens", s_.base_path, s_.username, pc.csrf, NavItem::kTokens, 0}, content);
+  r.body = render_page(frame(c, "API tokens", NavItem::kTokens, pc.csrf), content);
   return r;
 }
 
@@ -131,7 +130,7 @@ std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& fo
   if (c.path == "/tokens/revoke") {
     const std::string id(form.get("id"));
     if (!tokens_->revoke(id)) return redirect(s_.base_path + "/tokens?done=failed");
-    spdlog::info("panel: admin '{}' revoked API token {} from {}", s_.username, loggable(id), c.ip);
+    spdlog::info("panel: admin '{}' revoked API token {} from {}", c.admin, loggable(id), c.ip);
     return redirect(s_.base_path + "/tokens?done=token-revoked");
   }
   TokenScopes scopes = 0;
@@ -153,7 +152,7 @@ std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& fo
     r.status = 422;
     content = "<p class=\"err\">Not created: " + escape(made.error()) + "</p>" + new_token_form(pc);
   } else {
-    spdlog::info("panel: admin '{}' created API token '{}' (id {}, scopes {}) from {}", s_.username,
+    spdlog::info("panel: admin '{}' created API token '{}' (id {}, scopes {}) from {}", c.admin,
                  loggable(name), made->info.id, scope_list(scopes), c.ip);
     content = "<p class=\"msg\">Token " + escape(name) + " (id " + escape(made->info.id) +
               ", scopes " + escape(scope_list(scopes)) + ", expires " +
@@ -163,8 +162,7 @@ std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& fo
               escape(made->token) + "</textarea><p><a href=\"" + escape(s_.base_path) +
               "/tokens\">Back to the tokens</a></p>";
   }
-  r.body =
-      render_page({"API tokens", s_.base_path, s_.username, pc.csrf, NavItem::kTokens, 0}, content);
+  r.body = render_page(frame(c, "API tokens", NavItem::kTokens, pc.csrf), content);
   return r;
 }
 

@@ -52,7 +52,7 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
   auto usage = users ? ask(server_, control::GetUsage{}, error) : std::nullopt;
   auto stats = usage ? ask(server_, control::GetStats{}, error) : std::nullopt;
   if (!stats) return server_unavailable(s_.base_path, error);
-  PageFrame frame{"Users", s_.base_path, s_.username, pc.csrf, NavItem::kUsers, 0};
+  PageFrame frame = this->frame(c, "Users", NavItem::kUsers, pc.csrf);
   HttpResponse r;
   if (c.path == "/users") {
     r.body = render_page(
@@ -79,7 +79,7 @@ std::optional<HttpResponse> PanelApp::users_action(Ctx& c, const FormFields& for
   const std::string user(form.get("user"));
   std::string error;
   auto failed = [&](const std::string& page) {
-    spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, s_.username, c.ip, error);
+    spdlog::warn("panel: {} by '{}' from {} failed: {}", c.path, c.admin, c.ip, error);
     return redirect(s_.base_path + page + (page.find('?') == std::string::npos ? "?" : "&") +
                     "done=failed");
   };
@@ -89,38 +89,38 @@ std::optional<HttpResponse> PanelApp::users_action(Ctx& c, const FormFields& for
     add.profiles = split_list(form.get("profiles"));
     add.max_sessions = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(parse_u64(form.get("max_sessions")).value_or(0), 1'000'000));
-    add.actor = "panel:" + s_.username;
+    add.actor = c.actor;
     auto r = ask(server_, add, error);
     if (!r) return failed("/users");
-    spdlog::info("panel: admin '{}' added user '{}' from {}", s_.username, loggable(add.username),
+    spdlog::info("panel: admin '{}' added user '{}' from {}", c.admin, loggable(add.username),
                  c.ip);
     return redirect(s_.base_path + user_page_path(add.username) + "&done=user-added");
   }
   if (c.path == "/users/remove") {
-    auto r = ask(server_, control::RemoveUser{user, "panel:" + s_.username}, error);
+    auto r = ask(server_, control::RemoveUser{user, c.actor}, error);
     if (!r) return failed(user_page_path(user));
-    spdlog::info("panel: admin '{}' removed user '{}' from {}", s_.username, loggable(user), c.ip);
+    spdlog::info("panel: admin '{}' removed user '{}' from {}", c.admin, loggable(user), c.ip);
     return redirect(s_.base_path +
                     "/users?done=user-removed&n=" + std::to_string(r->sessions_ended));
   }
   if (c.path == "/devices/add") {
     control::AddDevice add{user, std::string(form.get("name")), std::string(form.get("host")),
-                           std::string(form.get("profile")), "panel:" + s_.username};
+                           std::string(form.get("profile")), c.actor};
     auto r = ask(server_, add, error);
     if (!r) return failed(user_page_path(user));
-    spdlog::info("panel: admin '{}' added device '{}' (id {}) of '{}' from {}", s_.username,
+    spdlog::info("panel: admin '{}' added device '{}' (id {}) of '{}' from {}", c.admin,
                  loggable(r->name), r->id, loggable(user), c.ip);
     const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
     HttpResponse page;
-    page.body = render_page({"Device link", s_.base_path, s_.username, pc.csrf, NavItem::kUsers, 0},
+    page.body = render_page(frame(c, "Device link", NavItem::kUsers, pc.csrf),
                             device_issued_content(pc, *r));
     return page;
   }
   if (c.path == "/devices/revoke") {
     const std::string id(form.get("id"));
-    auto r = ask(server_, control::RevokeDevice{user, id, "panel:" + s_.username}, error);
+    auto r = ask(server_, control::RevokeDevice{user, id, c.actor}, error);
     if (!r) return failed(user_page_path(user));
-    spdlog::info("panel: admin '{}' revoked device {} of '{}' from {}", s_.username, loggable(id),
+    spdlog::info("panel: admin '{}' revoked device {} of '{}' from {}", c.admin, loggable(id),
                  loggable(user), c.ip);
     return redirect(s_.base_path + user_page_path(user) +
                     "&done=revoked&n=" + std::to_string(r->sessions_ended));

@@ -40,8 +40,7 @@ std::optional<HttpResponse> PanelApp::webhooks_page(Ctx& c, const PageContext& p
     }
   }
   HttpResponse r;
-  r.body = render_page(
-      {"Webhook deliveries", s_.base_path, s_.username, pc.csrf, NavItem::kWebhooks, 0}, content);
+  r.body = render_page(frame(c, "Webhook deliveries", NavItem::kWebhooks, pc.csrf), content);
   return r;
 }
 

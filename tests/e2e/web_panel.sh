@@ -16,6 +16,9 @@
 #     requests need no cookie or CSRF token and get only their scopes; /metrics parses;
 #     a revoked token is refused; the audit log (state_db) holds every admin action with
 #     its target and result, refused ones and logins too, and no password;
+#   * admins with roles (state_db): a read-only admin made by the owner sees but cannot
+#     change anything or read the config; promoted (its cookie ends) it can act, still not
+#     on the config; removed, its cookie is refused;
 #   * logout ends the cookie, also across a restart (state_db); a server restart keeps a
 #     cookie that was not logged out (persist_session_key);
 #     a new password (set-web-password + reload) ends it;
@@ -101,7 +104,7 @@ expect 401 bad_login -d 'username=boss&password=wrong' "$PANEL/login"
 jar="$E2E_DIR/cookies"
 expect 303 login -c "$jar" -d 'username=boss&password=panel-pass-1' "$PANEL/login"
 cookie=$(header login set-cookie)
-for a in "qeli_session=v1." "HttpOnly" "SameSite=Strict" "Max-Age=600" "Path=/"; do
+for a in "qeli_session=v2." "HttpOnly" "SameSite=Strict" "Max-Age=600" "Path=/"; do
   grep -q "$a" <<<"$cookie" || e2e_fail "cookie lacks $a: $cookie"
 done
 ! grep -q Secure <<<"$cookie" || e2e_fail "Secure cookie over plain HTTP: $cookie"
@@ -258,6 +261,52 @@ jq -e '[.entries[] | select(.action == "/tokens/revoke")] | length == 1' "$E2E_D
   e2e_fail "the token revoke is not in the audit log"
 ! grep -qa 'panel-pass-1' "$dir"/panel.db* || e2e_fail "the admin's password is in the state_db"
 expect 200 audit_page -b "$jar" "$PANEL/audit"
+
+# Admins with roles (the same state_db): the owner makes a read-only admin (its password
+# shown once, kept as an Argon2id hash); it sees the pages but not the config and changes
+# nothing; promoted to admin (which ends its cookie) it reaches the server's user and
+# session operations, still not the config; every refusal is in the audit log.
+expect 200 admins_page -b "$jar" "$PANEL/admins"
+acsrf=$(csrf_of admins_page)
+expect 200 admin_made -b "$jar" -H "Origin: $PANEL" -d "csrf=$acsrf&name=watcher&role=read-only" \
+  "$PANEL/admins/create"
+wpass=$(sed -n 's/.*<textarea id="password" readonly rows="1">\([^<]*\)<.*/\1/p' "$E2E_DIR/admin_made.b")
+[ ${#wpass} = 24 ] || e2e_fail "no admin password on the page: $(head -c 300 "$E2E_DIR/admin_made.b")"
+! grep -qaF -- "$wpass" "$dir"/panel.db* || e2e_fail "the new admin's password is in the state_db"
+wjar="$E2E_DIR/cookies_watcher"
+w_login() {
+  expect 303 "$1" -c "$wjar" --data-urlencode username=watcher --data-urlencode "password=$wpass" \
+    "$PANEL/login"
+  expect 200 "$1_session" -b "$wjar" "$PANEL/api/v1/session"
+  wcsrf=$(jq -r .csrf_token "$E2E_DIR/$1_session.b")
+}
+w_post() {  # w_post CODE NAME PATH JSON
+  expect "$1" "$2" -b "$wjar" -H "X-CSRF-Token: $wcsrf" -H 'Content-Type: application/json' \
+    -d "$4" "$PANEL/api/v1$3"
+}
+w_login w_login
+[ "$(jq -r .role "$E2E_DIR/w_login_session.b")" = read-only ] ||
+  e2e_fail "watcher's session: $(cat "$E2E_DIR/w_login_session.b")"
+expect 200 w_dash -b "$wjar" "$PANEL/"
+expect 200 w_users -b "$wjar" "$PANEL/api/v1/users"
+expect 403 w_config_page -b "$wjar" "$PANEL/config"
+expect 403 w_config -b "$wjar" "$PANEL/api/v1/config"
+w_post 403 w_kick /sessions/kick '{"user":"nobody"}'
+grep -q 'the role read-only cannot do this' "$E2E_DIR/w_kick.b" || e2e_fail "role refusal: $(cat "$E2E_DIR/w_kick.b")"
+expect 303 admin_role -b "$jar" -H "Origin: $PANEL" -d "csrf=$acsrf&name=watcher&role=admin" \
+  "$PANEL/admins/role"
+expect 401 w_after_role -b "$wjar" "$PANEL/api/v1/session"
+w_login w_login2
+[ "$(jq -r .role "$E2E_DIR/w_login2_session.b")" = admin ] || e2e_fail "watcher was not promoted"
+w_post 404 w_kick2 /sessions/kick '{"user":"nobody"}'  # past the role check, to the server
+w_post 403 w_save /config "$(jq -n '{text: "", base_sha256: ("0" * 64)}')"
+expect 200 audit2 -b "$jar" "$PANEL/api/v1/audit?limit=1000"
+jq -e '[.entries[] | select(.actor == "panel:watcher" and .status == 403)] | length == 2' \
+  "$E2E_DIR/audit2.b" >/dev/null || e2e_fail "the role refusals are not in the audit log"
+jq -e '[.entries[] | select(.action == "/admins/create" and .actor == "panel:boss" and .status == 200)] | length == 1' \
+  "$E2E_DIR/audit2.b" >/dev/null || e2e_fail "the admin's creation is not in the audit log"
+expect 303 admin_remove -b "$jar" -H "Origin: $PANEL" -d "csrf=$acsrf&name=watcher" "$PANEL/admins/remove"
+expect 401 w_removed -b "$wjar" "$PANEL/api/v1/session"
 
 # Logout ends the cookie.
 old_cookie=$(grep qeli_session "$jar" | awk '{print $NF}')

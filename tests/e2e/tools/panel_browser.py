@@ -292,6 +292,22 @@ class Panel:
         log(f"config page: validated and saved ({msg!r})")
         self.shot("config-saved")
 
+        # Admins: the owner makes a read-only admin (the form's default role); its
+        # password is shown once, in the page and nowhere else.
+        self.nav("Admins")
+        if self.path() != "/admins":
+            raise Fail(f"the Admins link led to {self.path()}")
+        self.shot("admins")
+        self.find("//form[contains(@action,'/admins/create')]//input[@name='name']",
+                  "no new-admin form").send_keys("viewer")
+        create = self.find("//button[normalize-space()='Create admin']", "no Create admin button")
+        self.click_and_wait(create, "Create admin")
+        password = self.find("//textarea[@id='password']", "no password after Create admin")
+        if len(password.get_attribute("value")) != 24:
+            raise Fail(f"the new admin's password is {password.get_attribute('value')!r}")
+        self.shot("admin-created")
+        log("admins page: made a read-only admin")
+
         # Log out: back on the login page, and / redirects there again.
         out = self.find("//header//button[normalize-space()='Log out']", "no Log out button")
         self.click_and_wait(out, "Log out")

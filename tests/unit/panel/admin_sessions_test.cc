@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "base/bytes.h"
+
 namespace qeli::panel {
 namespace {
 
@@ -17,17 +19,21 @@ SessionKey key_of(std::uint8_t fill) {
 }
 
 struct Parts {
-  std::string sid, expires, mac;
+  std::string sid, expires, user, mac;
 };
 
 Parts split(const std::string& cookie) {
-  // "v1." sid "." expires "." mac
+  // "v2." sid "." expires "." hex(user) "." mac
   const auto d1 = cookie.find('.', 3);
   const auto d2 = cookie.find('.', d1 + 1);
-  return {cookie.substr(3, d1 - 3), cookie.substr(d1 + 1, d2 - d1 - 1), cookie.substr(d2 + 1)};
+  const auto d3 = cookie.find('.', d2 + 1);
+  return {cookie.substr(3, d1 - 3), cookie.substr(d1 + 1, d2 - d1 - 1),
+          cookie.substr(d2 + 1, d3 - d2 - 1), cookie.substr(d3 + 1)};
 }
 
-std::string join(const Parts& p) { return "v1." + p.sid + "." + p.expires + "." + p.mac; }
+std::string join(const Parts& p) {
+  return "v2." + p.sid + "." + p.expires + "." + p.user + "." + p.mac;
+}
 
 // Changes one hex digit (to another hex digit).
 std::string flip_hex(std::string s, std::size_t at) {
@@ -39,7 +45,8 @@ TEST(admin_sessions, issue_and_verify_round_trip) {
   AdminSessions s(key_of(7), kTtl);
   AdminSession issued;
   const std::string cookie = s.issue("admin", "hash-1", kNow, &issued);
-  EXPECT_TRUE(cookie.starts_with("v1."));
+  EXPECT_TRUE(cookie.starts_with("v2."));
+  EXPECT_EQ(AdminSessions::cookie_user(cookie), "admin");
   EXPECT_EQ(issued.sid.size(), 32U);
   EXPECT_EQ(issued.expires_unix, kNow + kTtl);
   const Parts p = split(cookie);
@@ -51,6 +58,7 @@ TEST(admin_sessions, issue_and_verify_round_trip) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->sid, issued.sid);
   EXPECT_EQ(v->expires_unix, kNow + kTtl);
+  EXPECT_EQ(v->user, "admin");
   // Another instance with the same key (a restart with a persisted key) accepts it too.
   AdminSessions restarted(key_of(7), kTtl);
   EXPECT_TRUE(restarted.verify(cookie, "admin", "hash-1", kNow + 10));
@@ -75,13 +83,26 @@ TEST(admin_sessions, tampered_parts_are_refused) {
   EXPECT_FALSE(s.verify(join(exp), "admin", "hash-1", kNow));
   exp.expires = std::to_string(kNow + kTtl + 1000);
   EXPECT_FALSE(s.verify(join(exp), "admin", "hash-1", kNow));
+  // The name is under the MAC: another admin's name in the same cookie is refused, for
+  // that admin as for this one.
+  Parts user = p;
+  user.user = to_hex(as_bytes("root!"));
+  EXPECT_FALSE(s.verify(join(user), "root!", "hash-1", kNow));
+  EXPECT_FALSE(s.verify(join(user), "admin", "hash-1", kNow));
+  EXPECT_EQ(AdminSessions::cookie_user(join(user)), "root!");
   // Malformed shapes.
   for (const std::string& bad :
-       {std::string(), std::string("v1."), "v2." + cookie.substr(3), cookie + "0",
-        cookie.substr(0, cookie.size() - 1), "v1." + p.sid + "." + p.expires,
-        "v1." + p.sid + ".." + p.mac, "v1." + p.sid + ".x" + p.expires + "." + p.mac}) {
+       {std::string(), std::string("v2."), "v1." + cookie.substr(3), cookie + "0",
+        cookie.substr(0, cookie.size() - 1), "v2." + p.sid + "." + p.expires + "." + p.user,
+        "v2." + p.sid + "." + p.expires + ".." + p.mac,
+        "v2." + p.sid + "." + p.expires + "." + p.user + "0." + p.mac,
+        "v2." + p.sid + "." + p.expires + "." + std::string(2 * kMaxAdminName + 2, 'a') + "." +
+            p.mac,
+        "v2." + p.sid + ".." + p.user + "." + p.mac,
+        "v2." + p.sid + ".x" + p.expires + "." + p.user + "." + p.mac}) {
     EXPECT_FALSE(s.verify(bad, "admin", "hash-1", kNow)) << bad;
   }
+  EXPECT_FALSE(AdminSessions::cookie_user("v2." + p.sid + "." + p.expires + ".." + p.mac));
   // Upper-case hex is not what issue() writes.
   std::string upper = cookie;
   for (auto& c : upper)

@@ -74,7 +74,7 @@ TEST_F(PanelAppTest, right_password_sets_a_strict_cookie) {
   EXPECT_EQ(r.status, 303);
   EXPECT_EQ(header_of(r, "Location"), "/");
   const std::string set = header_of(r, "Set-Cookie");
-  EXPECT_TRUE(set.starts_with("qeli_session=v1.")) << set;
+  EXPECT_TRUE(set.starts_with("qeli_session=v2.")) << set;
   EXPECT_TRUE(contains(set, "; HttpOnly")) << set;
   EXPECT_TRUE(contains(set, "; SameSite=Strict")) << set;
   EXPECT_TRUE(contains(set, "; Path=/;")) << set;

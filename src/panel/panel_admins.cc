@@ -1,0 +1,177 @@
+// The Admins page (owners: make an admin with a random password shown once, change its
+// role, remove it) and every admin's own Account page (its role; its password, which only
+// it can change — knowing the current one). The config's owner is listed but not
+// editable here: its password is `[web] password_hash`, set with `qeli set-web-password`.
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+#include "crypto/argon2id.h"
+#include "crypto/base64.h"
+#include "crypto/random.h"
+#include "panel/answers.h"
+#include "panel/form.h"
+#include "panel/html.h"
+#include "panel/pages.h"
+#include "panel/panel_app.h"
+
+namespace qeli::panel {
+namespace {
+
+inline constexpr std::size_t kMinPassword = 12;
+inline constexpr std::size_t kMaxPassword = 256;
+
+std::string role_select(AdminRole selected) {
+  std::string s = "<select name=\"role\">";
+  for (const auto r : kAllRoles) {
+    const std::string n(role_name(r));
+    s += "<option value=\"" + n + "\"" + (r == selected ? " selected" : "") + ">" + n + "</option>";
+  }
+  return s + "</select>";
+}
+
+std::string admins_table(const PageContext& c, const std::string& owner,
+                         const std::vector<AdminAccount>& admins) {
+  std::string s =
+      "<table><tr><th>Name</th><th>Role</th><th>Created (UTC)</th><th>By</th><th></th></tr>"
+      "<tr>" +
+      td(owner) + td("owner") + td("") + td("server.conf ([web] username)") +
+      "<td class=\"muted\">password: <code>qeli set-web-password</code></td></tr>";
+  for (const auto& a : admins) {
+    s += "<tr>" + td(a.name) + "<td><form method=\"post\" class=\"inline\" action=\"" +
+         escape(c.base) + "/admins/role\"><input type=\"hidden\" name=\"csrf\" value=\"" +
+         escape(c.csrf) + "\"><input type=\"hidden\" name=\"name\" value=\"" + escape(a.name) +
+         "\">" + role_select(a.role) + "<button type=\"submit\">Set</button></form></td>" +
+         td(human_time_utc(a.created_unix)) + td(a.created_by) + "<td>" +
+         post_button(c.base, "/admins/remove", c.csrf, "Remove", {{"name", a.name}}, true) +
+         "</td></tr>";
+  }
+  return s + "</table>";
+}
+
+std::string new_admin_form(const PageContext& c) {
+  return "<h2>New admin</h2><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
+         "/admins/create\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
+         "\"><label>Name<input name=\"name\" required maxlength=\"" +
+         std::to_string(kMaxAdminName) + "\" pattern=\"[A-Za-z0-9._@\\-]+\"></label><label>Role" +
+         role_select(AdminRole::kReadOnly) +
+         "</label><button type=\"submit\">Create admin</button><p class=\"muted\">owner: "
+         "everything; admin: users, devices, sessions, lockouts; read-only: looks only. The "
+         "password is generated and shown once; the admin changes it on its Account "
+         "page.</p></form>";
+}
+
+std::string password_form(const PageContext& c) {
+  return "<h2>Change your password</h2><form class=\"add\" method=\"post\" action=\"" +
+         escape(c.base) + "/account/password\"><input type=\"hidden\" name=\"csrf\" value=\"" +
+         escape(c.csrf) +
+         "\"><label>Current password<input type=\"password\" name=\"current\" required "
+         "autocomplete=\"current-password\"></label><label>New password<input type=\"password\" "
+         "name=\"new\" required minlength=\"" +
+         std::to_string(kMinPassword) + "\" maxlength=\"" + std::to_string(kMaxPassword) +
+         "\" autocomplete=\"new-password\"></label><label>Again<input type=\"password\" "
+         "name=\"again\" required autocomplete=\"new-password\"></label><button "
+         "type=\"submit\">Change</button><p class=\"muted\">Every session of yours ends; log "
+         "in again with the new password.</p></form>";
+}
+
+std::string generated_password() {
+  std::array<std::uint8_t, 18> raw{};
+  crypto::system_rng().fill(raw);
+  return crypto::base64url_encode(raw);  // 24 characters, 144 bits
+}
+
+}  // namespace
+
+std::optional<HttpResponse> PanelApp::admins_page(Ctx& c, const PageContext& pc) {
+  if (c.path != "/admins" && c.path != "/account") return std::nullopt;
+  HttpResponse r;
+  if (c.path == "/account") {
+    std::string content = message_paragraph(pc.message) + "<p>You are <b>" + escape(c.admin) +
+                          "</b>, role <b>" + escape(role_name(c.role)) + "</b>.</p>";
+    const auto id = identity(c.admin);
+    content += id && id->config_owner
+                   ? "<p class=\"muted\">Your password is the server config's <code>[web] "
+                     "password_hash</code>: change it on the server with <code>qeli "
+                     "set-web-password</code>.</p>"
+                   : password_form(pc);
+    r.body = render_page(frame(c, "Account", NavItem::kAccount, pc.csrf), content);
+    return r;
+  }
+  std::string content = message_paragraph(pc.message);
+  if (admins_ == nullptr) {
+    content += admins_table(pc, s_.username, {}) +
+               "<p class=\"err\">Further admins are off: " + escape(admins_off_) + "</p>";
+  } else {
+    content += admins_table(pc, s_.username, admins_->list()) + new_admin_form(pc);
+  }
+  r.body = render_page(frame(c, "Admins", NavItem::kAdmins, pc.csrf), content);
+  return r;
+}
+
+std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& form) {
+  if (!c.path.starts_with("/admins/") && c.path != "/account/password") return std::nullopt;
+  const std::string name(form.get("name"));
+  auto done = [&](const std::string& page, const std::string& what) {
+    return redirect(s_.base_path + page + "?done=" + what);
+  };
+  if (c.path == "/account/password") {
+    const auto id = identity(c.admin);
+    if (!id || id->config_owner || admins_ == nullptr) {
+      return plain(409, "Conflict: this admin's password is set with qeli set-web-password");
+    }
+    const std::string current(form.get("current")), next(form.get("new"));
+    if (!guard_.verify_password(id->password_hash, current)) {
+      spdlog::warn("panel: {} from {}: wrong current password; not changed", c.who, c.ip);
+      return done("/account", "password-wrong");
+    }
+    if (next.size() < kMinPassword || next.size() > kMaxPassword || next != form.get("again")) {
+      return done("/account", "password-weak");
+    }
+    const auto hash = crypto::argon2id_hash(next);
+    if (!hash || !admins_->set_password(c.admin, *hash)) return done("/account", "failed");
+    spdlog::info("panel: {} changed its password from {}", c.who, c.ip);
+    return redirect(s_.base_path + "/login");
+  }
+  if (admins_ == nullptr) return plain(503, "Service Unavailable: further admins are off");
+  if (c.path == "/admins/remove") {
+    if (!admins_->remove(name)) return done("/admins", "failed");
+    spdlog::info("panel: {} removed admin '{}' from {}", c.who, loggable(name), c.ip);
+    return done("/admins", "admin-removed");
+  }
+  const auto role = parse_role(form.get("role"));
+  if (!role) return plain(400, "Bad Request: unknown role");
+  if (c.path == "/admins/role") {
+    if (!admins_->set_role(name, *role)) return done("/admins", "failed");
+    spdlog::info("panel: {} made admin '{}' {} from {}", c.who, loggable(name), role_name(*role),
+                 c.ip);
+    return done("/admins", "admin-role");
+  }
+  if (c.path != "/admins/create") return plain(404, "Not Found");
+  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  HttpResponse r;
+  std::string content;
+  const std::string password = generated_password();
+  const auto hash = crypto::argon2id_hash(password);
+  // The config's owner is not in the table: a row of its name would never be reached.
+  auto made = identity(name).has_value()
+                  ? Result<AdminAccount, std::string>(fail("an admin named " + name + " exists"))
+              : hash ? admins_->create(name, *role, *hash, clock_.unix_now(), c.admin)
+                     : Result<AdminAccount, std::string>(fail(std::string("out of memory")));
+  if (!made.ok()) {
+    r.status = 422;
+    content = "<p class=\"err\">Not created: " + escape(made.error()) + "</p>" + new_admin_form(pc);
+  } else {
+    spdlog::info("panel: {} created admin '{}' ({}) from {}", c.who, loggable(name),
+                 role_name(*role), c.ip);
+    content = "<p class=\"msg\">Admin " + escape(name) + " (" + escape(role_name(*role)) +
+              ") created. Its password is shown only once:</p><textarea id=\"password\" "
+              "readonly rows=\"1\">" +
+              escape(password) + "</textarea><p><a href=\"" + escape(s_.base_path) +
+              "/admins\">Back to the admins</a></p>";
+  }
+  r.body = render_page(frame(c, "Admins", NavItem::kAdmins, pc.csrf), content);
+  return r;
+}
+
+}  // namespace qeli::panel
