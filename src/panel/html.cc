@@ -103,6 +103,7 @@ form.inline{display:inline;margin:0}button{cursor:pointer;padding:.2em .7em}
 button.danger{color:#fff;background:#b3261e;border:1px solid #8c1d18}
 .card{display:inline-block;background:#fff;padding:.6em 1em;margin:0 .8em .8em 0;border:1px solid #e3e6ec}
 .card b{display:block;font-size:1.4em}.msg{padding:.5em 1em;background:#fff4ce;border:1px solid #e6c84f}
+svg.chart{display:block;width:100%;max-width:760px;height:auto}
 .err{padding:.5em 1em;background:#fde7e9;border:1px solid #d13438}
 .login{max-width:22em;margin:4em auto;background:#fff;padding:1.5em;border:1px solid #e3e6ec}
 .login input{width:100%;box-sizing:border-box;margin:.2em 0 .8em;padding:.4em}

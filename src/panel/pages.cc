@@ -8,6 +8,7 @@
 #include "base/human_units.h"
 #include "panel/form.h"
 #include "panel/html.h"
+#include "panel/traffic_history.h"
 
 namespace qeli::panel {
 namespace {
@@ -52,13 +53,6 @@ std::string event_rows(const control::EventList& events, std::size_t last_n) {
   return s + "</table>";
 }
 
-const control::CounterValue* find_counter(const std::vector<control::CounterValue>& v,
-                                          std::string_view name) {
-  for (const auto& c : v)
-    if (c.name == name) return &c;
-  return nullptr;
-}
-
 }  // namespace
 
 std::string login_content(const std::string& base, const std::string& error, bool totp) {
@@ -79,12 +73,10 @@ std::string dashboard_content(const PageContext& c, const control::StatsSnapshot
                               const control::SessionList& sessions,
                               const control::EventList& events) {
   std::string s = message_box(c);
-  std::uint64_t live = 0, rx = 0, tx = 0;
-  for (const auto& p : stats.profiles) {
-    live += p.sessions;
-    if (const auto* v = find_counter(p.traffic, "rx_bytes")) rx += v->value;
-    if (const auto* v = find_counter(p.traffic, "tx_bytes")) tx += v->value;
-  }
+  std::uint64_t live = 0;
+  for (const auto& p : stats.profiles) live += p.sessions;
+  const TrafficTotals totals = totals_of(stats);
+  const std::uint64_t rx = totals.up_bytes, tx = totals.down_bytes;
   auto card = [](std::string_view label, const std::string& value) {
     return "<div class=\"card\"><b>" + escape(value) + "</b>" + escape(label) + "</div>";
   };

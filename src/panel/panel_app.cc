@@ -18,6 +18,7 @@
 #include "panel/html.h"
 #include "panel/login_state.h"
 #include "panel/pages.h"
+#include "panel/traffic_history.h"
 #include "server/source_key.h"
 
 namespace qeli::panel {
@@ -530,6 +531,13 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
     if (!events) return server_unavailable(s_.base_path, error);
     content = dashboard_content(pc, *stats, *sessions, *events) + host_content(host_.sample());
+    content += "<h2>Traffic, the last 24 hours</h2>";
+    if (traffic_ == nullptr) {
+      content += "<p class=\"muted\">No history: " + escape(traffic_off_) + "</p>";
+    } else {
+      const std::int64_t now = clock_.unix_now();
+      content += traffic_chart_svg(traffic_->range(now - 86400, now + 1), now - 86400, now);
+    }
   } else if (c.path == "/sessions") {
     frame.title = "Live sessions";
     frame.active = NavItem::kSessions;
@@ -759,6 +767,30 @@ HttpResponse PanelApp::api(Ctx& c) {
         j["memory_available_bytes"] = h.memory->available_bytes;
       }
       return json_answer(j);
+    }
+    if (p == "/traffic") {
+      if (traffic_ == nullptr) {
+        return problem(503, "Service Unavailable", "no traffic history: " + traffic_off_);
+      }
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      const std::string_view h = q.get("hours");
+      const auto hours = h.empty() ? std::optional<std::uint64_t>(24) : parse_u64(h);
+      if (!hours || *hours < 1 || *hours > kRetentionSecs / 3600) {
+        return problem(400, "Bad Request",
+                       "hours: 1.." + std::to_string(kRetentionSecs / 3600) + " (default 24)");
+      }
+      const std::int64_t to = clock_.unix_now() + 1;
+      const std::int64_t from = to - static_cast<std::int64_t>(*hours) * 3600;
+      json points = json::array();
+      for (const auto& pt : traffic_->range(from, to)) {
+        points.push_back({{"start_unix", pt.start_unix},
+                          {"down_bytes", pt.down_bytes},
+                          {"up_bytes", pt.up_bytes}});
+      }
+      return json_answer({{"bucket_secs", kBucketSecs},
+                          {"from_unix", from},
+                          {"to_unix", to},
+                          {"points", std::move(points)}});
     }
     if (p == "/webhooks") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});

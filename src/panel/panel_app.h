@@ -57,6 +57,7 @@ inline constexpr std::size_t kMaxLoginBody = 8 * 1024;
 class ApiTokens;
 class AuditLog;
 class LoginStateStore;
+class TrafficHistory;
 class FormFields;
 struct ConfigEditor;
 struct PageContext;
@@ -116,6 +117,12 @@ class PanelApp {
   void set_admins(AdminAccounts* admins, std::string why_off = {}) {
     admins_ = admins;
     admins_off_ = std::move(why_off);
+  }
+  /// Traffic over time (panel/traffic_history.h) for the dashboard and GET
+  /// /api/v1/traffic; null: none (why: `why_off`).
+  void set_traffic(TrafficHistory* traffic, std::string why_off = {}) {
+    traffic_ = traffic;
+    traffic_off_ = std::move(why_off);
   }
   /// Logins' memory in the state_db (panel/login_state.h): logouts and the last used
   /// TOTP step an earlier panel process recorded hold again, and later ones are written.
@@ -191,6 +198,8 @@ class PanelApp {
   PanelClock clock_;
   ApiTokens* tokens_ = nullptr;
   AdminAccounts* admins_ = nullptr;
+  TrafficHistory* traffic_ = nullptr;
+  std::string traffic_off_;
   std::string admins_off_;
   AuditLog* audit_ = nullptr;
   std::string tokens_off_;

@@ -4,17 +4,21 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
+#include <mutex>
 #include <thread>
 
 #include "config/server_config.h"
 #include "config/web_session_key.h"
 #include "panel/admin_accounts.h"
+#include "panel/answers.h"
 #include "panel/api_tokens.h"
 #include "panel/audit_log.h"
 #include "panel/http_listener.h"
 #include "panel/login_state.h"
 #include "panel/panel_app.h"
+#include "panel/traffic_history.h"
 #include "sys/daemon_signals.h"
 #include "sys/log_output.h"
 #include "sys/privilege.h"
@@ -130,6 +134,9 @@ int run_panel(const PanelOptions& options) {
   auto admins = open_state<AdminAccounts>(
       db, "only the config's admin can log in",
       [&](AdminAccounts* a, std::string why) { app.set_admins(a, std::move(why)); });
+  auto traffic = open_state<TrafficHistory>(
+      db, "no traffic history",
+      [&](TrafficHistory* t, const std::string& why) { app.set_traffic(t, why); });
   auto audit = open_state<AuditLog>(db, "admin actions are logged only",
                                     [&](AuditLog* a, const std::string&) { app.set_audit(a); });
   auto login_state = open_state<LoginStateStore>(
@@ -153,6 +160,29 @@ int run_panel(const PanelOptions& options) {
       ::kill(::getpid(), SIGTERM);
     }
   });
+  // Traffic over time: the server's counters every kSampleSecs, what moved into the
+  // state_db (history accrues while no one looks at the dashboard).
+  std::mutex stop_mu;
+  std::condition_variable stop_cv;
+  std::thread sampling;
+  if (traffic) {
+    sampling = std::thread([&] {
+      TrafficMeter meter;
+      std::unique_lock lock(stop_mu);
+      do {
+        lock.unlock();
+        std::string error;
+        if (auto stats = ask(server, control::GetStats{}, error)) {
+          const auto d = meter.observe(totals_of(*stats));
+          if (d && (d->down_bytes != 0 || d->up_bytes != 0)) {
+            traffic->add(system_panel_clock().unix_now(), *d);
+          }
+        }
+        lock.lock();
+      } while (!stop_cv.wait_for(lock, std::chrono::seconds(kSampleSecs),
+                                 [&] { return stopping.load(); }));
+    });
+  }
   for (;;) {
     int sig = 0;
     if (::sigwait(&signals, &sig) != 0) continue;
@@ -163,7 +193,12 @@ int run_panel(const PanelOptions& options) {
     }
     break;
   }
-  stopping = true;
+  {
+    std::lock_guard lock(stop_mu);
+    stopping = true;
+  }
+  stop_cv.notify_all();
+  if (sampling.joinable()) sampling.join();
   if (failed) spdlog::error("panel: the listener stopped accepting connections; exiting");
   spdlog::info("panel: stopping");
   (*listener)->stop();

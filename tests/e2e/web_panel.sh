@@ -117,6 +117,7 @@ e2e_wait_for 10 sh -c "ip netns exec $NS_S curl -s -b '$jar' $PANEL/sessions | g
 expect 200 dash -b "$jar" "$PANEL/"
 grep -q '<td>alice</td>' "$E2E_DIR/dash.b" || e2e_fail "alice not on the dashboard"
 grep -q '<td>e2e</td>' "$E2E_DIR/dash.b" || e2e_fail "profile e2e not on the dashboard"
+grep -q '<svg class="chart"' "$E2E_DIR/dash.b" || e2e_fail "no traffic chart on the dashboard"
 expect 200 users -b "$jar" "$PANEL/users"
 grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;' "$E2E_DIR/users.b" ||
   e2e_fail "the note is not escaped on the users page"
@@ -183,6 +184,8 @@ jq -e '[.users[] | select(.name == "alice")] | length == 1' "$E2E_DIR/a_users.b"
 api 200 a_usage GET /usage
 api 200 a_blocked GET /blocked
 api 200 a_host GET /host
+api 200 a_traffic GET '/traffic?hours=48'
+api 400 a_traffic_bad GET '/traffic?hours=0'
 jq -e '.cpus >= 1 and .memory_total_bytes > 0 and (.load | length) == 3' "$E2E_DIR/a_host.b" \
   >/dev/null || e2e_fail "host: $(cat "$E2E_DIR/a_host.b")"
 grep -q '<h2>Host</h2>' "$E2E_DIR/dash.b" || e2e_fail "no host figures on the dashboard"

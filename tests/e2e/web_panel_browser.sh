@@ -62,6 +62,8 @@ e2e_start_client alice "$NS_C" "$dir" "$link"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice got no tunnel"
 e2e_wait_for 10 sh -c "\"$QELI\" list-clients --json --socket '$dir/control.sock' | jq -e '[.[].username] == [\"alice\"]'" ||
   e2e_fail "the server does not list alice's session"
+# Bytes both ways for the panel's traffic history (checked at the end).
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "no ping through alice's tunnel"
 e2e_log "server, panel and alice up in $(( $(date +%s) - t0 )) s"
 
 # The browser, in the server's namespace (the panel listens on its loopback), in the
@@ -146,6 +148,21 @@ e2e_wait_for 15 grep -q "rejected: unknown or revoked device $carol_id (user 'ca
   "$E2E_DIR/server.log" || e2e_fail "the revoked device link was not refused"
 kill -TERM "$E2E_PID_carol_again" 2>/dev/null || true
 e2e_wait_exit carol-again 10
+
+# Traffic over time: the panel samples the server's counters every 30 s into its state_db;
+# the sessions above moved bytes both ways, so a bucket with both appears (the panel has
+# run for more than one sampling period by now, or will shortly).
+ip netns exec "$NS_S" curl -s -c "$E2E_DIR/tjar" --data-urlencode username=boss \
+  --data-urlencode "password=$(cat "$E2E_DIR/panel.pass")" -o /dev/null http://127.0.0.1:8080/login
+traffic_seen() {
+  sleep 1
+  ip netns exec "$NS_S" curl -s -b "$E2E_DIR/tjar" 'http://127.0.0.1:8080/api/v1/traffic?hours=1' \
+    >"$E2E_DIR/traffic.json" &&
+    jq -e '[.points[] | select(.down_bytes > 0 and .up_bytes > 0)] | length >= 1' \
+      "$E2E_DIR/traffic.json" >/dev/null
+}
+e2e_wait_for 45 traffic_seen ||
+  e2e_fail "no traffic in the panel's history: $(head -c 400 "$E2E_DIR/traffic.json")"
 
 e2e_finish server
 e2e_log "web panel in a browser ok in $(( $(date +%s) - t0 )) s ($(ls "$ART"/*.png | wc -l) screenshots in $ART)"
