@@ -58,11 +58,12 @@ constexpr std::array<std::string_view, 11> kEditMembers = {
 
 HttpResponse PanelApp::user_edit_page(Ctx& c, const UserEditForm& form, int status) {
   const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  // The acting admin from the request ("panel:<admin>"), not the one configured name.
+  const std::string admin = c.actor.starts_with("panel:") ? c.actor.substr(6) : c.actor;
   HttpResponse r;
   r.status = status;
-  r.body =
-      render_page({"Edit " + form.user, s_.base_path, s_.username, pc.csrf, NavItem::kUsers, 0},
-                  user_edit_content(pc, form));
+  r.body = render_page({"Edit " + form.user, s_.base_path, admin, pc.csrf, NavItem::kUsers, 0},
+                       user_edit_content(pc, form));
   return r;
 }
 
