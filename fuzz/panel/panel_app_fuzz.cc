@@ -69,6 +69,13 @@ class FakeServer final : public control::ControlService {
     if (std::holds_alternative<Unblock>(req) || std::holds_alternative<UnblockAll>(req)) {
       return Response{UnblockResult{}};
     }
+    // edit-user: done, or refused with markup in the words (the form shows them again).
+    if (const auto* e = std::get_if<EditUser>(&req)) {
+      if (e->static_ip && !e->static_ip->empty()) {
+        return fail(ControlError{ErrorCode::kInvalid, kEvil});
+      }
+      return Response{UserChanged{kEvil, kEvil, true, 1}};
+    }
     return fail(ControlError{ErrorCode::kInternal, kEvil});
   }
 };

@@ -255,7 +255,12 @@ void check_webhook_outbox(const ServerConfig& cfg, Findings& f) {
 
 }  // namespace
 
-ServerLoad load_server_config_text(std::string_view text, const std::string& file) {
+namespace {
+
+// The loaders' one body. `users_text`: the users file's content as it is about to be
+// written (edit-user), else null and the file is read from disk.
+ServerLoad load_text(std::string_view text, const std::string& file,
+                     const std::string_view* users_text) {
   ServerLoad out;
   out.config.file = file;
   const IniDocument doc = parse_ini(text, file, out.findings);
@@ -266,7 +271,10 @@ ServerLoad load_server_config_text(std::string_view text, const std::string& fil
   std::vector<UserConfig> file_users;
   const std::string users_path = out.config.users_file_path();
   std::error_code ec;
-  if (std::filesystem::exists(users_path, ec)) {
+  if (users_text != nullptr) {
+    const IniDocument udoc = parse_ini(*users_text, users_path, out.findings);
+    read_user_sections(udoc, /*allow_other_sections=*/false, file_users, out.findings);
+  } else if (std::filesystem::exists(users_path, ec)) {
     IniDocument udoc;
     if (read_ini_file(users_path, udoc, out.findings)) {
       read_user_sections(udoc, /*allow_other_sections=*/false, file_users, out.findings);
@@ -294,9 +302,20 @@ ServerLoad load_server_config_text(std::string_view text, const std::string& fil
   return out;
 }
 
+}  // namespace
+
+ServerLoad load_server_config_text(std::string_view text, const std::string& file) {
+  return load_text(text, file, nullptr);
+}
+
 ServerLoad load_server_config(const std::string& path) {
   return load_config_file<ServerLoad>(
       path, [&](std::string_view text) { return load_server_config_text(text, path); });
+}
+
+ServerLoad load_server_config_with_users(const std::string& path, std::string_view users_text) {
+  return load_config_file<ServerLoad>(
+      path, [&](std::string_view text) { return load_text(text, path, &users_text); });
 }
 
 const ProfileConfig* ServerConfig::find_profile(std::string_view name) const {

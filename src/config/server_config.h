@@ -441,6 +441,11 @@ ServerLoad load_server_config(const std::string& path);
 /// users_file paths resolve against its directory).
 ServerLoad load_server_config_text(std::string_view text, const std::string& file);
 
+/// load_server_config with the users file's content given: the text an edit is about to
+/// write is judged exactly as start-up and check-config would judge the file (edit-user
+/// validates before it writes).
+ServerLoad load_server_config_with_users(const std::string& path, std::string_view users_text);
+
 /// Reads the [user:NAME] sections of one section list into `out` (used for both the
 /// inline users and the users file). Other sections are errors.
 void read_user_sections(const IniDocument& doc, bool allow_other_sections,

@@ -139,7 +139,8 @@ Status<Error<UsersFileError>> replace_locked(const std::string& path, int fd,
 
 template <class Edit>
 Status<Error<UsersFileError>> rewrite_section(const std::string& path, const std::string& section,
-                                              bool create, Edit edit, FileReplacer* via = nullptr) {
+                                              bool create, Edit edit, FileReplacer* via = nullptr,
+                                              const UsersFileCheck& check = {}) {
   int raw = -1;
   if (auto st = open_locked(path, O_RDONLY, raw); !st.ok()) return st;
   Fd fd(raw);
@@ -183,50 +184,68 @@ Status<Error<UsersFileError>> rewrite_section(const std::string& path, const std
   edit(lines, begin, end);
   std::string out;
   for (const auto& l : lines) out += l + "\n";
+  if (check) {
+    if (auto refused = check(out)) {
+      return fail(Error<UsersFileError>{UsersFileError::kInvalid, std::move(*refused)});
+    }
+  }
   return replace_locked(path, fd.get(), out, via);
 }
 
 template <class Edit>
 Status<Error<UsersFileError>> rewrite(const std::string& path, const std::string& name, Edit edit,
-                                      FileReplacer* via = nullptr) {
-  return rewrite_section(path, "user:" + name, false, std::move(edit), via);
+                                      FileReplacer* via = nullptr,
+                                      const UsersFileCheck& check = {}) {
+  return rewrite_section(path, "user:" + name, false, std::move(edit), via, check);
+}
+
+// Sets each key of the section whose header is lines[b] (and which ends before lines[e])
+// as KeyLines says: the key's first line gives way to its new lines, its later lines go;
+// a key without a line gets its lines after the section's last key line (so before the
+// blank lines and comments that precede the next section).
+void set_keys(std::vector<std::string>& lines, std::size_t b, std::size_t e,
+              const std::vector<KeyLines>& want) {
+  for (const auto& [k, values] : want) {
+    std::optional<std::size_t> first;
+    for (std::size_t i = b + 1; i < e;) {
+      if (key_of(lines[i]) != k) {
+        ++i;
+        continue;
+      }
+      if (!first) first = i;
+      lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
+      --e;
+    }
+    std::size_t at = e;
+    if (first) {
+      at = *first;
+    } else {
+      while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
+    }
+    for (const auto& v : values) {
+      lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at++), k + " = " + v);
+      ++e;
+    }
+  }
 }
 
 }  // namespace
 
 namespace {
 
-// Sets each key of [web] to its value (replacing every line of it, else adding one after
-// the section's last key) or, for nullopt, removes its lines; the section is created when
-// the file has none.
+// Sets each key of [web] to its value (nullopt: removes its lines); the section is
+// created when the file has none.
 Status<Error<UsersFileError>> set_web_keys(
     const std::string& path,
     const std::vector<std::pair<std::string, std::optional<std::string>>>& want) {
-  return rewrite_section(
-      path, "web", true, [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
-        std::size_t at = e;
-        while (at > b + 1 && key_of(lines[at - 1]).empty()) --at;
-        for (const auto& [k, v] : want) {
-          bool written = false;
-          for (std::size_t i = b + 1; i < e;) {
-            if (key_of(lines[i]) != k) {
-              ++i;
-            } else if (v) {
-              lines[i++] = k + " = " + *v;
-              written = true;
-            } else {
-              lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
-              --e;
-              if (at > i) --at;
-            }
-          }
-          if (!written && v) {
-            lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), k + " = " + *v);
-            ++at;
-            ++e;
-          }
-        }
-      });
+  std::vector<KeyLines> keys;
+  for (const auto& [k, v] : want) {
+    keys.push_back({k, v ? std::vector<std::string>{*v} : std::vector<std::string>{}});
+  }
+  return rewrite_section(path, "web", true,
+                         [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+                           set_keys(lines, b, e, keys);
+                         });
 }
 
 }  // namespace
@@ -282,6 +301,30 @@ Status<Error<UsersFileError>> set_user_password(const std::string& path, const s
                    "password_hash = " + password_hash);
     }
   });
+}
+
+Status<Error<UsersFileError>> set_user_keys(const std::string& path, const std::string& name,
+                                            const std::vector<KeyLines>& keys,
+                                            const UsersFileCheck& check, FileReplacer* via) {
+  for (const auto& k : keys) {
+    for (const auto& v : k.values) {
+      for (const char ch : v) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (u < 0x20 || u == 0x7f) {
+          return fail(Error<UsersFileError>{
+              UsersFileError::kInvalid,
+              k.key + ": a value may not hold a control character (a line break would start "
+                      "another key)"});
+        }
+      }
+    }
+  }
+  return rewrite(
+      path, name,
+      [&](std::vector<std::string>& lines, std::size_t b, std::size_t e) {
+        set_keys(lines, b, e, keys);
+      },
+      via, check);
 }
 
 Status<Error<UsersFileError>> add_device(const std::string& path, const std::string& user,

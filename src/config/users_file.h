@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +27,8 @@ struct NewUser {
   std::vector<std::string> reality_short_ids;  // this user's own REALITY short ids
 };
 
-enum class UsersFileError { kBadName, kBadHash, kExists, kNotFound, kIo };
+/// kInvalid: the edited file was refused (its check, or a value that cannot be a line).
+enum class UsersFileError { kBadName, kBadHash, kExists, kNotFound, kInvalid, kIo };
 
 /// Appends one [user:NAME] section under an exclusive flock, creating the file (mode
 /// 0600) if needed. Refuses a name already defined in the file. The write is one
@@ -60,6 +62,27 @@ Status<Error<UsersFileError>> set_web_password(const std::string& path, const st
 /// `totp_secret` is empty; every other line stays as written. Same locking and atomic
 /// replacement as remove_user.
 Status<Error<UsersFileError>> set_web_totp(const std::string& path, const std::string& totp_secret);
+
+/// One key of a section to set: every line of `key` gives way to one `key = value` line per
+/// value, at the place of its first line (else after the section's last key line); no
+/// values = the key's lines are removed.
+struct KeyLines {
+  std::string key;
+  std::vector<std::string> values;
+};
+/// Judges a users file's whole new text before it is written: the refusal's words, or
+/// nullopt to write it.
+using UsersFileCheck = std::function<std::optional<std::string>(const std::string& text)>;
+
+/// edit-user: sets `keys` in the user's section; its other keys, its comments and every
+/// other section stay as written. A value with a control character (a line break would
+/// start another key) is kInvalid, as is a text `check` refuses — and then nothing is
+/// written. `check` runs under the file's lock, on the exact bytes that would be written.
+/// Same locking and atomic replacement as remove_user.
+Status<Error<UsersFileError>> set_user_keys(const std::string& path, const std::string& name,
+                                            const std::vector<KeyLines>& keys,
+                                            const UsersFileCheck& check,
+                                            FileReplacer* via = nullptr);
 
 /// Adds `device.<id> = <name> <phc>` to the user's section (add-device). kExists if the
 /// user has the id already; kNotFound without the user. Same locking and atomic

@@ -254,8 +254,6 @@ struct BandwidthSet {
   double mbps = 0;
 };
 
-/// add-user, remove-user, revoke-device: what changed in the users file and what the
-/// reload after it did.
 /// One attempt to deliver a webhook (server/webhook_outbox.h's delivery log).
 struct WebhookDelivery {
   std::int64_t at_ms = 0;   ///< unix milliseconds
@@ -271,6 +269,8 @@ struct WebhookLog {
   std::vector<WebhookDelivery> deliveries;  ///< newest first
 };
 
+/// add-user, remove-user, edit-user, revoke-device: what changed in the users file and
+/// what the reload after it did.
 struct UserChanged {
   std::string username;
   std::string users_file;            ///< the file that was written
@@ -475,6 +475,31 @@ struct RemoveUser {
   std::string username;
   std::string actor;
 };
+/// Changes a user's limits in the users file: each field given is set, each one absent
+/// keeps its value. Before anything is written the resulting config is judged exactly as
+/// start-up judges it (a refusal is kInvalid with the loader's own message, and the file
+/// stays as it was); then the server reloads. Users defined inline in server.conf are
+/// kInvalid (as for remove-user). A field equal to the user's value now (as list-users
+/// shows it) leaves its line alone, so a form that sends every field rewrites only what
+/// the admin changed.
+struct EditUser {
+  static constexpr std::string_view kName = "edit-user";
+  static constexpr Permission kNeeds = Permission::kManage;
+  using Reply = UserChanged;
+  std::string username;
+  std::string actor;
+  std::optional<std::string> group;                  ///< "" = no group
+  std::optional<std::string> static_ip;              ///< "" = from the pool
+  std::optional<std::uint32_t> max_sessions;         ///< 0 = the group's / unlimited
+  std::optional<std::vector<std::string>> profiles;  ///< empty = every profile
+  /// `route` lines ("<cidr> [gateway=<ip>] [metric=<n>]"); empty = the profile's routes.
+  std::optional<std::vector<std::string>> routes;
+  std::optional<std::vector<std::string>> allowed_networks;  ///< empty = any destination
+  std::optional<double> bandwidth_limit_mbps;                ///< 0 = unlimited
+  std::optional<double> data_limit_gb;                       ///< 0 = unlimited
+  std::optional<std::uint64_t> expire_at;  ///< unix seconds; 0 = never expires (removed)
+  std::optional<bool> enabled;             ///< the config's `enabled`
+};
 /// A credential for one device of the user (config/device_issue.h) and, with `host`, its
 /// qeli:// link for `profile` (empty: the user's first profile); then reloads.
 struct AddDevice {
@@ -510,11 +535,11 @@ struct GetClientStatus {
   using Reply = ClientStatusReport;
 };
 
-using Request =
-    std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock, UnblockAll,
-                 GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig, SaveConfig,
-                 ListConfigHistory, GetConfigVersion, Reload, Whoami, GetClientStatus, SetBandwidth,
-                 GetUsage, ResetUsage, AddUser, RemoveUser, AddDevice, RevokeDevice, GetWebhookLog>;
+using Request = std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBlocked, Unblock,
+                             UnblockAll, GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig,
+                             SaveConfig, ListConfigHistory, GetConfigVersion, Reload, Whoami,
+                             GetClientStatus, SetBandwidth, GetUsage, ResetUsage, AddUser,
+                             RemoveUser, AddDevice, RevokeDevice, GetWebhookLog, EditUser>;
 using Response =
     std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList, UnblockResult,
                  StatsSnapshot, EventList, UserList, ConfigText, ValidationResult, ConfigSaved,

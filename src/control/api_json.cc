@@ -2,6 +2,7 @@
 
 #include <array>
 #include <concepts>
+#include <limits>
 #include <utility>
 
 namespace qeli::control {
@@ -27,7 +28,10 @@ template <class U>
 std::optional<ControlError> read_uint(const json& j, const char* key, U& out, std::uint64_t max) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max) {
+  // A non-negative integer (nlohmann keeps a positive literal built in C++ as signed).
+  const bool whole =
+      it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() >= 0);
+  if (!whole || it->get<std::uint64_t>() > max) {
     return bad(std::string("\"") + key + "\" must be an integer in 0.." + std::to_string(max));
   }
   out = static_cast<U>(it->get<std::uint64_t>());
@@ -173,6 +177,64 @@ void encode(const RevokeDevice& r, json& j) {
   j["username"] = r.username;
   j["id"] = r.id;
   j["actor"] = r.actor;
+}
+
+// edit-user: every field optional; a member that is absent or null keeps the user's value.
+template <class T>
+std::optional<ControlError> read_opt(const json& j, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  const std::string k = std::string("\"") + key + "\"";
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!it->is_string()) return bad(k + " must be a string");
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!it->is_boolean()) return bad(k + " must be true or false");
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!it->is_number()) return bad(k + " must be a number");
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    if (!it->is_array() || it->size() > 1024) return bad(k + " must be an array of strings");
+    for (const auto& x : *it) {
+      if (!x.is_string()) return bad(k + " must be an array of strings");
+    }
+  } else {
+    T v{};
+    if (auto e = read_uint(j, key, v, std::numeric_limits<T>::max())) return e;
+    out = v;
+    return std::nullopt;
+  }
+  out = it->get<T>();
+  return std::nullopt;
+}
+std::optional<ControlError> decode(const json& j, EditUser& r) {
+  if (auto e = read(j, "username", r.username, true)) return e;
+  if (auto e = read(j, "actor", r.actor, false)) return e;
+  if (auto e = read_opt(j, "group", r.group)) return e;
+  if (auto e = read_opt(j, "static_ip", r.static_ip)) return e;
+  if (auto e = read_opt(j, "max_sessions", r.max_sessions)) return e;
+  if (auto e = read_opt(j, "profiles", r.profiles)) return e;
+  if (auto e = read_opt(j, "routes", r.routes)) return e;
+  if (auto e = read_opt(j, "allowed_networks", r.allowed_networks)) return e;
+  if (auto e = read_opt(j, "bandwidth_limit_mbps", r.bandwidth_limit_mbps)) return e;
+  if (auto e = read_opt(j, "data_limit_gb", r.data_limit_gb)) return e;
+  if (auto e = read_opt(j, "expire_at", r.expire_at)) return e;
+  return read_opt(j, "enabled", r.enabled);
+}
+void encode(const EditUser& r, json& j) {
+  j["username"] = r.username;
+  j["actor"] = r.actor;
+  const auto put = [&j](const char* key, const auto& v) {
+    if (v) j[key] = *v;
+  };
+  put("group", r.group);
+  put("static_ip", r.static_ip);
+  put("max_sessions", r.max_sessions);
+  put("profiles", r.profiles);
+  put("routes", r.routes);
+  put("allowed_networks", r.allowed_networks);
+  put("bandwidth_limit_mbps", r.bandwidth_limit_mbps);
+  put("data_limit_gb", r.data_limit_gb);
+  put("expire_at", r.expire_at);
+  put("enabled", r.enabled);
 }
 
 // A Request alternative chosen by name, at compile time.

@@ -122,6 +122,9 @@ std::string done_message(const FormFields& q) {
   if (what == "failed") return "The server refused the action (see the panel's log).";
   if (what == "user-added") return "User added: give each device a link of its own below.";
   if (what == "user-removed") return "User removed; ended " + count + " session(s).";
+  if (what == "user-edited") {
+    return "User saved; the server reloaded (ended " + count + " session(s)).";
+  }
   if (what == "revoked") return "Device revoked; ended " + count + " session(s).";
   if (what == "token-revoked") return "API token revoked.";
   if (what == "admin-removed") return "Admin removed; its sessions ended.";

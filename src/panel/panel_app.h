@@ -61,6 +61,7 @@ class TrafficHistory;
 class FormFields;
 struct ConfigEditor;
 struct PageContext;
+struct UserEditForm;
 
 struct PanelSettings {
   std::string username = "admin";
@@ -155,6 +156,8 @@ class PanelApp {
   std::optional<HttpResponse> users_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> users_action(Ctx& c, const FormFields& form);
   std::optional<HttpResponse> users_api(Ctx& c, const nlohmann::json& body, const std::string& p);
+  /// The "Edit user" page over `form` (its values, its error), answered with `status`.
+  HttpResponse user_edit_page(Ctx& c, const UserEditForm& form, int status);
   // API tokens and /metrics (panel_tokens.cc).
   std::optional<HttpResponse> bearer(Ctx& c, bool is_api);
   HttpResponse metrics(Ctx& c);

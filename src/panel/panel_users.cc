@@ -1,9 +1,12 @@
 // Users and devices in the panel: the users list and one user's page, and the actions
-// and API calls that add and remove users and issue and revoke device links. Every
-// change is the server's (control API add-user, remove-user, add-device, revoke-device):
-// the panel writes no file. A new device's credential is in the one answer to its POST
-// (never a redirect, never a URL, never a log line).
+// and API calls that add, edit and remove users and issue and revoke device links. Every
+// change is the server's (control API add-user, edit-user, remove-user, add-device,
+// revoke-device): the panel writes no file. A new device's credential is in the one answer to its
+// POST (never a redirect, never a URL, never a log line).
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,7 @@
 #include "panel/html.h"
 #include "panel/pages.h"
 #include "panel/panel_app.h"
+#include "panel/user_edit_form.h"
 #include "panel/user_pages.h"
 
 namespace qeli::panel {
@@ -43,10 +47,38 @@ std::string user_page_path(const std::string& name) {
   return "/users/view?name=" + percent_encode(name);
 }
 
+// The members POST /api/v1/users/edit takes: a misspelt limit is refused, never ignored
+// (an edit that silently changes nothing reads as done).
+constexpr std::array<std::string_view, 11> kEditMembers = {
+    "user",          "group",     "static_ip",        "max_sessions",
+    "profiles",      "routes",    "allowed_networks", "bandwidth_limit_mbps",
+    "data_limit_gb", "expire_at", "enabled"};
+
 }  // namespace
 
+HttpResponse PanelApp::user_edit_page(Ctx& c, const UserEditForm& form, int status) {
+  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  HttpResponse r;
+  r.status = status;
+  r.body = render_page(frame(c, "Edit " + form.user, NavItem::kUsers, pc.csrf),
+                       user_edit_content(pc, form));
+  return r;
+}
+
 std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) {
-  if (c.path != "/users" && c.path != "/users/view") return std::nullopt;
+  if (c.path != "/users" && c.path != "/users/view" && c.path != "/users/edit") {
+    return std::nullopt;
+  }
+  if (c.path == "/users/edit") {
+    std::string error;
+    auto users = ask(server_, control::ListUsers{}, error);
+    if (!users) return server_unavailable(s_.base_path, error);
+    const auto query = parse_form(c.req.query).value_or(FormFields{});
+    for (const auto& u : users->users) {
+      if (u.name == query.get("user")) return user_edit_page(c, edit_form_of(u), 200);
+    }
+    return plain(404, "Not Found: no such user");
+  }
   std::string error;
   auto users = ask(server_, control::ListUsers{}, error);
   auto usage = users ? ask(server_, control::GetUsage{}, error) : std::nullopt;
@@ -95,6 +127,27 @@ std::optional<HttpResponse> PanelApp::users_action(Ctx& c, const FormFields& for
     spdlog::info("panel: admin '{}' added user '{}' from {}", c.admin, loggable(add.username),
                  c.ip);
     return redirect(s_.base_path + user_page_path(add.username) + "&done=user-added");
+  }
+  if (c.path == "/users/edit") {
+    // A refusal (the form's numbers, or the server's judgement) shows the form again with
+    // what the admin typed and the reason above it.
+    UserEditForm posted = edit_form_posted(form);
+    auto edit = edit_request_of(posted);
+    if (!edit.ok()) {
+      posted.error = edit.error();
+      return user_edit_page(c, posted, 422);
+    }
+    edit->actor = c.actor;
+    control::ErrorCode code = control::ErrorCode::kInternal;
+    auto r = ask(server_, *edit, error, &code);
+    if (!r) {
+      spdlog::warn("panel: {} by {} from {} refused: {}", c.path, c.who, c.ip, error);
+      posted.error = error;
+      return user_edit_page(c, posted, http_status_of(code));
+    }
+    spdlog::info("panel: {} edited user '{}' from {}", c.who, loggable(user), c.ip);
+    return redirect(s_.base_path + user_page_path(user) +
+                    "&done=user-edited&n=" + std::to_string(r->sessions_ended));
   }
   if (c.path == "/users/remove") {
     auto r = ask(server_, control::RemoveUser{user, c.actor}, error);
@@ -160,6 +213,30 @@ std::optional<HttpResponse> PanelApp::users_api(Ctx& c, const nlohmann::json& bo
     auto r = ask(server_, add, error, &code);
     if (r) {
       spdlog::info("panel: {} added user '{}' from {} (API)", c.who, loggable(add.username), c.ip);
+    }
+    return answer(std::move(r));
+  }
+  if (p == "/users/edit") {
+    // The control API's own codec reads the fields (one set of type checks and words).
+    if (!body.contains("user") || !body["user"].is_string()) {
+      return problem(400, "Bad Request", "\"user\" must be a string");
+    }
+    nlohmann::json req = nlohmann::json::object();
+    for (const auto& [k, v] : body.items()) {
+      if (std::find(kEditMembers.begin(), kEditMembers.end(), k) == kEditMembers.end()) {
+        return problem(400, "Bad Request", "unknown member \"" + loggable(k) + "\"");
+      }
+      req[k == "user" ? "username" : k] = v;
+    }
+    req["cmd"] = std::string(control::EditUser::kName);
+    req["actor"] = actor;
+    auto decoded = control::decode_request(req);
+    if (!decoded.ok()) return problem(400, "Bad Request", decoded.error().message);
+    const auto& edit = std::get<control::EditUser>(*decoded);
+    auto r = ask(server_, edit, error, &code);
+    if (r) {
+      spdlog::info("panel: {} edited user '{}' from {} (API)", c.who, loggable(edit.username),
+                   c.ip);
     }
     return answer(std::move(r));
   }

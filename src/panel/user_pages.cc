@@ -69,6 +69,9 @@ std::string user_content(const PageContext& c, const control::UserInfo& u,
        prop("Sent", usage ? human_bytes(static_cast<double>(usage->down_bytes)) : "0 B") +
        prop("Notes", notes) + prop("Defined in", u.source_file) + "</dl>";
 
+  s += "<p><a href=\"" + escape(c.base) + "/users/edit?user=" + escape(percent_encode(u.name)) +
+       "\">Edit limits</a> <span class=\"muted\">(group, profiles, static IP, sessions, "
+       "bandwidth, quota, expiry, routes, allowed networks)</span></p>";
   s += "<h2>Devices</h2>";
   if (u.devices.empty()) {
     s += "<p class=\"muted\">No devices: add one below to get its link.</p>";

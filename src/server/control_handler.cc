@@ -10,6 +10,7 @@
 #include "control/peer_access.h"
 #include "server/ipv6_plan.h"
 #include "server/source_key.h"
+#include "server/user_info.h"
 #include "transport/endpoint.h"
 #include "wire/session_close.h"
 
@@ -181,26 +182,8 @@ control::UserList list_users(const ControlTargets& t) {
     for (const auto& s : p->sessions().list()) ++live[s->user];
   }
   for (const auto& u : snap->users) {
-    control::UserInfo i;
-    i.name = u.name;
-    i.source_file = u.source_file;
-    i.enabled = u.enabled;
+    control::UserInfo i = user_info(u);
     i.disabled_live = t.users->disabled(u.name);
-    i.group = u.group;
-    if (u.static_ip) i.static_ip = u.static_ip->to_string();
-    i.max_sessions = u.max_sessions;
-    i.profiles = u.profiles;
-    for (const auto& r : u.routes) i.routes.push_back(r.to_string());
-    for (const auto& r : u.routes6) i.routes.push_back(r.to_string());
-    i.allowed_networks = cidrs(u.allowed_networks);
-    for (const auto& n : u.allowed_networks6) i.allowed_networks.push_back(n.to_string());
-    i.client_subnets = cidrs(u.client_subnets);
-    for (const auto& n : u.client_subnets6) i.client_subnets.push_back(n.to_string());
-    i.bandwidth_limit_mbps = u.bandwidth_limit_mbps;
-    i.data_limit_gb = u.data_limit_gb;
-    i.expire_at = u.expire_at;
-    for (const auto& [k, v] : u.metadata) i.metadata.emplace_back(k, v);
-    for (const auto& d : u.devices) i.devices.push_back({d.id, d.name});
     if (auto it = live.find(u.name); it != live.end()) i.sessions = it->second;
     out.users.push_back(std::move(i));
   }
@@ -333,7 +316,8 @@ std::string request_actor(const control::Request& r) {
       r);
 }
 
-// add-user / remove-user / add-device / revoke-device, logged and noted once done.
+// add-user / remove-user / edit-user / add-device / revoke-device, logged and noted once
+// done.
 Reply user_admin(const ControlTargets& t, const control::Request& request,
                  const control::Caller& caller) {
   if (t.user_admin == nullptr) {
@@ -354,6 +338,10 @@ Reply user_admin(const ControlTargets& t, const control::Request& request,
   if (const auto* r = std::get_if<control::RemoveUser>(&request)) {
     return done(admin.remove_user(*r), "user.removed", r->username,
                 "user '" + shown(r->username) + "' removed");
+  }
+  if (const auto* r = std::get_if<control::EditUser>(&request)) {
+    return done(admin.edit_user(*r), "user.edited", r->username,
+                "user '" + shown(r->username) + "' edited");
   }
   if (const auto* r = std::get_if<control::AddDevice>(&request)) {
     auto issued = admin.add_device(*r);
@@ -468,7 +456,8 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
         } else if constexpr (std::is_same_v<R, GetWebhookLog>) {
           return Response{webhook_log(t, r.limit)};
         } else if constexpr (std::is_same_v<R, AddUser> || std::is_same_v<R, RemoveUser> ||
-                             std::is_same_v<R, AddDevice> || std::is_same_v<R, RevokeDevice>) {
+                             std::is_same_v<R, EditUser> || std::is_same_v<R, AddDevice> ||
+                             std::is_same_v<R, RevokeDevice>) {
           return user_admin(t, request, caller);
         } else if constexpr (std::is_same_v<R, GetClientStatus>) {
           return refuse(ErrorCode::kUnknownCommand,

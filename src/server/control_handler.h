@@ -11,7 +11,7 @@
 //   events after limit          the recent-event ring (server/event_log.h)
 //   list-users                  users and groups as the server has them loaded
 //   config-get / config-validate / config-save / config-history / config-version / reload
-//   add-user / remove-user / add-device / revoke-device   the users file (user_admin.h)
+//   add-user / remove-user / edit-user / add-device / revoke-device   the users file (user_admin.h)
 //   whoami                      the caller's uid and permissions
 //
 // Thread-safe as far as its parts are (sessions, users, guard, events and the config

@@ -11,6 +11,8 @@
 #include "config/users_file.h"
 #include "config/values.h"
 #include "crypto/argon2id.h"
+#include "server/user_edit.h"
+#include "server/user_info.h"
 
 namespace qeli::server {
 namespace {
@@ -25,7 +27,8 @@ Unexpected<ControlError> refuse(ErrorCode c, std::string why) {
 ErrorCode code_of(config::UsersFileError e) {
   switch (e) {
     case config::UsersFileError::kBadName:
-    case config::UsersFileError::kBadHash: return ErrorCode::kInvalid;
+    case config::UsersFileError::kBadHash:
+    case config::UsersFileError::kInvalid: return ErrorCode::kInvalid;
     case config::UsersFileError::kExists: return ErrorCode::kConflict;
     case config::UsersFileError::kNotFound: return ErrorCode::kNotFound;
     case config::UsersFileError::kIo: break;
@@ -33,20 +36,25 @@ ErrorCode code_of(config::UsersFileError e) {
   return ErrorCode::kInternal;
 }
 
+// The error findings as check-config prints them, "; "-separated (at most a few: the
+// words are for a form).
+std::string errors_of(const config::Findings& findings, std::size_t most) {
+  std::string out;
+  std::size_t n = 0;
+  for (const auto& f : findings.all()) {
+    if (f.severity != config::Severity::kError || n++ == most) continue;
+    out += (out.empty() ? "" : "; ") + f.to_string();
+  }
+  return out;
+}
+
 // The config as the file has it now; a config with errors refuses every change (the
 // reload after it would refuse it too, and the change would wait unseen).
 Result<config::ServerConfig, ControlError> current_config(const std::string& path) {
   auto load = config::load_server_config(path);
   if (!load.ok()) {
-    std::string first;
-    for (const auto& f : load.findings.all()) {
-      if (f.severity == config::Severity::kError) {
-        first = f.to_string();
-        break;
-      }
-    }
-    return refuse(ErrorCode::kInvalid,
-                  path + " has errors (qeli check-config): " + first + "; fix it first");
+    return refuse(ErrorCode::kInvalid, path + " has errors (qeli check-config): " +
+                                           errors_of(load.findings, 1) + "; fix it first");
   }
   return std::move(load.config);
 }
@@ -109,9 +117,30 @@ Result<control::UserChanged, ControlError> UserAdmin::add_user(const control::Ad
 }
 
 Result<control::UserChanged, ControlError> UserAdmin::remove_user(const control::RemoveUser& r) {
-  return edit_file_user(r.username, [&](const std::string& path) {
+  return edit_file_user(r.username, [&](const std::string& path, const config::UserConfig&) {
     return config::remove_user(path, r.username, via_);
   });
+}
+
+Result<control::UserChanged, ControlError> UserAdmin::edit_user(const control::EditUser& r) {
+  return edit_file_user(
+      r.username,
+      [&](const std::string& path,
+          const config::UserConfig& user) -> Status<Error<config::UsersFileError>> {
+        auto keys = user_key_lines(r, user_info(user));
+        if (!keys.ok()) {
+          return fail(Error<config::UsersFileError>{config::UsersFileError::kInvalid,
+                                                    keys.error().message});
+        }
+        // The new file is judged by the loader start-up uses, under the file's lock: what it
+        // refuses is refused with its words, and the file stays as it was.
+        const auto judge = [&](const std::string& text) -> std::optional<std::string> {
+          const auto load = config::load_server_config_with_users(config_path_, text);
+          if (load.ok()) return std::nullopt;
+          return errors_of(load.findings, 5);
+        };
+        return config::set_user_keys(path, r.username, *keys, judge, via_);
+      });
 }
 
 Result<control::DeviceIssued, ControlError> UserAdmin::add_device(const control::AddDevice& r) {
@@ -166,7 +195,7 @@ Result<control::DeviceIssued, ControlError> UserAdmin::add_device(const control:
 
 Result<control::UserChanged, ControlError> UserAdmin::revoke_device(
     const control::RevokeDevice& r) {
-  return edit_file_user(r.username, [&](const std::string& path) {
+  return edit_file_user(r.username, [&](const std::string& path, const config::UserConfig&) {
     return config::remove_device(path, r.username, r.id, via_);
   });
 }
@@ -179,7 +208,9 @@ Result<control::UserChanged, ControlError> UserAdmin::edit_file_user(const std::
   const auto u = file_user(*cfg, name);
   if (!u.ok()) return fail(u.error());
   const std::string path = cfg->users_file_path();
-  if (auto st = edit(path); !st.ok()) return refuse(code_of(st.error().code), st.error().detail);
+  if (auto st = edit(path, **u); !st.ok()) {
+    return refuse(code_of(st.error().code), st.error().detail);
+  }
   const auto reloaded = reload_();
   return control::UserChanged{name, path, reloaded.ok, reloaded.sessions_ended};
 }

@@ -1,11 +1,13 @@
 // UserAdmin: the control API's changes to users and devices (add-user, remove-user,
-// add-device, revoke-device), which the panel uses. The same edits as the `qeli`
+// edit-user, add-device, revoke-device), which the panel uses. The same edits as the `qeli`
 // commands (config/users_file.h: locked, atomic, 0.7.16's format), made by the server so
 // that the panel — unprivileged, with no access to the users file — never writes a file:
 //
 //   1. the config is read again from disk (the file is the truth; a config with errors
 //      refuses the change, as check-config would);
 //   2. the users file is edited (only users that live there: inline users are refused);
+//      edit-user first judges the new file as start-up would (nothing is written when the
+//      loader finds an error);
 //   3. the server reloads, as SIGHUP does — which ends the sessions of a removed user or a
 //      revoked device (server/reload_verdict.h).
 //
@@ -40,13 +42,15 @@ class UserAdmin {
 
   Result<control::UserChanged, control::ControlError> add_user(const control::AddUser& r);
   Result<control::UserChanged, control::ControlError> remove_user(const control::RemoveUser& r);
+  Result<control::UserChanged, control::ControlError> edit_user(const control::EditUser& r);
   Result<control::DeviceIssued, control::ControlError> add_device(const control::AddDevice& r);
   Result<control::UserChanged, control::ControlError> revoke_device(const control::RevokeDevice& r);
 
  private:
-  using FileEdit = std::function<Status<Error<config::UsersFileError>>(const std::string& path)>;
-  /// remove-user, revoke-device: `edit` on the users file of a user that lives there,
-  /// then the reload.
+  using FileEdit = std::function<Status<Error<config::UsersFileError>>(
+      const std::string& path, const config::UserConfig& user)>;
+  /// remove-user, edit-user, revoke-device: `edit` on the users file of a user that lives
+  /// there, then the reload.
   Result<control::UserChanged, control::ControlError> edit_file_user(const std::string& name,
                                                                      const FileEdit& edit);
 

@@ -210,6 +210,39 @@ api 200 a_enable POST /users/enable '{"user":"alice"}'
 api 200 a_add POST /users '{"user":"carol","profiles":["e2e"],"max_sessions":2}'
 api 409 a_add_again POST /users '{"user":"carol"}'
 api 422 a_add_bad POST /users '{"user":"no spaces"}'
+# edit-user: carol's limits, set through the API, are what GET /users shows after the
+# reload; a value start-up would refuse (an address outside the pool $TUN_NET.0/24, a
+# route with a /33) is 422 with the loader's words, and users.conf stays byte for byte.
+expire=$(($(date +%s) + 30 * 86400))
+api 200 a_edit POST /users/edit \
+  "{\"user\":\"carol\",\"max_sessions\":5,\"bandwidth_limit_mbps\":12.5,\"expire_at\":$expire}"
+jq -e '.reloaded == true and .username == "carol"' "$E2E_DIR/a_edit.b" >/dev/null ||
+  e2e_fail "edit: $(cat "$E2E_DIR/a_edit.b")"
+api 200 a_users_edited GET /users
+jq -e --argjson exp "$expire" '[.users[] | select(.name == "carol")][0]
+  | .max_sessions == 5 and .bandwidth_limit_mbps == 12.5 and .expire_at == $exp' \
+  "$E2E_DIR/a_users_edited.b" >/dev/null ||
+  e2e_fail "carol after the edit: $(jq -c '.users[] | select(.name == "carol")' "$E2E_DIR/a_users_edited.b")"
+users_sum=$(sha256sum <"$dir/users.conf")
+outside=10.250.250.5
+case "$TUN_NET" in 10.250.250) outside=10.251.250.5 ;; esac
+api 422 a_edit_bad_ip POST /users/edit "{\"user\":\"carol\",\"static_ip\":\"$outside\"}"
+grep -q "is not a free host of any of the user's pools" "$E2E_DIR/a_edit_bad_ip.b" ||
+  e2e_fail "static_ip refusal: $(cat "$E2E_DIR/a_edit_bad_ip.b")"
+api 422 a_edit_bad_route POST /users/edit '{"user":"carol","routes":["10.0.0.0/33"]}'
+api 400 a_edit_typo POST /users/edit '{"user":"carol","max_session":9}'
+[ "$(sha256sum <"$dir/users.conf")" = "$users_sum" ] || e2e_fail "a refused edit changed users.conf"
+grep -q '^max_sessions = 5$' "$dir/users.conf" || e2e_fail "users.conf lacks carol's max_sessions"
+# The edit form: the current values filled in, a refusal shown on it.
+expect 200 edit_page -b "$jar" "$PANEL/users/edit?user=carol"
+grep -q 'name="max_sessions" type="number" value="5"' "$E2E_DIR/edit_page.b" ||
+  e2e_fail "the edit form does not show max_sessions 5"
+ecsrf=$(csrf_of edit_page)
+expect 422 edit_refused -b "$jar" -H "Origin: $PANEL" \
+  -d "csrf=$ecsrf&user=carol&static_ip=$outside&max_sessions=5&enabled=1" "$PANEL/users/edit"
+grep -q 'Not saved: .*is not a free host' "$E2E_DIR/edit_refused.b" ||
+  e2e_fail "the form does not show the refusal"
+[ "$(sha256sum <"$dir/users.conf")" = "$users_sum" ] || e2e_fail "a refused form changed users.conf"
 api 200 a_device POST /devices "{\"user\":\"carol\",\"name\":\"phone\",\"host\":\"$UL_S:$E2E_PORT\"}"
 jq -e '.link | startswith("qeli://")' "$E2E_DIR/a_device.b" >/dev/null || e2e_fail "no device link"
 dev_id=$(jq -r .id "$E2E_DIR/a_device.b")

@@ -11,32 +11,35 @@ namespace {
 using json = nlohmann::json;
 
 TEST(ControlApiJson, EveryRequestRoundTrips) {
-  const std::vector<Request> all = {ListSessions{},
-                                    Kick{"bob", 7, "credentials-changed"},
-                                    DisableUser{"bob"},
-                                    EnableUser{"bob"},
-                                    ListBlocked{},
-                                    Unblock{"1.2.3.4"},
-                                    UnblockAll{},
-                                    GetStats{},
-                                    GetEvents{5, 10},
-                                    ListUsers{},
-                                    GetConfig{},
-                                    ValidateConfig{"[auth]\n"},
-                                    SaveConfig{"x", "abc", "root"},
-                                    ListConfigHistory{},
-                                    GetConfigVersion{"id"},
-                                    Reload{},
-                                    Whoami{},
-                                    GetClientStatus{},
-                                    SetBandwidth{"bob", 2.5},
-                                    GetUsage{},
-                                    ResetUsage{"bob"},
-                                    AddUser{"bob", {"main"}, 2, "boss"},
-                                    RemoveUser{"bob", "boss"},
-                                    AddDevice{"bob", "phone", "vpn.example:443", "main", "boss"},
-                                    RevokeDevice{"bob", "0123abcd", "boss"},
-                                    GetWebhookLog{50}};
+  const std::vector<Request> all = {
+      ListSessions{},
+      Kick{"bob", 7, "credentials-changed"},
+      DisableUser{"bob"},
+      EnableUser{"bob"},
+      ListBlocked{},
+      Unblock{"1.2.3.4"},
+      UnblockAll{},
+      GetStats{},
+      GetEvents{5, 10},
+      ListUsers{},
+      GetConfig{},
+      ValidateConfig{"[auth]\n"},
+      SaveConfig{"x", "abc", "root"},
+      ListConfigHistory{},
+      GetConfigVersion{"id"},
+      Reload{},
+      Whoami{},
+      GetClientStatus{},
+      SetBandwidth{"bob", 2.5},
+      GetUsage{},
+      ResetUsage{"bob"},
+      AddUser{"bob", {"main"}, 2, "boss"},
+      RemoveUser{"bob", "boss"},
+      AddDevice{"bob", "phone", "vpn.example:443", "main", "boss"},
+      RevokeDevice{"bob", "0123abcd", "boss"},
+      GetWebhookLog{50},
+      EditUser{"bob", "boss", "staff", "", 3, std::vector<std::string>{"main"},
+               std::vector<std::string>{"10.1.0.0/16"}, std::nullopt, 2.5, std::nullopt, 0, false}};
   ASSERT_EQ(all.size(), std::variant_size_v<Request>);
   for (const auto& r : all) {
     const json j = encode_request(r);
@@ -116,6 +119,56 @@ TEST(ControlApiJson, UserAndDeviceRequestsAreChecked) {
   const auto back = decode_reply(Request{AddDevice{}}, encode_reply(Response{issued}));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(std::get<DeviceIssued>(*back).credential, "qd1.0123abcd.x");
+}
+
+// edit-user: every field optional, each present one read back exactly, an absent one
+// (or null) stays absent, and a member of the wrong type is refused by name.
+TEST(ControlApiJson, EditUserKeepsAbsentFieldsAbsent) {
+  auto r = decode_request(json{{"cmd", "edit-user"},
+                               {"username", "bob"},
+                               {"max_sessions", 4},
+                               {"bandwidth_limit_mbps", 12.5},
+                               {"expire_at", 1900000000},
+                               {"routes", {"10.1.0.0/16", "10.2.0.0/16 metric=3"}},
+                               {"static_ip", nullptr},
+                               {"enabled", false}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto& e = std::get<EditUser>(*r);
+  EXPECT_EQ(e.username, "bob");
+  EXPECT_EQ(e.max_sessions, 4U);
+  EXPECT_EQ(e.bandwidth_limit_mbps, 12.5);
+  EXPECT_EQ(e.expire_at, 1900000000U);
+  EXPECT_EQ(e.routes, (std::vector<std::string>{"10.1.0.0/16", "10.2.0.0/16 metric=3"}));
+  EXPECT_EQ(e.enabled, false);
+  EXPECT_FALSE(e.static_ip.has_value());
+  EXPECT_FALSE(e.group.has_value());
+  EXPECT_FALSE(e.profiles.has_value());
+  EXPECT_FALSE(e.data_limit_gb.has_value());
+  const json j = encode_request(*r);
+  EXPECT_FALSE(j.contains("static_ip"));
+  EXPECT_FALSE(j.contains("group"));
+  EXPECT_EQ(j["max_sessions"], 4);
+
+  const auto refused = [](json req) {
+    req["cmd"] = "edit-user";
+    req["username"] = "bob";
+    auto x = decode_request(req);
+    return x.ok() ? std::string("accepted") : x.error().message;
+  };
+  EXPECT_EQ(refused({{"max_sessions", -1}}),
+            "\"max_sessions\" must be an integer in 0..4294967295");
+  EXPECT_EQ(refused({{"max_sessions", "3"}}),
+            "\"max_sessions\" must be an integer in 0..4294967295");
+  EXPECT_EQ(refused({{"routes", "10.0.0.0/8"}}), "\"routes\" must be an array of strings");
+  EXPECT_EQ(refused({{"allowed_networks", {"10.0.0.0/8", 5}}}),
+            "\"allowed_networks\" must be an array of strings");
+  EXPECT_EQ(refused({{"bandwidth_limit_mbps", "fast"}}),
+            "\"bandwidth_limit_mbps\" must be a number");
+  EXPECT_EQ(refused({{"enabled", 1}}), "\"enabled\" must be true or false");
+  EXPECT_EQ(refused({{"group", 7}}), "\"group\" must be a string");
+  EXPECT_EQ(refused({{"expire_at", 1.5}}),
+            "\"expire_at\" must be an integer in 0..18446744073709551615");
+  EXPECT_EQ(decode_request(json{{"cmd", "edit-user"}}).error().message, "\"username\" is required");
 }
 
 TEST(ControlApiJson, WebhookLogBoundsItsLimitAndReadsBack) {

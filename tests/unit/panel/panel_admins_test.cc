@@ -36,6 +36,8 @@ TEST(AdminRoles, EachRouteNeedsTheRoleItsPowerCalls) {
       {true, "/account/password", AdminRole::kReadOnly},
       {true, "/sessions/kick", AdminRole::kAdmin},
       {true, "/users/add", AdminRole::kAdmin},
+      {true, "/users/edit", AdminRole::kAdmin},
+      {true, "/api/v1/users/edit", AdminRole::kAdmin},
       {true, "/devices/revoke", AdminRole::kAdmin},
       {true, "/blocked/unblock-all", AdminRole::kAdmin},
       {true, "/api/v1/sessions/kick", AdminRole::kAdmin},

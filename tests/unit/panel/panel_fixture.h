@@ -19,6 +19,12 @@ namespace qeli::panel::panel_test {
 using nlohmann::json;
 
 inline constexpr char kEvil[] = "<script>alert(1)</script>";
+/// EditUser with this static_ip is refused (kInvalid) with kEditRefusal, as the loader
+/// refuses an address outside the pool; the refusal carries markup to be escaped.
+inline constexpr char kOutsidePool[] = "10.99.0.5";
+inline constexpr char kEditRefusal[] =
+    "users.conf:3: [user:alice] static_ip: 10.99.0.5 is not a free host of any of the user's "
+    "pools <script>alert(1)</script>";
 inline constexpr char kCredential[] = "qd1.fedcba98.c2VjcmV0LXNlY3JldC1zZWNyZXQtc2Vj";
 
 // The control API of a server that answers canned lists and records what it was asked.
@@ -53,6 +59,9 @@ class FakeServer : public control::ControlService {
     control::UserInfo ua;
     ua.name = "alice";
     ua.sessions = 1;
+    ua.max_sessions = 2;
+    ua.bandwidth_limit_mbps = 7.5;
+    ua.routes = {"10.1.0.0/16", "10.2.0.0/16 metric=3"};
     control::UserInfo ue;
     ue.name = kEvil;
     ue.group = kEvil;
@@ -123,6 +132,11 @@ class FakeServer : public control::ControlService {
               return fail(control::ControlError{control::ErrorCode::kConflict, "exists"});
             }
             return control::Response{control::UserChanged{r.username, "/u.conf", true, 0}};
+          } else if constexpr (std::is_same_v<T, control::EditUser>) {
+            if (r.static_ip == kOutsidePool) {
+              return fail(control::ControlError{control::ErrorCode::kInvalid, kEditRefusal});
+            }
+            return control::Response{control::UserChanged{r.username, "/u.conf", true, 1}};
           } else if constexpr (std::is_same_v<T, control::RemoveUser>) {
             return control::Response{control::UserChanged{r.username, "/u.conf", true, 2}};
           } else if constexpr (std::is_same_v<T, control::AddDevice>) {

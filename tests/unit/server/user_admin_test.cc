@@ -1,4 +1,5 @@
-// UserAdmin (the control API's add-user, remove-user, add-device, revoke-device) against a
+// UserAdmin (the control API's add-user, remove-user, edit-user, add-device, revoke-device)
+// against a
 // real config and users file: what lands in the file, what the answer carries (the
 // credential, a link that pins the running profile's key), the reload after each change,
 // and each refusal with its error code — with the file untouched.
@@ -160,6 +161,115 @@ TEST(UserAdmin, RevokeAndRemoveEditTheFileAndReportTheReload) {
   ASSERT_TRUE(a.remove_user({"carol", ""}).ok());
   text = f.users_text();
   EXPECT_EQ(text.find("carol"), std::string::npos) << text;
+}
+
+// edit-user: what the loader then reads is what was asked; what it refuses is refused
+// with its own words, the file and the reload count unchanged.
+TEST(UserAdmin, EditUserSetsWhatStartUpReadsBack) {
+  Fixture f;
+  auto a = f.admin();
+  ASSERT_TRUE(a.add_user({"carol", {}, 0, ""}).ok());
+  const std::string hash_line = f.users_text().substr(f.users_text().find("password_hash"));
+  control::EditUser e;
+  e.username = "carol";
+  e.actor = "panel:boss";
+  e.max_sessions = 4;
+  e.bandwidth_limit_mbps = 12.5;
+  e.data_limit_gb = 50;
+  e.expire_at = 1'900'000'000;
+  e.static_ip = "10.9.0.50";
+  e.routes = {{"192.168.7.0/24", "172.16.0.0/12 metric=5"}};
+  e.allowed_networks = {{"10.9.0.0/24", "192.168.7.0/24"}};
+  e.profiles = {{"main"}};
+  e.enabled = false;
+  auto r = a.edit_user(e);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->users_file, f.users_path);
+  EXPECT_EQ(f.reloads, 2);
+  auto load = config::load_server_config(f.path);
+  ASSERT_TRUE(load.ok());
+  const auto* u = load.config.find_user("carol");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->max_sessions, 4U);
+  EXPECT_EQ(u->bandwidth_limit_mbps, 12.5);
+  EXPECT_EQ(u->data_limit_gb, 50);
+  EXPECT_EQ(u->expire_at, 1'900'000'000U);
+  EXPECT_EQ(u->static_ip->to_string(), "10.9.0.50");
+  ASSERT_EQ(u->routes.size(), 2U);
+  EXPECT_EQ(u->routes[1].to_string(), "172.16.0.0/12 metric=5");
+  ASSERT_EQ(u->allowed_networks.size(), 2U);
+  EXPECT_EQ(u->allowed_networks[1].to_string(), "192.168.7.0/24");
+  EXPECT_EQ(u->profiles, std::vector<std::string>{"main"});
+  EXPECT_FALSE(u->enabled);
+  EXPECT_NE(f.users_text().find(hash_line), std::string::npos);  // the password stays
+
+  // Defaults clear: the keys go, and the loader reads the defaults again.
+  control::EditUser clear;
+  clear.username = "carol";
+  clear.expire_at = 0;
+  clear.static_ip = "";
+  clear.routes = std::vector<std::string>{};
+  clear.bandwidth_limit_mbps = 0;
+  clear.enabled = true;
+  ASSERT_TRUE(a.edit_user(clear).ok());
+  const std::string text = f.users_text();
+  for (const char* gone : {"expire_at", "static_ip", "route", "bandwidth", "enabled"}) {
+    EXPECT_EQ(text.find(gone), std::string::npos) << gone << " in\n" << text;
+  }
+  EXPECT_NE(text.find("max_sessions = 4"), std::string::npos) << text;  // not asked: kept
+  load = config::load_server_config(f.path);
+  ASSERT_TRUE(load.ok());
+  EXPECT_FALSE(load.config.find_user("carol")->expire_at.has_value());
+  EXPECT_TRUE(load.config.find_user("carol")->enabled);
+}
+
+TEST(UserAdmin, EditUserRefusesWhatStartUpWouldRefuseAndWritesNothing) {
+  Fixture f;
+  auto a = f.admin();
+  ASSERT_TRUE(a.add_user({"carol", {}, 3, ""}).ok());
+  const std::string before = f.users_text();
+  const auto refused = [&](auto set) {
+    control::EditUser e;
+    e.username = "carol";
+    set(e);
+    return a.edit_user(e);
+  };
+  // Outside both of carol's pools (10.9.0.0/24 and 10.10.0.0/24).
+  auto r = refused([](auto& e) { e.static_ip = "10.99.0.5"; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(r.error().message.find(f.users_path), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("10.99.0.5 is not a free host of any of the user's pools"),
+            std::string::npos)
+      << r.error().message;
+  r = refused([](auto& e) { e.routes = {{"10.0.0.0/33"}}; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(r.error().message.find("route"), std::string::npos) << r.error().message;
+  r = refused([](auto& e) { e.allowed_networks = {{"10.0.0.0/8", "not-a-net"}}; });
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  r = refused([](auto& e) { e.max_sessions = 1'000'001; });  // the loader's range: 0..1000000
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  r = refused([](auto& e) { e.group = "nogroup"; });
+  EXPECT_NE(r.error().message.find("no [group:nogroup] section"), std::string::npos)
+      << r.error().message;
+  r = refused([](auto& e) { e.profiles = {{"nope"}}; });
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  r = refused([](auto& e) { e.bandwidth_limit_mbps = -1; });
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  r = refused([](auto& e) { e.group = "staff\n[user:eve]"; });
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(f.users_text(), before);
+  EXPECT_EQ(f.reloads, 1);
+
+  control::EditUser e;
+  e.max_sessions = 1;
+  e.username = "inline";
+  EXPECT_EQ(a.edit_user(e).error().code, ErrorCode::kInvalid);
+  e.username = "nobody";
+  EXPECT_EQ(a.edit_user(e).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(f.users_text(), before);
+  EXPECT_EQ(f.reloads, 1);
 }
 
 TEST(UserAdmin, AConfigWithErrorsRefusesEveryChange) {
