@@ -51,6 +51,9 @@ class FakeServer final : public control::ControlService {
       return Response{UserList{{u}, {}}};
     }
     if (std::holds_alternative<GetUsage>(req)) return Response{UsageList{}};
+    if (std::holds_alternative<GetLogs>(req)) {
+      return Response{LogLines{1, {{1, 1'700'000'000'000, kEvil, kEvil}}}};
+    }
     if (std::holds_alternative<GetWebhookLog>(req)) {
       WebhookDelivery d;
       d.id = d.type = d.result = d.detail = kEvil;

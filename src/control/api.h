@@ -271,6 +271,18 @@ struct WebhookLog {
 
 /// add-user, remove-user, edit-user, revoke-device: what changed in the users file and
 /// what the reload after it did.
+/// One line of the server's log (sys/log_memory.h).
+struct LogLine {
+  std::uint64_t seq = 0;  ///< from 1 per server start
+  std::int64_t unix_ms = 0;
+  std::string level;  ///< "error" | "warning" | "info" | "debug" | "trace"
+  std::string text;
+};
+struct LogLines {
+  std::uint64_t last_seq = 0;  ///< the newest line the server has (to ask for what follows)
+  std::vector<LogLine> lines;  ///< oldest first
+};
+
 struct UserChanged {
   std::string username;
   std::string users_file;            ///< the file that was written
@@ -447,6 +459,16 @@ struct GetWebhookLog {
   using Reply = WebhookLog;
   std::uint32_t limit = 100;  ///< 1..1000
 };
+/// The server's newest log lines, kept in memory (the panel's Logs page): those after
+/// `after` at `level` or above, the newest `limit`. kBadRequest: an unknown level.
+struct GetLogs {
+  static constexpr std::string_view kName = "logs";
+  static constexpr Permission kNeeds = Permission::kRead;
+  using Reply = LogLines;
+  std::uint64_t after = 0;
+  std::uint32_t limit = 200;   ///< 1..2000
+  std::string level = "info";  ///< the lowest level shown: error|warn|info|debug|trace
+};
 /// `qeli usage --reset USER`: the user's totals back to zero (a used-up quota is lifted).
 struct ResetUsage {
   static constexpr std::string_view kName = "reset-usage";
@@ -539,12 +561,12 @@ using Request = std::variant<ListSessions, Kick, DisableUser, EnableUser, ListBl
                              UnblockAll, GetStats, GetEvents, ListUsers, GetConfig, ValidateConfig,
                              SaveConfig, ListConfigHistory, GetConfigVersion, Reload, Whoami,
                              GetClientStatus, SetBandwidth, GetUsage, ResetUsage, AddUser,
-                             RemoveUser, AddDevice, RevokeDevice, GetWebhookLog, EditUser>;
+                             RemoveUser, AddDevice, RevokeDevice, GetWebhookLog, EditUser, GetLogs>;
 using Response =
     std::variant<Empty, SessionList, KickResult, UserSwitchResult, BlockedList, UnblockResult,
                  StatsSnapshot, EventList, UserList, ConfigText, ValidationResult, ConfigSaved,
                  ConfigHistory, CallerInfo, ClientStatusReport, UsageList, BandwidthSet,
-                 UserChanged, DeviceIssued, WebhookLog>;
+                 UserChanged, DeviceIssued, WebhookLog, LogLines>;
 
 std::string_view name_of(const Request& r);
 Permission needs(const Request& r);

@@ -109,6 +109,17 @@ std::optional<ControlError> decode(const json& j, GetWebhookLog& r) {
   return std::nullopt;
 }
 void encode(const GetWebhookLog& r, json& j) { j["limit"] = r.limit; }
+std::optional<ControlError> decode(const json& j, GetLogs& r) {
+  if (auto e = read_uint(j, "after", r.after, UINT64_MAX)) return e;
+  if (auto e = read_uint(j, "limit", r.limit, 2000)) return e;
+  if (r.limit == 0) r.limit = 1;
+  return read(j, "level", r.level, false);
+}
+void encode(const GetLogs& r, json& j) {
+  j["after"] = r.after;
+  j["limit"] = r.limit;
+  j["level"] = r.level;
+}
 std::optional<ControlError> decode(const json& j, ValidateConfig& r) {
   return read(j, "text", r.text, true);
 }

@@ -36,12 +36,17 @@ struct Nav {
   const char* path;
   const char* label;
 };
-constexpr Nav kNav[] = {
-    {NavItem::kDashboard, "/", "Dashboard"},       {NavItem::kSessions, "/sessions", "Sessions"},
-    {NavItem::kUsers, "/users", "Users"},          {NavItem::kBlocked, "/blocked", "Lockouts"},
-    {NavItem::kEvents, "/events", "Events"},       {NavItem::kConfig, "/config", "Config"},
-    {NavItem::kWebhooks, "/webhooks", "Webhooks"}, {NavItem::kTokens, "/tokens", "API tokens"},
-    {NavItem::kAdmins, "/admins", "Admins"},       {NavItem::kAudit, "/audit", "Audit"}};
+constexpr Nav kNav[] = {{NavItem::kDashboard, "/", "Dashboard"},
+                        {NavItem::kSessions, "/sessions", "Sessions"},
+                        {NavItem::kUsers, "/users", "Users"},
+                        {NavItem::kBlocked, "/blocked", "Lockouts"},
+                        {NavItem::kEvents, "/events", "Events"},
+                        {NavItem::kConfig, "/config", "Config"},
+                        {NavItem::kWebhooks, "/webhooks", "Webhooks"},
+                        {NavItem::kTokens, "/tokens", "API tokens"},
+                        {NavItem::kLogs, "/logs", "Logs"},
+                        {NavItem::kAdmins, "/admins", "Admins"},
+                        {NavItem::kAudit, "/audit", "Audit"}};
 
 }  // namespace
 
@@ -104,6 +109,8 @@ button.danger{color:#fff;background:#b3261e;border:1px solid #8c1d18}
 .card{display:inline-block;background:#fff;padding:.6em 1em;margin:0 .8em .8em 0;border:1px solid #e3e6ec}
 .card b{display:block;font-size:1.4em}.msg{padding:.5em 1em;background:#fff4ce;border:1px solid #e6c84f}
 svg.chart{display:block;width:100%;max-width:760px;height:auto}
+table.logs td{font-family:ui-monospace,monospace;font-size:.85em;white-space:pre-wrap}
+tr.lvl-error td{background:#fde7e9}tr.lvl-warning td{background:#fff4ce}
 .err{padding:.5em 1em;background:#fde7e9;border:1px solid #d13438}
 .login{max-width:22em;margin:4em auto;background:#fff;padding:1.5em;border:1px solid #e3e6ec}
 .login input{width:100%;box-sizing:border-box;margin:.2em 0 .8em;padding:.4em}

@@ -24,6 +24,7 @@ enum class NavItem {
   kTokens,
   kAudit,
   kWebhooks,
+  kLogs,
   kAdmins,
   kAccount,
   kNone

@@ -554,6 +554,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     return std::move(*tokens);
   } else if (auto audit = audit_page(c, pc)) {
     return std::move(*audit);
+  } else if (auto logs = logs_page(c, pc)) {
+    return std::move(*logs);
   } else if (auto admins = admins_page(c, pc)) {
     return std::move(*admins);
   } else if (auto hooks = webhooks_page(c, pc)) {
@@ -770,6 +772,15 @@ HttpResponse PanelApp::api(Ctx& c) {
         j["memory_available_bytes"] = h.memory->available_bytes;
       }
       return json_answer(j);
+    }
+    if (p == "/logs") {
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      control::GetLogs req;
+      req.after = parse_u64(q.get("after")).value_or(0);
+      req.limit = static_cast<std::uint32_t>(
+          std::clamp<std::uint64_t>(parse_u64(q.get("limit")).value_or(200), 1, 2000));
+      if (const auto level = q.get("level"); !level.empty()) req.level = std::string(level);
+      return reply(ask(server_, req, error, &code));
     }
     if (p == "/traffic") {
       if (traffic_ == nullptr) {

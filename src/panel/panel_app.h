@@ -169,6 +169,8 @@ class PanelApp {
   // Admins and each admin's own account (panel_admins.cc).
   std::optional<HttpResponse> admins_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> admins_action(Ctx& c, const FormFields& form);
+  // The server's and the panel's newest log lines (panel_logs.cc).
+  std::optional<HttpResponse> logs_page(Ctx& c, const PageContext& pc);
   // The webhook delivery log (panel_webhooks.cc).
   std::optional<HttpResponse> webhooks_page(Ctx& c, const PageContext& pc);
 

@@ -11,6 +11,7 @@
 #include "server/ipv6_plan.h"
 #include "server/source_key.h"
 #include "server/user_info.h"
+#include "sys/log_memory.h"
 #include "transport/endpoint.h"
 #include "wire/session_close.h"
 
@@ -291,6 +292,21 @@ control::WebhookLog webhook_log(const ControlTargets& t, std::uint32_t limit) {
   return out;
 }
 
+Reply log_lines(const control::GetLogs& r) {
+  spdlog::level::level_enum min{};
+  if (!sys::parse_spdlog_level(r.level, min)) {
+    return refuse(ErrorCode::kBadRequest,
+                  "level: error, warn, info, debug or trace, not '" + shown(r.level) + "'");
+  }
+  control::LogLines out;
+  auto& memory = sys::log_memory();
+  out.last_seq = memory.last_seq();
+  for (auto& l : memory.since(r.after, std::clamp<std::uint32_t>(r.limit, 1, 2000), min)) {
+    out.lines.push_back({l.seq, l.unix_ms, std::move(l.level), std::move(l.text)});
+  }
+  return control::Response{std::move(out)};
+}
+
 Reply reset_usage(const ControlTargets& t, const std::string& user) {
   if (t.accounts == nullptr) return refuse(ErrorCode::kUnavailable, "no traffic accounts");
   if (!t.accounts->reset(user))
@@ -455,6 +471,8 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
           return reset_usage(t, r.username);
         } else if constexpr (std::is_same_v<R, GetWebhookLog>) {
           return Response{webhook_log(t, r.limit)};
+        } else if constexpr (std::is_same_v<R, GetLogs>) {
+          return log_lines(r);
         } else if constexpr (std::is_same_v<R, AddUser> || std::is_same_v<R, RemoveUser> ||
                              std::is_same_v<R, EditUser> || std::is_same_v<R, AddDevice> ||
                              std::is_same_v<R, RevokeDevice>) {

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "sys/journal_sink.h"
+#include "sys/log_memory.h"
 #include "sys/reopen_file_sink.h"
 
 namespace qeli::sys {
@@ -114,7 +115,8 @@ Status<std::string> configure_logging(const LogOptions& o) {
     s.logger->flush_on(spdlog::level::err);
     spdlog::set_default_logger(s.logger);
   }
-  s.switch_sink->set_sinks({sink});
+  // Every line also to the in-memory ring the panel's Logs page reads (sys/log_memory.h).
+  s.switch_sink->set_sinks({sink, log_memory_sink()});
   s.logger->set_level(to_spdlog(level));
   s.destination = dest;
   s.file = file;

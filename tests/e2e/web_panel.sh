@@ -185,6 +185,14 @@ api 200 a_usage GET /usage
 api 200 a_blocked GET /blocked
 api 200 a_host GET /host
 api 200 a_traffic GET '/traffic?hours=48'
+api 200 a_logs GET '/logs?level=info&limit=2000'
+jq -e '[.lines[].text | select(startswith("panel: started (pid"))] | length == 1' "$E2E_DIR/a_logs.b" >/dev/null ||
+  e2e_fail "the server's log lines lack the panel's start: $(head -c 400 "$E2E_DIR/a_logs.b")"
+api 400 a_logs_bad GET '/logs?level=loud'
+expect 200 logs_page -b "$jar" "$PANEL/logs?level=warn"
+! grep -q 'panel: started (pid' "$E2E_DIR/logs_page.b" || e2e_fail "an info line on the warn-level logs page"
+expect 200 logs_page_info -b "$jar" "$PANEL/logs"
+grep -q 'panel: started (pid' "$E2E_DIR/logs_page_info.b" || e2e_fail "the server's lines are not on the logs page"
 api 400 a_traffic_bad GET '/traffic?hours=0'
 jq -e '.cpus >= 1 and .memory_total_bytes > 0 and (.load | length) == 3' "$E2E_DIR/a_host.b" \
   >/dev/null || e2e_fail "host: $(cat "$E2E_DIR/a_host.b")"

@@ -39,7 +39,8 @@ TEST(ControlApiJson, EveryRequestRoundTrips) {
       RevokeDevice{"bob", "0123abcd", "boss"},
       GetWebhookLog{50},
       EditUser{"bob", "boss", "staff", "", 3, std::vector<std::string>{"main"},
-               std::vector<std::string>{"10.1.0.0/16"}, std::nullopt, 2.5, std::nullopt, 0, false}};
+               std::vector<std::string>{"10.1.0.0/16"}, std::nullopt, 2.5, std::nullopt, 0, false},
+      GetLogs{17, 50, "warn"}};
   ASSERT_EQ(all.size(), std::variant_size_v<Request>);
   for (const auto& r : all) {
     const json j = encode_request(r);
@@ -187,6 +188,23 @@ TEST(ControlApiJson, WebhookLogBoundsItsLimitAndReadsBack) {
   EXPECT_EQ(got.pending, 3U);
   ASSERT_EQ(got.deliveries.size(), 1U);
   EXPECT_EQ(got.deliveries[0].detail, "timed out");
+}
+
+TEST(ControlApiJson, LogsBoundTheirLimitAndReadBack) {
+  auto r = decode_request(json{{"cmd", "logs"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::get<GetLogs>(*r).limit, 200U);
+  EXPECT_EQ(std::get<GetLogs>(*r).level, "info");
+  EXPECT_FALSE(decode_request(json{{"cmd", "logs"}, {"limit", 2001U}}).ok());
+  EXPECT_EQ(needs(Request{GetLogs{}}), Permission::kRead);
+  LogLines lines{9, {{9, 1'700'000'000'123, "warning", "disk <full>"}}};
+  const auto back = decode_reply(Request{GetLogs{}}, encode_reply(Response{lines}));
+  ASSERT_TRUE(back.ok());
+  const auto& got = std::get<LogLines>(*back);
+  EXPECT_EQ(got.last_seq, 9U);
+  ASSERT_EQ(got.lines.size(), 1U);
+  EXPECT_EQ(got.lines[0].unix_ms, 1'700'000'000'123);
+  EXPECT_EQ(got.lines[0].text, "disk <full>");
 }
 
 TEST(ControlApiJson, MalformedRequestsNameTheMember) {

@@ -155,6 +155,12 @@ class FakeServer : public control::ControlService {
             return control::Response{control::UserChanged{r.username, "/u.conf", true, 1}};
           } else if constexpr (std::is_same_v<T, control::ListConfigHistory>) {
             return control::Response{history};
+          } else if constexpr (std::is_same_v<T, control::GetLogs>) {
+            if (r.level != "info" && r.level != "warn" && r.level != "error" &&
+                r.level != "debug") {
+              return fail(control::ControlError{control::ErrorCode::kBadRequest, "level"});
+            }
+            return control::Response{logs};
           } else if constexpr (std::is_same_v<T, control::GetWebhookLog>) {
             control::WebhookLog log = webhook_log;
             if (log.deliveries.size() > r.limit) log.deliveries.resize(r.limit);
@@ -198,6 +204,9 @@ class FakeServer : public control::ControlService {
   control::ValidationResult validation{true, {}, 0};
   std::string save_error;           ///< non-empty: SaveConfig fails (a stale base)
   control::WebhookLog webhook_log;  ///< GetWebhookLog's answer (off by default)
+  control::LogLines logs{2,
+                         {{1, 1'700'000'000'000, "info", "server started"},
+                          {2, 1'700'000'001'000, "warning", std::string("odd ") + kEvil}}};
   control::ConfigHistory history{{{"v1", 1'700'000'000, "panel:admin", "o", 6}}};
 
  private:
