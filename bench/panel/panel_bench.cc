@@ -10,9 +10,11 @@
 
 #include "control/api_json.h"
 #include "crypto/argon2id.h"
+#include "panel/admin_accounts.h"
 #include "panel/admin_sessions.h"
 #include "panel/api_tokens.h"
 #include "panel/panel_app.h"
+#include "panel/traffic_history.h"
 
 namespace qeli::panel {
 namespace {
@@ -53,6 +55,14 @@ class ScaledServer final : public control::ControlService {
       events_.events.push_back(e);
     }
     events_.last_seq = 1000;
+    for (int i = 0; i < 500; ++i) {
+      logs_.lines.push_back({static_cast<std::uint64_t>(i + 1), 1'800'000'000'000 + i,
+                             i % 10 == 0 ? "warning" : "info",
+                             "[e2e] 198.51.100." + std::to_string(i % 250) +
+                                 ":40000 session of 'user" + std::to_string(i) +
+                                 "' ended: idle for 180 s (rx 123456 B, tx 654321 B)"});
+    }
+    logs_.last_seq = 500;
     stats_.version = "bench";
     stats_.users = 1000;
     control::ProfileStats p;
@@ -73,6 +83,7 @@ class ScaledServer final : public control::ControlService {
           if constexpr (std::is_same_v<T, control::GetUsage>) return usage_;
           if constexpr (std::is_same_v<T, control::GetEvents>) return events_;
           if constexpr (std::is_same_v<T, control::GetStats>) return stats_;
+          if constexpr (std::is_same_v<T, control::GetLogs>) return logs_;
           return control::Empty{};
         },
         req);
@@ -87,6 +98,7 @@ class ScaledServer final : public control::ControlService {
   control::SessionList sessions_;
   control::EventList events_;
   control::StatsSnapshot stats_;
+  control::LogLines logs_;
 };
 
 struct Fixture {
@@ -106,6 +118,11 @@ struct Fixture {
   std::string db = "/tmp/qeli-panel-bench-" + std::to_string(::getpid()) + ".db";
   std::unique_ptr<ApiTokens> tokens;
   std::string bearer;
+  // A further admin (role admin) in the same file: its cookie costs a lookup per request.
+  std::unique_ptr<AdminAccounts> admins;
+  std::string admin_cookie;
+  // 30 days of 5-minute traffic buckets (the dashboard draws the last day's 288).
+  std::unique_ptr<TrafficHistory> traffic;
   Fixture() {
     AdminSessions issuer(key, 86400);
     cookie = std::string("qeli_session=") + issuer.issue("admin", hash, 1'800'000'000);
@@ -114,8 +131,23 @@ struct Fixture {
     crypto::DeterministicRng rng(1);
     bearer = "Bearer " + tokens->create("bench", 1 | 8, 30, 1'800'000'000, rng)->token;
     app.set_tokens(tokens.get());
+    auto a = AdminAccounts::open(db);
+    admins = std::move(*a);
+    const auto op = admins->create("op", AdminRole::kAdmin, hash, 1'800'000'000, "admin");
+    admin_cookie =
+        std::string("qeli_session=") + issuer.issue("op", session_credential(*op), 1'800'000'000);
+    app.set_admins(admins.get());
+    auto th = TrafficHistory::open(db);
+    traffic = std::move(*th);
+    for (std::int64_t t = 1'800'000'000 - kRetentionSecs + kBucketSecs; t <= 1'800'000'000;
+         t += kBucketSecs) {
+      traffic->add(t, {static_cast<std::uint64_t>(t % 7919) * 100000, 1000});
+    }
+    app.set_traffic(traffic.get());
   }
   ~Fixture() {
+    traffic.reset();
+    admins.reset();
     tokens.reset();
     for (const char* ext : {"", "-wal", "-shm"}) ::unlink((db + ext).c_str());
   }
@@ -126,7 +158,9 @@ Fixture& fixture() {
   return f;
 }
 
-void run(benchmark::State& state, const char* path, bool token = false) {
+enum class As { kOwner, kToken, kAdmin };
+
+void run(benchmark::State& state, const char* path, As as = As::kOwner) {
   auto& f = fixture();
   HttpRequest r;
   r.method = "GET";
@@ -136,7 +170,11 @@ void run(benchmark::State& state, const char* path, bool token = false) {
     r.query = q + 1;
   }
   r.remote_ip = "127.0.0.1";
-  r.headers = {{token ? "authorization" : "cookie", token ? f.bearer : f.cookie}};
+  if (as == As::kToken) {
+    r.headers = {{"authorization", f.bearer}};
+  } else {
+    r.headers = {{"cookie", as == As::kAdmin ? f.admin_cookie : f.cookie}};
+  }
   std::size_t bytes = 0;
   for (auto _ : state) {
     const HttpResponse out = f.app.handle(r);
@@ -154,8 +192,11 @@ void BM_EventsPage(benchmark::State& s) { run(s, "/events"); }
 void BM_ApiSessions(benchmark::State& s) { run(s, "/api/v1/sessions"); }
 void BM_ApiUsers(benchmark::State& s) { run(s, "/api/v1/users"); }
 void BM_UserPage(benchmark::State& s) { run(s, "/users/view?name=user500"); }
-void BM_ApiSessionsToken(benchmark::State& s) { run(s, "/api/v1/sessions", true); }
-void BM_MetricsToken(benchmark::State& s) { run(s, "/metrics", true); }
+void BM_ApiSessionsToken(benchmark::State& s) { run(s, "/api/v1/sessions", As::kToken); }
+void BM_MetricsToken(benchmark::State& s) { run(s, "/metrics", As::kToken); }
+void BM_ApiSessionsAdmin(benchmark::State& s) { run(s, "/api/v1/sessions", As::kAdmin); }
+void BM_LogsPage(benchmark::State& s) { run(s, "/logs"); }
+void BM_ApiTraffic30d(benchmark::State& s) { run(s, "/api/v1/traffic?hours=720"); }
 BENCHMARK(BM_Dashboard)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionsPage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_UsersPage)->Unit(benchmark::kMillisecond);
@@ -165,6 +206,9 @@ BENCHMARK(BM_ApiUsers)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_UserPage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ApiSessionsToken)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MetricsToken)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ApiSessionsAdmin)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LogsPage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ApiTraffic30d)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qeli::panel
