@@ -20,6 +20,7 @@ AdminAccount row(server::Statement& st) {
   a.password_hash = st.column_text(2);
   a.created_unix = sqlite3_column_int64(st.get(), 3);
   a.created_by = st.column_text(4);
+  a.totp_secret = st.column_text(5);
   return a;
 }
 
@@ -48,7 +49,7 @@ AdminRole role_needed(bool post, std::string_view path) {
        {"/config", "/api/v1/config", "/tokens", "/api/v1/tokens", "/admins"}) {
     if (under(path, owners)) return AdminRole::kOwner;
   }
-  if (!post || path == "/logout" || path == "/account/password") return AdminRole::kReadOnly;
+  if (!post || path == "/logout" || under(path, "/account")) return AdminRole::kReadOnly;
   for (const std::string_view admins :
        {"/sessions", "/users", "/devices", "/blocked", "/api/v1/sessions", "/api/v1/users",
         "/api/v1/devices", "/api/v1/blocked"}) {
@@ -66,7 +67,9 @@ bool admin_name_valid(std::string_view name) {
 }
 
 std::string session_credential(const AdminAccount& a) {
-  return a.password_hash + "\nrole:" + std::string(role_name(a.role));
+  std::string c = a.password_hash + "\nrole:" + std::string(role_name(a.role));
+  if (!a.totp_secret.empty()) c += "\ntotp:" + a.totp_secret;
+  return c;
 }
 
 Result<std::unique_ptr<AdminAccounts>, std::string> AdminAccounts::open(const std::string& path) {
@@ -74,8 +77,13 @@ Result<std::unique_ptr<AdminAccounts>, std::string> AdminAccounts::open(const st
       path,
       "CREATE TABLE IF NOT EXISTS panel_admins ("
       " name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT NOT NULL,"
-      " created INTEGER NOT NULL, created_by TEXT NOT NULL DEFAULT '');");
+      " created INTEGER NOT NULL, created_by TEXT NOT NULL DEFAULT '',"
+      " totp_secret TEXT NOT NULL DEFAULT '', totp_step INTEGER NOT NULL DEFAULT 0);");
   if (!db.ok()) return fail(db.error());
+  // A table of the first version (no second factor) gains the columns; where they exist
+  // already this fails, harmlessly.
+  (void)(*db)->exec("ALTER TABLE panel_admins ADD COLUMN totp_secret TEXT NOT NULL DEFAULT ''");
+  (void)(*db)->exec("ALTER TABLE panel_admins ADD COLUMN totp_step INTEGER NOT NULL DEFAULT 0");
   return std::unique_ptr<AdminAccounts>(new AdminAccounts(std::move(*db)));
 }
 
@@ -99,14 +107,15 @@ Result<AdminAccount, std::string> AdminAccounts::create(const std::string& name,
   st.bind_text(5, by);
   if (sqlite3_step(st.get()) != SQLITE_DONE) return fail(db_->error("insert"));
   if (sqlite3_changes(db_->get()) == 0) return fail("an admin named " + name + " exists");
-  return AdminAccount{name, role, password_hash, now_unix, by};
+  return AdminAccount{name, role, password_hash, now_unix, by, {}};
 }
 
 std::optional<AdminAccount> AdminAccounts::find(std::string_view name) {
   std::lock_guard lock(mu_);
-  server::Statement st(*db_,
-                       "SELECT name, role, password_hash, created, created_by FROM panel_admins"
-                       " WHERE name = ?1");
+  server::Statement st(
+      *db_,
+      "SELECT name, role, password_hash, created, created_by, totp_secret FROM panel_admins"
+      " WHERE name = ?1");
   if (!st.ok()) return std::nullopt;
   st.bind_text(1, name);
   if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
@@ -116,9 +125,10 @@ std::optional<AdminAccount> AdminAccounts::find(std::string_view name) {
 std::vector<AdminAccount> AdminAccounts::list() {
   std::lock_guard lock(mu_);
   std::vector<AdminAccount> out;
-  server::Statement st(*db_,
-                       "SELECT name, role, password_hash, created, created_by FROM panel_admins"
-                       " ORDER BY name");
+  server::Statement st(
+      *db_,
+      "SELECT name, role, password_hash, created, created_by, totp_secret FROM panel_admins"
+      " ORDER BY name");
   if (!st.ok()) return out;
   while (sqlite3_step(st.get()) == SQLITE_ROW) out.push_back(row(st));
   return out;
@@ -148,6 +158,33 @@ bool AdminAccounts::set_password(std::string_view name, const std::string& passw
   st.bind_text(1, name);
   st.bind_text(2, password_hash);
   return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+}
+
+bool AdminAccounts::set_totp(std::string_view name, const std::string& secret) {
+  std::lock_guard lock(mu_);
+  server::Statement st(*db_,
+                       "UPDATE panel_admins SET totp_secret = ?2, totp_step = 0 WHERE name = ?1");
+  if (!st.ok()) return false;
+  st.bind_text(1, name);
+  st.bind_text(2, secret);
+  return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+}
+
+bool AdminAccounts::use_totp_step(std::string_view name, std::uint64_t step) {
+  std::lock_guard lock(mu_);
+  server::Statement st(*db_,
+                       "UPDATE panel_admins SET totp_step = ?2 WHERE name = ?1 AND totp_step < ?2");
+  if (!st.ok()) return false;
+  st.bind_text(1, name);
+  sqlite3_bind_int64(st.get(), 2,
+                     static_cast<std::int64_t>(std::min<std::uint64_t>(step, INT64_MAX)));
+  return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+}
+
+bool AdminAccounts::any_totp() {
+  std::lock_guard lock(mu_);
+  server::Statement st(*db_, "SELECT 1 FROM panel_admins WHERE totp_secret != '' LIMIT 1");
+  return st.ok() && sqlite3_step(st.get()) == SQLITE_ROW;
 }
 
 }  // namespace qeli::panel

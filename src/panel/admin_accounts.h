@@ -49,11 +49,12 @@ struct AdminAccount {
   AdminRole role = AdminRole::kReadOnly;
   std::string password_hash;  ///< Argon2id PHC
   std::int64_t created_unix = 0;
-  std::string created_by;  ///< the owner who made it
+  std::string created_by;   ///< the owner who made it
+  std::string totp_secret;  ///< Base32 (RFC 6238 second factor); empty = none
 };
 
 /// What the sessions of a stored admin are bound to (panel/admin_sessions.h): its password
-/// hash and its role, so that changing either ends them.
+/// hash, its role and its second factor, so that changing any of them ends them.
 std::string session_credential(const AdminAccount& a);
 
 class AdminAccounts {
@@ -71,6 +72,14 @@ class AdminAccounts {
   bool remove(std::string_view name);
   bool set_role(std::string_view name, AdminRole role);
   bool set_password(std::string_view name, const std::string& password_hash);
+  /// A new second factor (Base32; empty removes it); the used-step memory starts again.
+  bool set_totp(std::string_view name, const std::string& secret);
+  /// Records that a code of `step` was accepted; false if a code of this step or a later
+  /// one was accepted before (RFC 6238 §5.2: each code once) — atomically, so two logins
+  /// racing with one code get one success.
+  bool use_totp_step(std::string_view name, std::uint64_t step);
+  /// Whether any stored admin has a second factor (the login form then asks for a code).
+  bool any_totp();
 
  private:
   explicit AdminAccounts(std::unique_ptr<server::SqliteDb> db) : db_(std::move(db)) {}

@@ -55,7 +55,8 @@ std::string event_rows(const control::EventList& events, std::size_t last_n) {
 
 }  // namespace
 
-std::string login_content(const std::string& base, const std::string& error, bool totp) {
+std::string login_content(const std::string& base, const std::string& error, bool totp,
+                          bool totp_required) {
   std::string s = "<form class=\"login\" method=\"post\" action=\"" + escape(base) + "/login\">";
   if (!error.empty()) s += "<p class=\"err\">" + escape(error) + "</p>";
   s += "<label>User name<input name=\"username\" autocomplete=\"username\" required "
@@ -63,7 +64,8 @@ std::string login_content(const std::string& base, const std::string& error, boo
        "autocomplete=\"current-password\" required></label>";
   if (totp) {
     s += "<label>Code from your authenticator app<input name=\"code\" inputmode=\"numeric\" "
-         "pattern=\"[0-9]{6}\" maxlength=\"6\" autocomplete=\"one-time-code\" required></label>";
+         "pattern=\"[0-9]{6}\" maxlength=\"6\" autocomplete=\"one-time-code\"" +
+         std::string(totp_required ? " required" : "") + "></label>";
   }
   s += "<button type=\"submit\">Log in</button></form>";
   return s;

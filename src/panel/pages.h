@@ -17,8 +17,11 @@ struct PageContext {
   std::string message;  ///< a one-line result of the last action ("" = none), escaped
 };
 
-/// The login form; `totp` adds the one-time code field (autocomplete one-time-code).
-std::string login_content(const std::string& base, const std::string& error, bool totp = false);
+/// The login form; `totp` adds the one-time code field (autocomplete one-time-code),
+/// `totp_required` makes the browser insist on it (the config's owner has a second factor;
+/// when only some further admins do, the others leave it empty).
+std::string login_content(const std::string& base, const std::string& error, bool totp = false,
+                          bool totp_required = true);
 std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
                               const control::SessionList& sessions,
                               const control::EventList& events);

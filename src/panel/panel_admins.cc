@@ -33,16 +33,21 @@ std::string role_select(AdminRole selected) {
 std::string admins_table(const PageContext& c, const std::string& owner,
                          const std::vector<AdminAccount>& admins) {
   std::string s =
-      "<table><tr><th>Name</th><th>Role</th><th>Created (UTC)</th><th>By</th><th></th></tr>"
-      "<tr>" +
+      "<table><tr><th>Name</th><th>Role</th><th>Created (UTC)</th><th>By</th>"
+      "<th>Second factor</th><th></th></tr><tr>" +
       td(owner) + td("owner") + td("") + td("server.conf ([web] username)") +
+      td("[web] totp_secret") +
       "<td class=\"muted\">password: <code>qeli set-web-password</code></td></tr>";
   for (const auto& a : admins) {
     s += "<tr>" + td(a.name) + "<td><form method=\"post\" class=\"inline\" action=\"" +
          escape(c.base) + "/admins/role\"><input type=\"hidden\" name=\"csrf\" value=\"" +
          escape(c.csrf) + "\"><input type=\"hidden\" name=\"name\" value=\"" + escape(a.name) +
          "\">" + role_select(a.role) + "<button type=\"submit\">Set</button></form></td>" +
-         td(human_time_utc(a.created_unix)) + td(a.created_by) + "<td>" +
+         td(human_time_utc(a.created_unix)) + td(a.created_by) +
+         td(a.totp_secret.empty() ? "no" : "yes") + "<td>" +
+         (a.totp_secret.empty() ? std::string()
+                                : post_button(c.base, "/admins/totp-reset", c.csrf,
+                                              "Remove second factor", {{"name", a.name}})) +
          post_button(c.base, "/admins/remove", c.csrf, "Remove", {{"name", a.name}}, true) +
          "</td></tr>";
   }
@@ -95,6 +100,7 @@ std::optional<HttpResponse> PanelApp::admins_page(Ctx& c, const PageContext& pc)
                      "password_hash</code>: change it on the server with <code>qeli "
                      "set-web-password</code>.</p>"
                    : password_form(pc);
+    content += account_totp_content(c, pc);
     r.body = render_page(frame(c, "Account", NavItem::kAccount, pc.csrf), content);
     return r;
   }
@@ -110,6 +116,7 @@ std::optional<HttpResponse> PanelApp::admins_page(Ctx& c, const PageContext& pc)
 }
 
 std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& form) {
+  if (auto done = account_totp_action(c, form)) return std::move(*done);
   if (!c.path.starts_with("/admins/") && c.path != "/account/password") return std::nullopt;
   const std::string name(form.get("name"));
   auto done = [&](const std::string& page, const std::string& what) {
@@ -134,6 +141,15 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
     return redirect(s_.base_path + "/login");
   }
   if (admins_ == nullptr) return plain(503, "Service Unavailable: further admins are off");
+  if (c.path == "/admins/totp-reset") {
+    const auto a = admins_->find(name);
+    if (!a || a->totp_secret.empty() || !admins_->set_totp(name, "")) {
+      return done("/admins", "failed");
+    }
+    spdlog::info("panel: {} removed the second factor of admin '{}' from {}", c.who, loggable(name),
+                 c.ip);
+    return done("/admins", "admin-totp-reset");
+  }
   if (c.path == "/admins/remove") {
     if (!admins_->remove(name)) return done("/admins", "failed");
     spdlog::info("panel: {} removed admin '{}' from {}", c.who, loggable(name), c.ip);

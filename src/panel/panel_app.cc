@@ -129,6 +129,10 @@ std::string done_message(const FormFields& q) {
   if (what == "token-revoked") return "API token revoked.";
   if (what == "admin-removed") return "Admin removed; its sessions ended.";
   if (what == "admin-role") return "Role changed; that admin's sessions ended.";
+  if (what == "admin-totp-reset") {
+    return "Second factor removed; that admin's sessions ended (it logs in with its password "
+           "and can set up a new one).";
+  }
   if (what == "password-wrong") return "Not changed: the current password is wrong.";
   if (what == "password-weak") {
     return "Not changed: the new password needs 12..256 characters, typed the same twice.";
@@ -199,17 +203,31 @@ std::optional<PanelApp::Identity> PanelApp::identity(std::string_view name) cons
     return Identity{
         AdminRole::kOwner, s_.password_hash,
         s_.totp_secret.empty() ? s_.password_hash : s_.password_hash + "\ntotp:" + s_.totp_secret,
-        true};
+        true, s_.totp_secret};
   }
   if (admins_ == nullptr) return std::nullopt;
   auto a = admins_->find(name);
   if (!a) return std::nullopt;
-  return Identity{a->role, a->password_hash, session_credential(*a), false};
+  return Identity{a->role, a->password_hash, session_credential(*a), false, a->totp_secret};
 }
 
 PageFrame PanelApp::frame(const Ctx& c, std::string title, NavItem active,
                           const std::string& csrf) const {
   return {std::move(title), s_.base_path, c.admin, csrf, active, 0};
+}
+
+bool PanelApp::admin_totp_ok(const std::string& name, const std::string& secret,
+                             std::string_view code) {
+  if (secret.empty()) return true;
+  const auto key = crypto::base32_decode(secret);
+  if (!key || key->size() < crypto::kTotpMinSecretBytes || admins_ == nullptr) return false;
+  const auto step = crypto::totp_match(*key, code, clock_.unix_now());
+  return step && admins_->use_totp_step(name, *step);
+}
+
+bool PanelApp::login_asks_code(bool* required) const {
+  *required = !s_.totp_secret.empty();
+  return *required || (admins_ != nullptr && admins_->any_totp());
 }
 
 bool PanelApp::totp_ok(std::string_view code) {
@@ -383,8 +401,10 @@ HttpResponse PanelApp::route(Ctx& c) {
   if (c.path == "/login") {
     if (get) {
       HttpResponse r;
+      bool required = false;
+      const bool code = login_asks_code(&required);
       r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
-                           login_content(s_.base_path, "", !s_.totp_secret.empty()));
+                           login_content(s_.base_path, "", code, required));
       return r;
     }
     auto r = login(c);
@@ -461,8 +481,10 @@ HttpResponse PanelApp::login(Ctx& c) {
   auto page_with = [&](int status, const std::string& error) {
     HttpResponse r;
     r.status = status;
+    bool required = false;
+    const bool code = login_asks_code(&required);
     r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
-                         login_content(s_.base_path, error, !s_.totp_secret.empty()));
+                         login_content(s_.base_path, error, code, required));
     return r;
   };
   if (s_.csrf && !origin_allowed(c.req)) {
@@ -488,16 +510,17 @@ HttpResponse PanelApp::login(Ctx& c) {
   const bool password_ok =
       guard_.verify_password(id ? id->password_hash : std::string(), password) && id;
   // The code is looked at only after the password (a guessed code never uses up a step
-  // for the real admin), and a wrong one reads the same as a wrong password. The second
-  // factor is the config's admin's (the others have none yet: docs/OPERATIONS.md).
-  const bool ok = password_ok && (!id->config_owner || totp_ok(code));
+  // for the real admin), and a wrong one reads the same as a wrong password.
+  const bool ok = password_ok &&
+                  (id->config_owner ? totp_ok(code) : admin_totp_ok(user, id->totp_secret, code));
   if (!ok) {
     const bool locked = guard_.record_failure(key, user, clock_.steady_now());
     spdlog::warn("panel: failed login of '{}' from {}{}{}", loggable(user), c.ip,
                  password_ok ? " (wrong or reused one-time code)" : "",
                  locked ? " (now locked out)" : "");
-    return page_with(401, s_.totp_secret.empty() ? "Wrong user name or password."
-                                                 : "Wrong user name, password or code.");
+    bool required = false;
+    return page_with(401, login_asks_code(&required) ? "Wrong user name, password or code."
+                                                     : "Wrong user name or password.");
   }
   guard_.record_success(key, user);
   const std::string cookie = sessions_.issue(user, id->credential, clock_.unix_now());

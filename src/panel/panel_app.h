@@ -169,6 +169,9 @@ class PanelApp {
   // Admins and each admin's own account (panel_admins.cc).
   std::optional<HttpResponse> admins_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> admins_action(Ctx& c, const FormFields& form);
+  // A further admin's own second factor on its Account page (panel_account_totp.cc).
+  std::string account_totp_content(const Ctx& c, const PageContext& pc);
+  std::optional<HttpResponse> account_totp_action(Ctx& c, const FormFields& form);
   // The server's and the panel's newest log lines (panel_logs.cc).
   std::optional<HttpResponse> logs_page(Ctx& c, const PageContext& pc);
   // The webhook delivery log (panel_webhooks.cc).
@@ -186,6 +189,7 @@ class PanelApp {
     std::string password_hash;
     std::string credential;
     bool config_owner = false;  ///< the config's [web] admin (TOTP, password from the CLI)
+    std::string totp_secret;    ///< Base32; empty = no second factor
   };
   std::optional<Identity> identity(std::string_view name) const;
   /// The session, admin and role a request's cookie proves (false: none).
@@ -195,6 +199,11 @@ class PanelApp {
   /// The second factor: true without one; else `code` must be a current code whose step
   /// is later than every step accepted before (RFC 6238 §5.2: one use per code).
   bool totp_ok(std::string_view code);
+  /// The same for a further admin (its secret and used steps in the state_db).
+  bool admin_totp_ok(const std::string& name, const std::string& secret, std::string_view code);
+  /// Whether the login form asks for a code: someone has a second factor. `required`:
+  /// the config's owner has one (a browser must not submit without it).
+  bool login_asks_code(bool* required) const;
 
   PanelSettings s_;
   control::ControlService& server_;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "../config/temp_dir.h"
+#include "crypto/base32.h"
+#include "crypto/totp.h"
 #include "panel/admin_accounts.h"
 #include "panel_fixture.h"
 
@@ -257,6 +259,95 @@ TEST_F(PanelAdminsTest, WithoutAStoreOnlyTheConfigsOwnerLogsIn) {
   app_->set_admins(nullptr, "[web] state_db is empty");
   EXPECT_TRUE(contains(get("/admins").body, "Further admins are off: [web] state_db is empty"));
   EXPECT_EQ(post("/admins/create", "name=x&role=admin").status, 503);
+}
+
+}  // namespace
+}  // namespace qeli::panel
+
+namespace qeli::panel {
+namespace {
+
+using namespace qeli::panel::panel_test;
+
+class PanelAdminTotpTest : public PanelAdminsTest {
+ protected:
+  std::string login_code(const std::string& name, const std::string& password,
+                         const std::string& code) {
+    const auto r = app_->handle(req("POST", "/login",
+                                    "username=" + name + "&password=" + password + "&code=" + code,
+                                    {{"content-type", "application/x-www-form-urlencoded"}}));
+    const std::string set = header_of(r, "Set-Cookie");
+    return r.status == 303 ? set.substr(0, set.find(';')) : std::string();
+  }
+  std::string code_at(const Bytes& key, std::int64_t unix) {
+    return crypto::totp_code(key, crypto::totp_step(unix));
+  }
+};
+
+TEST_F(PanelAdminTotpTest, AnAdminTurnsItOnWithACodeThenEveryLoginNeedsAFreshOne) {
+  const std::string password = create("op", "admin");
+  const std::string op = login_as("op", password);
+  ASSERT_FALSE(op.empty());
+  EXPECT_TRUE(contains(get_as(op, "/account").body, "Second factor: off"));
+  // Set up: a new key shown once, on only after a right code.
+  const auto start = post_as(op, "/account/totp/start", "");
+  ASSERT_EQ(start.status, 200);
+  const std::string open = "<code id=\"totp-secret\">";
+  const auto at = start.body.find(open);
+  ASSERT_NE(at, std::string::npos);
+  const std::string secret = start.body.substr(at + open.size(), 32);
+  const auto key = crypto::base32_decode(secret);
+  ASSERT_TRUE(key);
+  ASSERT_EQ(key->size(), crypto::kTotpSecretBytes);
+  EXPECT_TRUE(contains(start.body, "id=\"totp-qr\""));
+  const std::string right = code_at(*key, now_unix_);
+  const std::string wrong = right == "000000" ? "000001" : "000000";
+  auto r = post_as(op, "/account/totp/enable", "secret=" + secret + "&code=" + wrong);
+  EXPECT_EQ(r.status, 422);
+  EXPECT_TRUE(admins_->find("op")->totp_secret.empty());
+  EXPECT_EQ(post_as(op, "/account/totp/enable", "secret=AAAA&code=" + right).status, 400);
+  r = post_as(op, "/account/totp/enable", "secret=" + secret + "&code=" + right);
+  EXPECT_EQ(header_of(r, "Location"), "/login");
+  EXPECT_EQ(admins_->find("op")->totp_secret, secret);
+  EXPECT_EQ(get_as(op, "/").status, 303);  // its sessions ended
+  // The login form asks for a code, without insisting (the owner has none).
+  const auto page = app_->handle(req("GET", "/login"));
+  EXPECT_TRUE(contains(page.body, "autocomplete=\"one-time-code\">"));
+  // The password alone, and the code the setup used (its step is spent), are refused.
+  EXPECT_TRUE(login_as("op", password).empty());
+  EXPECT_TRUE(login_code("op", password, right).empty());
+  now_unix_ += crypto::kTotpStepSecs;
+  const std::string next = code_at(*key, now_unix_);
+  const std::string again = login_code("op", password, next);
+  ASSERT_FALSE(again.empty());
+  EXPECT_TRUE(login_code("op", password, next).empty());  // once
+  EXPECT_TRUE(contains(get_as(again, "/account").body, "Second factor: on"));
+  // The owner needs none and is asked for none.
+  EXPECT_FALSE(login(*app_).empty());
+  // Off again: the current password, not a guess.
+  r = post_as(again, "/account/totp/disable", "current=not-" + password);
+  EXPECT_EQ(header_of(r, "Location"), "/account?done=password-wrong");
+  EXPECT_EQ(admins_->find("op")->totp_secret, secret);
+  r = post_as(again, "/account/totp/disable", "current=" + password);
+  EXPECT_EQ(header_of(r, "Location"), "/login");
+  EXPECT_TRUE(admins_->find("op")->totp_secret.empty());
+  EXPECT_FALSE(login_as("op", password).empty());
+}
+
+TEST_F(PanelAdminTotpTest, AnOwnerRemovesTheSecondFactorOfAnAdminWhoLostItsPhone) {
+  const std::string password = create("op", "read-only");
+  ASSERT_TRUE(admins_->set_totp("op", "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"));
+  EXPECT_TRUE(login_as("op", password).empty());
+  EXPECT_TRUE(contains(get("/admins").body, "Remove second factor"));
+  EXPECT_EQ(post("/admins/totp-reset", "name=op").status, 303);
+  EXPECT_TRUE(admins_->find("op")->totp_secret.empty());
+  const std::string op = login_as("op", password);
+  ASSERT_FALSE(op.empty());
+  // Not its own to do for another: a read-only admin cannot reset anyone's.
+  ASSERT_TRUE(admins_->set_totp("op", "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"));
+  EXPECT_EQ(post("/admins/totp-reset", "name=nobody").status, 303);  // done=failed
+  // The config's owner sets its own on the server.
+  EXPECT_EQ(post("/account/totp/start", "").status, 409);
 }
 
 }  // namespace
