@@ -460,13 +460,14 @@ struct GetWebhookLog {
   std::uint32_t limit = 100;  ///< 1..1000
 };
 /// The server's newest log lines, kept in memory (the panel's Logs page): those after
-/// `after` at `level` or above, the newest `limit`. kBadRequest: an unknown level.
+/// `after` at `level` or above, the newest `limit` (more than that came: the older ones
+/// are skipped — ask more often). kBadRequest: an unknown level.
 struct GetLogs {
   static constexpr std::string_view kName = "logs";
   static constexpr Permission kNeeds = Permission::kRead;
   using Reply = LogLines;
   std::uint64_t after = 0;
-  std::uint32_t limit = 200;   ///< 1..2000
+  std::uint32_t limit = 200;   ///< 1..1000 (1000 lines of 2 KiB fit the socket's 4 MiB)
   std::string level = "info";  ///< the lowest level shown: error|warn|info|debug|trace
 };
 /// `qeli usage --reset USER`: the user's totals back to zero (a used-up quota is lifted).

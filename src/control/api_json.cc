@@ -111,7 +111,7 @@ std::optional<ControlError> decode(const json& j, GetWebhookLog& r) {
 void encode(const GetWebhookLog& r, json& j) { j["limit"] = r.limit; }
 std::optional<ControlError> decode(const json& j, GetLogs& r) {
   if (auto e = read_uint(j, "after", r.after, UINT64_MAX)) return e;
-  if (auto e = read_uint(j, "limit", r.limit, 2000)) return e;
+  if (auto e = read_uint(j, "limit", r.limit, 1000)) return e;
   if (r.limit == 0) r.limit = 1;
   return read(j, "level", r.level, false);
 }

@@ -51,10 +51,14 @@ struct AdminAccount {
   std::int64_t created_unix = 0;
   std::string created_by;   ///< the owner who made it
   std::string totp_secret;  ///< Base32 (RFC 6238 second factor); empty = none
+  /// Moves on with every change of role, password or second factor and with "end its
+  /// sessions": part of what its cookies are bound to, so an earlier cookie never returns
+  /// (a role changed and changed back included).
+  std::uint64_t generation = 0;
 };
 
 /// What the sessions of a stored admin are bound to (panel/admin_sessions.h): its password
-/// hash, its role and its second factor, so that changing any of them ends them.
+/// hash, its role, its second factor and its generation, so that changing any ends them.
 std::string session_credential(const AdminAccount& a);
 
 class AdminAccounts {
@@ -78,6 +82,8 @@ class AdminAccounts {
   /// one was accepted before (RFC 6238 §5.2: each code once) — atomically, so two logins
   /// racing with one code get one success.
   bool use_totp_step(std::string_view name, std::uint64_t step);
+  /// Ends every session of the admin (its generation moves on).
+  bool end_sessions(std::string_view name);
   /// Whether any stored admin has a second factor (the login form then asks for a code).
   bool any_totp();
 

@@ -81,7 +81,7 @@ std::optional<AdminSessions::CookieParts> AdminSessions::parse(std::string_view 
   const auto [sid, exp_text, user_hex, given] = field;
   if (sid.size() != 32 || !is_lower_hex(sid)) return std::nullopt;
   if (exp_text.empty() || exp_text.size() > 19) return std::nullopt;
-  if (user_hex.empty() || user_hex.size() % 2 != 0 || user_hex.size() > 2 * kMaxAdminName ||
+  if (user_hex.empty() || user_hex.size() % 2 != 0 || user_hex.size() > 2 * kMaxCookieUser ||
       !is_lower_hex(user_hex)) {
     return std::nullopt;
   }

@@ -2,7 +2,7 @@
 // a session table.
 //
 //   cookie value  = "v2." sid "." expires "." hex(user) "." mac
-//                   (sid: 32 hex, expires: unix s, user: the admin's name, ≤ 32 bytes)
+//                   (sid: 32 hex, expires: unix s, user: the admin's name, ≤ kMaxCookieUser bytes)
 //   mac           = HMAC-SHA256(key, "qeli-panel-session-v2|" gen "|" sid "|" expires "|"
 //                                    user "|" SHA-256(credential))            (hex)
 //   CSRF token    = HMAC-SHA256(key, "qeli-panel-csrf-v1|" sid)               (hex)
@@ -41,7 +41,10 @@ inline constexpr char kSessionCookie[] = "qeli_session";
 inline constexpr std::size_t kMaxRevoked = 65536;
 
 inline constexpr std::size_t kMaxAdminName = 32;  ///< bytes (panel/admin_accounts.h)
-inline constexpr std::size_t kMaxCookie = 200;
+/// The longest name a cookie carries: the config's owner's `[web] username` is free-form
+/// (a further admin's is at most kMaxAdminName).
+inline constexpr std::size_t kMaxCookieUser = 256;
+inline constexpr std::size_t kMaxCookie = 3 + 32 + 1 + 19 + 1 + 2 * kMaxCookieUser + 1 + 64;
 
 struct AdminSession {
   std::string sid;  ///< 32 hex characters

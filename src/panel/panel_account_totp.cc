@@ -105,7 +105,7 @@ std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFiel
     return redirect(s_.base_path + "/login");
   }
   if (c.path == "/account/totp/disable") {
-    if (!guard_.verify_password(id->password_hash, std::string(form.get("current")))) {
+    if (!current_password_ok(c, id->password_hash, std::string(form.get("current")))) {
       spdlog::warn("panel: {} from {}: wrong current password; second factor kept", c.who, c.ip);
       return redirect(s_.base_path + "/account?done=password-wrong");
     }

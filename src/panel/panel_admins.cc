@@ -14,6 +14,7 @@
 #include "panel/html.h"
 #include "panel/pages.h"
 #include "panel/panel_app.h"
+#include "server/source_key.h"
 
 namespace qeli::panel {
 namespace {
@@ -48,6 +49,7 @@ std::string admins_table(const PageContext& c, const std::string& owner,
          (a.totp_secret.empty() ? std::string()
                                 : post_button(c.base, "/admins/totp-reset", c.csrf,
                                               "Remove second factor", {{"name", a.name}})) +
+         post_button(c.base, "/admins/logout", c.csrf, "End its sessions", {{"name", a.name}}) +
          post_button(c.base, "/admins/remove", c.csrf, "Remove", {{"name", a.name}}, true) +
          "</td></tr>";
   }
@@ -87,6 +89,17 @@ std::string generated_password() {
 }
 
 }  // namespace
+
+bool PanelApp::current_password_ok(const Ctx& c, const std::string& hash,
+                                   const std::string& password) {
+  // The login's lockout and counters: a stolen session cannot guess the password here
+  // faster than at the login, nor fill the Argon2id queue for everyone else.
+  const auto key = server::parse_source_key(c.ip).value_or(0);
+  if (guard_.locked_out(key, c.admin, clock_.steady_now())) return false;
+  if (guard_.verify_password(hash, password)) return true;
+  (void)guard_.record_failure(key, c.admin, clock_.steady_now());
+  return false;
+}
 
 std::optional<HttpResponse> PanelApp::admins_page(Ctx& c, const PageContext& pc) {
   if (c.path != "/admins" && c.path != "/account") return std::nullopt;
@@ -128,7 +141,7 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
       return plain(409, "Conflict: this admin's password is set with qeli set-web-password");
     }
     const std::string current(form.get("current")), next(form.get("new"));
-    if (!guard_.verify_password(id->password_hash, current)) {
+    if (!current_password_ok(c, id->password_hash, current)) {
       spdlog::warn("panel: {} from {}: wrong current password; not changed", c.who, c.ip);
       return done("/account", "password-wrong");
     }
@@ -149,6 +162,11 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
     spdlog::info("panel: {} removed the second factor of admin '{}' from {}", c.who, loggable(name),
                  c.ip);
     return done("/admins", "admin-totp-reset");
+  }
+  if (c.path == "/admins/logout") {
+    if (!admins_->end_sessions(name)) return done("/admins", "failed");
+    spdlog::info("panel: {} ended the sessions of admin '{}' from {}", c.who, loggable(name), c.ip);
+    return done("/admins", "admin-logged-out");
   }
   if (c.path == "/admins/remove") {
     if (!admins_->remove(name)) return done("/admins", "failed");

@@ -129,6 +129,7 @@ std::string done_message(const FormFields& q) {
   if (what == "token-revoked") return "API token revoked.";
   if (what == "admin-removed") return "Admin removed; its sessions ended.";
   if (what == "admin-role") return "Role changed; that admin's sessions ended.";
+  if (what == "admin-logged-out") return "That admin's sessions ended.";
   if (what == "admin-totp-reset") {
     return "Second factor removed; that admin's sessions ended (it logs in with its password "
            "and can set up a new one).";
@@ -205,7 +206,7 @@ std::optional<PanelApp::Identity> PanelApp::identity(std::string_view name) cons
         s_.totp_secret.empty() ? s_.password_hash : s_.password_hash + "\ntotp:" + s_.totp_secret,
         true, s_.totp_secret};
   }
-  if (admins_ == nullptr) return std::nullopt;
+  if (admins_ == nullptr || !admin_name_valid(name)) return std::nullopt;
   auto a = admins_->find(name);
   if (!a) return std::nullopt;
   return Identity{a->role, a->password_hash, session_credential(*a), false, a->totp_secret};
@@ -299,19 +300,28 @@ bool PanelApp::origin_allowed(const HttpRequest& r) const {
 }
 
 bool PanelApp::authenticate(Ctx& c) const {
+  // Every valid cookie is looked at: valid ones of two different admins (one planted by a
+  // sibling site on a narrower path, say) are refused rather than one picked, so a planted
+  // session can never stand in for the admin's own.
   for (const auto v : cookie_values(c.req.header("cookie"), kSessionCookie)) {
     const auto user = AdminSessions::cookie_user(v);
     if (!user) continue;
     const auto id = identity(*user);
     if (!id) continue;
     if (auto ok = sessions_.verify(v, *user, id->credential, clock_.unix_now())) {
+      if (c.session && c.admin != *user) {
+        spdlog::warn("panel: {} {} from {}: session cookies of two admins; refused", c.req.method,
+                     c.path, c.ip);
+        c.session.reset();
+        return false;
+      }
+      if (c.session) continue;
       c.session = std::move(ok);
       c.admin = *user;
       c.role = id->role;
-      return true;
     }
   }
-  return false;
+  return c.session.has_value();
 }
 
 bool PanelApp::host_allowed(std::string_view host) const {
@@ -414,7 +424,7 @@ HttpResponse PanelApp::route(Ctx& c) {
     if (r.status != 429) {
       const auto form = c.req.body.size() <= kMaxLoginBody ? parse_form(c.req.body) : std::nullopt;
       const std::string tried = form ? std::string(form->get("username")) : std::string();
-      const bool admin = admin_name_valid(tried) && identity(tried).has_value();
+      const bool admin = identity(tried).has_value();
       audit(c, r.status, "login:" + (admin ? tried : std::string("(another name)")));
     }
     return r;
@@ -500,12 +510,15 @@ HttpResponse PanelApp::login(Ctx& c) {
   const std::string code(form->get("code"));
   const auto key = server::parse_source_key(c.ip).value_or(0);
   const Instant now = clock_.steady_now();
+  const auto id = identity(user);
+  // Only an admin's name goes to the log (which the Logs page shows): anything else may be
+  // a password typed into the wrong field.
+  const std::string shown = id ? loggable(user) : std::string("(another name)");
   if (guard_.locked_out(key, user, now)) {
-    spdlog::warn("panel: login of '{}' from {} refused: locked out", loggable(user), c.ip);
+    spdlog::warn("panel: login of '{}' from {} refused: locked out", shown, c.ip);
     return page_with(429, "Too many failed logins; try again later.");
   }
   if (const auto d = guard_.tarpit(user, now); d > Duration::zero()) clock_.sleep(d);
-  const auto id = admin_name_valid(user) ? identity(user) : std::nullopt;
   // A wrong name costs the same Argon2id work as a wrong password (a dummy hash).
   const bool password_ok =
       guard_.verify_password(id ? id->password_hash : std::string(), password) && id;
@@ -515,7 +528,7 @@ HttpResponse PanelApp::login(Ctx& c) {
                   (id->config_owner ? totp_ok(code) : admin_totp_ok(user, id->totp_secret, code));
   if (!ok) {
     const bool locked = guard_.record_failure(key, user, clock_.steady_now());
-    spdlog::warn("panel: failed login of '{}' from {}{}{}", loggable(user), c.ip,
+    spdlog::warn("panel: failed login of '{}' from {}{}{}", shown, c.ip,
                  password_ok ? " (wrong or reused one-time code)" : "",
                  locked ? " (now locked out)" : "");
     bool required = false;
@@ -524,7 +537,7 @@ HttpResponse PanelApp::login(Ctx& c) {
   }
   guard_.record_success(key, user);
   const std::string cookie = sessions_.issue(user, id->credential, clock_.unix_now());
-  spdlog::info("panel: admin '{}' logged in from {}", loggable(user), c.ip);
+  spdlog::info("panel: admin '{}' logged in from {}", shown, c.ip);
   auto r = redirect(s_.base_path + "/");
   r.add("Set-Cookie", std::string(kSessionCookie) + "=" + cookie +
                           "; Path=" + (s_.base_path.empty() ? "/" : s_.base_path) +
@@ -562,7 +575,8 @@ HttpResponse PanelApp::page(Ctx& c) {
       content += "<p class=\"muted\">No history: " + escape(traffic_off_) + "</p>";
     } else {
       const std::int64_t now = clock_.unix_now();
-      content += traffic_chart_svg(traffic_->range(now - 86400, now + 1), now - 86400, now);
+      content += traffic_chart_svg(traffic_->range(traffic_bucket_of(now - 86400), now + 1),
+                                   now - 86400, now);
     }
   } else if (c.path == "/sessions") {
     frame.title = "Live sessions";
@@ -801,7 +815,7 @@ HttpResponse PanelApp::api(Ctx& c) {
       control::GetLogs req;
       req.after = parse_u64(q.get("after")).value_or(0);
       req.limit = static_cast<std::uint32_t>(
-          std::clamp<std::uint64_t>(parse_u64(q.get("limit")).value_or(200), 1, 2000));
+          std::clamp<std::uint64_t>(parse_u64(q.get("limit")).value_or(200), 1, 1000));
       if (const auto level = q.get("level"); !level.empty()) req.level = std::string(level);
       return reply(ask(server_, req, error, &code));
     }
@@ -817,7 +831,8 @@ HttpResponse PanelApp::api(Ctx& c) {
                        "hours: 1.." + std::to_string(kRetentionSecs / 3600) + " (default 24)");
       }
       const std::int64_t to = clock_.unix_now() + 1;
-      const std::int64_t from = to - static_cast<std::int64_t>(*hours) * 3600;
+      // From the start of the bucket the span begins in (that bucket's traffic is in).
+      const std::int64_t from = traffic_bucket_of(to - static_cast<std::int64_t>(*hours) * 3600);
       json points = json::array();
       for (const auto& pt : traffic_->range(from, to)) {
         points.push_back({{"start_unix", pt.start_unix},

@@ -169,6 +169,9 @@ class PanelApp {
   // Admins and each admin's own account (panel_admins.cc).
   std::optional<HttpResponse> admins_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> admins_action(Ctx& c, const FormFields& form);
+  /// An admin's current password, asked again to change its credentials: counted and
+  /// locked out as logins are.
+  bool current_password_ok(const Ctx& c, const std::string& hash, const std::string& password);
   // A further admin's own second factor on its Account page (panel_account_totp.cc).
   std::string account_totp_content(const Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> account_totp_action(Ctx& c, const FormFields& form);

@@ -18,8 +18,10 @@ namespace {
 // The scope a Bearer request needs (api_tokens.h lists them).
 TokenScope scope_for(const HttpRequest& r, const std::string& path) {
   if (path == "/metrics") return TokenScope::kMetrics;
-  // The config text holds the admin's password hash and inline users' hashes: admin only.
-  if (r.method != "POST" && (path == "/api/v1/config" || path.starts_with("/api/v1/config/"))) {
+  // The config text holds the admin's password hash and inline users' hashes, the logs
+  // what the config holds (a webhook URL, hook commands): admin only.
+  if (r.method != "POST" &&
+      (path == "/api/v1/config" || path.starts_with("/api/v1/config/") || path == "/api/v1/logs")) {
     return TokenScope::kAdmin;
   }
   if (r.method != "POST" || path == "/api/v1/config/validate") return TokenScope::kRead;

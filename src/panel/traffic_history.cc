@@ -17,10 +17,6 @@ std::uint64_t counter(const std::vector<control::CounterValue>& v, std::string_v
   return 0;
 }
 
-std::int64_t bucket_of(std::int64_t unix_secs) {
-  return unix_secs - ((unix_secs % kBucketSecs) + kBucketSecs) % kBucketSecs;
-}
-
 // SQLite keeps signed 64-bit integers: byte counts are stored as such (2^63 bytes is
 // beyond any link's lifetime).
 std::int64_t as_sql(std::uint64_t v) {
@@ -34,6 +30,10 @@ std::string fixed(double v, int decimals) {
 }
 
 }  // namespace
+
+std::int64_t traffic_bucket_of(std::int64_t unix_secs) {
+  return unix_secs - ((unix_secs % kBucketSecs) + kBucketSecs) % kBucketSecs;
+}
 
 TrafficTotals totals_of(const control::StatsSnapshot& stats) {
   TrafficTotals t;
@@ -71,13 +71,13 @@ bool TrafficHistory::add(std::int64_t now_unix, const TrafficDelta& d) {
       " ON CONFLICT(start) DO UPDATE SET down = min(down + ?2, 9223372036854775807),"
       " up = min(up + ?3, 9223372036854775807)");
   if (!up.ok()) return false;
-  sqlite3_bind_int64(up.get(), 1, bucket_of(now_unix));
+  sqlite3_bind_int64(up.get(), 1, traffic_bucket_of(now_unix));
   sqlite3_bind_int64(up.get(), 2, as_sql(d.down_bytes));
   sqlite3_bind_int64(up.get(), 3, as_sql(d.up_bytes));
   if (sqlite3_step(up.get()) != SQLITE_DONE) return false;
   server::Statement prune(*db_, "DELETE FROM traffic_history WHERE start < ?1");
   if (!prune.ok()) return false;
-  sqlite3_bind_int64(prune.get(), 1, bucket_of(now_unix) - kRetentionSecs);
+  sqlite3_bind_int64(prune.get(), 1, traffic_bucket_of(now_unix) - kRetentionSecs);
   return sqlite3_step(prune.get()) == SQLITE_DONE;
 }
 
@@ -103,7 +103,7 @@ std::vector<TrafficPoint> TrafficHistory::range(std::int64_t from_unix, std::int
 std::string traffic_chart_svg(const std::vector<TrafficPoint>& points, std::int64_t from_unix,
                               std::int64_t to_unix) {
   constexpr double kW = 720, kH = 160, kLeft = 8, kTop = 8;
-  const std::int64_t first = bucket_of(from_unix);
+  const std::int64_t first = traffic_bucket_of(from_unix);
   const std::int64_t span = std::max<std::int64_t>(to_unix - first, kBucketSecs);
   std::map<std::int64_t, const TrafficPoint*> by_start;
   for (const auto& p : points) by_start[p.start_unix] = &p;

@@ -28,6 +28,9 @@ inline constexpr std::int64_t kSampleSecs = 30;
 inline constexpr std::int64_t kBucketSecs = 300;
 inline constexpr std::int64_t kRetentionSecs = 30 * 86400;
 
+/// The start of the bucket `unix_secs` falls in (floor to kBucketSecs, negative times too).
+std::int64_t traffic_bucket_of(std::int64_t unix_secs);
+
 struct TrafficTotals {
   std::int64_t server_started_unix = 0;  ///< tells a restarted server (counters from 0)
   std::uint64_t down_bytes = 0, up_bytes = 0;

@@ -300,8 +300,8 @@ Reply log_lines(const control::GetLogs& r) {
   }
   control::LogLines out;
   auto& memory = sys::log_memory();
-  out.last_seq = memory.last_seq();
-  for (auto& l : memory.since(r.after, std::clamp<std::uint32_t>(r.limit, 1, 2000), min)) {
+  for (auto& l :
+       memory.since(r.after, std::clamp<std::uint32_t>(r.limit, 1, 1000), min, &out.last_seq)) {
     out.lines.push_back({l.seq, l.unix_ms, std::move(l.level), std::move(l.text)});
   }
   return control::Response{std::move(out)};

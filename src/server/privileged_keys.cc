@@ -42,7 +42,11 @@ Values privileged_values(const config::IniDocument& d, std::map<std::string, int
 }  // namespace
 
 bool is_privileged_key(std::string_view section, std::string_view key) {
-  if (section == "web" && key == "totp_secret") return true;
+  // The config owner's credentials: set on the server (`qeli set-web-password`,
+  // `set-web-totp`), never by someone who reached the editor with another account.
+  if (section == "web" && (key == "totp_secret" || key == "password_hash" || key == "username")) {
+    return true;
+  }
   // hooks and anything the server would execute
   if (key.ends_with("post_up") || key.ends_with("post_down") || key.ends_with("_command") ||
       contains_word(key, "hook") || contains_word(key, "script") || contains_word(key, "exec")) {
@@ -72,7 +76,7 @@ std::vector<config::Finding> privileged_changes(const config::IniDocument& befor
     f.key = k.second;
     f.line = line;
     f.message =
-        "hooks, file paths and the panel's totp_secret cannot be changed from the panel or "
+        "hooks, file paths and the panel owner's credentials cannot be changed from the panel or "
         "the control socket; "
         "edit " +
         after.file + " as root";

@@ -22,7 +22,7 @@ namespace qeli::server {
 bool is_privileged_key(std::string_view section, std::string_view key);
 
 /// One refusal per privileged key whose values differ between `before` and `after`
-/// ("[profile:main] routing.post_up: hooks, file paths and the panel's totp_secret cannot
+/// ("[profile:main] routing.post_up: hooks, file paths and the panel owner's credentials cannot
 /// be changed from the panel or the control socket; edit <file> as root"). Empty = the
 /// edit may be saved.
 std::vector<config::Finding> privileged_changes(const config::IniDocument& before,

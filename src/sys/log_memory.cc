@@ -19,8 +19,10 @@ void LogMemory::sink_it_(const spdlog::details::log_msg& msg) {
 }
 
 std::vector<LogLine> LogMemory::since(std::uint64_t after_seq, std::size_t limit,
-                                      spdlog::level::level_enum min_level) {
+                                      spdlog::level::level_enum min_level,
+                                      std::uint64_t* last_seq) {
   std::lock_guard lock(mutex_);
+  if (last_seq != nullptr) *last_seq = next_seq_ - 1;
   std::vector<LogLine> out;
   // Newest first while collecting, so the limit keeps the newest.
   for (auto it = lines_.rbegin(); it != lines_.rend() && out.size() < limit; ++it) {

@@ -35,9 +35,10 @@ class LogMemory final : public spdlog::sinks::base_sink<std::mutex> {
   explicit LogMemory(std::size_t capacity = kLogMemoryLines) : capacity_(capacity) {}
 
   /// The lines after `after_seq` at `min_level` or above, oldest first: the newest
-  /// `limit` of them.
+  /// `limit` of them; `last_seq` (if given): the newest line's seq at the same moment.
   std::vector<LogLine> since(std::uint64_t after_seq, std::size_t limit,
-                             spdlog::level::level_enum min_level);
+                             spdlog::level::level_enum min_level,
+                             std::uint64_t* last_seq = nullptr);
   /// The newest line's seq (0: none yet).
   std::uint64_t last_seq();
 

@@ -185,7 +185,7 @@ api 200 a_usage GET /usage
 api 200 a_blocked GET /blocked
 api 200 a_host GET /host
 api 200 a_traffic GET '/traffic?hours=48'
-api 200 a_logs GET '/logs?level=info&limit=2000'
+api 200 a_logs GET '/logs?level=info&limit=1000'
 jq -e '[.lines[].text | select(startswith("panel: started (pid"))] | length == 1' "$E2E_DIR/a_logs.b" >/dev/null ||
   e2e_fail "the server's log lines lack the panel's start: $(head -c 400 "$E2E_DIR/a_logs.b")"
 api 400 a_logs_bad GET '/logs?level=loud'
@@ -335,6 +335,7 @@ expect 200 w_dash -b "$wjar" "$PANEL/"
 expect 200 w_users -b "$wjar" "$PANEL/api/v1/users"
 expect 403 w_config_page -b "$wjar" "$PANEL/config"
 expect 403 w_config -b "$wjar" "$PANEL/api/v1/config"
+expect 403 w_logs -b "$wjar" "$PANEL/logs"
 w_post 403 w_kick /sessions/kick '{"user":"nobody"}'
 grep -q 'the role read-only cannot do this' "$E2E_DIR/w_kick.b" || e2e_fail "role refusal: $(cat "$E2E_DIR/w_kick.b")"
 expect 303 admin_role -b "$jar" -H "Origin: $PANEL" -d "csrf=$acsrf&name=watcher&role=admin" \

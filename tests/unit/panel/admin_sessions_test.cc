@@ -96,7 +96,7 @@ TEST(admin_sessions, tampered_parts_are_refused) {
         cookie.substr(0, cookie.size() - 1), "v2." + p.sid + "." + p.expires + "." + p.user,
         "v2." + p.sid + "." + p.expires + ".." + p.mac,
         "v2." + p.sid + "." + p.expires + "." + p.user + "0." + p.mac,
-        "v2." + p.sid + "." + p.expires + "." + std::string(2 * kMaxAdminName + 2, 'a') + "." +
+        "v2." + p.sid + "." + p.expires + "." + std::string(2 * kMaxCookieUser + 2, 'a') + "." +
             p.mac,
         "v2." + p.sid + ".." + p.user + "." + p.mac,
         "v2." + p.sid + ".x" + p.expires + "." + p.user + "." + p.mac}) {

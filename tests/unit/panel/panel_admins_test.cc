@@ -8,6 +8,8 @@
 #include "crypto/totp.h"
 #include "panel/admin_accounts.h"
 #include "panel_fixture.h"
+#include "sys/log_memory.h"
+#include "sys/log_output.h"
 
 namespace qeli::panel {
 namespace {
@@ -53,7 +55,17 @@ TEST(AdminRoles, EachRouteNeedsTheRoleItsPowerCalls) {
       // Not a prefix match: a new route is closed until someone names its role.
       {true, "/usersx", AdminRole::kOwner},
       {true, "/brand-new", AdminRole::kOwner},
-      {false, "/configs", AdminRole::kReadOnly},
+      {false, "/logs", AdminRole::kOwner},
+      {false, "/api/v1/logs", AdminRole::kOwner},
+      {false, "/api/v1/admins", AdminRole::kOwner},
+      {true, "/account/totp/start", AdminRole::kReadOnly},
+      {true, "/lang", AdminRole::kReadOnly},
+      // A GET no list names is an owner's too, as a POST is.
+      {false, "/configs", AdminRole::kOwner},
+      {false, "/brand-new-page", AdminRole::kOwner},
+      {false, "/api/v1/brand-new", AdminRole::kOwner},
+      {false, "/users/view", AdminRole::kReadOnly},
+      {false, "/events", AdminRole::kReadOnly},
   };
   for (const auto& r : rows) {
     EXPECT_EQ(role_needed(r.post, r.path), r.need) << (r.post ? "POST " : "GET ") << r.path;
@@ -348,6 +360,81 @@ TEST_F(PanelAdminTotpTest, AnOwnerRemovesTheSecondFactorOfAnAdminWhoLostItsPhone
   EXPECT_EQ(post("/admins/totp-reset", "name=nobody").status, 303);  // done=failed
   // The config's owner sets its own on the server.
   EXPECT_EQ(post("/account/totp/start", "").status, 409);
+}
+
+}  // namespace
+}  // namespace qeli::panel
+
+namespace qeli::panel {
+namespace {
+
+using namespace qeli::panel::panel_test;
+
+TEST_F(PanelAdminsTest, AnEndedSessionStaysEndedThoughTheRoleComesBack) {
+  const std::string password = create("op", "admin");
+  const std::string op = login_as("op", password);
+  ASSERT_FALSE(op.empty());
+  EXPECT_EQ(post("/admins/role", "name=op&role=read-only").status, 303);
+  EXPECT_EQ(post("/admins/role", "name=op&role=admin").status, 303);
+  EXPECT_EQ(get_as(op, "/").status, 303);  // admin again, but that cookie is gone
+  const std::string again = login_as("op", password);
+  ASSERT_FALSE(again.empty());
+  EXPECT_TRUE(contains(get("/admins").body, "End its sessions"));
+  EXPECT_EQ(post("/admins/logout", "name=op").status, 303);
+  EXPECT_EQ(get_as(again, "/").status, 303);
+  EXPECT_EQ(get("/").status, 200);  // the owner's own is untouched
+}
+
+TEST_F(PanelAdminsTest, CookiesOfTwoAdminsInOneRequestAreRefused) {
+  const std::string op = login_as("op", create("op", "read-only"));
+  ASSERT_FALSE(op.empty());
+  // A planted read-only cookie beside the owner's, in either order.
+  EXPECT_EQ(app_->handle(req("GET", "/", {}, {{"cookie", op + "; " + cookie_}})).status, 303);
+  EXPECT_EQ(app_->handle(req("GET", "/", {}, {{"cookie", cookie_ + "; " + op}})).status, 303);
+  // Two of the same admin are fine.
+  EXPECT_EQ(app_->handle(req("GET", "/", {}, {{"cookie", cookie_ + "; " + cookie_}})).status, 200);
+}
+
+TEST_F(PanelAdminsTest, GuessingTheCurrentPasswordHitsTheLoginLockout) {
+  const std::string password = create("op", "admin");
+  const std::string op = login_as("op", password);
+  ASSERT_FALSE(op.empty());
+  const std::string next = "a-much-longer-passphrase";
+  for (int i = 0; i < 12; ++i) {
+    post_as(op, "/account/password",
+            "current=guess" + std::to_string(i) + "&new=" + next + "&again=" + next);
+  }
+  // Locked out now: the right password is refused too, and nothing changed.
+  const auto r =
+      post_as(op, "/account/password", "current=" + password + "&new=" + next + "&again=" + next);
+  EXPECT_EQ(header_of(r, "Location"), "/account?done=password-wrong");
+  EXPECT_FALSE(admins_->find("op")->password_hash.empty());
+  EXPECT_TRUE(crypto::argon2id_verify(admins_->find("op")->password_hash, password));
+}
+
+class PanelOwnerNameTest : public PanelAppTest {};
+
+TEST_F(PanelOwnerNameTest, TheConfigsOwnerMayHaveAnyNameAndAnOtherNameIsNeverLogged) {
+  PanelSettings s = settings();
+  s.username = "ops team ü " + std::string(40, 'x');  // not a further admin's kind of name
+  auto app = make(s);
+  const auto r = app->handle(
+      req("POST", "/login", "username=ops+team+%C3%BC+" + std::string(40, 'x') + "&password=secret",
+          {{"content-type", "application/x-www-form-urlencoded"}}));
+  ASSERT_EQ(r.status, 303);
+  const std::string set = header_of(r, "Set-Cookie");
+  const std::string cookie = set.substr(0, set.find(';'));
+  EXPECT_EQ(app->handle(req("GET", "/", {}, {{"cookie", cookie}})).status, 200);
+  // A name that is no admin's (a password typed into the wrong field, say) is not logged:
+  // the Logs page shows the log.
+  ASSERT_TRUE(sys::configure_logging({}).ok());
+  const auto before = sys::log_memory().last_seq();
+  app->handle(req("POST", "/login", "username=MyS3cretPass&password=x",
+                  {{"content-type", "application/x-www-form-urlencoded"}}));
+  const auto lines = sys::log_memory().since(before, 50, spdlog::level::trace);
+  ASSERT_FALSE(lines.empty());
+  for (const auto& l : lines) EXPECT_EQ(l.text.find("MyS3cretPass"), std::string::npos) << l.text;
+  EXPECT_NE(lines.back().text.find("(another name)"), std::string::npos) << lines.back().text;
 }
 
 }  // namespace

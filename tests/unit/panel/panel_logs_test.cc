@@ -35,7 +35,7 @@ TEST_F(PanelLogsTest, TheApiAnswersTheLinesAndRefusesABadLevel) {
   EXPECT_EQ(j.at("lines").size(), 2U);
   const auto asked = server_.seen<control::GetLogs>().back();
   EXPECT_EQ(asked.after, 1U);
-  EXPECT_EQ(asked.limit, 2000U);  // clamped
+  EXPECT_EQ(asked.limit, 1000U);  // clamped
   EXPECT_EQ(asked.level, "error");
   r = get("/api/v1/logs?level=loud");
   EXPECT_EQ(r.status, 400);

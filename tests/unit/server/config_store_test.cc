@@ -221,9 +221,14 @@ TEST(PrivilegedKeys, NamesHooksCommandsAndPaths) {
   for (const char* k : {"tun.mtu", "bind.port", "obf.mode", "max_sessions", "enabled"}) {
     EXPECT_FALSE(is_privileged_key("x", k)) << k;
   }
-  // The panel's second factor: a stolen session cannot turn it off or swap it.
+  // The config owner's credentials: a stolen session, or a further owner without them,
+  // cannot turn the second factor off, swap the password or take the name.
   EXPECT_TRUE(is_privileged_key("web", "totp_secret"));
-  EXPECT_FALSE(is_privileged_key("web", "password_hash"));
+  EXPECT_TRUE(is_privileged_key("web", "password_hash"));
+  EXPECT_TRUE(is_privileged_key("web", "username"));
+  // Only the panel's own: a user's password_hash is the users file's business.
+  EXPECT_FALSE(is_privileged_key("user:alice", "password_hash"));
+  EXPECT_FALSE(is_privileged_key("web", "session_ttl_secs"));
 }
 
 }  // namespace
