@@ -48,7 +48,10 @@ AdminRole role_needed(bool post, std::string_view path) {
        {"/config", "/api/v1/config", "/tokens", "/api/v1/tokens", "/admins"}) {
     if (under(path, owners)) return AdminRole::kOwner;
   }
-  if (!post || path == "/logout" || path == "/account/password") return AdminRole::kReadOnly;
+  // A language (POST /lang) is a preference of the browser's, anyone's to choose.
+  if (!post || path == "/logout" || path == "/account/password" || path == "/lang") {
+    return AdminRole::kReadOnly;
+  }
   for (const std::string_view admins :
        {"/sessions", "/users", "/devices", "/blocked", "/api/v1/sessions", "/api/v1/users",
         "/api/v1/devices", "/api/v1/blocked"}) {
