@@ -52,6 +52,7 @@ AdminRole role_needed(bool post, std::string_view path) {
     if (under(path, owners)) return AdminRole::kOwner;
   }
   if (post) {
+    // A language (POST /lang) is a preference of the browser's, anyone's to choose.
     if (path == "/logout" || path == "/lang" || under(path, "/account")) {
       return AdminRole::kReadOnly;
     }

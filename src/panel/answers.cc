@@ -70,11 +70,13 @@ HttpResponse json_answer(const json& j) {
   return r;
 }
 
-HttpResponse server_unavailable(const std::string& base, const std::string& error) {
+HttpResponse server_unavailable(const std::string& base, const std::string& error, Lang lang) {
   HttpResponse r;
   r.status = 502;
-  r.body = render_page({"Server unavailable", base, "", "", NavItem::kNone, 0},
-                       "<p class=\"err\">The VPN server did not answer: " + escape(error) + "</p>");
+  r.body = render_page(
+      {tr(lang, "Server unavailable"), base, "", "", NavItem::kNone, 0, lang, ""},
+      "<p class=\"err\">" +
+          tr_html(lang, "The VPN server did not answer: {error}", {{"error", error}}) + "</p>");
   return r;
 }
 

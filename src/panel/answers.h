@@ -11,6 +11,7 @@
 
 #include "control/api.h"
 #include "panel/http_message.h"
+#include "panel/i18n.h"
 
 namespace qeli::panel {
 
@@ -27,7 +28,7 @@ HttpResponse plain(int status, std::string_view text);
 HttpResponse redirect(const std::string& to);
 HttpResponse json_answer(const nlohmann::json& j);
 /// The 502 page when the VPN server does not answer.
-HttpResponse server_unavailable(const std::string& base, const std::string& error);
+HttpResponse server_unavailable(const std::string& base, const std::string& error, Lang lang);
 
 /// A value from a request for the log: control characters shown as '?', at most 64
 /// characters (a user name with a newline must not forge log lines).

@@ -24,6 +24,16 @@ std::string td(std::string_view text) { return "<td>" + escape(text) + "</td>"; 
 std::string td_num(std::string_view text) {
   return "<td class=\"num\">" + std::string(text) + "</td>";
 }
+std::string th_row(Lang lang, std::initializer_list<std::string_view> labels) {
+  std::string s = "<tr>";
+  for (std::string_view l : labels) {
+    const bool num = l.starts_with('#');
+    if (num) l.remove_prefix(1);
+    s +=
+        (num ? "<th class=\"num\">" : "<th>") + (l.empty() ? std::string() : tr(lang, l)) + "</th>";
+  }
+  return s + "</tr>";
+}
 std::string message_paragraph(std::string_view message) {
   return message.empty() ? std::string() : "<p class=\"msg\">" + escape(message) + "</p>";
 }
@@ -65,10 +75,29 @@ std::string post_button(const std::string& base, std::string_view action, std::s
   return s;
 }
 
+namespace {
+
+// The switch to the other language, in that language's own words. A logged-in page
+// posts it (a state change like any other: CSRF token, panel_app.cc set_lang). The login
+// page has no session and so no token: there it is a link, GET /login?lang=ru, which
+// sets only the cookie — a forged link can change no more than the language of a page.
+std::string lang_switch(const PageFrame& f) {
+  const bool ru = f.lang == Lang::kRu;
+  const std::string_view code = ru ? "en" : "ru";
+  const std::string_view label = ru ? "English" : "Русский";
+  if (f.admin.empty()) {
+    return "<a href=\"" + escape(f.base) + "/login?lang=" + std::string(code) + "\" lang=\"" +
+           std::string(code) + "\">" + std::string(label) + "</a>";
+  }
+  return post_button(f.base, "/lang", f.csrf, label, {{"lang", code}, {"to", f.here}});
+}
+
+}  // namespace
+
 std::string render_page(const PageFrame& f, std::string_view content) {
-  std::string s =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+  std::string s = "<!DOCTYPE html>\n<html lang=\"" + std::string(lang_code(f.lang)) +
+                  "\"><head><meta charset=\"utf-8\">"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
   if (f.refresh_secs > 0) {
     s += "<meta http-equiv=\"refresh\" content=\"" + std::to_string(f.refresh_secs) + "\">";
   }
@@ -83,11 +112,15 @@ std::string render_page(const PageFrame& f, std::string_view content) {
           f.base + (std::string_view(n.path) == "/" && !f.base.empty() ? std::string()
                                                                        : std::string(n.path));
       s += "<a href=\"" + escape(href.empty() ? "/" : href) + "\"" +
-           (n.item == f.active ? " class=\"active\"" : "") + ">" + n.label + "</a>";
+           (n.item == f.active ? " class=\"active\"" : "") + ">" +
+           std::string(tr(f.lang, n.label)) + "</a>";
     }
     s += "</nav><span class=\"who\"><a href=\"" + escape(f.base) + "/account\"" +
          (f.active == NavItem::kAccount ? " class=\"active\"" : "") + ">" + escape(f.admin) +
-         "</a> " + post_button(f.base, "/logout", f.csrf, "Log out") + "</span>";
+         "</a> " + post_button(f.base, "/logout", f.csrf, tr(f.lang, "Log out")) + " " +
+         lang_switch(f) + "</span>";
+  } else if (!f.here.empty()) {
+    s += "<span class=\"who\">" + lang_switch(f) + "</span>";
   }
   s += "</header><main><h1>" + escape(f.title) + "</h1>";
   s += content;

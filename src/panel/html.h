@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "panel/i18n.h"
+
 namespace qeli::panel {
 
 /// Escapes & < > " ' for text and double- or single-quoted attribute values (HTML
@@ -37,6 +39,10 @@ struct PageFrame {
   std::string csrf;   ///< the session's CSRF token (for the logout form)
   NavItem active = NavItem::kNone;
   int refresh_secs = 0;  ///< > 0: the page reloads itself (no script needed)
+  Lang lang = Lang::kEn;
+  /// Where the header's language switch returns to (a path without base_path, with its
+  /// query); empty: no switch (the 502 page).
+  std::string here;
 };
 
 /// A whole document: doctype, head (the embedded stylesheet), header and navigation,
@@ -52,6 +58,9 @@ std::string post_button(
 /// A table cell of `text` (escaped); td_num: right-aligned, `text` already HTML-safe.
 std::string td(std::string_view text);
 std::string td_num(std::string_view text);
+/// A table's header row of `labels` translated; a label that starts with '#' is a number
+/// column (right-aligned, the '#' not shown); "" is an empty cell.
+std::string th_row(Lang lang, std::initializer_list<std::string_view> labels);
 /// `<p class="msg">message</p>` (escaped), or nothing for an empty message.
 std::string message_paragraph(std::string_view message);
 /// "2026-12-07 01:02:03" for a UNIX time (UTC).

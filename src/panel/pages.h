@@ -7,6 +7,7 @@
 #include <string>
 
 #include "control/api.h"
+#include "panel/i18n.h"
 #include "sys/host_load.h"
 
 namespace qeli::panel {
@@ -15,18 +16,22 @@ struct PageContext {
   std::string base;     ///< base_path
   std::string csrf;     ///< the session's CSRF token
   std::string message;  ///< a one-line result of the last action ("" = none), escaped
+  Lang lang = Lang::kEn;
 };
+
+/// A user's state as the users table and the user's page say it (English: tr() it).
+std::string_view user_state(const control::UserInfo& u);
 
 /// The login form; `totp` adds the one-time code field (autocomplete one-time-code),
 /// `totp_required` makes the browser insist on it (the config's owner has a second factor;
 /// when only some further admins do, the others leave it empty).
-std::string login_content(const std::string& base, const std::string& error, bool totp = false,
-                          bool totp_required = true);
+std::string login_content(Lang lang, const std::string& base, const std::string& error,
+                          bool totp = false, bool totp_required = true);
 std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
                               const control::SessionList& sessions,
                               const control::EventList& events);
 /// The dashboard's host cards: CPU busy share, load averages, memory in use.
-std::string host_content(const sys::HostLoad& host);
+std::string host_content(Lang lang, const sys::HostLoad& host);
 std::string sessions_content(const PageContext& c, const control::SessionList& sessions);
 std::string users_content(const PageContext& c, const control::UserList& users,
                           const control::UsageList& usage);

@@ -14,6 +14,7 @@
 #include "panel/answers.h"
 #include "panel/form.h"
 #include "panel/html.h"
+#include "panel/i18n.h"
 #include "panel/pages.h"
 #include "panel/panel_app.h"
 #include "qr/qr_code.h"
@@ -24,24 +25,28 @@ namespace {
 // The enrolment page: the secret as a QR code and as text, and the form that enables it.
 std::string enrol_content(const PageContext& c, const std::string& uri, const std::string& secret,
                           const std::string& error) {
+  const Lang l = c.lang;
   std::string s = error.empty() ? std::string() : "<p class=\"err\">" + escape(error) + "</p>";
-  s += "<p>Scan this with an authenticator app (or type the key), then enter the code it "
-       "shows. The second factor is on only after a right code.</p>";
+  s += "<p>" +
+       tr(l,
+          "Scan this with an authenticator app (or type the key), then enter the code it shows. "
+          "The second factor is on only after a right code.") +
+       "</p>";
   if (const auto m = qr::encode(uri)) {
     const std::string svg = qr::to_svg(*m, 6);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(svg.data());
-    s += "<img class=\"qr\" id=\"totp-qr\" alt=\"QR code of the authenticator key\" "
-         "src=\"data:image/svg+xml;base64," +
+    s += "<img class=\"qr\" id=\"totp-qr\" alt=\"" + tr(l, "QR code of the authenticator key") +
+         "\" src=\"data:image/svg+xml;base64," +
          crypto::base64_encode(std::span(bytes, svg.size())) + "\">";
   }
-  s += "<p>Key: <code id=\"totp-secret\">" + escape(secret) +
-       "</code></p><form class=\"add\" "
-       "method=\"post\" action=\"" +
-       escape(c.base) + "/account/totp/enable\"><input type=\"hidden\" name=\"csrf\" value=\"" +
-       escape(c.csrf) + "\"><input type=\"hidden\" name=\"secret\" value=\"" + escape(secret) +
-       "\"><label>Code<input name=\"code\" inputmode=\"numeric\" pattern=\"[0-9]{6}\" "
-       "maxlength=\"6\" autocomplete=\"one-time-code\" required></label><button "
-       "type=\"submit\">Turn on</button></form>";
+  s += "<p>" + tr(l, "Key:") + " <code id=\"totp-secret\">" + escape(secret) +
+       "</code></p><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
+       "/account/totp/enable\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
+       "\"><input type=\"hidden\" name=\"secret\" value=\"" + escape(secret) + "\"><label>" +
+       tr(l, "Code from your authenticator app") +
+       "<input name=\"code\" inputmode=\"numeric\" pattern=\"[0-9]{6}\" maxlength=\"6\" "
+       "autocomplete=\"one-time-code\" required></label><button type=\"submit\">" +
+       tr(l, "Turn on") + "</button></form>";
   return s;
 }
 
@@ -49,23 +54,27 @@ std::string enrol_content(const PageContext& c, const std::string& uri, const st
 
 std::string PanelApp::account_totp_content(const Ctx& c, const PageContext& pc) {
   const auto id = identity(c.admin);
+  const Lang l = c.lang;
   if (!id || id->config_owner) {
-    return "<p class=\"muted\">Your second factor is the server config's <code>[web] "
-           "totp_secret</code>: <code>qeli set-web-totp</code> on the server.</p>";
+    return "<p class=\"muted\">" +
+           tr(l,
+              "Your second factor is the server config's <code>[web] totp_secret</code>: "
+              "<code>qeli "
+              "set-web-totp</code> on the server.") +
+           "</p>";
   }
   if (!id->totp_secret.empty()) {
-    return "<h2>Second factor: on</h2><form class=\"add\" method=\"post\" action=\"" +
-           escape(pc.base) +
-           "/account/totp/disable\"><input type=\"hidden\" name=\"csrf\" "
-           "value=\"" +
-           escape(pc.csrf) +
-           "\"><label>Current password<input type=\"password\" name=\"current\" required "
-           "autocomplete=\"current-password\"></label><button type=\"submit\" "
-           "class=\"danger\">Turn off</button></form>";
+    return "<h2>" + tr(l, "Second factor: on") +
+           "</h2><form class=\"add\" method=\"post\" action=\"" + escape(pc.base) +
+           "/account/totp/disable\"><input type=\"hidden\" name=\"csrf\" value=\"" +
+           escape(pc.csrf) + "\"><label>" + tr(l, "Current password") +
+           "<input type=\"password\" name=\"current\" required "
+           "autocomplete=\"current-password\"></label><button type=\"submit\" class=\"danger\">" +
+           tr(l, "Turn off") + "</button></form>";
   }
-  return "<h2>Second factor: off</h2><p>A one-time code from an authenticator app at every "
-         "login (RFC 6238).</p>" +
-         post_button(pc.base, "/account/totp/start", pc.csrf, "Set up");
+  return "<h2>" + tr(l, "Second factor: off") + "</h2><p>" +
+         tr(l, "A one-time code from an authenticator app at every login (RFC 6238).") + "</p>" +
+         post_button(pc.base, "/account/totp/start", pc.csrf, tr(l, "Set up"));
 }
 
 std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFields& form) {
@@ -74,14 +83,14 @@ std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFiel
   if (!id || id->config_owner || admins_ == nullptr) {
     return plain(409, "Conflict: this admin's second factor is set with qeli set-web-totp");
   }
-  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  const PageContext pc = context(c, "");
   const std::string issuer = s_.public_host.empty() ? "qeli" : "qeli " + s_.public_host;
   auto enrol_page = [&](const std::string& secret, const std::string& error, int status) {
     const auto key = crypto::base32_decode(secret);
     HttpResponse r;
     r.status = status;
     r.body =
-        render_page(frame(c, "Second factor", NavItem::kAccount, pc.csrf),
+        render_page(frame(c, tr(c.lang, "Second factor"), NavItem::kAccount, pc.csrf),
                     enrol_content(pc, crypto::otpauth_uri(issuer, c.admin, *key), secret, error));
     return r;
   };
@@ -97,7 +106,8 @@ std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFiel
       return plain(400, "Bad Request: not a key this page made");
     }
     const auto step = crypto::totp_match(*key, form.get("code"), clock_.unix_now());
-    if (!step) return enrol_page(secret, "That code is not the current one; try again.", 422);
+    if (!step)
+      return enrol_page(secret, tr(c.lang, "That code is not the current one; try again."), 422);
     if (!admins_->set_totp(c.admin, secret) || !admins_->use_totp_step(c.admin, *step)) {
       return redirect(s_.base_path + "/account?done=failed");
     }

@@ -33,53 +33,61 @@ std::string role_select(AdminRole selected) {
 
 std::string admins_table(const PageContext& c, const std::string& owner,
                          const std::vector<AdminAccount>& admins) {
-  std::string s =
-      "<table><tr><th>Name</th><th>Role</th><th>Created (UTC)</th><th>By</th>"
-      "<th>Second factor</th><th></th></tr><tr>" +
-      td(owner) + td("owner") + td("") + td("server.conf ([web] username)") +
-      td("[web] totp_secret") +
-      "<td class=\"muted\">password: <code>qeli set-web-password</code></td></tr>";
+  const Lang l = c.lang;
+  std::string s = "<table>" +
+                  th_row(l, {"Name", "Role", "Created (UTC)", "By", "Second factor", ""}) + "<tr>" +
+                  td(owner) + td("owner") + td("") + td("server.conf ([web] username)") +
+                  td("[web] totp_secret") + "<td class=\"muted\">" +
+                  tr(l, "password: <code>qeli set-web-password</code>") + "</td></tr>";
   for (const auto& a : admins) {
     s += "<tr>" + td(a.name) + "<td><form method=\"post\" class=\"inline\" action=\"" +
          escape(c.base) + "/admins/role\"><input type=\"hidden\" name=\"csrf\" value=\"" +
          escape(c.csrf) + "\"><input type=\"hidden\" name=\"name\" value=\"" + escape(a.name) +
-         "\">" + role_select(a.role) + "<button type=\"submit\">Set</button></form></td>" +
-         td(human_time_utc(a.created_unix)) + td(a.created_by) +
-         td(a.totp_secret.empty() ? "no" : "yes") + "<td>" +
+         "\">" + role_select(a.role) + "<button type=\"submit\">" + tr(l, "Set") +
+         "</button></form></td>" + td(human_time_utc(a.created_unix)) + td(a.created_by) +
+         td(a.totp_secret.empty() ? "—" : "TOTP") + "<td>" +
          (a.totp_secret.empty() ? std::string()
                                 : post_button(c.base, "/admins/totp-reset", c.csrf,
-                                              "Remove second factor", {{"name", a.name}})) +
-         post_button(c.base, "/admins/logout", c.csrf, "End its sessions", {{"name", a.name}}) +
-         post_button(c.base, "/admins/remove", c.csrf, "Remove", {{"name", a.name}}, true) +
+                                              tr(l, "Remove second factor"), {{"name", a.name}})) +
+         post_button(c.base, "/admins/logout", c.csrf, tr(l, "End its sessions"),
+                     {{"name", a.name}}) +
+         post_button(c.base, "/admins/remove", c.csrf, tr(l, "Remove"), {{"name", a.name}}, true) +
          "</td></tr>";
   }
   return s + "</table>";
 }
 
 std::string new_admin_form(const PageContext& c) {
-  return "<h2>New admin</h2><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
-         "/admins/create\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
-         "\"><label>Name<input name=\"name\" required maxlength=\"" +
-         std::to_string(kMaxAdminName) + "\" pattern=\"[A-Za-z0-9._@\\-]+\"></label><label>Role" +
-         role_select(AdminRole::kReadOnly) +
-         "</label><button type=\"submit\">Create admin</button><p class=\"muted\">owner: "
-         "everything; admin: users, devices, sessions, lockouts; read-only: looks only. The "
-         "password is generated and shown once; the admin changes it on its Account "
-         "page.</p></form>";
+  const Lang l = c.lang;
+  return "<h2>" + tr(l, "New admin") + "</h2><form class=\"add\" method=\"post\" action=\"" +
+         escape(c.base) + "/admins/create\"><input type=\"hidden\" name=\"csrf\" value=\"" +
+         escape(c.csrf) + "\"><label>" + tr(l, "Name") +
+         "<input name=\"name\" required maxlength=\"" + std::to_string(kMaxAdminName) +
+         "\" pattern=\"[A-Za-z0-9._@\\-]+\"></label><label>" + tr(l, "Role") +
+         role_select(AdminRole::kReadOnly) + "</label><button type=\"submit\">" +
+         tr(l, "Create admin") + "</button><p class=\"muted\">" +
+         tr(l,
+            "owner: everything; admin: users, devices, sessions, lockouts; read-only: looks "
+            "only. The password is generated and shown once; the admin changes it on its "
+            "Account page.") +
+         "</p></form>";
 }
 
 std::string password_form(const PageContext& c) {
-  return "<h2>Change your password</h2><form class=\"add\" method=\"post\" action=\"" +
-         escape(c.base) + "/account/password\"><input type=\"hidden\" name=\"csrf\" value=\"" +
-         escape(c.csrf) +
-         "\"><label>Current password<input type=\"password\" name=\"current\" required "
-         "autocomplete=\"current-password\"></label><label>New password<input type=\"password\" "
-         "name=\"new\" required minlength=\"" +
+  const Lang l = c.lang;
+  return "<h2>" + tr(l, "Change your password") +
+         "</h2><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
+         "/account/password\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
+         "\"><label>" + tr(l, "Current password") +
+         "<input type=\"password\" name=\"current\" required "
+         "autocomplete=\"current-password\"></label><label>" +
+         tr(l, "New password") + "<input type=\"password\" name=\"new\" required minlength=\"" +
          std::to_string(kMinPassword) + "\" maxlength=\"" + std::to_string(kMaxPassword) +
-         "\" autocomplete=\"new-password\"></label><label>Again<input type=\"password\" "
-         "name=\"again\" required autocomplete=\"new-password\"></label><button "
-         "type=\"submit\">Change</button><p class=\"muted\">Every session of yours ends; log "
-         "in again with the new password.</p></form>";
+         "\" autocomplete=\"new-password\"></label><label>" + tr(l, "Again") +
+         "<input type=\"password\" name=\"again\" required autocomplete=\"new-password\">"
+         "</label><button type=\"submit\">" +
+         tr(l, "Change") + "</button><p class=\"muted\">" +
+         tr(l, "Every session of yours ends; log in again with the new password.") + "</p></form>";
 }
 
 std::string generated_password() {
@@ -105,26 +113,32 @@ std::optional<HttpResponse> PanelApp::admins_page(Ctx& c, const PageContext& pc)
   if (c.path != "/admins" && c.path != "/account") return std::nullopt;
   HttpResponse r;
   if (c.path == "/account") {
-    std::string content = message_paragraph(pc.message) + "<p>You are <b>" + escape(c.admin) +
-                          "</b>, role <b>" + escape(role_name(c.role)) + "</b>.</p>";
+    const Lang l = c.lang;
+    std::string content = message_paragraph(pc.message) + "<p>" +
+                          tr_html(l, "You are <b>{admin}</b>, role <b>{role}</b>.",
+                                  {{"admin", c.admin}, {"role", role_name(c.role)}}) +
+                          "</p>";
     const auto id = identity(c.admin);
     content += id && id->config_owner
-                   ? "<p class=\"muted\">Your password is the server config's <code>[web] "
-                     "password_hash</code>: change it on the server with <code>qeli "
-                     "set-web-password</code>.</p>"
+                   ? "<p class=\"muted\">" +
+                         tr(l,
+                            "Your password is the server config's <code>[web] "
+                            "password_hash</code>: change it on the server with <code>qeli "
+                            "set-web-password</code>.") +
+                         "</p>"
                    : password_form(pc);
     content += account_totp_content(c, pc);
-    r.body = render_page(frame(c, "Account", NavItem::kAccount, pc.csrf), content);
+    r.body = render_page(frame(c, tr(l, "Account"), NavItem::kAccount, pc.csrf), content);
     return r;
   }
   std::string content = message_paragraph(pc.message);
   if (admins_ == nullptr) {
-    content += admins_table(pc, s_.username, {}) +
-               "<p class=\"err\">Further admins are off: " + escape(admins_off_) + "</p>";
+    content += admins_table(pc, s_.username, {}) + "<p class=\"err\">" +
+               tr_html(c.lang, "Further admins are off: {why}", {{"why", admins_off_}}) + "</p>";
   } else {
     content += admins_table(pc, s_.username, admins_->list()) + new_admin_form(pc);
   }
-  r.body = render_page(frame(c, "Admins", NavItem::kAdmins, pc.csrf), content);
+  r.body = render_page(frame(c, tr(c.lang, "Admins"), NavItem::kAdmins, pc.csrf), content);
   return r;
 }
 
@@ -182,7 +196,8 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
     return done("/admins", "admin-role");
   }
   if (c.path != "/admins/create") return plain(404, "Not Found");
-  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  const PageContext pc = context(c, "");
+  const Lang l = c.lang;
   HttpResponse r;
   std::string content;
   const std::string password = generated_password();
@@ -194,17 +209,19 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
                      : Result<AdminAccount, std::string>(fail(std::string("out of memory")));
   if (!made.ok()) {
     r.status = 422;
-    content = "<p class=\"err\">Not created: " + escape(made.error()) + "</p>" + new_admin_form(pc);
+    content = "<p class=\"err\">" + tr_html(l, "Not created: {error}", {{"error", made.error()}}) +
+              "</p>" + new_admin_form(pc);
   } else {
     spdlog::info("panel: {} created admin '{}' ({}) from {}", c.who, loggable(name),
                  role_name(*role), c.ip);
-    content = "<p class=\"msg\">Admin " + escape(name) + " (" + escape(role_name(*role)) +
-              ") created. Its password is shown only once:</p><textarea id=\"password\" "
-              "readonly rows=\"1\">" +
-              escape(password) + "</textarea><p><a href=\"" + escape(s_.base_path) +
-              "/admins\">Back to the admins</a></p>";
+    content = "<p class=\"msg\">" +
+              tr_html(l, "Admin {name} ({role}) created. Its password is shown only once:",
+                      {{"name", name}, {"role", role_name(*role)}}) +
+              "</p><textarea id=\"password\" readonly rows=\"1\">" + escape(password) +
+              "</textarea><p><a href=\"" + escape(s_.base_path) + "/admins\">" +
+              tr(l, "Back to the admins") + "</a></p>";
   }
-  r.body = render_page(frame(c, "Admins", NavItem::kAdmins, pc.csrf), content);
+  r.body = render_page(frame(c, tr(l, "Admins"), NavItem::kAdmins, pc.csrf), content);
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@
 #include "panel/audit_log.h"
 #include "panel/form.h"
 #include "panel/html.h"
+#include "panel/i18n.h"
+#include "panel/lang_choice.h"
 #include "panel/login_state.h"
 #include "panel/pages.h"
 #include "panel/traffic_history.h"
@@ -110,37 +113,51 @@ std::string lf_only(std::string_view text) {
 
 // The fixed sentences a redirect after an action may show (never text from the request:
 // a link cannot make the panel say something it did not).
-std::string done_message(const FormFields& q) {
+std::string done_message(const FormFields& q, Lang l) {
   const auto what = q.get("done");
-  const auto n = q.get("n");
-  const std::string count = parse_u64(n) ? std::string(n) : "0";
-  if (what == "kicked") return "Ended " + count + " session(s).";
-  if (what == "disabled") return "User disabled; ended " + count + " session(s).";
-  if (what == "enabled") return "User enabled.";
-  if (what == "unblocked") return "Lockout lifted.";
-  if (what == "unblocked-all") return "Every lockout lifted.";
-  if (what == "failed") return "The server refused the action (see the panel's log).";
-  if (what == "user-added") return "User added: give each device a link of its own below.";
-  if (what == "user-removed") return "User removed; ended " + count + " session(s).";
-  if (what == "user-edited") {
-    return "User saved; the server reloaded (ended " + count + " session(s)).";
+  const std::uint64_t count = parse_u64(q.get("n")).value_or(0);
+  // A sentence with {n} agrees with the count in Russian (tr_count); the others ignore it.
+  struct Done {
+    std::string_view done, sentence;
+  };
+  static constexpr Done kDone[] = {
+      {"kicked", "Ended {n} session(s)."},
+      {"disabled", "User disabled; ended {n} session(s)."},
+      {"user-removed", "User removed; ended {n} session(s)."},
+      {"user-edited", "User saved; the server reloaded (ended {n} session(s))."},
+      {"revoked", "Device revoked; ended {n} session(s)."},
+      {"enabled", "User enabled."},
+      {"unblocked", "Lockout lifted."},
+      {"unblocked-all", "Every lockout lifted."},
+      {"failed", "The server refused the action (see the panel's log)."},
+      {"user-added", "User added: give each device a link of its own below."},
+      {"token-revoked", "API token revoked."},
+      {"admin-removed", "Admin removed; its sessions ended."},
+      {"admin-role", "Role changed; that admin's sessions ended."},
+      {"admin-logged-out", "That admin's sessions ended."},
+      {"admin-totp-reset",
+       "Second factor removed; that admin's sessions ended (it logs in with its password and "
+       "can set up a new one)."},
+      {"password-wrong", "Not changed: the current password is wrong."},
+      {"password-weak",
+       "Not changed: the new password needs 12..256 characters, typed the same twice."},
+      {"saved", "Saved; the server reloaded the config."},
+      {"restored", "Restored that version; the server reloaded the config."}};
+  for (const auto& m : kDone) {
+    if (what == m.done) return tr_count(l, m.sentence, count);
   }
-  if (what == "revoked") return "Device revoked; ended " + count + " session(s).";
-  if (what == "token-revoked") return "API token revoked.";
-  if (what == "admin-removed") return "Admin removed; its sessions ended.";
-  if (what == "admin-role") return "Role changed; that admin's sessions ended.";
-  if (what == "admin-logged-out") return "That admin's sessions ended.";
-  if (what == "admin-totp-reset") {
-    return "Second factor removed; that admin's sessions ended (it logs in with its password "
-           "and can set up a new one).";
-  }
-  if (what == "password-wrong") return "Not changed: the current password is wrong.";
-  if (what == "password-weak") {
-    return "Not changed: the new password needs 12..256 characters, typed the same twice.";
-  }
-  if (what == "saved") return "Saved; the server reloaded the config.";
-  if (what == "restored") return "Restored that version; the server reloaded the config.";
   return {};
+}
+
+// Where the language switch may send the browser back to: a path of this panel (never
+// "//host" or "/\\host", which a browser reads as another site), else the dashboard.
+std::string local_path(std::string_view to) {
+  const bool ok = to.starts_with('/') && !to.starts_with("//") &&
+                  std::none_of(to.begin(), to.end(), [](char ch) {
+                    const auto u = static_cast<unsigned char>(ch);
+                    return u <= 0x20 || u == 0x7f || ch == '\\';
+                  });
+  return ok ? std::string(to) : std::string("/");
 }
 
 }  // namespace
@@ -214,7 +231,40 @@ std::optional<PanelApp::Identity> PanelApp::identity(std::string_view name) cons
 
 PageFrame PanelApp::frame(const Ctx& c, std::string title, NavItem active,
                           const std::string& csrf) const {
-  return {std::move(title), s_.base_path, c.admin, csrf, active, 0};
+  // A page answered to a POST (a refused form, a new device's link) has no address to
+  // come back to: the switch goes to the dashboard.
+  std::string here = "/";
+  if (c.req.method == "GET") here = c.req.query.empty() ? c.path : c.path + "?" + c.req.query;
+  return {std::move(title), s_.base_path, c.admin, csrf, active, 0, c.lang, std::move(here)};
+}
+
+PageContext PanelApp::context(const Ctx& c, std::string message) const {
+  return {s_.base_path, sessions_.csrf_token(c.session->sid), std::move(message), c.lang};
+}
+
+HttpResponse PanelApp::login_page(const Ctx& c, int status, const std::string& error) const {
+  HttpResponse r;
+  r.status = status;
+  PageFrame f{tr(c.lang, "Log in"), s_.base_path, "", "", NavItem::kNone, 0, c.lang, "/login"};
+  bool required = false;
+  const bool code = login_asks_code(&required);
+  r.body = render_page(f, login_content(c.lang, s_.base_path, error, code, required));
+  return r;
+}
+
+std::string PanelApp::lang_cookie(Lang lang) const {
+  return std::string(kLangCookie) + "=" + std::string(lang_code(lang)) +
+         "; Path=" + (s_.base_path.empty() ? "/" : s_.base_path) +
+         "; Max-Age=31536000; HttpOnly; SameSite=Strict" + (s_.secure_cookie ? "; Secure" : "");
+}
+
+HttpResponse PanelApp::set_lang(Ctx& c) {
+  const auto form = parse_form(c.req.body).value_or(FormFields{});
+  const auto lang = lang_of_code(form.get("lang"));
+  if (!lang) return plain(400, "Bad Request: lang must be en or ru");
+  auto r = redirect(s_.base_path + local_path(form.get("to")));
+  r.add("Set-Cookie", lang_cookie(*lang));
+  return r;
 }
 
 bool PanelApp::admin_totp_ok(const std::string& name, const std::string& secret,
@@ -370,6 +420,8 @@ std::optional<HttpResponse> PanelApp::admit(const HttpRequest& head) const {
 HttpResponse PanelApp::handle(const HttpRequest& request) {
   if (auto refused = admit(request)) return std::move(*refused);
   Ctx c{request, {}, client_ip(request), std::nullopt, {}, AdminRole::kReadOnly, {}, {}, false};
+  c.lang = request_lang(request.header("accept-language"),
+                        cookie_values(request.header("cookie"), kLangCookie));
   HttpResponse r;
   {
     std::string_view p = request.path;
@@ -410,11 +462,13 @@ HttpResponse PanelApp::route(Ctx& c) {
   }
   if (c.path == "/login") {
     if (get) {
-      HttpResponse r;
-      bool required = false;
-      const bool code = login_asks_code(&required);
-      r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
-                           login_content(s_.base_path, "", code, required));
+      // ?lang= is the login page's language switch (html.cc lang_switch: no session, so
+      // no CSRF token to post with); it sets only the language cookie.
+      const auto q = parse_form(c.req.query).value_or(FormFields{});
+      const auto chosen = lang_of_code(q.get("lang"));
+      if (chosen) c.lang = *chosen;
+      auto r = login_page(c, 200, "");
+      if (chosen) r.add("Set-Cookie", lang_cookie(*chosen));
       return r;
     }
     auto r = login(c);
@@ -475,6 +529,9 @@ HttpResponse PanelApp::route(Ctx& c) {
     audit(c, r.status);
     return r;
   }
+  // A display preference of this browser, not an action on the server or the panel:
+  // not audited.
+  if (!get && c.path == "/lang") return set_lang(c);
   if (is_api) {
     auto r = api(c);
     if (!get) audit(c, r.status);
@@ -488,14 +545,8 @@ HttpResponse PanelApp::route(Ctx& c) {
 }
 
 HttpResponse PanelApp::login(Ctx& c) {
-  auto page_with = [&](int status, const std::string& error) {
-    HttpResponse r;
-    r.status = status;
-    bool required = false;
-    const bool code = login_asks_code(&required);
-    r.body = render_page({"Log in", s_.base_path, "", "", NavItem::kNone, 0},
-                         login_content(s_.base_path, error, code, required));
-    return r;
+  auto page_with = [&](int status, std::string_view error) {
+    return login_page(c, status, tr(c.lang, error));
   };
   if (s_.csrf && !origin_allowed(c.req)) {
     spdlog::warn("panel: login from {}: Origin {} is not this panel's; refused", c.ip,
@@ -558,32 +609,34 @@ HttpResponse PanelApp::logout(Ctx& c) {
 
 HttpResponse PanelApp::page(Ctx& c) {
   const auto query = parse_form(c.req.query).value_or(FormFields{});
-  PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), done_message(query)};
+  const PageContext pc = context(c, done_message(query, c.lang));
   PageFrame frame = this->frame(c, "", NavItem::kNone, pc.csrf);
+  const Lang l = c.lang;
   std::string error, content;
   if (c.path == "/") {
-    frame.title = "Dashboard";
+    frame.title = tr(l, "Dashboard");
     frame.active = NavItem::kDashboard;
     frame.refresh_secs = 10;
     auto stats = ask(server_, control::GetStats{}, error);
     auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
-    if (!events) return server_unavailable(s_.base_path, error);
-    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(host_.sample());
-    content += "<h2>Traffic, the last 24 hours</h2>";
+    if (!events) return server_unavailable(s_.base_path, error, c.lang);
+    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample());
+    content += "<h2>" + tr(l, "Traffic, the last 24 hours") + "</h2>";
     if (traffic_ == nullptr) {
-      content += "<p class=\"muted\">No history: " + escape(traffic_off_) + "</p>";
+      content +=
+          "<p class=\"muted\">" + tr_html(l, "No history: {why}", {{"why", traffic_off_}}) + "</p>";
     } else {
       const std::int64_t now = clock_.unix_now();
-      content += traffic_chart_svg(traffic_->range(traffic_bucket_of(now - 86400), now + 1),
+      content += traffic_chart_svg(l, traffic_->range(traffic_bucket_of(now - 86400), now + 1),
                                    now - 86400, now);
     }
   } else if (c.path == "/sessions") {
-    frame.title = "Live sessions";
+    frame.title = tr(l, "Live sessions");
     frame.active = NavItem::kSessions;
     frame.refresh_secs = 10;
     auto sessions = ask(server_, control::ListSessions{}, error);
-    if (!sessions) return server_unavailable(s_.base_path, error);
+    if (!sessions) return server_unavailable(s_.base_path, error, c.lang);
     content = sessions_content(pc, *sessions);
   } else if (auto users = users_page(c, pc)) {
     return std::move(*users);
@@ -598,29 +651,28 @@ HttpResponse PanelApp::page(Ctx& c) {
   } else if (auto hooks = webhooks_page(c, pc)) {
     return std::move(*hooks);
   } else if (c.path == "/blocked") {
-    frame.title = "Lockouts";
+    frame.title = tr(l, "Lockouts");
     frame.active = NavItem::kBlocked;
     auto blocked = ask(server_, control::ListBlocked{}, error);
-    if (!blocked) return server_unavailable(s_.base_path, error);
+    if (!blocked) return server_unavailable(s_.base_path, error, c.lang);
     content = blocked_content(pc, *blocked);
   } else if (c.path == "/events") {
-    frame.title = "Events";
+    frame.title = tr(l, "Events");
     frame.active = NavItem::kEvents;
     auto events = ask(server_, control::GetEvents{0, 1000}, error);
-    if (!events) return server_unavailable(s_.base_path, error);
+    if (!events) return server_unavailable(s_.base_path, error, c.lang);
     content = events_content(pc, *events);
   } else if (c.path == "/config") {
     auto text = ask(server_, control::GetConfig{}, error);
-    if (!text) return server_unavailable(s_.base_path, error);
+    if (!text) return server_unavailable(s_.base_path, error, c.lang);
     return config_page(c, ConfigEditor{text->path, text->text, text->sha256, {}, false, ""}, 200);
   } else if (c.path == "/config/version") {
-    frame.title = "Config version";
     frame.active = NavItem::kConfig;
     const std::string id(query.get("id"));
     auto current = ask(server_, control::GetConfig{}, error);
     auto version = current ? ask(server_, control::GetConfigVersion{id}, error) : std::nullopt;
     if (!version) return plain(404, "Not Found: no such version");
-    frame.title = "Config version " + id;
+    frame.title = tr_text(l, "Config version {id}", {{"id", id}});
     content = config_version_content(pc, *version, id, current->sha256);
   } else {
     return plain(404, "Not Found");
@@ -632,14 +684,14 @@ HttpResponse PanelApp::page(Ctx& c) {
 
 HttpResponse PanelApp::config_page(Ctx& c, ConfigEditor editor, int status) {
   const auto query = parse_form(c.req.query).value_or(FormFields{});
-  PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid),
-                 c.req.method == "GET" ? done_message(query) : std::string()};
+  const PageContext pc =
+      context(c, c.req.method == "GET" ? done_message(query, c.lang) : std::string());
   std::string error;
   auto history = ask(server_, control::ListConfigHistory{}, error);
-  if (!history) return server_unavailable(s_.base_path, error);
+  if (!history) return server_unavailable(s_.base_path, error, c.lang);
   HttpResponse r;
   r.status = status;
-  r.body = render_page(frame(c, "Server config", NavItem::kConfig, pc.csrf),
+  r.body = render_page(frame(c, tr(c.lang, "Server config"), NavItem::kConfig, pc.csrf),
                        config_content(pc, editor, *history));
   return r;
 }
@@ -647,7 +699,7 @@ HttpResponse PanelApp::config_page(Ctx& c, ConfigEditor editor, int status) {
 HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
   std::string error;
   auto current = ask(server_, control::GetConfig{}, error);
-  if (!current) return server_unavailable(s_.base_path, error);
+  if (!current) return server_unavailable(s_.base_path, error, c.lang);
   if (c.path == "/config/restore") {
     const std::string id(form.get("id"));
     auto version = ask(server_, control::GetConfigVersion{id}, error);
@@ -655,11 +707,14 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
     control::SaveConfig save{version->text, std::string(form.get("base")), "panel:" + c.admin};
     auto saved = ask(server_, save, error);
     if (!saved) {
-      return config_page(
-          c,
-          ConfigEditor{
-              current->path, version->text, current->sha256, {}, false, "Not restored: " + error},
-          409);
+      return config_page(c,
+                         ConfigEditor{current->path,
+                                      version->text,
+                                      current->sha256,
+                                      {},
+                                      false,
+                                      tr_text(c.lang, "Not restored: {error}", {{"error", error}})},
+                         409);
     }
     spdlog::info("panel: admin '{}' restored config version {} from {}", c.admin, loggable(id),
                  c.ip);
@@ -668,18 +723,18 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
   ConfigEditor e{
       current->path, lf_only(form.get("text")), std::string(form.get("base")), {}, false, ""};
   auto checked = ask(server_, control::ValidateConfig{e.text}, error);
-  if (!checked) return server_unavailable(s_.base_path, error);
+  if (!checked) return server_unavailable(s_.base_path, error, c.lang);
   e.findings = checked->findings;
   e.validated = true;
   if (c.path == "/config/validate") return config_page(c, std::move(e), 200);
   if (!checked->ok) {
-    e.error = "Not saved: fix the errors below first.";
+    e.error = tr(c.lang, "Not saved: fix the errors below first.");
     return config_page(c, std::move(e), 422);
   }
   auto saved = ask(server_, control::SaveConfig{e.text, e.base_sha256, "panel:" + c.admin}, error);
   if (!saved) {
     // A lost update (someone saved meanwhile) or a refusal: the admin's text stays.
-    e.error = "Not saved: " + error;
+    e.error = tr_text(c.lang, "Not saved: {error}", {{"error", error}});
     return config_page(c, std::move(e), 409);
   }
   spdlog::info("panel: admin '{}' saved the config from {} (previous version {})", c.admin, c.ip,

@@ -47,6 +47,7 @@
 #include "panel/admin_sessions.h"
 #include "panel/html.h"
 #include "panel/http_message.h"
+#include "panel/i18n.h"
 #include "server/auth_guard.h"
 #include "sys/host_load.h"
 
@@ -143,10 +144,17 @@ class PanelApp {
     /// The same for log lines: "admin 'boss'" or "token 'ci'".
     std::string who;
     bool by_token = false;  ///< a Bearer token, not the admin's cookie (no CSRF check)
+    Lang lang = Lang::kEn;  ///< the pages' language (panel/lang_choice.h)
   };
   HttpResponse route(Ctx& c);
   HttpResponse login(Ctx& c);
   HttpResponse logout(Ctx& c);
+  /// The login page in c.lang, answered with `status`, `error` (already translated) above.
+  HttpResponse login_page(const Ctx& c, int status, const std::string& error) const;
+  /// POST /lang: the qeli_lang cookie, and back to the page the switch was on.
+  HttpResponse set_lang(Ctx& c);
+  /// The Set-Cookie value that remembers `lang` in this browser.
+  std::string lang_cookie(Lang lang) const;
   HttpResponse page(Ctx& c);
   HttpResponse action(Ctx& c);
   HttpResponse api(Ctx& c);
@@ -199,6 +207,8 @@ class PanelApp {
   bool authenticate(Ctx& c) const;
   /// A page's frame for the admin of `c`.
   PageFrame frame(const Ctx& c, std::string title, NavItem active, const std::string& csrf) const;
+  /// The pages' context for the admin of `c`: base path, CSRF token, language.
+  PageContext context(const Ctx& c, std::string message) const;
   /// The second factor: true without one; else `code` must be a current code whose step
   /// is later than every step accepted before (RFC 6238 §5.2: one use per code).
   bool totp_ok(std::string_view code);

@@ -58,17 +58,17 @@ void PanelApp::audit(const Ctx& c, int status, std::string actor) {
 
 std::optional<HttpResponse> PanelApp::audit_page(Ctx& c, const PageContext& pc) {
   if (c.path != "/audit") return std::nullopt;
+  const Lang l = c.lang;
   std::string content = message_paragraph(pc.message);
   if (audit_ == nullptr) {
-    content += "<p class=\"err\">No audit log: " + escape(tokens_off_) + "</p>";
+    content +=
+        "<p class=\"err\">" + tr_html(l, "No audit log: {why}", {{"why", tokens_off_}}) + "</p>";
   } else {
     const auto rows = audit_->newest(500);
     if (rows.empty()) {
-      content += "<p class=\"muted\">Nothing recorded yet.</p>";
+      content += "<p class=\"muted\">" + tr(l, "Nothing recorded yet.") + "</p>";
     } else {
-      content +=
-          "<table><tr><th>Time (UTC)</th><th>Who</th><th>From</th><th>Action</th>"
-          "<th>On</th><th class=\"num\">Result</th></tr>";
+      content += "<table>" + th_row(l, {"Time (UTC)", "Who", "From", "Action", "On", "#Result"});
       for (const auto& e : rows) {
         content += "<tr>" + td(human_time_utc(e.unix_secs)) + td(e.actor) + td(e.ip) +
                    td(e.action) + td(e.target) + td_num(std::to_string(e.status)) + "</tr>";
@@ -77,7 +77,7 @@ std::optional<HttpResponse> PanelApp::audit_page(Ctx& c, const PageContext& pc) 
     }
   }
   HttpResponse r;
-  r.body = render_page(frame(c, "Audit log", NavItem::kAudit, pc.csrf), content);
+  r.body = render_page(frame(c, tr(l, "Audit log"), NavItem::kAudit, pc.csrf), content);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include "panel/answers.h"
 #include "panel/form.h"
 #include "panel/html.h"
+#include "panel/i18n.h"
 #include "panel/pages.h"
 #include "panel/panel_app.h"
 #include "sys/log_memory.h"
@@ -16,7 +17,7 @@
 namespace qeli::panel {
 namespace {
 
-inline constexpr std::uint32_t kPageLines = 500;
+inline constexpr std::uint32_t kPageLines = 500;  // the page's text says 500
 constexpr const char* kLevels[] = {"error", "warn", "info", "debug"};
 
 struct Shown {
@@ -45,10 +46,12 @@ std::optional<HttpResponse> PanelApp::logs_page(Ctx& c, const PageContext& pc) {
   }
   std::string error;
   const auto server = ask(server_, control::GetLogs{0, kPageLines, level}, error);
-  if (!server) return server_unavailable(s_.base_path, error);
+  if (!server) return server_unavailable(s_.base_path, error, c.lang);
+  const Lang lang = c.lang;
   std::vector<Shown> lines;
-  for (const auto& l : server->lines)
+  for (const auto& l : server->lines) {
     lines.push_back({l.unix_ms, l.seq, "server", l.level, l.text});
+  }
   for (auto& l : sys::log_memory().since(0, kPageLines, min)) {
     lines.push_back({l.unix_ms, l.seq, "panel", std::move(l.level), std::move(l.text)});
   }
@@ -57,21 +60,22 @@ std::optional<HttpResponse> PanelApp::logs_page(Ctx& c, const PageContext& pc) {
   });
   if (lines.size() > kPageLines) lines.resize(kPageLines);
 
-  std::string content = "<p>Level:";
+  std::string content = "<p>" + tr(lang, "Lowest level:");
   for (const char* l : kLevels) {
     const bool on = level == l || (level == "warning" && std::string_view(l) == "warn");
     content += on ? std::string(" <b>") + l + "</b>"
                   : " <a href=\"" + escape(s_.base_path) + "/logs?level=" + l + "\">" + l + "</a>";
   }
-  content += " <span class=\"muted\">(and above; the newest " + std::to_string(kPageLines) +
-             " lines the server and the panel keep in memory — the full log is in the "
-             "journal or the [logging] file)</span></p>";
+  content += " <span class=\"muted\">" +
+             tr(lang,
+                "(and above; the newest 500 lines the server and the panel keep in memory — the "
+                "full log is in the journal or the [logging] file)") +
+             "</span></p>";
   if (lines.empty()) {
-    content += "<p class=\"muted\">No lines at this level.</p>";
+    content += "<p class=\"muted\">" + tr(lang, "No lines at this level.") + "</p>";
   } else {
     content +=
-        "<table class=\"logs\"><tr><th>Time (UTC)</th><th>From</th><th>Level</th>"
-        "<th>Message</th></tr>";
+        "<table class=\"logs\">" + th_row(lang, {"Time (UTC)", "From", "Log level", "Message"});
     for (const auto& l : lines) {
       content += "<tr class=\"lvl-" + escape(l.level) + "\">" + td(time_of(l.unix_ms)) +
                  td(l.source) + td(l.level) + td(l.text) + "</tr>";
@@ -79,7 +83,7 @@ std::optional<HttpResponse> PanelApp::logs_page(Ctx& c, const PageContext& pc) {
     content += "</table>";
   }
   HttpResponse r;
-  auto f = frame(c, "Logs", NavItem::kLogs, pc.csrf);
+  auto f = frame(c, tr(lang, "Logs"), NavItem::kLogs, pc.csrf);
   f.refresh_secs = 15;
   r.body = render_page(f, content);
   return r;

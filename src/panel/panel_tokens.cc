@@ -34,40 +34,47 @@ TokenScope scope_for(const HttpRequest& r, const std::string& path) {
 
 std::string tokens_table(const PageContext& c, const std::vector<TokenInfo>& tokens,
                          std::int64_t now) {
-  if (tokens.empty()) return "<p class=\"muted\">No API tokens.</p>";
-  std::string s =
-      "<table><tr><th>Name</th><th>Id</th><th>Scopes</th><th>Created (UTC)</th>"
-      "<th>Expires (UTC)</th><th>Last used</th><th></th></tr>";
+  const Lang l = c.lang;
+  if (tokens.empty()) return "<p class=\"muted\">" + tr(l, "No API tokens.") + "</p>";
+  std::string s = "<table>" + th_row(l, {"Name", "Id", "Scopes", "Created (UTC)", "Expires (UTC)",
+                                         "Last used", ""});
   for (const auto& t : tokens) {
     const std::string expires =
-        human_time_utc(t.expires_unix) + (t.expires_unix <= now ? " (expired)" : "");
+        human_time_utc(t.expires_unix) + (t.expires_unix <= now ? " " + tr(l, "(expired)") : "");
     const std::string used =
-        t.last_used_unix == 0 ? "never" : human_time_utc(t.last_used_unix) + " from " + t.last_ip;
+        t.last_used_unix == 0
+            ? tr(l, "never")
+            : tr_text(l, "{time} from {ip}",
+                      {{"time", human_time_utc(t.last_used_unix)}, {"ip", t.last_ip}});
     s += "<tr>" + td(t.name) + td(t.id) + td(scope_list(t.scopes)) +
          td(human_time_utc(t.created_unix)) + td(expires) + td(used) + "<td>" +
-         post_button(c.base, "/tokens/revoke", c.csrf, "Revoke", {{"id", t.id}}, true) +
+         post_button(c.base, "/tokens/revoke", c.csrf, tr(l, "Revoke"), {{"id", t.id}}, true) +
          "</td></tr>";
   }
   return s + "</table>";
 }
 
 std::string new_token_form(const PageContext& c) {
-  std::string s =
-      "<h2>New token</h2><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
-      "/tokens/create\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
-      "\"><label>Name<input name=\"name\" required maxlength=\"64\" "
-      "placeholder=\"prometheus\"></label>";
+  const Lang l = c.lang;
+  std::string s = "<h2>" + tr(l, "New token") +
+                  "</h2><form class=\"add\" method=\"post\" action=\"" + escape(c.base) +
+                  "/tokens/create\"><input type=\"hidden\" name=\"csrf\" value=\"" +
+                  escape(c.csrf) + "\"><label>" + tr(l, "Name") +
+                  "<input name=\"name\" required maxlength=\"64\" "
+                  "placeholder=\"prometheus\"></label>";
   for (const auto sc : kAllScopes) {
     const std::string n(scope_name(sc));
     s += "<label><input type=\"checkbox\" name=\"scope\" value=\"" + escape(n) + "\"" +
          (sc == TokenScope::kRead ? " checked" : "") + "> " + escape(n) + "</label>";
   }
-  s += "<label>Expires in (days)<input name=\"days\" type=\"number\" min=\"1\" max=\"" +
-       std::to_string(kMaxTokenDays) +
-       "\" value=\"90\" required></label><button type=\"submit\">Create token</button>"
-       "<p class=\"muted\">Use it as <code>Authorization: Bearer &lt;token&gt;</code> on "
-       "<code>/api/v1/</code> and <code>/metrics</code>. It is shown once; the panel keeps "
-       "only its SHA-256.</p></form>";
+  s += "<label>" + tr(l, "Expires in (days)") +
+       "<input name=\"days\" type=\"number\" min=\"1\" max=\"" + std::to_string(kMaxTokenDays) +
+       "\" value=\"90\" required></label><button type=\"submit\">" + tr(l, "Create token") +
+       "</button><p class=\"muted\">" +
+       tr(l,
+          "Use it as <code>Authorization: Bearer &lt;token&gt;</code> on <code>/api/v1/</code> "
+          "and <code>/metrics</code>. It is shown once; the panel keeps only its SHA-256.") +
+       "</p></form>";
   return s;
 }
 
@@ -117,12 +124,13 @@ std::optional<HttpResponse> PanelApp::tokens_page(Ctx& c, const PageContext& pc)
   if (c.path != "/tokens") return std::nullopt;
   std::string content = message_paragraph(pc.message);
   if (tokens_ == nullptr) {
-    content += "<p class=\"err\">API tokens are off: " + escape(tokens_off_) + "</p>";
+    content += "<p class=\"err\">" +
+               tr_html(c.lang, "API tokens are off: {why}", {{"why", tokens_off_}}) + "</p>";
   } else {
     content += tokens_table(pc, tokens_->list(), clock_.unix_now()) + new_token_form(pc);
   }
   HttpResponse r;
-  r.body = render_page(frame(c, "API tokens", NavItem::kTokens, pc.csrf), content);
+  r.body = render_page(frame(c, tr(c.lang, "API tokens"), NavItem::kTokens, pc.csrf), content);
   return r;
 }
 
@@ -147,24 +155,30 @@ std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& fo
   auto made = tokens_->create(name, scopes,
                               static_cast<std::int64_t>(std::min<std::uint64_t>(days, 100000)),
                               clock_.unix_now(), crypto::system_rng());
-  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  const PageContext pc = context(c, "");
+  const Lang l = c.lang;
   HttpResponse r;
   std::string content;
   if (!made.ok()) {
     r.status = 422;
-    content = "<p class=\"err\">Not created: " + escape(made.error()) + "</p>" + new_token_form(pc);
+    content = "<p class=\"err\">" + tr_html(l, "Not created: {error}", {{"error", made.error()}}) +
+              "</p>" + new_token_form(pc);
   } else {
     spdlog::info("panel: admin '{}' created API token '{}' (id {}, scopes {}) from {}", c.admin,
                  loggable(name), made->info.id, scope_list(scopes), c.ip);
-    content = "<p class=\"msg\">Token " + escape(name) + " (id " + escape(made->info.id) +
-              ", scopes " + escape(scope_list(scopes)) + ", expires " +
-              escape(human_time_utc(made->info.expires_unix)) +
-              " UTC) created. Copy it now: it is shown only once.</p><textarea id=\"token\" "
-              "readonly rows=\"2\">" +
-              escape(made->token) + "</textarea><p><a href=\"" + escape(s_.base_path) +
-              "/tokens\">Back to the tokens</a></p>";
+    content = "<p class=\"msg\">" +
+              tr_html(l,
+                      "Token {name} (id {id}, scopes {scopes}, expires {expires} UTC) created. "
+                      "Copy it now: it is shown only once.",
+                      {{"name", name},
+                       {"id", made->info.id},
+                       {"scopes", scope_list(scopes)},
+                       {"expires", human_time_utc(made->info.expires_unix)}}) +
+              "</p><textarea id=\"token\" readonly rows=\"2\">" + escape(made->token) +
+              "</textarea><p><a href=\"" + escape(s_.base_path) + "/tokens\">" +
+              tr(l, "Back to the tokens") + "</a></p>";
   }
-  r.body = render_page(frame(c, "API tokens", NavItem::kTokens, pc.csrf), content);
+  r.body = render_page(frame(c, tr(l, "API tokens"), NavItem::kTokens, pc.csrf), content);
   return r;
 }
 

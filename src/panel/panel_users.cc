@@ -57,11 +57,12 @@ constexpr std::array<std::string_view, 11> kEditMembers = {
 }  // namespace
 
 HttpResponse PanelApp::user_edit_page(Ctx& c, const UserEditForm& form, int status) {
-  const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+  const PageContext pc = context(c, "");
   HttpResponse r;
   r.status = status;
-  r.body = render_page(frame(c, "Edit " + form.user, NavItem::kUsers, pc.csrf),
-                       user_edit_content(pc, form));
+  r.body = render_page(
+      frame(c, tr_text(c.lang, "Edit {user}", {{"user", form.user}}), NavItem::kUsers, pc.csrf),
+      user_edit_content(pc, form));
   return r;
 }
 
@@ -72,7 +73,7 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
   if (c.path == "/users/edit") {
     std::string error;
     auto users = ask(server_, control::ListUsers{}, error);
-    if (!users) return server_unavailable(s_.base_path, error);
+    if (!users) return server_unavailable(s_.base_path, error, c.lang);
     const auto query = parse_form(c.req.query).value_or(FormFields{});
     for (const auto& u : users->users) {
       if (u.name == query.get("user")) return user_edit_page(c, edit_form_of(u), 200);
@@ -83,8 +84,8 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
   auto users = ask(server_, control::ListUsers{}, error);
   auto usage = users ? ask(server_, control::GetUsage{}, error) : std::nullopt;
   auto stats = usage ? ask(server_, control::GetStats{}, error) : std::nullopt;
-  if (!stats) return server_unavailable(s_.base_path, error);
-  PageFrame frame = this->frame(c, "Users", NavItem::kUsers, pc.csrf);
+  if (!stats) return server_unavailable(s_.base_path, error, c.lang);
+  PageFrame frame = this->frame(c, tr(c.lang, "Users"), NavItem::kUsers, pc.csrf);
   HttpResponse r;
   if (c.path == "/users") {
     r.body = render_page(
@@ -102,7 +103,7 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
   for (const auto& u : usage->users) {
     if (u.username == name) use = &u;
   }
-  frame.title = "User " + user->name;
+  frame.title = tr_text(c.lang, "User {user}", {{"user", user->name}});
   r.body = render_page(frame, user_content(pc, *user, use, profile_names(*stats), s_.public_host));
   return r;
 }
@@ -163,9 +164,9 @@ std::optional<HttpResponse> PanelApp::users_action(Ctx& c, const FormFields& for
     if (!r) return failed(user_page_path(user));
     spdlog::info("panel: admin '{}' added device '{}' (id {}) of '{}' from {}", c.admin,
                  loggable(r->name), r->id, loggable(user), c.ip);
-    const PageContext pc{s_.base_path, sessions_.csrf_token(c.session->sid), ""};
+    const PageContext pc = context(c, "");
     HttpResponse page;
-    page.body = render_page(frame(c, "Device link", NavItem::kUsers, pc.csrf),
+    page.body = render_page(frame(c, tr(c.lang, "Device link"), NavItem::kUsers, pc.csrf),
                             device_issued_content(pc, *r));
     return page;
   }

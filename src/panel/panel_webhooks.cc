@@ -16,21 +16,25 @@ std::optional<HttpResponse> PanelApp::webhooks_page(Ctx& c, const PageContext& p
   control::GetWebhookLog req;
   req.limit = 200;
   const auto log = ask(server_, req, error);
-  if (!log) return server_unavailable(s_.base_path, error);
+  if (!log) return server_unavailable(s_.base_path, error, c.lang);
+  const Lang l = c.lang;
   std::string content = message_paragraph(pc.message);
   if (!log->enabled) {
-    content +=
-        "<p class=\"muted\">Webhooks are off: set <code>[webhooks] enabled = true</code> and a "
-        "<code>url</code> in the server config (docs/OPERATIONS.md \"Webhooks\").</p>";
+    content += "<p class=\"muted\">" +
+               tr(l,
+                  "Webhooks are off: set <code>[webhooks] enabled = true</code> and a "
+                  "<code>url</code> in the server config (docs/OPERATIONS.md \"Webhooks\").") +
+               "</p>";
   } else {
-    content += "<p>" + std::to_string(log->pending) +
-               " event(s) waiting in the outbox for a delivery or a retry.</p>";
+    content +=
+        "<p>" +
+        tr_count(l, "{n} event(s) waiting in the outbox for a delivery or a retry.", log->pending) +
+        "</p>";
     if (log->deliveries.empty()) {
-      content += "<p class=\"muted\">No delivery attempted yet.</p>";
+      content += "<p class=\"muted\">" + tr(l, "No delivery attempted yet.") + "</p>";
     } else {
       content +=
-          "<table><tr><th>Time (UTC)</th><th>Event</th><th>Id</th><th>Result</th>"
-          "<th class=\"num\">HTTP status</th><th>Detail</th></tr>";
+          "<table>" + th_row(l, {"Time (UTC)", "Event", "Id", "Result", "#HTTP status", "Detail"});
       for (const auto& d : log->deliveries) {
         content += "<tr>" + td(human_time_utc(d.at_ms / 1000)) + td(d.type) + td(d.id) +
                    td(d.result) + td_num(d.status == 0 ? "—" : std::to_string(d.status)) +
@@ -40,7 +44,7 @@ std::optional<HttpResponse> PanelApp::webhooks_page(Ctx& c, const PageContext& p
     }
   }
   HttpResponse r;
-  r.body = render_page(frame(c, "Webhook deliveries", NavItem::kWebhooks, pc.csrf), content);
+  r.body = render_page(frame(c, tr(l, "Webhook deliveries"), NavItem::kWebhooks, pc.csrf), content);
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "panel/traffic_history.h"
 
+#include <cmath>
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -100,8 +102,8 @@ std::vector<TrafficPoint> TrafficHistory::range(std::int64_t from_unix, std::int
   return out;
 }
 
-std::string traffic_chart_svg(const std::vector<TrafficPoint>& points, std::int64_t from_unix,
-                              std::int64_t to_unix) {
+std::string traffic_chart_svg(Lang l, const std::vector<TrafficPoint>& points,
+                              std::int64_t from_unix, std::int64_t to_unix) {
   constexpr double kW = 720, kH = 160, kLeft = 8, kTop = 8;
   const std::int64_t first = traffic_bucket_of(from_unix);
   const std::int64_t span = std::max<std::int64_t>(to_unix - first, kBucketSecs);
@@ -124,26 +126,27 @@ std::string traffic_chart_svg(const std::vector<TrafficPoint>& points, std::int6
     up_line += fixed(x, 1) + "," + fixed(kTop + kH - kH * u / top, 1) + " ";
   }
   const double hours = static_cast<double>(to_unix - from_unix) / 3600.0;
-  std::string s = "<svg class=\"chart\" role=\"img\" viewBox=\"0 0 " + fixed(kW + 2 * kLeft, 0) +
-                  " " + fixed(kH + kTop + 24, 0) +
-                  "\" xmlns=\"http://www.w3.org/2000/svg\"><title>Traffic, the last " +
-                  fixed(hours, 0) +
-                  " hours, in Mbit/s (5-minute averages)</title>"
-                  "<rect x=\"" +
-                  fixed(kLeft, 0) + "\" y=\"" + fixed(kTop, 0) + "\" width=\"" + fixed(kW, 0) +
-                  "\" height=\"" + fixed(kH, 0) + "\" fill=\"#fff\" stroke=\"#d5d9e0\"/>";
+  const std::string h = fixed(hours, 0);
+  const auto whole_hours = static_cast<std::uint64_t>(std::max(0.0, std::round(hours)));
+  std::string s =
+      "<svg class=\"chart\" role=\"img\" viewBox=\"0 0 " + fixed(kW + 2 * kLeft, 0) + " " +
+      fixed(kH + kTop + 24, 0) + "\" xmlns=\"http://www.w3.org/2000/svg\"><title>" +
+      tr_count(l, "Traffic, the last {n} hours, in Mbit/s (5-minute averages)", whole_hours) +
+      "</title><rect x=\"" + fixed(kLeft, 0) + "\" y=\"" + fixed(kTop, 0) + "\" width=\"" +
+      fixed(kW, 0) + "\" height=\"" + fixed(kH, 0) + "\" fill=\"#fff\" stroke=\"#d5d9e0\"/>";
   s += "<polyline fill=\"none\" stroke=\"#2b6cb0\" stroke-width=\"1.5\" points=\"" + down_line +
        "\"/><polyline fill=\"none\" stroke=\"#c05621\" stroke-width=\"1.5\" points=\"" + up_line +
        "\"/>";
   const double text_y = kTop + kH + 16;
   s += "<text x=\"" + fixed(kLeft, 0) + "\" y=\"" + fixed(text_y, 0) +
-       "\" font-size=\"12\" fill=\"#5a6270\">" + fixed(hours, 0) + " h ago</text><text x=\"" +
-       fixed(kLeft + kW, 0) + "\" y=\"" + fixed(text_y, 0) +
-       "\" font-size=\"12\" fill=\"#5a6270\" text-anchor=\"end\">now</text>";
+       "\" font-size=\"12\" fill=\"#5a6270\">" + tr_html(l, "{hours} h ago", {{"hours", h}}) +
+       "</text><text x=\"" + fixed(kLeft + kW, 0) + "\" y=\"" + fixed(text_y, 0) +
+       "\" font-size=\"12\" fill=\"#5a6270\" text-anchor=\"end\">" + tr(l, "now") + "</text>";
   s += "<text x=\"" + fixed(kLeft + 4, 0) + "\" y=\"" + fixed(kTop + 14, 0) +
-       "\" font-size=\"12\" fill=\"#5a6270\">peak " + escape(fixed(peak, peak < 10 ? 2 : 0)) +
-       " Mbit/s · <tspan fill=\"#2b6cb0\">down</tspan> · <tspan "
-       "fill=\"#c05621\">up</tspan></text></svg>";
+       "\" font-size=\"12\" fill=\"#5a6270\">" +
+       tr_html(l, "peak {rate} Mbit/s", {{"rate", fixed(peak, peak < 10 ? 2 : 0)}}) +
+       " · <tspan fill=\"#2b6cb0\">" + tr(l, "down") + "</tspan> · <tspan fill=\"#c05621\">" +
+       tr(l, "up") + "</tspan></text></svg>";
   return s;
 }
 

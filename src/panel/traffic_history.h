@@ -20,6 +20,7 @@
 
 #include "base/result.h"
 #include "control/api.h"
+#include "panel/i18n.h"
 #include "server/sqlite_db.h"
 
 namespace qeli::panel {
@@ -75,7 +76,7 @@ class TrafficHistory {
 
 /// An inline SVG chart (no script, no external resource: the CSP allows it) of `points`
 /// as rates over [from_unix, to_unix): down and up in Mbit/s, time on the x axis.
-std::string traffic_chart_svg(const std::vector<TrafficPoint>& points, std::int64_t from_unix,
-                              std::int64_t to_unix);
+std::string traffic_chart_svg(Lang lang, const std::vector<TrafficPoint>& points,
+                              std::int64_t from_unix, std::int64_t to_unix);
 
 }  // namespace qeli::panel

@@ -24,11 +24,12 @@ std::string joined(const std::vector<std::string>& v, std::string_view sep) {
 }
 
 // One text field; `hint` is the title (and placeholder) that says what empty means.
-std::string field(std::string_view label, std::string_view name, std::string_view value,
+std::string field(Lang l, std::string_view label, std::string_view name, std::string_view value,
                   std::string_view hint, std::string_view type = "text") {
-  return "<label>" + escape(label) + "<input name=\"" + escape(name) + "\" type=\"" + escape(type) +
-         "\" value=\"" + escape(value) + "\" placeholder=\"" + escape(hint) + "\" title=\"" +
-         escape(hint) + "\"" + (type == "number" ? " step=\"any\" min=\"0\"" : "") + "></label>";
+  const std::string h = escape(tr(l, hint));
+  return "<label>" + escape(tr(l, label)) + "<input name=\"" + escape(name) + "\" type=\"" +
+         escape(type) + "\" value=\"" + escape(value) + "\" placeholder=\"" + h + "\" title=\"" +
+         h + "\"" + (type == "number" ? " step=\"any\" min=\"0\"" : "") + "></label>";
 }
 
 }  // namespace
@@ -119,40 +120,46 @@ Result<control::EditUser, std::string> edit_request_of(const UserEditForm& f) {
 }
 
 std::string user_edit_content(const PageContext& c, const UserEditForm& f) {
+  const Lang l = c.lang;
   std::string s;
-  if (!f.error.empty()) s += "<p class=\"err\">Not saved: " + escape(f.error) + "</p>";
-  std::string expires = "never";
+  if (!f.error.empty()) {
+    s += "<p class=\"err\">" + tr_html(l, "Not saved: {error}", {{"error", f.error}}) + "</p>";
+  }
+  std::string expires = tr(l, "never");
   if (const auto at = parse_u64(f.expire_at);
       at && *at != 0 && *at <= std::uint64_t{0xffffffffff}) {
     expires = human_time_utc(static_cast<std::int64_t>(*at)) + " UTC";
   }
-  s +=
-      "<form class=\"edit\" method=\"post\" action=\"" + escape(c.base) +
-      "/users/edit\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
-      "\"><input type=\"hidden\" name=\"user\" value=\"" + escape(f.user) + "\">" +
-      field("Group", "group", f.group, "empty = no group") +
-      field("Profiles", "profiles", f.profiles, "comma-separated; empty = every profile") +
-      field("Static IP", "static_ip", f.static_ip, "empty = from the pool") +
-      field("Max sessions", "max_sessions", f.max_sessions, "0 = the group's / unlimited",
-            "number") +
-      field("Bandwidth limit (Mbit/s)", "bandwidth_limit_mbps", f.bandwidth_limit_mbps,
-            "0 = unlimited", "number") +
-      field("Data limit (GB)", "data_limit_gb", f.data_limit_gb, "0 = unlimited", "number") +
-      field("Expires at (unix seconds)", "expire_at", f.expire_at, "empty or 0 = never", "number") +
-      "<p class=\"muted\">Expires: " + escape(expires) + "</p>" +
-      field("Allowed networks", "allowed_networks", f.allowed_networks,
-            "comma-separated CIDRs; empty = any destination") +
-      "<label>Routes<textarea name=\"routes\" rows=\"4\" placeholder=\"one per line: "
-      "a.b.c.d/n [gateway=a.b.c.d] [metric=n]; empty = the profile's routes\">" +
-      escape(f.routes) + "</textarea></label>" +
-      "<label><input type=\"checkbox\" name=\"enabled\" value=\"1\"" +
-      (f.enabled ? " checked" : "") +
-      "> Enabled (the config's switch; Disable on the users page is the live one)</label>" +
-      "<button type=\"submit\">Save</button></form><p class=\"muted\">The server checks the "
-      "change as its start-up would and refuses what start-up would refuse; then it "
-      "reloads. <a href=\"" +
-      escape(c.base) + "/users/view?name=" + escape(percent_encode(f.user)) + "\">Back to " +
-      escape(f.user) + "</a></p>";
+  s += "<form class=\"edit\" method=\"post\" action=\"" + escape(c.base) +
+       "/users/edit\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape(c.csrf) +
+       "\"><input type=\"hidden\" name=\"user\" value=\"" + escape(f.user) + "\">" +
+       field(l, "Group", "group", f.group, "empty = no group") +
+       field(l, "Profiles", "profiles", f.profiles, "comma-separated; empty = every profile") +
+       field(l, "Static IP", "static_ip", f.static_ip, "empty = from the pool") +
+       field(l, "Max sessions", "max_sessions", f.max_sessions, "0 = the group's / unlimited",
+             "number") +
+       field(l, "Bandwidth limit (Mbit/s)", "bandwidth_limit_mbps", f.bandwidth_limit_mbps,
+             "0 = unlimited", "number") +
+       field(l, "Data limit (GB)", "data_limit_gb", f.data_limit_gb, "0 = unlimited", "number") +
+       field(l, "Expires at (unix seconds)", "expire_at", f.expire_at, "empty or 0 = never",
+             "number") +
+       "<p class=\"muted\">" + tr_html(l, "Expires: {when}", {{"when", expires}}) + "</p>" +
+       field(l, "Allowed networks", "allowed_networks", f.allowed_networks,
+             "comma-separated CIDRs; empty = any destination") +
+       "<label>" + tr(l, "Routes") + "<textarea name=\"routes\" rows=\"4\" placeholder=\"" +
+       escape(tr(l,
+                 "one per line: a.b.c.d/n [gateway=a.b.c.d] [metric=n]; empty = the profile's "
+                 "routes")) +
+       "\">" + escape(f.routes) + "</textarea></label>" +
+       "<label><input type=\"checkbox\" name=\"enabled\" value=\"1\"" +
+       (f.enabled ? " checked" : "") + "> " +
+       tr(l, "Enabled (the config's switch; Disable on the users page is the live one)") +
+       "</label><button type=\"submit\">" + tr(l, "Save") + "</button></form><p class=\"muted\">" +
+       tr(l,
+          "The server checks the change as its start-up would and refuses what start-up would "
+          "refuse; then it reloads.") +
+       " <a href=\"" + escape(c.base) + "/users/view?name=" + escape(percent_encode(f.user)) +
+       "\">" + tr_html(l, "Back to {user}", {{"user", f.user}}) + "</a></p>";
   return s;
 }
 

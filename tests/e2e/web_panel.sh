@@ -118,6 +118,15 @@ expect 200 dash -b "$jar" "$PANEL/"
 grep -q '<td>alice</td>' "$E2E_DIR/dash.b" || e2e_fail "alice not on the dashboard"
 grep -q '<td>e2e</td>' "$E2E_DIR/dash.b" || e2e_fail "profile e2e not on the dashboard"
 grep -q '<svg class="chart"' "$E2E_DIR/dash.b" || e2e_fail "no traffic chart on the dashboard"
+# The pages in Russian for a browser that prefers it (the dashboard's nav word "Обзор"),
+# in English again with the qeli_lang=en cookie the header's switch sets.
+expect 200 dash_ru -b "$jar" -H 'Accept-Language: ru-RU,ru;q=0.9,en;q=0.8' "$PANEL/"
+grep -q '<html lang="ru">' "$E2E_DIR/dash_ru.b" && grep -q '>Обзор</a>' "$E2E_DIR/dash_ru.b" ||
+  e2e_fail "Accept-Language: ru did not give the Russian dashboard"
+session=$(grep qeli_session "$jar" | awk '{print $NF}')
+expect 200 dash_en -H "Cookie: qeli_session=$session; qeli_lang=en" -H 'Accept-Language: ru' "$PANEL/"
+grep -q '<html lang="en">' "$E2E_DIR/dash_en.b" && grep -q '>Dashboard</a>' "$E2E_DIR/dash_en.b" ||
+  e2e_fail "the qeli_lang=en cookie did not give the English dashboard"
 expect 200 users -b "$jar" "$PANEL/users"
 grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;' "$E2E_DIR/users.b" ||
   e2e_fail "the note is not escaped on the users page"

@@ -28,8 +28,8 @@ TEST(html, post_button_escapes_values_and_carries_the_csrf_token_first) {
 }
 
 TEST(html, page_frame_escapes_title_and_admin) {
-  const std::string s =
-      render_page({"<t>", "/base", "<adm>", "c", NavItem::kUsers, 0}, "<p>content</p>");
+  const std::string s = render_page(
+      {"<t>", "/base", "<adm>", "c", NavItem::kUsers, 0, Lang::kEn, "/users"}, "<p>content</p>");
   EXPECT_EQ(s.find("<t>"), std::string::npos);
   EXPECT_EQ(s.find("<adm>"), std::string::npos);
   EXPECT_NE(s.find("&lt;adm&gt;"), std::string::npos);
@@ -38,7 +38,8 @@ TEST(html, page_frame_escapes_title_and_admin) {
   EXPECT_NE(s.find("action=\"/base/logout\""), std::string::npos);
   EXPECT_EQ(s.find("http-equiv=\"refresh\""), std::string::npos);
   // The login page: no navigation, no logout form.
-  const std::string login = render_page({"Log in", "", "", "", NavItem::kNone, 0}, "");
+  const std::string login =
+      render_page({"Log in", "", "", "", NavItem::kNone, 0, Lang::kEn, ""}, "");
   EXPECT_EQ(login.find("<nav>"), std::string::npos);
   EXPECT_EQ(login.find("/logout"), std::string::npos);
 }

@@ -84,7 +84,7 @@ TEST(TrafficChart, OnePointPerBucketScaledToThePeakAndNothingToRun) {
   // 37.5 MB in one 5-minute bucket = 1 Mbit/s on average.
   const std::int64_t to = 1'800'000'000, from = to - 86400;
   const std::vector<TrafficPoint> pts = {{to - 3600 - (to - 3600) % kBucketSecs, 37'500'000, 0}};
-  const std::string svg = traffic_chart_svg(pts, from, to);
+  const std::string svg = traffic_chart_svg(Lang::kEn, pts, from, to);
   EXPECT_TRUE(svg.starts_with("<svg class=\"chart\""));
   EXPECT_NE(svg.find("peak 1.00 Mbit/s"), std::string::npos) << svg.substr(0, 400);
   EXPECT_EQ(svg.find("<script"), std::string::npos);
