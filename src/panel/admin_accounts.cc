@@ -154,44 +154,36 @@ std::vector<AdminAccount> AdminAccounts::list() {
   return out;
 }
 
-bool AdminAccounts::remove(std::string_view name) {
+bool AdminAccounts::change(const char* sql, std::string_view name,
+                           std::optional<std::string_view> value) {
   std::lock_guard lock(mu_);
-  server::Statement st(*db_, "DELETE FROM panel_admins WHERE name = ?1");
+  server::Statement st(*db_, sql);
   if (!st.ok()) return false;
   st.bind_text(1, name);
+  if (value) st.bind_text(2, *value);
   return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+}
+
+bool AdminAccounts::remove(std::string_view name) {
+  return change("DELETE FROM panel_admins WHERE name = ?1", name);
 }
 
 bool AdminAccounts::set_role(std::string_view name, AdminRole role) {
-  std::lock_guard lock(mu_);
-  server::Statement st(
-      *db_, "UPDATE panel_admins SET role = ?2, generation = generation + 1 WHERE name = ?1");
-  if (!st.ok()) return false;
-  st.bind_text(1, name);
-  st.bind_text(2, role_name(role));
-  return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+  return change("UPDATE panel_admins SET role = ?2, generation = generation + 1 WHERE name = ?1",
+                name, role_name(role));
 }
 
 bool AdminAccounts::set_password(std::string_view name, const std::string& password_hash) {
-  std::lock_guard lock(mu_);
-  server::Statement st(*db_,
-                       "UPDATE panel_admins SET password_hash = ?2, generation = generation + 1"
-                       " WHERE name = ?1");
-  if (!st.ok()) return false;
-  st.bind_text(1, name);
-  st.bind_text(2, password_hash);
-  return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+  return change(
+      "UPDATE panel_admins SET password_hash = ?2, generation = generation + 1 WHERE name = ?1",
+      name, password_hash);
 }
 
 bool AdminAccounts::set_totp(std::string_view name, const std::string& secret) {
-  std::lock_guard lock(mu_);
-  server::Statement st(*db_,
-                       "UPDATE panel_admins SET totp_secret = ?2, totp_step = 0,"
-                       " generation = generation + 1 WHERE name = ?1");
-  if (!st.ok()) return false;
-  st.bind_text(1, name);
-  st.bind_text(2, secret);
-  return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+  return change(
+      "UPDATE panel_admins SET totp_secret = ?2, totp_step = 0, generation = generation + 1"
+      " WHERE name = ?1",
+      name, secret);
 }
 
 bool AdminAccounts::use_totp_step(std::string_view name, std::uint64_t step) {
@@ -206,11 +198,7 @@ bool AdminAccounts::use_totp_step(std::string_view name, std::uint64_t step) {
 }
 
 bool AdminAccounts::end_sessions(std::string_view name) {
-  std::lock_guard lock(mu_);
-  server::Statement st(*db_, "UPDATE panel_admins SET generation = generation + 1 WHERE name = ?1");
-  if (!st.ok()) return false;
-  st.bind_text(1, name);
-  return sqlite3_step(st.get()) == SQLITE_DONE && sqlite3_changes(db_->get()) > 0;
+  return change("UPDATE panel_admins SET generation = generation + 1 WHERE name = ?1", name);
 }
 
 bool AdminAccounts::any_totp() {

@@ -89,6 +89,9 @@ class AdminAccounts {
 
  private:
   explicit AdminAccounts(std::unique_ptr<server::SqliteDb> db) : db_(std::move(db)) {}
+  /// One row's statement: ?1 = name, ?2 = value (if any); false: no such row.
+  bool change(const char* sql, std::string_view name,
+              std::optional<std::string_view> value = std::nullopt);
   std::unique_ptr<server::SqliteDb> db_;
   std::mutex mu_;
 };

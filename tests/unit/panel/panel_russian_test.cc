@@ -145,8 +145,16 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
        {"/", "/sessions", "/users", "/users/view?name=alice", "/users/edit?user=alice", "/blocked",
         "/events", "/config", "/config/version?id=v1", "/tokens", "/audit", "/admins", "/account",
         "/webhooks", "/logs", "/users/view?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E"}) {
-    const auto r = get_ru(path);
+    auto r = get_ru(path);
     ASSERT_EQ(r.status, 200) << path;
+    if (path == "/logs") {
+      // The log lines are data, English as written (the process's own ring holds what
+      // earlier tests logged): only the page around them is checked.
+      const auto table = r.body.find("<table class=\"logs\">");
+      ASSERT_NE(table, std::string::npos);
+      const auto rows = r.body.find("</tr>", table) + 5;
+      r.body.erase(rows, r.body.find("</table>", rows) - rows);
+    }
     // A token scope's name is a word of the API (and of the checkbox that grants it).
     expect_russian(r, path, path == "/tokens" ? kScopeNames : std::vector<std::string>{});
   }
