@@ -21,6 +21,10 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/qeli-ccache}
 # Paths relative to the checkout, so a fresh clone (CI) reuses the cache of another one.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+# Six builds share the cache (release, asan-ubsan, tsan, fuzz, the package's LTO objects
+# and its upgrade rebuild); ccache's default 5 GB evicted some of them between runs, so a
+# run recompiled what the previous one had cached.
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 
 stage "bootstrap"
 bash scripts/bootstrap.sh

@@ -4,7 +4,7 @@
 # Per mode (plain, fake-tls, padding, frag): provision a user with `qeli add-client
 # --link`, start the server, start the client from the printed qeli:// link, then
 #   * ping both ways through the tunnel;
-#   * iperf3 TCP up and down (E2E_SECONDS, default 5 s) — must carry data;
+#   * iperf3 TCP up and down (E2E_SECONDS, default 3 s) — must carry data;
 #   * iperf3 UDP at 10 Mbit/s — most datagrams arrive (a delivery check; loss figures
 #     are bench/lab's job);
 #   * an IPv6 packet from the client is dropped (0.7.16 carries IPv4 only) without harm;
@@ -16,7 +16,7 @@ QELI=$(readlink -f "$1")
 shift
 MODES=("$@")
 [ ${#MODES[@]} -gt 0 ] || MODES=(plain fake-tls padding frag)
-export E2E_SECONDS=${E2E_SECONDS:-5}
+export E2E_SECONDS=${E2E_SECONDS:-3}
 source "$(dirname "$0")/netns.sh"
 e2e_setup
 
