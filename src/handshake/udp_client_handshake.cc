@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "wire/udp_cookie.h"
 #include "wire/udp_frag.h"
 
 namespace qeli::handshake {
@@ -61,7 +62,16 @@ struct UdpClientHandshake::Impl {
     return true;
   }
   std::vector<Bytes> hello;  // the ClientHello datagrams, re-sent unchanged
-  Bytes auth;                // the AUTH datagram, re-sent byte for byte
+  std::size_t hello_sends = 0;
+  Bytes auth;  // the AUTH datagram, re-sent byte for byte
+  // Return routability (docs/PROTOCOL.md §11), only with extensions on: every hello
+  // (re)transmission follows one cookie datagram — the marker until a challenge came,
+  // then the echo of the newest cookie.
+  bool cookies = false;
+  wire::CookieNonce nonce{};
+  std::optional<wire::Cookie> cookie;
+  bool answered = false;  ///< a challenge was answered since the last timed retransmit
+  std::size_t challenges = 0;
   std::vector<Bytes> out;
   Instant next_retransmit{};
   std::size_t dropped = 0;
@@ -101,8 +111,48 @@ struct UdpClientHandshake::Impl {
     for (std::size_t i = 0; i < frags->size(); ++i) {
       hello.push_back(env.wrap((*frags)[i], true, static_cast<std::uint32_t>(i), rng));
     }
-    out.insert(out.end(), hello.begin(), hello.end());
+    cookies = cfg.inner.extensions != 0;
+    if (cookies) rng.fill(nonce);
+    send_hello();
     stage = Stage::kHello;
+    next_retransmit = now + retransmit_gap();
+  }
+
+  // The cookie datagram (marker or echo; long header, PN 0 like junk), then the hello —
+  // the same datagrams every time (the key agreement never restarts), rotated: a path
+  // that loses datagrams at a fixed position (every 2nd or 3rd, say) still delivers each
+  // fragment eventually; the order does not matter. The rotation moves on by one per
+  // transmission, or per two when a transmission has an odd number of datagrams (the
+  // cookie datagram and two fragments): an odd count alone moves each fragment's place
+  // in the stream by one, and a rotation on top would move it back (every 2nd lost
+  // would then always be the same fragment).
+  void send_hello() {
+    std::size_t n = hello.size();
+    if (cookies) {
+      const Bytes c = cookie ? wire::build_cookie_echo(*cookie) : wire::build_cookie_marker(nonce);
+      out.push_back(env.wrap(c, true, 0, rng));
+      ++n;
+    }
+    const std::size_t r = (n % 2 == 1 ? hello_sends / 2 : hello_sends) % hello.size();
+    for (std::size_t i = 0; i < hello.size(); ++i) out.push_back(hello[(i + r) % hello.size()]);
+    ++hello_sends;
+  }
+
+  // A challenge (msg 7) while the flight is awaited: one that repeats our nonce is
+  // answered at once — echo, then the hello again — at most once per retransmit period
+  // (a flood of challenges cannot make us flood the server); a later one only renews
+  // the cookie the next retransmit echoes. Anything else is dropped.
+  void on_challenge(ByteSpan msg, Instant now) {
+    auto c = wire::parse_cookie_challenge(msg);
+    if (!cookies || stage != Stage::kHello || !c.ok() || c->nonce != nonce) {
+      ++dropped;
+      return;
+    }
+    ++challenges;
+    cookie = c->cookie;
+    if (answered) return;
+    answered = true;
+    send_hello();
     next_retransmit = now + retransmit_gap();
   }
 
@@ -155,6 +205,7 @@ struct UdpClientHandshake::Impl {
       case wire::DatagramKind::kServerFlightFragment:
         return on_fragment(flight, Stage::kHello, msg, now);
       case wire::DatagramKind::kAuthOkFragment: return on_fragment(auth_ok, Stage::kAuth, msg, now);
+      case wire::DatagramKind::kCookieChallenge: return on_challenge(msg, now);
       case wire::DatagramKind::kDataRecord:  // AUTH OK in one datagram
         if (stage != Stage::kAuth) break;
         feed_inner(msg, now);
@@ -195,10 +246,8 @@ struct UdpClientHandshake::Impl {
     if (now < next_retransmit) return;
     // 2. retransmit: the whole hello, or the AUTH datagram, unchanged.
     if (stage == Stage::kHello) {
-      // Rotated by one each time: a path that loses datagrams at a fixed position (every
-      // 2nd, say) still delivers each fragment eventually; the order does not matter.
-      std::rotate(hello.begin(), hello.begin() + 1, hello.end());
-      out.insert(out.end(), hello.begin(), hello.end());
+      send_hello();
+      answered = false;
     } else {
       out.push_back(auth);
     }
@@ -247,6 +296,7 @@ Failure UdpClientHandshake::failure() const {
 }
 
 std::size_t UdpClientHandshake::dropped() const { return impl_->dropped; }
+std::size_t UdpClientHandshake::challenges() const { return impl_->challenges; }
 
 UdpClientSession UdpClientHandshake::take_session() {
   if (impl_->stage != Stage::kDone) std::abort();

@@ -12,6 +12,13 @@
 //   4. AUTH OK arrives as one data record, or as msg 6 fragments when it is larger than a
 //      chunk; then the session is ready (state kDone).
 //
+// Return routability (our extension, docs/PROTOCOL.md §11; on unless inner.extensions is
+// 0): each hello (re)transmission follows a cookie marker (a junk datagram a 0.7.16 server
+// drops for free, wire/udp_cookie.h). A server short of login slots for unverified
+// sources answers with a challenge (msg 7) naming the marker's nonce; the client echoes
+// its cookie (msg 8) and sends the same hello again at once, and echoes the newest cookie
+// before every later retransmit of it. A challenge never fails the handshake.
+//
 // With the QUIC shape, handshake datagrams carry long headers: ClientHello fragment i has
 // packet number i, AUTH has 1; data then starts at next_packet_number() (≥ 2, strictly
 // increasing). Our connection id is random per handshake; once the server's is known,
@@ -96,6 +103,8 @@ class UdpClientHandshake {
   Duration auth_unanswered_for(Instant now) const;
   /// Datagrams ignored so far (not part of the handshake, or duplicates).
   std::size_t dropped() const;
+  /// Cookie challenges taken (they named our marker's nonce).
+  std::size_t challenges() const;
   /// Valid once, in state kDone. Data-plane datagrams that arrived with AUTH OK are not
   /// kept: on UDP each is independent and the data path has its own loss tolerance.
   UdpClientSession take_session();

@@ -60,7 +60,8 @@ struct UdpServerHandshake::Impl {
   UdpAuthOkResender resender;
   std::optional<ServerEvent> event;  // the AUTH/JOIN request, until the caller takes it
   std::vector<Bytes> out;
-  std::size_t received = 0, sent = 0, dropped = 0, refused = 0;
+  std::size_t received = 0, sent = 0, dropped = 0, refused = 0, challenged = 0;
+  std::optional<wire::CookieNonce> marker;  // a cookie marker, until the next verdict
   std::uint32_t next_pn = 2;
   Instant started{};
   bool clock_started = false;
@@ -119,12 +120,51 @@ struct UdpServerHandshake::Impl {
     // 1. anti-amplification: a hello under 1200 bytes is never answered.
     if (whole.size() < wire::kUdpClientHelloMin) return fail_with(Failure::kHelloTooSmall);
     if (stage == Stage::kAuth && same(whole, hello)) return emit_flight();  // retransmit
-    if (cfg.admit_hello && !cfg.admit_hello(now)) {
-      ++refused;  // rate-limited before any public-key crypto: silence
+    if (cfg.admit_hello) {
+      const HelloVerdict v = cfg.admit_hello(now, marker.has_value());
+      if (v.kind != HelloVerdict::Kind::kAdmit) {
+        // Refused before any public-key crypto: silence, or just a challenge.
+        if (v.kind == HelloVerdict::Kind::kChallenge && marker) challenge(*marker, v.cookie);
+        marker.reset();
+        ++refused;
+        ++dropped;
+        return;
+      }
+    }
+    marker.reset();
+    on_first_hello(Bytes(whole.begin(), whole.end()), now);
+  }
+
+  // msg 7 within the 3× budget (a ≥ 1200-byte hello was counted in: it always fits).
+  void challenge(const wire::CookieNonce& nonce, const wire::Cookie& cookie) {
+    Bytes d = env.wrap(wire::build_cookie_challenge({nonce, cookie}), true, 0, rng);
+    if (sent + d.size() > wire::kAmplificationFactor * received) return;
+    sent += d.size();
+    out.push_back(std::move(d));
+    ++challenged;
+  }
+
+  // A junk datagram: a cookie marker is remembered until the next hello's verdict (also
+  // while an AUTH is awaited: a client restarted behind the same port sends a new hello).
+  void on_junk(ByteSpan msg, std::size_t datagram_size) {
+    auto nonce = wire::parse_cookie_marker(msg);
+    if (!nonce.ok() || (stage != Stage::kHello && stage != Stage::kAuth)) {
       ++dropped;
       return;
     }
-    on_first_hello(Bytes(whole.begin(), whole.end()), now);
+    received += datagram_size;
+    marker = *nonce;
+  }
+
+  void on_cookie_echo(ByteSpan msg, std::size_t datagram_size, Instant now) {
+    if (!cfg.on_cookie || (stage != Stage::kHello && stage != Stage::kAuth)) {
+      ++dropped;
+      return;
+    }
+    received += datagram_size;
+    auto cookie = wire::parse_cookie_echo(msg);
+    if (!cookie.ok()) ++dropped;
+    cfg.on_cookie(cookie.ok() ? std::optional(*cookie) : std::nullopt, now);
   }
 
   void on_record(ByteSpan rec, std::size_t datagram_size, Instant now) {
@@ -193,7 +233,9 @@ struct UdpServerHandshake::Impl {
     switch (wire::classify_datagram(msg)) {
       case wire::DatagramKind::kClientHelloFragment: return on_hello_fragment(msg, size, now);
       case wire::DatagramKind::kDataRecord: return on_record(msg, size, now);
-      default: ++dropped;  // junk, probes before auth, unknown, legacy hellos
+      case wire::DatagramKind::kJunk: return on_junk(msg, size);
+      case wire::DatagramKind::kCookieEcho: return on_cookie_echo(msg, size, now);
+      default: ++dropped;  // probes before auth, unknown, legacy hellos
     }
   }
 
@@ -287,6 +329,10 @@ State UdpServerHandshake::state() const {
 Failure UdpServerHandshake::failure() const { return impl_->why; }
 std::size_t UdpServerHandshake::dropped() const { return impl_->dropped; }
 std::size_t UdpServerHandshake::refused() const { return impl_->refused; }
+std::size_t UdpServerHandshake::challenged() const { return impl_->challenged; }
+bool UdpServerHandshake::idle() const {
+  return impl_->inner == nullptr && impl_->hello_re.held_bytes() == 0 && !impl_->marker;
+}
 bool UdpServerHandshake::has_hello() const { return impl_->inner != nullptr; }
 std::size_t UdpServerHandshake::bytes_received() const { return impl_->received; }
 std::size_t UdpServerHandshake::pre_auth_bytes_sent() const { return impl_->sent; }

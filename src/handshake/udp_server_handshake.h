@@ -8,6 +8,11 @@
 //      crypto; a stranger's single short datagram gets nothing back. A distinct complete
 //      hello asks the caller's admit_hello gate (rate limits) before the key agreement;
 //      a refused one is dropped silently (refused()) and its retransmit asks again.
+//      Return routability (docs/PROTOCOL.md §11): a cookie marker (a junk datagram of
+//      wire/udp_cookie.h) is remembered until the next verdict; the gate may then answer
+//      a hello with a challenge (msg 7, ~30 bytes), which is all that is sent — the
+//      marker is forgotten, no hello is kept. A cookie echo (msg 8) goes to the caller
+//      (on_cookie), which keeps whatever it needs.
 //   2. The reply ServerHello ‖ CCS ‖ Cert ‖ Finished ‖ NST ‖ proof record is ONE message,
 //      fragmented as msg 2 and cached. It is sent — first, and again on every retransmit
 //      of the same hello — only while the bytes sent to the source stay within 3× the
@@ -38,9 +43,26 @@
 #include "base/clock.h"
 #include "crypto/random.h"
 #include "handshake/server_handshake.h"
+#include "wire/udp_cookie.h"
 #include "wire/udp_envelope.h"
 
 namespace qeli::handshake {
+
+/// The caller's answer to a complete new ClientHello (UdpServerConfig::admit_hello).
+struct HelloVerdict {
+  enum class Kind : std::uint8_t {
+    kAdmit,      ///< run the key agreement and answer with the flight
+    kRefuse,     ///< drop it silently; the client's retransmit asks again
+    kChallenge,  ///< drop it, and send `cookie` in a challenge (msg 7) if the client can
+                 ///< answer one (it sent a marker); nothing is kept either way
+  };
+  Kind kind = Kind::kAdmit;
+  wire::Cookie cookie{};
+
+  static HelloVerdict admit() { return {}; }
+  static HelloVerdict refuse() { return {Kind::kRefuse, {}}; }
+  static HelloVerdict challenge(const wire::Cookie& c) { return {Kind::kChallenge, c}; }
+};
 
 struct UdpServerConfig {
   /// The inner handshake (mode kFakeTls; its TCP-only fragmentation and jitter are off).
@@ -51,9 +73,16 @@ struct UdpServerConfig {
   std::size_t chunk_limit = wire::kFragMaxChunk;
   /// Asked once per distinct complete ClientHello (≥ 1200 bytes), just before its key
   /// agreement (X25519 + ML-KEM-768, the expensive part); a retransmit of the hello
-  /// already answered never asks. false = the hello is dropped silently and counted in
-  /// refused(). Empty = always admitted. Called on the thread that feeds the datagrams.
-  std::function<bool(Instant now)> admit_hello;
+  /// already answered never asks. `challengeable`: the source sent a cookie marker
+  /// (wire/udp_cookie.h), so a challenge would be understood. A refused or challenged
+  /// hello is counted in refused(); a challenge goes out only within the 3× budget and
+  /// is counted in challenged(). Empty = always admitted. Called on the thread that feeds
+  /// the datagrams.
+  std::function<HelloVerdict(Instant now, bool challengeable)> admit_hello;
+  /// A cookie echo (msg 8) from the source: its cookie, or nullopt when malformed (also
+  /// counted in dropped()). The caller checks it against the source address. Empty =
+  /// echoes are dropped.
+  std::function<void(std::optional<wire::Cookie> cookie, Instant now)> on_cookie;
 };
 
 /// Answers AUTH retransmits after the handshake: the AUTH datagram as it was received
@@ -111,8 +140,13 @@ class UdpServerHandshake {
   State state() const;
   Failure failure() const;
   std::size_t dropped() const;
-  /// Complete hellos the admit_hello gate refused.
+  /// Complete hellos the admit_hello gate refused or challenged.
   std::size_t refused() const;
+  /// Challenges (msg 7) sent.
+  std::size_t challenged() const;
+  /// True while the adapter holds nothing worth keeping for its source: no hello, no
+  /// partial hello, no cookie marker (the caller may then forget the source).
+  bool idle() const;
   /// True once a ClientHello passed the gate and got its key agreement; false while the
   /// source has sent nothing worth keeping state for.
   bool has_hello() const;

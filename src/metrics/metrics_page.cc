@@ -22,7 +22,13 @@ constexpr Outcome kOutcomes[] = {{"sessions_started", "ok"},
 
 // Refused before any handshake (flood defences).
 constexpr std::string_view kPreauthDrops[] = {"udp_half_open_evicted", "new_session_rate_limited",
-                                              "preauth_crypto_shed", "accept_no_resources"};
+                                              "preauth_crypto_shed", "accept_no_resources",
+                                              "udp_unverified_refused"};
+
+// UDP return-routability cookies, with the result each counter stands for.
+constexpr Outcome kCookies[] = {{"udp_cookie_challenges", "challenged"},
+                                {"udp_cookies_accepted", "accepted"},
+                                {"udp_cookies_refused", "refused"}};
 
 bool in(std::string_view name, std::initializer_list<std::string_view> prefixes) {
   return std::any_of(prefixes.begin(), prefixes.end(),
@@ -46,6 +52,14 @@ void add_profile_counters(Exposition& e, const control::ProfileStats& p) {
       e.family("qeli_preauth_drops_total", kCounter,
                "Connections or hellos refused before any handshake work, by reason.")
           .sample({{"profile", p.profile}, {"reason", c.name}}, c.value);
+    } else if (const auto* k = std::find_if(std::begin(kCookies), std::end(kCookies),
+                                            [&](const Outcome& o) { return o.counter == n; });
+               k != std::end(kCookies)) {
+      e.family("qeli_udp_cookies_total", kCounter,
+               "UDP return-routability cookies: challenges sent to hellos from unverified "
+               "sources (challenged), sources an echo verified (accepted), echoes refused: "
+               "malformed, another address's or expired (refused).")
+          .sample({{"profile", p.profile}, {"result", std::string(k->outcome)}}, c.value);
     } else if (n == "streams_joined" || n == "joins_refused") {
       e.family("qeli_bond_joins_total", kCounter,
                "Stream bonding: connections that JOINed a live session (joined) or were "

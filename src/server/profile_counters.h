@@ -24,6 +24,15 @@ struct ProfileCounters {
   /// (perf.connection.new_session_rate_*), or over a worker's pre-auth crypto budget.
   std::atomic<std::uint64_t> new_session_rate_limited{0};
   std::atomic<std::uint64_t> preauth_crypto_shed{0};
+  /// UDP return routability (docs/PROTOCOL.md §11): hellos from unverified sources that
+  /// found the unverified share of the login slots full (challenged or not), challenges
+  /// (msg 7) sent, sources a valid cookie echo (msg 8) verified (the echoes a verified
+  /// client repeats before its retransmits are not counted again), and echoes refused
+  /// (malformed, of another address, or expired).
+  std::atomic<std::uint64_t> udp_unverified_refused{0};
+  std::atomic<std::uint64_t> udp_cookie_challenges{0};
+  std::atomic<std::uint64_t> udp_cookies_accepted{0};
+  std::atomic<std::uint64_t> udp_cookies_refused{0};
   /// TCP accept() failures for lack of descriptors or memory (EMFILE, ENFILE, …).
   std::atomic<std::uint64_t> accept_no_resources{0};
   /// Stream bonding (TCP): connections that JOINed a live session, and JOINs refused (an

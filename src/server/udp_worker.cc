@@ -48,6 +48,12 @@ constexpr std::uint32_t kRoamOpenBurst = 256;
 /// reconnecting at once after a restart still get through within ~2 s (they retransmit
 /// every second for 30 s).
 constexpr std::uint32_t kPreauthCryptoPerSecond = 500;
+/// Cookie challenges (msg 7, ~30–60 bytes each) per second per worker, after a burst: a
+/// flood of hellos with markers from spoofed sources gets this many answers at most (an
+/// HMAC and a send each), far smaller than what it sends; a real client whose hello
+/// found none retransmits within ~1.1 s and asks again.
+constexpr std::uint32_t kCookieChallengesPerSecond = 1000;
+constexpr std::uint32_t kCookieChallengeBurst = 128;
 std::uint32_t preauth_crypto_burst() {
   return std::max<std::uint32_t>(64, 4 * std::thread::hardware_concurrency());
 }
@@ -68,6 +74,9 @@ UdpWorker::UdpWorker(UdpWorkerHost& host, transport::UdpSocket socket, UdpWorker
       half_open_(kMaxHalfOpen),
       verify_budget_(setup.verify_budget),
       preauth_crypto_(TokenBucket::per_second(preauth_crypto_burst(), kPreauthCryptoPerSecond)),
+      cookies_(verify_budget_ != nullptr && hc_.inner.extensions != 0),
+      cookie_jar_(rng_, Clock::now()),
+      challenges_(TokenBucket::per_second(kCookieChallengeBurst, kCookieChallengesPerSecond)),
       roam_(std::move(setup.roam)),
       roam_opens_(TokenBucket::per_second(kRoamOpenBurst, kRoamOpensPerSecond)),
       tun_dev_(std::move(setup.tun)),
@@ -162,34 +171,60 @@ void UdpWorker::send_to(const std::vector<Bytes>& datagrams, const transport::So
 }
 
 // The gate in front of a new ClientHello's key agreement: the server's login slots (a
-// login storm, server/verify_budget.h), the worker's crypto budget (a distributed flood),
-// then the profile's per-source-IP new-session limit (one host); a refusal is silent and
-// counted. A budget token is spent, and a slot taken, only for an admitted hello.
-bool UdpWorker::admit_hello(const transport::SockAddr& addr, Instant now) {
+// login storm, server/verify_budget.h) — all of them for a source that proved with a
+// cookie that it receives, the unverified share for any other —, the worker's crypto
+// budget (a distributed flood), then the profile's per-source-IP new-session limit (one
+// host); a refusal is silent and counted. A budget token is spent, and a slot taken,
+// only for an admitted hello. An unverified hello that finds its share full is answered
+// with a challenge instead of silence when its client can take one (`challengeable`: it
+// sent a marker) and the worker's challenge budget allows.
+handshake::HelloVerdict UdpWorker::admit_hello(const transport::SockAddr& addr, Instant now,
+                                               bool challengeable) {
+  using handshake::HelloVerdict;
   UdpHalfOpen* h = half_open_.find(addr);
   std::optional<VerifySlot> slot;  // given back on any refusal below
   if (verify_budget_ != nullptr && (h == nullptr || !h->slot.held())) {
-    if (!verify_budget_->available()) half_open_.release_stale_slots(now, kAuthGrace);
-    slot = VerifySlot::take(*verify_budget_);
+    const SlotShare share =
+        !cookies_ || verified_.contains(addr, now) ? SlotShare::kAll : SlotShare::kUnverified;
+    if (!verify_budget_->available(share)) half_open_.release_stale_slots(now, kAuthGrace);
+    slot = VerifySlot::take(*verify_budget_, share);
     if (!slot) {
-      counters_.over_capacity++;
-      return false;
+      if (share == SlotShare::kAll) {
+        counters_.over_capacity++;
+        return HelloVerdict::refuse();
+      }
+      counters_.udp_unverified_refused++;
+      if (!challengeable || !challenges_.take(now)) return HelloVerdict::refuse();
+      counters_.udp_cookie_challenges++;
+      return HelloVerdict::challenge(cookie_jar_.make(addr, now));
     }
   }
   if (!preauth_crypto_.available(now)) {
     counters_.preauth_crypto_shed++;
-    return false;
+    return HelloVerdict::refuse();
   }
   if (!host_.admit_new_session(source_key(addr), now)) {
     counters_.new_session_rate_limited++;
-    return false;
+    return HelloVerdict::refuse();
   }
-  if (!preauth_crypto_.take(now)) return false;
+  if (!preauth_crypto_.take(now)) return HelloVerdict::refuse();
   if (h != nullptr && slot) {
     h->slot = std::move(*slot);
     h->slot_since = now;
   }
-  return true;
+  return HelloVerdict::admit();
+}
+
+// A cookie echo (msg 8): a valid one marks the source verified (counted once per
+// verification: a verified client echoes before each hello retransmit, which only renews
+// it); nothing else is kept.
+void UdpWorker::on_cookie(const transport::SockAddr& addr, std::optional<wire::Cookie> cookie,
+                          Instant now) {
+  if (cookie && cookie_jar_.check(addr, *cookie, now)) {
+    if (verified_.add(addr, now)) counters_.udp_cookies_accepted++;
+  } else {
+    counters_.udp_cookies_refused++;  // malformed, another address's, or expired
+  }
 }
 
 void UdpWorker::handshake_datagram(const transport::SockAddr& addr, MutableByteSpan d,
@@ -198,7 +233,14 @@ void UdpWorker::handshake_datagram(const transport::SockAddr& addr, MutableByteS
   const bool fresh = h == nullptr;
   if (fresh) {
     handshake::UdpServerConfig c = hc_;
-    c.admit_hello = [this, addr](Instant t) { return admit_hello(addr, t); };
+    c.admit_hello = [this, addr](Instant t, bool challengeable) {
+      return admit_hello(addr, t, challengeable);
+    };
+    if (cookies_) {
+      c.on_cookie = [this, addr](std::optional<wire::Cookie> k, Instant t) {
+        on_cookie(addr, k, t);
+      };
+    }
     bool evicted = false;
     h = &half_open_.insert(addr, std::make_unique<handshake::UdpServerHandshake>(c, rng_), now,
                            evicted);
@@ -206,9 +248,11 @@ void UdpWorker::handshake_datagram(const transport::SockAddr& addr, MutableByteS
   }
   handshake::UdpServerHandshake& hs = *h->hs;
   hs.on_datagram(d, now);
-  // Not a handshake datagram, or a hello over the limits: a stranger leaves no state
-  // (and cannot push a real client's half-open handshake out of the table).
-  if ((fresh && hs.dropped() > 0) || (!hs.has_hello() && hs.refused() > 0)) {
+  // Not a handshake datagram, a cookie echo, or a hello over the limits (refused, or
+  // answered with a challenge): a stranger leaves no state (and cannot push a real
+  // client's half-open handshake out of the table).
+  if (hs.state() != handshake::State::kFailed && hs.idle()) {
+    send_to(hs.take_datagrams(), addr);  // a challenge, if any
     half_open_.erase(addr);
     return;
   }

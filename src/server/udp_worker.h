@@ -7,8 +7,10 @@
 //      retransmit of a young session → the cached AUTH OK (UdpAuthOkResender); anyone
 //      else → that source's half-open handshake (UdpHalfOpenTable; a stranger whose first
 //      datagram is not a handshake datagram, or whose hello is over the limits, leaves no
-//      state and gets nothing back; a new hello's key agreement runs only within the
-//      worker's pre-auth crypto budget and the profile's per-source-IP new-session limit);
+//      state and gets nothing back; a new hello's key agreement runs only with a login
+//      slot — from the unverified share unless its source proved with a cookie that it
+//      receives, else a challenge (msg 7) goes back instead — within the worker's
+//      pre-auth crypto budget and the profile's per-source-IP new-session limit);
 //   3. the batch is coalesced (finish_batch) and written to the worker's TUN queue;
 //   4. AUTH requests go to the host (UdpWorkerHost::verify_auth: lockout, tarpit,
 //      Argon2id, admission, on a thread of its own); the verdict comes back through the
@@ -42,12 +44,14 @@
 #include "engine/tun_sink.h"
 #include "handshake/udp_server_handshake.h"
 #include "server/auth_context.h"
+#include "server/cookie_jar.h"
 #include "server/profile_counters.h"
 #include "server/roam_index.h"
 #include "server/source_key.h"
 #include "server/token_bucket.h"
 #include "server/udp_half_open.h"
 #include "server/udp_peer.h"
+#include "server/verified_sources.h"
 #include "transport/udp_socket.h"
 #include "tunio/offload_coalesce.h"
 #include "tunio/packet_batch.h"
@@ -150,7 +154,9 @@ class UdpWorker {
   void receive_batch(Instant now);
   void send_to(const std::vector<Bytes>& datagrams, const transport::SockAddr& to);
   void handshake_datagram(const transport::SockAddr& addr, MutableByteSpan d, Instant now);
-  bool admit_hello(const transport::SockAddr& addr, Instant now);
+  handshake::HelloVerdict admit_hello(const transport::SockAddr& addr, Instant now,
+                                      bool challengeable);
+  void on_cookie(const transport::SockAddr& addr, std::optional<wire::Cookie> cookie, Instant now);
   void service(const transport::SockAddr& addr);
   void on_verdicts();
   void promote(const transport::SockAddr& addr, UdpHalfOpen& h, AuthContext& ctx);
@@ -193,6 +199,12 @@ class UdpWorker {
   std::unordered_set<const UdpPeer*> owned_;
   VerifyBudget* verify_budget_;  ///< UdpWorkerSetup::verify_budget
   TokenBucket preauth_crypto_;   ///< pre-auth key agreements it may still run
+  /// Return routability (docs/PROTOCOL.md §11): on with login slots and extensions.
+  /// Per worker: the kernel's flow hash sends one source's datagrams to one worker.
+  const bool cookies_;
+  CookieJar cookie_jar_;
+  VerifiedSources verified_;
+  TokenBucket challenges_;  ///< cookie challenges it may still send
 
   engine::Notifier wake_;  ///< an AUTH verdict arrived or a sender ended
   std::mutex verdict_mu_;

@@ -13,12 +13,19 @@
 // that long only. bench/load/run.sh: 1000 clients at once over UDP went from 490
 // connected in 260 s (the rest stopped for good after three "refusals") to 1000 in 73–80 s.
 //
+// Shares (issue 21, spoofed-hello floods): a hello from a source that has not proved it
+// receives (no cookie, server/cookie_jar.h) may take a slot only while fewer than
+// unverified_limit() = limit / 2 are in use; one from a verified source (or any hello when
+// the server sends no challenges) may take any. So hellos from spoofed sources, which never
+// see a challenge, fill half the slots at most, and a client that answers one gets in.
+//
 // Threading: try_take / give_back from any thread.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -29,24 +36,36 @@ namespace qeli::server {
 inline constexpr std::size_t kPendingPerVerifier = 32;
 inline constexpr Duration kAuthGrace = std::chrono::seconds(1);
 
+/// Which slots a hello may take: all of them, or only while the unverified share lasts.
+enum class SlotShare : std::uint8_t { kAll, kUnverified };
+
 class VerifyBudget {
  public:
-  explicit VerifyBudget(std::size_t limit) : limit_(std::max<std::size_t>(1, limit)) {}
-  /// Takes one slot; false when all are in use.
-  bool try_take() {
+  explicit VerifyBudget(std::size_t limit)
+      : limit_(std::max<std::size_t>(1, limit)),
+        unverified_limit_(std::max<std::size_t>(1, limit_ / 2)) {}
+  /// Takes one slot; false when `share`'s are all in use.
+  bool try_take(SlotShare share = SlotShare::kAll) {
+    const std::size_t cap = cap_of(share);
     std::size_t n = in_use_.load();
     do {
-      if (n >= limit_) return false;
+      if (n >= cap) return false;
     } while (!in_use_.compare_exchange_weak(n, n + 1));
     return true;
   }
   void give_back() { in_use_.fetch_sub(1); }
-  bool available() const { return in_use_.load() < limit_; }
+  bool available(SlotShare share = SlotShare::kAll) const { return in_use_.load() < cap_of(share); }
   std::size_t in_use() const { return in_use_.load(); }
   std::size_t limit() const { return limit_; }
+  /// The most slots unverified hellos may hold together: limit / 2 (at least 1).
+  std::size_t unverified_limit() const { return unverified_limit_; }
 
  private:
+  std::size_t cap_of(SlotShare s) const {
+    return s == SlotShare::kAll ? limit_ : unverified_limit_;
+  }
   const std::size_t limit_;
+  const std::size_t unverified_limit_;
   std::atomic<std::size_t> in_use_{0};
 };
 
@@ -54,9 +73,9 @@ class VerifyBudget {
 class VerifySlot {
  public:
   VerifySlot() = default;
-  /// A slot of `b`, or nullopt when none is free.
-  static std::optional<VerifySlot> take(VerifyBudget& b) {
-    if (!b.try_take()) return std::nullopt;
+  /// A slot of `b` within `share`, or nullopt when none is free.
+  static std::optional<VerifySlot> take(VerifyBudget& b, SlotShare share = SlotShare::kAll) {
+    if (!b.try_take(share)) return std::nullopt;
     VerifySlot s;
     s.budget_ = &b;
     return s;

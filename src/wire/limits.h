@@ -193,7 +193,25 @@ inline constexpr std::uint8_t kJunk = 3;          ///< AWG decoy, dropped before
 inline constexpr std::uint8_t kMtuProbe = 4;
 inline constexpr std::uint8_t kMtuProbeAck = 5;
 inline constexpr std::uint8_t kAuthOk = 6;  ///< an AUTH OK record larger than one chunk
+/// OUR extension (docs/PROTOCOL.md §11 "Return routability"; wire/udp_cookie.h): server →
+/// client, "prove you receive at this address" — only to a client that sent a marker.
+inline constexpr std::uint8_t kCookieChallenge = 7;
+/// OUR extension: client → server, the cookie of a challenge echoed back.
+inline constexpr std::uint8_t kCookieEcho = 8;
 }  // namespace udp_msg
+
+/// Return-routability cookies (wire/udp_cookie.h). The cookie is a MAC the server can
+/// recompute from the source address; the nonce is the client's, per handshake, and
+/// binds a challenge to the client's own marker.
+inline constexpr std::size_t kCookieSize = 16;
+inline constexpr std::size_t kCookieNonceSize = 8;
+/// The marker is a junk datagram (msg 3) whose chunk is nonce ‖ tag(nonce).
+inline constexpr std::size_t kCookieMarkerTagSize = 8;
+inline constexpr std::size_t kCookieMarkerChunk = kCookieNonceSize + kCookieMarkerTagSize;
+/// Challenge chunk = the marker's nonce ‖ cookie; echo chunk = cookie.
+inline constexpr std::size_t kCookieChallengeChunk = kCookieNonceSize + kCookieSize;
+inline constexpr std::size_t kCookieEchoChunk = kCookieSize;
+static_assert(kFragHeaderSize + kCookieChallengeChunk == 30);
 
 /// MTU probe / ack payload = id(u16 LE) ‖ outer_size(u16 LE) [‖ random pad on probes].
 inline constexpr std::size_t kMtuProbeFieldsSize = 4;

@@ -28,6 +28,8 @@ DatagramKind classify_datagram(ByteSpan d) {
       case udp_msg::kMtuProbe: return DatagramKind::kMtuProbe;
       case udp_msg::kMtuProbeAck: return DatagramKind::kMtuProbeAck;
       case udp_msg::kAuthOk: return DatagramKind::kAuthOkFragment;
+      case udp_msg::kCookieChallenge: return DatagramKind::kCookieChallenge;
+      case udp_msg::kCookieEcho: return DatagramKind::kCookieEcho;
       default: return DatagramKind::kUnknownFragment;
     }
   }
@@ -50,6 +52,8 @@ const char* to_string(DatagramKind k) {
     case DatagramKind::kMtuProbe: return "mtu-probe";
     case DatagramKind::kMtuProbeAck: return "mtu-probe-ack";
     case DatagramKind::kAuthOkFragment: return "auth-ok-fragment";
+    case DatagramKind::kCookieChallenge: return "cookie-challenge";
+    case DatagramKind::kCookieEcho: return "cookie-echo";
     case DatagramKind::kUnknownFragment: return "unknown-fragment";
     case DatagramKind::kDataRecord: return "data-record";
     case DatagramKind::kHandshakeRecord: return "handshake-record";
@@ -72,6 +76,7 @@ const char* to_string(FragError e) {
     case FragError::kEmptyMessage: return "empty message";
     case FragError::kBadChunkLimit: return "chunk limit out of range";
     case FragError::kBadProbe: return "malformed MTU probe";
+    case FragError::kBadCookie: return "malformed cookie message";
   }
   return "?";
 }

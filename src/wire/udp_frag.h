@@ -9,8 +9,9 @@
 // is either a fragment (magic F0 9B 71), a data record (17 03 03 …), or something else.
 // Message ids are in wire/limits.h (udp_msg::).
 //
-// The same framing carries single-datagram messages: junk (msg 3), MTU probes (msg 4) and
-// their acks (msg 5) are one fragment with idx 0 and count 1.
+// The same framing carries single-datagram messages: junk (msg 3), MTU probes (msg 4),
+// their acks (msg 5) and our cookie challenge (msg 7) and echo (msg 8, wire/udp_cookie.h)
+// are one fragment with idx 0 and count 1.
 #pragma once
 
 #include <array>
@@ -36,6 +37,8 @@ enum class DatagramKind : std::uint8_t {
   kMtuProbe,              ///< msg 4
   kMtuProbeAck,           ///< msg 5
   kAuthOkFragment,        ///< msg 6
+  kCookieChallenge,       ///< msg 7 (our extension, wire/udp_cookie.h)
+  kCookieEcho,            ///< msg 8 (our extension)
   kUnknownFragment,       ///< F0 9B 71 with another msg id: drop
   kDataRecord,            ///< 17 03 03 (a Tls-framed PacketCodec record)
   kHandshakeRecord,       ///< 16 03 0x: an unfragmented (legacy) ClientHello
@@ -60,6 +63,7 @@ enum class FragError : std::uint8_t {
   kEmptyMessage,      ///< fragmenter: nothing to send
   kBadChunkLimit,     ///< fragmenter: chunk limit 0 or > kFragMaxChunk
   kBadProbe,          ///< MTU probe/ack: not msg 4/5, or fewer than 4 payload bytes
+  kBadCookie,         ///< cookie marker/challenge/echo: another kind, or not its exact size
 };
 const char* to_string(FragError e);
 

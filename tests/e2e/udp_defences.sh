@@ -16,22 +16,40 @@
 #          attacker address gets 10 per minute); the client still passes traffic.
 #          (Checked: with no rate limit, no crypto budget and no half-open bound, the
 #          peak RSS grows by ~130 MiB for 6000 hellos and this part fails.)
+#   spoof  return routability (issue 21; docs/PROTOCOL.md §11): hello_flood --spoof
+#          writes real first flights with forged IPv4 headers from a third namespace
+#          $NS_C3, from SPOOF_SOURCES addresses of that namespace's link to the server that
+#          nobody holds (172.19.0.100…), at SPOOF_RATE/s — more than the login slots'
+#          64/s, so every slot the flood may take stays taken and nothing it is sent comes
+#          back. Once the server counts hellos refused for the unverified share, a real
+#          client starts and must reach its tunnel within SPOOF_CONNECT_MAX s (it is
+#          challenged, echoes the cookie and takes a slot of the verified half) and ping;
+#          `qeli stats` counts challenges, at least one accepted cookie and no refused one.
+#          (Checked: with the server's cookies off — QELI_DISABLE_EXTENSIONS=1 for the
+#          server — the client waits for the end of the flood and this part fails.)
+#          SPOOF_MEASURE=1 only prints the connect time (docs/BENCHMARKS.md; any build
+#          as QELI_BINARY, also one without cookies); SPOOF_RATE=0 measures without a
+#          flood.
 #   addresses  the server's name resolves (/etc/netns/$NS_C/hosts) to a silent address
 #          first, then the server: with `timeout = 8` the UDP client gives the first a
 #          share of 4 s, logs that it moves on, and connects through the second (checked:
 #          with the old client, which tried only the first address, this part fails);
 #          after a kick it reconnects to the address that worked, not the silent one.
-# Usage: udp_defences.sh QELI_BINARY HELLO_FLOOD_BINARY [loss|flood|addresses...]
+# Usage: udp_defences.sh QELI_BINARY HELLO_FLOOD_BINARY [loss|flood|spoof|addresses...]
 set -euo pipefail
 QELI=$(readlink -f "$1")
 FLOOD=$(readlink -f "$2")
 shift 2
 PARTS=("$@")
-[ ${#PARTS[@]} -gt 0 ] || PARTS=(loss flood addresses)
+[ ${#PARTS[@]} -gt 0 ] || PARTS=(loss flood spoof addresses)
 LOSS_CONNECTS=${LOSS_CONNECTS:-8}
 FLOOD_COUNT=${FLOOD_COUNT:-6000}
 FLOOD_RATE=${FLOOD_RATE:-1500}
 FLOOD_RSS_MIB=${FLOOD_RSS_MIB:-64}
+SPOOF_RATE=${SPOOF_RATE:-1000}
+SPOOF_SECS=${SPOOF_SECS:-20}
+SPOOF_SOURCES=${SPOOF_SOURCES:-128}
+SPOOF_CONNECT_MAX=${SPOOF_CONNECT_MAX:-5}
 source "$(dirname "$0")/netns.sh"
 E2E_PORT=4453
 TUN_NET=10.79.0
@@ -139,6 +157,51 @@ run_flood() {
   e2e_log "flood ok"
 }
 
+run_spoof() {
+  local dir="$E2E_DIR/spoof"
+  e2e_add_client_ns 3
+  local i srcs=()
+  for i in $(seq 100 $((99 + SPOOF_SOURCES))); do srcs+=("172.19.0.$i"); done
+  e2e_server_conf "$dir" fake-tls "obf.padding.enabled = false"
+  local link
+  link=$(e2e_add_user "$dir" alice "s3cret-spoof")
+  e2e_start_server server-spoof "$dir"
+  if [ "$SPOOF_RATE" -gt 0 ]; then  # (0: no flood, the baseline; measure only)
+    # The server alone may have its cookies off (the check that this part can fail).
+    QELI_DISABLE_EXTENSIONS= e2e_bg spoof "$NS_C3" "$FLOOD" --spoof "$UL_S" "$E2E_PORT" \
+      $((SPOOF_RATE * SPOOF_SECS)) "$SPOOF_RATE" "${srcs[@]}"
+    # Until the flood holds every slot it may take: hellos refused for want of one (for
+    # the unverified share, or — cookies off, or a build without them — for any).
+    e2e_wait_for 10 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' |
+      jq -r '(.[0].udp_unverified_refused // 0) + (.[0].over_capacity // 0)')\" -gt 0 ]" ||
+      e2e_fail "spoof: the flood never filled the login slots"
+  fi
+  local t0 took cip
+  t0=$(date +%s%N)
+  QELI_DISABLE_EXTENSIONS= e2e_start_client client-spoof "$NS_C" "$dir" "$link"
+  cip=$(e2e_wait_tunnel $((SPOOF_SECS + 15)) "$NS_C") ||
+    e2e_fail "spoof: the real client never connected"
+  took=$(( ($(date +%s%N) - t0) / 1000000 ))
+  e2e_log "spoof: the real client reached its tunnel ($cip) in $took ms (flood: ${SPOOF_RATE}/s)"
+  e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "spoof: no ping through the tunnel"
+  e2e_stop spoof
+  if [ -z "${SPOOF_MEASURE:-}" ] && [ "$SPOOF_RATE" -gt 0 ]; then
+    local refused challenges accepted bad
+    refused=$(stat_of "$dir" udp_unverified_refused)
+    challenges=$(stat_of "$dir" udp_cookie_challenges)
+    accepted=$(stat_of "$dir" udp_cookies_accepted)
+    bad=$(stat_of "$dir" udp_cookies_refused)
+    e2e_log "spoof: unverified refused $refused, challenges $challenges, cookies accepted $accepted, refused $bad"
+    [ "$took" -le $((SPOOF_CONNECT_MAX * 1000)) ] ||
+      e2e_fail "spoof: the real client took $took ms (> $SPOOF_CONNECT_MAX s)"
+    [ "$accepted" -ge 1 ] || e2e_fail "spoof: no cookie accepted"
+    [ "$bad" = 0 ] || [ "$bad" = null ] || e2e_fail "spoof: $bad cookies refused"
+    [ "$challenges" -ge 1 ] || e2e_fail "spoof: no challenge sent"
+  fi
+  e2e_finish client-spoof server-spoof
+  e2e_log "spoof ok"
+}
+
 run_addresses() {
   local dir="$E2E_DIR/addresses" silent="$UL_NET.3"
   e2e_server_conf "$dir" fake-tls "obf.padding.enabled = false"
@@ -173,6 +236,7 @@ for p in "${PARTS[@]}"; do
   case "$p" in
     loss) run_loss ;;
     flood) run_flood ;;
+    spoof) run_spoof ;;
     addresses) run_addresses ;;
     *) e2e_fail "unknown part $p" ;;
   esac

@@ -11,6 +11,7 @@
 #include "handshake/udp_client_handshake.h"
 #include "handshake/udp_server_handshake.h"
 #include "harness.h"
+#include "wire/udp_cookie.h"
 #include "wire/udp_frag.h"
 #include "wire/udp_obfs.h"
 
@@ -141,6 +142,16 @@ UdpClientConfig client_of(const test::Harness& h) {
   return c;
 }
 
+// The hello fragments among a client's first datagrams (without junk and the cookie
+// marker; bare datagrams).
+std::vector<Bytes> hello_fragments(const std::vector<Bytes>& datagrams) {
+  std::vector<Bytes> out;
+  for (const Bytes& d : datagrams) {
+    if (wire::classify_datagram(d) == wire::DatagramKind::kClientHelloFragment) out.push_back(d);
+  }
+  return out;
+}
+
 // Both sessions are live: a packet sealed by one opens at the other, both ways.
 void expect_working_tunnel(Outcome& r) {
   ASSERT_EQ(r.client, State::kDone) << to_string(r.client_failure);
@@ -181,13 +192,26 @@ std::vector<Bytes> up_to_auth_request(UdpClientHandshake& c, UdpServerHandshake&
   return auth;
 }
 
+// From the server's cached flight (taken here) to a finished handshake at `now`: the flight
+// to the client, its AUTH to the server, the verdict, AUTH OK back.
+void finish_from_flight(UdpClientHandshake& c, UdpServerHandshake& s, const test::Harness& h,
+                        Instant now) {
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
+  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, now);
+  ASSERT_TRUE(s.take_event().has_value());
+  s.accept(h.auth_ok);
+  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, now);
+  EXPECT_EQ(c.state(), State::kDone);
+}
+
 TEST(UdpHandshake, CleanPath) {
   Sim sim;
   Outcome r = sim.run();
   expect_working_tunnel(r);
   expect_amplification_bound(r);
-  EXPECT_LT(r.elapsed, Millis(500));            // no retransmission needed
-  EXPECT_EQ(r.client_datagrams, 2U + 1U + 1U);  // 2 hello fragments, AUTH, capabilities
+  EXPECT_LT(r.elapsed, Millis(500));  // no retransmission needed
+  // the cookie marker, 2 hello fragments, AUTH, capabilities
+  EXPECT_EQ(r.client_datagrams, 1U + 2U + 1U + 1U);
 }
 
 TEST(UdpHandshake, QuicShapeAndObfs) {
@@ -221,7 +245,7 @@ TEST(UdpHandshake, JunkBeforeHelloIsDropped) {
   Outcome r = sim.run();
   expect_working_tunnel(r);
   expect_amplification_bound(r);
-  EXPECT_EQ(r.client_datagrams, 5U + 2U + 1U + 1U);
+  EXPECT_EQ(r.client_datagrams, 5U + 1U + 2U + 1U + 1U);
   EXPECT_LE(r.largest_datagram, wire::kFragHeaderSize + wire::kFragMaxChunk);
 }
 
@@ -334,7 +358,7 @@ TEST(UdpHandshake, ReplayedHelloStaysWithinBudget) {
   test::Harness h(Mode::kFakeTls);
   UdpClientHandshake c(client_of(h), h.client_rng);
   c.start(Instant{});
-  const std::vector<Bytes> hello = c.take_datagrams();
+  const std::vector<Bytes> hello = hello_fragments(c.take_datagrams());
   ASSERT_EQ(hello.size(), 2U);
   UdpServerConfig cfg;
   cfg.inner = h.server_cfg;
@@ -413,8 +437,10 @@ TEST(UdpHandshake, ClientRetransmitScheduleAndTimeout) {
   UdpClientHandshake c(cfg, h.client_rng);
   const Instant t0{};
   c.start(t0);
-  const std::vector<Bytes> first = c.take_datagrams();
-  ASSERT_EQ(first.size(), 2U);
+  const std::vector<Bytes> sent = c.take_datagrams();
+  ASSERT_EQ(sent.size(), 3U);  // the cookie marker, then the hello
+  EXPECT_TRUE(wire::parse_cookie_marker(sent[0]).ok());
+  const std::vector<Bytes> first(sent.begin() + 1, sent.end());
   std::size_t padded = 0;
   for (const Bytes& d : first) padded += d.size() - wire::kFragHeaderSize;
   EXPECT_GE(padded, wire::kUdpClientHelloMin);
@@ -428,9 +454,13 @@ TEST(UdpHandshake, ClientRetransmitScheduleAndTimeout) {
     c.on_timer(now);
     auto again = c.take_datagrams();
     if (again.empty()) continue;
-    // The same datagrams every time, rotated by one per retransmit.
-    std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
-    EXPECT_EQ(again, rotated);
+    // The marker (the same), then the same datagrams, rotated by one every second
+    // transmission (three datagrams each: see send_hello).
+    if (retransmits % 2 == 1) std::rotate(rotated.begin(), rotated.begin() + 1, rotated.end());
+    ASSERT_EQ(again.size(), 3U);
+    EXPECT_EQ(wire::parse_cookie_marker(again[0]).value(),
+              wire::parse_cookie_marker(sent[0]).value());
+    EXPECT_EQ(std::vector<Bytes>(again.begin() + 1, again.end()), rotated);
     EXPECT_GE(gap, Millis(1000));
     EXPECT_LE(gap, Millis(1250));
     ++retransmits;
@@ -459,12 +489,7 @@ TEST(UdpHandshake, ServerHasNoTimerBeforeItsFirstDatagram) {
   for (Bytes& d : c.take_datagrams()) s.on_datagram(d, late);
   ASSERT_TRUE(s.deadline().has_value());
   EXPECT_LE(*s.deadline(), late + Seconds(10));
-  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, late);
-  for (Bytes& d : c.take_datagrams()) s.on_datagram(d, late);
-  ASSERT_TRUE(s.take_event().has_value());
-  s.accept(h.auth_ok);
-  for (Bytes& d : s.take_datagrams()) c.on_datagram(d, late);
-  EXPECT_EQ(c.state(), State::kDone);
+  finish_from_flight(c, s, h, late);
   EXPECT_EQ(s.state(), State::kDone);
   // ... and from then on its clock is the first datagram's: it times out 10 s later.
   UdpServerHandshake idle(scfg, h.server_rng);
@@ -621,18 +646,19 @@ TEST(UdpHandshake, RefusedHelloGetsNothingAndItsRetransmitAsksAgain) {
   bool allow = false;
   UdpServerConfig scfg;
   scfg.inner = h.server_cfg;
-  scfg.admit_hello = [&](Instant) {
+  scfg.admit_hello = [&](Instant, bool) {
     ++asked;
-    return allow;
+    return allow ? HelloVerdict::admit() : HelloVerdict::refuse();
   };
   UdpServerHandshake s(scfg, h.server_rng);
   UdpClientHandshake c(client_of(h), h.client_rng);
   Instant now{};
   c.start(now);
   const std::vector<Bytes> hello = c.take_datagrams();
-  ASSERT_EQ(hello.size(), 2U);
+  ASSERT_EQ(hello.size(), 3U);  // the cookie marker, the hello
   for (Bytes d : hello) s.on_datagram(d, now);
   EXPECT_EQ(asked, 1);
+  EXPECT_TRUE(s.idle());  // nothing kept for the source, the marker included
   EXPECT_EQ(s.refused(), 1U);
   EXPECT_FALSE(s.has_hello());
   EXPECT_TRUE(s.take_datagrams().empty());
@@ -702,6 +728,144 @@ TEST(UdpHandshake, AuthResendCheckCostsOneSizeCompareForData) {
   EXPECT_EQ(r.reemits_left(), wire::kMaxAuthOkReemits - 1);
   for (Bytes d : ok) c.on_datagram(d, now);
   EXPECT_EQ(c.state(), State::kDone);
+}
+
+// Return routability (docs/PROTOCOL.md §11): a server short of login slots for unverified
+// sources challenges a hello that came after a marker; the client echoes the cookie and
+// sends the very same hello again at once (the key agreement does not restart), the
+// server (told by its caller that the echo proved the source) admits it, and the
+// handshake completes. A second challenge in the same period only renews the cookie; a
+// challenge naming another nonce, or malformed, is dropped.
+TEST(UdpHandshake, AChallengedClientEchoesItsCookieAndResendsTheSameHello) {
+  test::Harness h(Mode::kFakeTls);
+  UdpClientHandshake c(client_of(h), h.client_rng);
+  Instant now{};
+  c.start(now);
+  const std::vector<Bytes> first = c.take_datagrams();
+  ASSERT_EQ(first.size(), 3U);
+  const wire::CookieNonce nonce = wire::parse_cookie_marker(first[0]).value();
+  const std::vector<Bytes> hello(first.begin() + 1, first.end());
+
+  wire::Cookie cookie{};
+  cookie.fill(0xC5);
+  int asked = 0;
+  bool verified = false;
+  std::vector<std::optional<wire::Cookie>> echoes;
+  UdpServerConfig scfg = server_of(h);
+  scfg.admit_hello = [&](Instant, bool challengeable) {
+    ++asked;
+    EXPECT_EQ(challengeable, !verified);  // the echo replaced the marker
+    return verified ? HelloVerdict::admit() : HelloVerdict::challenge(cookie);
+  };
+  scfg.on_cookie = [&](std::optional<wire::Cookie> k, Instant) {
+    echoes.push_back(k);
+    verified = k == cookie;
+  };
+  UdpServerHandshake s(scfg, h.server_rng);
+  for (Bytes d : first) s.on_datagram(d, now);
+  const std::vector<Bytes> challenge = s.take_datagrams();
+  ASSERT_EQ(challenge.size(), 1U);
+  EXPECT_EQ(challenge[0].size(), 30U);  // vs ~2.4 KB of hello: no amplification
+  EXPECT_EQ(wire::parse_cookie_challenge(challenge[0]).value().nonce, nonce);
+  EXPECT_EQ(s.challenged(), 1U);
+  EXPECT_EQ(s.refused(), 1U);
+  EXPECT_FALSE(s.has_hello());
+  EXPECT_TRUE(s.idle());  // stateless: the server may forget the source now
+  EXPECT_EQ(s.pre_auth_bytes_sent(), 30U);
+
+  // Spoofed or broken challenges first: dropped, nothing sent.
+  const std::size_t dropped = c.dropped();
+  wire::CookieNonce other = nonce;
+  other[0] ^= 1;
+  Bytes spoofed = wire::build_cookie_challenge({other, cookie});
+  c.on_datagram(spoofed, now);
+  Bytes cut = challenge[0];
+  cut.pop_back();
+  c.on_datagram(cut, now);
+  EXPECT_TRUE(c.take_datagrams().empty());
+  EXPECT_EQ(c.dropped(), dropped + 2);
+  EXPECT_EQ(c.challenges(), 0U);
+
+  // The real one: the echo, then the same hello datagrams, at once.
+  Bytes ch = challenge[0];
+  c.on_datagram(ch, now);
+  EXPECT_EQ(c.challenges(), 1U);
+  const std::vector<Bytes> answer = c.take_datagrams();
+  ASSERT_EQ(answer.size(), 3U);
+  EXPECT_EQ(wire::parse_cookie_echo(answer[0]).value(), cookie);
+  EXPECT_EQ(std::vector<Bytes>(answer.begin() + 1, answer.end()), hello);
+
+  // Another challenge in the same period: the cookie is renewed, nothing sent now; the
+  // next timed retransmit echoes the newest cookie before the same hello.
+  wire::Cookie newer{};
+  newer.fill(0x5C);
+  Bytes renewal = wire::build_cookie_challenge({nonce, newer});
+  c.on_datagram(renewal, now);
+  EXPECT_TRUE(c.take_datagrams().empty());
+  c.on_timer(c.deadline().value());
+  const std::vector<Bytes> again = c.take_datagrams();
+  ASSERT_EQ(again.size(), 3U);
+  EXPECT_EQ(wire::parse_cookie_echo(again[0]).value(), newer);
+  EXPECT_EQ(hello_fragments(again).size(), 2U);
+
+  // The server gets the first answer: the echo proves the source, the hello is admitted.
+  for (Bytes d : answer) s.on_datagram(d, now);
+  ASSERT_EQ(echoes.size(), 1U);
+  EXPECT_EQ(echoes[0], cookie);
+  EXPECT_EQ(asked, 2);
+  EXPECT_TRUE(s.has_hello());
+  finish_from_flight(c, s, h, now);
+  EXPECT_LE(s.pre_auth_bytes_sent(), wire::kAmplificationFactor * s.bytes_received());
+  (void)c.take_datagrams();  // the capability frame
+  // After the flight a challenge is no business of the client's.
+  Bytes late = wire::build_cookie_challenge({nonce, cookie});
+  c.on_datagram(late, now);
+  EXPECT_TRUE(c.take_datagrams().empty());
+}
+
+// A client without extensions (as 0.7.16, which would abort on a msg 7) sends no marker,
+// so the gate learns it cannot be challenged and a challenge verdict sends nothing; a
+// malformed echo is dropped and reported as such.
+TEST(UdpHandshake, OnlyAClientThatSentAMarkerIsChallenged) {
+  test::Harness h(Mode::kFakeTls);
+  UdpClientConfig legacy = client_of(h);
+  legacy.inner.extensions = 0;
+  UdpClientHandshake c(legacy, h.client_rng);
+  c.start(Instant{});
+  const std::vector<Bytes> sent = c.take_datagrams();
+  EXPECT_EQ(sent.size(), 2U);  // the hello only
+  EXPECT_EQ(hello_fragments(sent).size(), 2U);
+
+  std::vector<bool> challengeable;
+  std::vector<std::optional<wire::Cookie>> echoes;
+  UdpServerConfig scfg = server_of(h);
+  scfg.admit_hello = [&](Instant, bool ch) {
+    challengeable.push_back(ch);
+    return HelloVerdict::challenge(wire::Cookie{});
+  };
+  scfg.on_cookie = [&](std::optional<wire::Cookie> k, Instant) { echoes.push_back(k); };
+  UdpServerHandshake s(scfg, h.server_rng);
+  for (Bytes d : sent) s.on_datagram(d, Instant{});
+  EXPECT_EQ(challengeable, std::vector<bool>{false});
+  EXPECT_TRUE(s.take_datagrams().empty());
+  EXPECT_EQ(s.challenged(), 0U);
+  EXPECT_EQ(s.pre_auth_bytes_sent(), 0U);
+
+  // A marker alone is kept (until the hello's verdict) and answered by nothing; a
+  // malformed echo goes to the caller as such, counted as dropped, never fatal.
+  UdpServerHandshake lone(scfg, h.server_rng);
+  Bytes marker = wire::build_cookie_marker(wire::CookieNonce{});
+  lone.on_datagram(marker, Instant{});
+  EXPECT_FALSE(lone.idle());
+  EXPECT_TRUE(lone.take_datagrams().empty());
+  Bytes echo = wire::build_cookie_echo(wire::Cookie{});
+  echo.push_back(0);  // malformed
+  const std::size_t dropped = lone.dropped();
+  lone.on_datagram(echo, Instant{});
+  ASSERT_EQ(echoes.size(), 1U);
+  EXPECT_FALSE(echoes[0].has_value());
+  EXPECT_EQ(lone.dropped(), dropped + 1);
+  EXPECT_EQ(lone.state(), State::kRunning);
 }
 
 }  // namespace

@@ -33,6 +33,10 @@ control::StatsSnapshot snapshot() {
                 {"joins_refused", 2},
                 {"udp_roams", 3},
                 {"udp_roams_refused", 1},
+                {"udp_unverified_refused", 40},
+                {"udp_cookie_challenges", 30},
+                {"udp_cookies_accepted", 2},
+                {"udp_cookies_refused", 1},
                 {"brand_new_counter", 1}};
   p.traffic = {{"tx_packets", 10},   {"tx_bytes", 1000}, {"rx_packets", 20},     {"rx_bytes", 2000},
                {"heartbeats_rx", 3}, {"control_rx", 1},  {"drop_queue_full", 12}};
@@ -74,6 +78,10 @@ TEST(MetricsPage, EveryStatsCounterInItsFamily) {
            "qeli_bond_joins_total{profile=\"main\",result=\"refused\"} 2",
            "qeli_udp_roams_total{profile=\"main\",result=\"migrated\"} 3",
            "qeli_udp_roams_total{profile=\"main\",result=\"refused\"} 1",
+           "qeli_preauth_drops_total{profile=\"main\",reason=\"udp_unverified_refused\"} 40",
+           "qeli_udp_cookies_total{profile=\"main\",result=\"challenged\"} 30",
+           "qeli_udp_cookies_total{profile=\"main\",result=\"accepted\"} 2",
+           "qeli_udp_cookies_total{profile=\"main\",result=\"refused\"} 1",
            "qeli_bytes_total{profile=\"main\",direction=\"tx\"} 1000",
            "qeli_bytes_total{profile=\"main\",direction=\"rx\"} 2000",
            "qeli_packets_total{profile=\"main\",direction=\"tx\"} 10",

@@ -28,6 +28,7 @@
 #include "transport/endpoint.h"
 #include "wire/gso_chunk.h"
 #include "wire/roam_nonce.h"
+#include "wire/udp_cookie.h"
 
 namespace qeli::server {
 namespace {
@@ -226,16 +227,22 @@ struct Server {
   std::vector<std::thread> threads;
 };
 
+/// The UDP handshake config of a client of `s`.
+handshake::UdpClientConfig client_config(const Server& s, std::string password = "pw") {
+  handshake::UdpClientConfig cfg;
+  cfg.inner.mode = handshake::Mode::kFakeTls;
+  cfg.inner.pinned_server_key = s.identity.public_key;
+  cfg.inner.user = "alice";
+  cfg.inner.password = std::move(password);
+  cfg.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
+  cfg.inner.timeout = 20s;
+  return cfg;
+}
+
 /// A client on its own loopback socket: the real UDP handshake, then one record at a time.
 struct Client {
-  Client(const Server& s, std::string password = "pw") : sock(test::loopback_udp(false)) {
-    cfg.inner.mode = handshake::Mode::kFakeTls;
-    cfg.inner.pinned_server_key = s.identity.public_key;
-    cfg.inner.user = "alice";
-    cfg.inner.password = std::move(password);
-    cfg.inner.extensions = handshake::our_extensions(handshake::Carrier::kDatagram);
-    cfg.inner.timeout = 20s;
-  }
+  Client(const Server& s, std::string password = "pw")
+      : cfg(client_config(s, std::move(password))), sock(test::loopback_udp(false)) {}
   handshake::Failure connect(const transport::SockAddr& server) {
     handshake::UdpClientHandshake hs(cfg, crypto::system_rng());
     const auto f = engine::drive_udp_client_handshake(hs, sock, server, stop);
@@ -504,6 +511,112 @@ TEST(UdpWorker, ASessionMovesToTheWorkerItsNewAddressReaches) {
   s.shut();
   EXPECT_EQ(s.host.wait_ended(1), tunnel::SessionEnd::kStopped);
   EXPECT_EQ(s.host.sessions(), 0U);
+}
+
+// ---- Return routability (issue 21; docs/PROTOCOL.md §11) ----------------------------------
+
+/// Sources that never answer (as spoofed ones never see a reply): each socket sends one
+/// real first flight — a cookie marker and a fresh ClientHello — and never reads.
+void send_hellos(const Server& s, std::vector<transport::UdpSocket>& sockets) {
+  for (transport::UdpSocket& sock : sockets) {
+    handshake::UdpClientHandshake hs(client_config(s), crypto::system_rng());
+    hs.start(std::chrono::steady_clock::now());
+    for (const Bytes& d : hs.take_datagrams()) {
+      const transport::OutDatagram out{d.data(), d.size(), &s.addr};
+      ASSERT_EQ(sock.send({&out, 1}).sent, 1U);
+    }
+  }
+}
+
+std::vector<transport::UdpSocket> sockets(std::size_t n) {
+  std::vector<transport::UdpSocket> v;
+  for (std::size_t i = 0; i < n; ++i) v.push_back(test::loopback_udp(false));
+  return v;
+}
+
+/// A flood of hellos from sources that never answer, renewed every 100 ms from the same
+/// sockets (new hellos: each takes a slot again once the last one's grace is over) until
+/// destroyed.
+struct Flood {
+  Flood(const Server& s, std::size_t sources) : socks(sockets(sources)) {
+    send_hellos(s, socks);
+    t = std::thread([this, &s] {
+      while (!stop.load()) {
+        std::this_thread::sleep_for(100ms);
+        send_hellos(s, socks);
+      }
+    });
+  }
+  ~Flood() {
+    stop = true;
+    t.join();
+  }
+  std::vector<transport::UdpSocket> socks;
+  std::atomic<bool> stop{false};
+  std::thread t;
+};
+
+// Hellos from many sources that never answer fill the unverified half of the login slots
+// and no more (each is challenged instead); a client that answers its challenge takes a
+// slot of the other half and gets its session while the flood goes on.
+TEST(UdpWorker, AFloodFillsOnlyTheUnverifiedShareAndAnAnsweringClientGetsIn) {
+  Server s(1, false, /*verify_slots=*/8);
+  ASSERT_EQ(s.budget.unverified_limit(), 4U);
+  Flood flood(s, 16);
+  ASSERT_TRUE(eventually([&] { return s.counters.udp_unverified_refused.load() >= 12; }));
+  EXPECT_EQ(s.budget.in_use(), 4U) << "the flood holds the unverified share, not every slot";
+  EXPECT_GE(s.counters.udp_cookie_challenges.load(), 12U);  // they sent markers
+
+  Client c(s);
+  EXPECT_EQ(c.connect(s.addr), handshake::Failure::kNone);
+  EXPECT_NE(s.host.wait_started(1), nullptr);
+  EXPECT_EQ(s.counters.udp_cookies_accepted.load(), 1U);
+  EXPECT_EQ(s.counters.udp_cookies_refused.load(), 0U);
+  EXPECT_EQ(s.counters.over_capacity.load(), 0U);
+  EXPECT_EQ(s.host.verifications.load(), 1);  // only the real client ever sent AUTH
+  EXPECT_LE(s.budget.in_use(), s.budget.limit());
+}
+
+// A client without extensions (a 0.7.16 client: no marker, and it would abort on a
+// challenge) is never challenged. Without a flood it connects at once; under one it
+// waits for a slot of the unverified share, as every client did before the cookies.
+TEST(UdpWorker, ALegacyClientIsNeverChallenged) {
+  Server s(1, false, /*verify_slots=*/8);
+  Client quiet(s);
+  quiet.cfg.inner.extensions = 0;
+  EXPECT_EQ(quiet.connect(s.addr), handshake::Failure::kNone);
+  EXPECT_EQ(s.counters.udp_cookie_challenges.load(), 0U);
+  EXPECT_EQ(s.counters.udp_unverified_refused.load(), 0U);
+  ASSERT_NE(s.host.wait_started(1), nullptr);
+
+  // Four flooding sources take the share (no renewal: their slots come back after 1 s).
+  std::vector<transport::UdpSocket> flood = sockets(4);
+  send_hellos(s, flood);
+  ASSERT_TRUE(eventually([&] { return s.budget.in_use() == 4; }));
+  Client legacy(s);
+  legacy.cfg.inner.extensions = 0;
+  const std::uint64_t challenges = s.counters.udp_cookie_challenges.load();
+  EXPECT_EQ(legacy.connect(s.addr), handshake::Failure::kNone);
+  EXPECT_GE(s.counters.udp_unverified_refused.load(), 1U) << "it waited for the share";
+  EXPECT_EQ(s.counters.udp_cookie_challenges.load(), challenges);
+}
+
+// A cookie echo that is not the source's own — made up, malformed, or another address's —
+// is refused and counted, gets nothing back and leaves no state.
+TEST(UdpWorker, AForgedCookieIsRefusedAndAnsweredByNothing) {
+  Server s(1, false, /*verify_slots=*/8);
+  transport::UdpSocket stranger = test::loopback_udp(false);
+  Bytes made_up = wire::build_cookie_echo(wire::Cookie{});
+  Bytes malformed = made_up;
+  malformed.push_back(0);
+  for (const Bytes* d : {&made_up, &malformed}) {
+    const transport::OutDatagram out{d->data(), d->size(), &s.addr};
+    ASSERT_EQ(stranger.send({&out, 1}).sent, 1U);
+  }
+  EXPECT_TRUE(eventually([&] { return s.counters.udp_cookies_refused.load() == 2; }));
+  pollfd pf{stranger.fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&pf, 1, 300), 0) << "the worker answered a cookie echo";
+  EXPECT_EQ(s.counters.udp_cookies_accepted.load(), 0U);
 }
 
 }  // namespace
