@@ -167,20 +167,31 @@ TEST(WsFrame, MaskingMatchesAByteByByteReferenceAtEveryLengthPhaseAndAlignment) 
     for (std::size_t align = 0; align < 64; align += (n > 300 ? 13 : 1)) {
       const WsMask mask{byte(), byte(), byte(), byte()};
       const std::uint64_t offset = gen() % (n > 300 ? 16 : 9);
-      Bytes src(n + 2 * kGuard + 64), in_place(src.size()), copied(src.size());
+      Bytes src(n + 2 * kGuard + 64);
       for (auto& b : src) b = byte();
-      in_place = src;
-      copied = src;
+      Bytes in_place = src, copied = src;
       Bytes expect = src;
       const std::size_t at = kGuard + align;
       reference_mask(expect.data() + at, src.data() + at, n, mask, offset);
       ws_apply_mask(MutableByteSpan(in_place.data() + at, n), mask, offset);
       EXPECT_EQ(in_place, expect) << "n=" << n << " align=" << align << " offset=" << offset;
-      // Copying from a source at another alignment into the same place.
+      // Copying from a source at another alignment into the same place, in every form of
+      // the loop this CPU has.
       const std::size_t src_at = kGuard + (align * 7 + 5) % 64;
       reference_mask(expect.data() + at, src.data() + src_at, n, mask, offset);
-      ws_copy_masked(copied.data() + at, src.data() + src_at, n, mask, offset);
-      EXPECT_EQ(copied, expect) << "copy n=" << n << " align=" << align << " offset=" << offset;
+      for (const auto form : {WsMaskForm::kWords8, WsMaskForm::kVec16, WsMaskForm::kVec32}) {
+        if (!ws_mask_form_available(form)) continue;
+        copied = src;
+        ws_copy_masked_as(form, copied.data() + at, src.data() + src_at, n, mask, offset);
+        EXPECT_EQ(copied, expect) << "copy n=" << n << " align=" << align << " offset=" << offset
+                                  << " form=" << static_cast<int>(form);
+        in_place = src;
+        ws_copy_masked_as(form, in_place.data() + src_at, in_place.data() + src_at, n, mask,
+                          offset);
+        copied = src;
+        reference_mask(copied.data() + src_at, src.data() + src_at, n, mask, offset);
+        EXPECT_EQ(in_place, copied) << "in place n=" << n << " form=" << static_cast<int>(form);
+      }
     }
   }
 }
