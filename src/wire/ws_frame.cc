@@ -105,8 +105,10 @@ BulkFn bulk_for(WsMaskForm form) {
 
 void copy_masked(BulkFn bulk, std::uint8_t* dst, const std::uint8_t* src, std::size_t n,
                  const WsMask& mask, std::uint64_t offset) {
+  const std::array<std::uint8_t, 4> key = {mask[offset & 3], mask[(offset + 1) & 3],
+                                           mask[(offset + 2) & 3], mask[(offset + 3) & 3]};
   Rotated rot;
-  for (std::size_t i = 0; i < rot.size(); ++i) rot[i] = mask[(offset + i) % 4];
+  for (std::size_t i = 0; i < rot.size(); i += 4) std::memcpy(rot.data() + i, key.data(), 4);
   std::size_t i = bulk != nullptr && n >= 16 ? bulk(dst, src, n, rot) : 0;
   std::uint64_t m64 = 0;
   std::memcpy(&m64, rot.data(), 8);
