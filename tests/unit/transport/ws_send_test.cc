@@ -24,24 +24,19 @@ namespace {
 constexpr std::uint64_t kRngSeed = 77;
 const ObfsNonce kNonce{9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2};
 
-// The client's mask keys as the stream draws them: 256 random bytes per Rng call, four
-// bytes a key, in frame order.
+// The client's mask keys: the next four bytes of its Rng, in frame order. The test Rng is
+// one continuous keystream, so however many keys the stream draws per call (it pools
+// them), it must use them in order and skip none.
 class ReferenceMasks {
  public:
   std::array<std::uint8_t, 4> next() {
-    if (used_ == pool_.size()) {
-      rng_.fill(pool_);
-      used_ = 0;
-    }
     std::array<std::uint8_t, 4> m{};
-    for (auto& b : m) b = pool_[used_++];
+    rng_.fill(m);
     return m;
   }
 
  private:
   crypto::DeterministicRng rng_{kRngSeed};
-  std::array<std::uint8_t, 256> pool_{};
-  std::size_t used_ = pool_.size();
 };
 
 // One client frame of `payload` (≤ 16384 bytes), RFC 6455 §5.2 by hand.
