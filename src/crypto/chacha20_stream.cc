@@ -1,5 +1,6 @@
 #include "crypto/chacha20_stream.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -26,11 +27,34 @@ ChaCha20Stream::ChaCha20Stream(std::span<const std::uint8_t, kChaCha20KeySize> k
   }
 }
 
-ChaCha20Stream::~ChaCha20Stream() { EVP_CIPHER_CTX_free(ctx_of(ctx_)); }
+ChaCha20Stream::~ChaCha20Stream() {
+  OPENSSL_cleanse(ahead_.data(), ahead_.size());
+  EVP_CIPHER_CTX_free(ctx_of(ctx_));
+}
 
 bool ChaCha20Stream::apply(std::span<std::uint8_t> data) {
   if (data.size() > limit_ - pos_) return false;
   pos_ += data.size();
+  // The keystream generated ahead comes first: EVP stands right after it.
+  const std::size_t have = std::min(data.size(), kAhead - ahead_at_);
+  for (std::size_t i = 0; i < have; ++i) data[i] ^= ahead_[ahead_at_ + i];
+  ahead_at_ += have;
+  data = data.subspan(have);
+  if (data.empty()) return true;
+  if (data.size() >= kAhead) {
+    evp_apply(data);
+    return true;
+  }
+  // Short: the next kAhead keystream bytes into the buffer, then the first of them. Bytes
+  // past the limit may be generated here, never used (the check above comes first).
+  std::fill(ahead_.begin(), ahead_.end(), std::uint8_t{0});
+  evp_apply(ahead_);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] ^= ahead_[i];
+  ahead_at_ = data.size();
+  return true;
+}
+
+void ChaCha20Stream::evp_apply(std::span<std::uint8_t> data) {
   while (!data.empty()) {
     const std::size_t n = std::min<std::size_t>(data.size(), INT_MAX / 2);
     int out = 0;
@@ -40,7 +64,6 @@ bool ChaCha20Stream::apply(std::span<std::uint8_t> data) {
     }
     data = data.subspan(n);
   }
-  return true;
 }
 
 }  // namespace qeli::crypto

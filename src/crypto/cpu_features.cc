@@ -19,4 +19,13 @@ bool cpu_has_aes_gcm() {
 #endif
 }
 
+bool cpu_has_avx2() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+#else
+  return false;
+#endif
+}
+
 }  // namespace qeli::crypto

@@ -10,4 +10,8 @@ namespace qeli::crypto {
 /// constant-time, so our AES-GCM extension (docs/PROTOCOL.md §18) is not offered.
 bool cpu_has_aes_gcm();
 
+/// True on an x86-64 CPU with AVX2 (32-byte integer vectors): the WebSocket mask loop
+/// takes its 32-byte form there. False elsewhere.
+bool cpu_has_avx2();
+
 }  // namespace qeli::crypto

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "crypto/cpu_features.h"
+
 namespace qeli::wire {
 
 std::size_t write_ws_header(std::uint8_t* out, WsOpcode op, std::size_t len, const WsMask* mask) {
@@ -26,14 +28,90 @@ std::size_t write_ws_header(std::uint8_t* out, WsOpcode op, std::size_t len, con
   return n;
 }
 
-void ws_copy_masked(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, const WsMask& mask,
-                    std::uint64_t offset) {
-  // The mask rotated to `offset`, repeated to 8 bytes: the bulk goes 8 bytes at a time.
-  std::uint8_t rot[8];
-  for (std::size_t i = 0; i < 8; ++i) rot[i] = mask[(offset + i) % 4];
-  std::uint64_t m64 = 0;
-  std::memcpy(&m64, rot, 8);
+namespace {
+
+// The key rotated to the first byte's offset, repeated: 32 bytes (the widest step below;
+// every step is a multiple of 4 bytes, so the phase holds from one step to the next).
+using Rotated = std::array<std::uint8_t, 32>;
+
+// GCC/Clang vector types: SSE2 or AVX2 on x86-64, NEON on AArch64, words elsewhere.
+using Vec16 = std::uint8_t __attribute__((vector_size(16)));
+using Vec32 = std::uint8_t __attribute__((vector_size(32)));
+
+// XORs the bulk of `src` with the rotated key into `dst`, one Vec (W bytes) at a time,
+// four a step, all loaded before any is stored (dst may be src). Returns the bytes done (a
+// multiple of W); the rest, < W, is the caller's. Loads and stores go through memcpy:
+// payloads sit at any address. Always inlined, so each caller's target (AVX2 or not) is
+// the one its body is compiled for.
+template <typename Vec>
+[[gnu::always_inline]] inline std::size_t mask_bulk(std::uint8_t* dst, const std::uint8_t* src,
+                                                    std::size_t n, const Rotated& rot) {
+  constexpr std::size_t W = sizeof(Vec);
+  static_assert(W <= sizeof(Rotated) && W % 4 == 0);
+  Vec m;
+  std::memcpy(&m, rot.data(), W);
   std::size_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    Vec a, b, c, d;
+    std::memcpy(&a, src + i, W);
+    std::memcpy(&b, src + i + W, W);
+    std::memcpy(&c, src + i + 2 * W, W);
+    std::memcpy(&d, src + i + 3 * W, W);
+    a ^= m;
+    b ^= m;
+    c ^= m;
+    d ^= m;
+    std::memcpy(dst + i, &a, W);
+    std::memcpy(dst + i + W, &b, W);
+    std::memcpy(dst + i + 2 * W, &c, W);
+    std::memcpy(dst + i + 3 * W, &d, W);
+  }
+  for (; i + W <= n; i += W) {
+    Vec a;
+    std::memcpy(&a, src + i, W);
+    a ^= m;
+    std::memcpy(dst + i, &a, W);
+  }
+  return i;
+}
+
+using BulkFn = std::size_t (*)(std::uint8_t*, const std::uint8_t*, std::size_t, const Rotated&);
+
+std::size_t mask_bulk16(std::uint8_t* dst, const std::uint8_t* src, std::size_t n,
+                        const Rotated& rot) {
+  return mask_bulk<Vec16>(dst, src, n, rot);
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] std::size_t mask_bulk32(std::uint8_t* dst, const std::uint8_t* src,
+                                                std::size_t n, const Rotated& rot) {
+  return mask_bulk<Vec32>(dst, src, n, rot);
+}
+#endif
+
+BulkFn bulk_for(WsMaskForm form) {
+  switch (form) {
+    case WsMaskForm::kWords8: return nullptr;
+    case WsMaskForm::kVec16: return mask_bulk16;
+    case WsMaskForm::kVec32:
+#if defined(__x86_64__)
+      return mask_bulk32;
+#else
+      return mask_bulk16;  // not available: ws_mask_form_available() says so
+#endif
+  }
+  return nullptr;
+}
+
+void copy_masked(BulkFn bulk, std::uint8_t* dst, const std::uint8_t* src, std::size_t n,
+                 const WsMask& mask, std::uint64_t offset) {
+  const std::array<std::uint8_t, 4> key = {mask[offset & 3], mask[(offset + 1) & 3],
+                                           mask[(offset + 2) & 3], mask[(offset + 3) & 3]};
+  Rotated rot;
+  for (std::size_t i = 0; i < rot.size(); i += 4) std::memcpy(rot.data() + i, key.data(), 4);
+  std::size_t i = bulk != nullptr && n >= 16 ? bulk(dst, src, n, rot) : 0;
+  std::uint64_t m64 = 0;
+  std::memcpy(&m64, rot.data(), 8);
   for (; i + 8 <= n; i += 8) {
     std::uint64_t w = 0;
     std::memcpy(&w, src + i, 8);
@@ -41,6 +119,26 @@ void ws_copy_masked(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, c
     std::memcpy(dst + i, &w, 8);
   }
   for (; i < n; ++i) dst[i] = static_cast<std::uint8_t>(src[i] ^ rot[i % 8]);
+}
+
+}  // namespace
+
+bool ws_mask_form_available(WsMaskForm form) {
+  return form != WsMaskForm::kVec32 || crypto::cpu_has_avx2();
+}
+
+void ws_copy_masked_as(WsMaskForm form, std::uint8_t* dst, const std::uint8_t* src, std::size_t n,
+                       const WsMask& mask, std::uint64_t offset) {
+  copy_masked(bulk_for(form), dst, src, n, mask, offset);
+}
+
+void ws_copy_masked(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, const WsMask& mask,
+                    std::uint64_t offset) {
+  // Chosen once. On this box (Zen 5), 16 KiB in L1 / from L2: ≈ 100 / 85 GB/s with AVX2,
+  // ≈ 65 / 58 GB/s with 16-byte vectors, ≈ 22 GB/s with 8-byte words (wire_bench BM_WsMask).
+  static const BulkFn bulk = bulk_for(
+      ws_mask_form_available(WsMaskForm::kVec32) ? WsMaskForm::kVec32 : WsMaskForm::kVec16);
+  copy_masked(bulk, dst, src, n, mask, offset);
 }
 
 void ws_apply_mask(MutableByteSpan data, const WsMask& mask, std::uint64_t offset) {

@@ -47,9 +47,18 @@ std::size_t write_ws_header(std::uint8_t* out, WsOpcode op, std::size_t len, con
 /// XORs `data` with `mask`, starting at mask byte (`offset` mod 4) — the masked payload
 /// of a frame, possibly processed in pieces (RFC 6455 §5.3).
 void ws_apply_mask(MutableByteSpan data, const WsMask& mask, std::uint64_t offset = 0);
-/// Copies `src` to `dst` (same size) XORing `mask` on the way (offset as above).
+/// Copies `src` to `dst` (same size, or dst == src) XORing `mask` on the way (offset as
+/// above), with the widest form of the loop this CPU has.
 void ws_copy_masked(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, const WsMask& mask,
                     std::uint64_t offset);
+
+/// The forms of the masking loop: 8-byte words only, 16-byte vectors (every target), 32-byte
+/// vectors (x86-64 with AVX2). All give the same bytes; tests and benchmarks pick one.
+enum class WsMaskForm : std::uint8_t { kWords8, kVec16, kVec32 };
+bool ws_mask_form_available(WsMaskForm form);
+/// ws_copy_masked() in `form` (which must be available).
+void ws_copy_masked_as(WsMaskForm form, std::uint8_t* dst, const std::uint8_t* src, std::size_t n,
+                       const WsMask& mask, std::uint64_t offset);
 
 struct WsFrameHeader {
   WsOpcode opcode = WsOpcode::kBinary;

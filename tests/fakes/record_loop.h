@@ -7,7 +7,11 @@
 // a tunnel::Receiver — all on the calling thread.
 //
 // `carrier` puts the TCP obfs layers under the records on both ends (the XOR stream, and
-// the WebSocket frames under it), so the same loop measures and checks those paths.
+// the WebSocket frames under it), so the same loop measures and checks those paths; the
+// *HeaderXor carriers run the XOR stream as between two of ours (caps::kObfsHeaderXor:
+// the sender switches with its first data record, and the bodies skip the keystream).
+// `ends` = kSendOnly keeps the sending end only, over a CaptureStream that counts what
+// reaches it (run_send(): the client's send path without a socket or a receiver).
 // `aes`: the receiver takes AES-256-GCM records (caps::kAesGcm) next to ChaCha ones, as
 // after a handshake that negotiated them; switch_to_aes() then switches the sender.
 //
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "engine/stream_framer.h"
+#include "fakes/capture_stream.h"
 #include "fakes/packet_builder.h"
 #include "fakes/socket_stream_pair.h"
 #include "transport/obfs_stream.h"
@@ -33,8 +38,9 @@
 
 namespace qeli::test {
 
-/// The stream stack under the records.
-enum class LoopCarrier { kTcp, kObfs, kObfsWebSocket };
+/// The stream stack under the records (the values are pipeline_bench's `carrier`).
+enum class LoopCarrier { kTcp, kObfs, kObfsWebSocket, kObfsHeaderXor, kObfsWebSocketHeaderXor };
+enum class LoopEnds { kBoth, kSendOnly };
 
 class RecordLoop {
  public:
@@ -43,8 +49,9 @@ class RecordLoop {
   /// The batch must fit the socket buffer (≈ 200 KiB unless SO_SNDBUFFORCE works).
   RecordLoop(std::size_t mtu_packets, std::size_t super_packets, std::size_t mtu,
              tunnel::PaddingPolicy padding = {}, LoopCarrier carrier = LoopCarrier::kTcp,
-             bool aes = false)
+             bool aes = false, LoopEnds ends = LoopEnds::kBoth)
       : rng_(7),
+        send_only_(ends == LoopEnds::kSendOnly),
         a_(stack(carrier, true)),
         b_(stack(carrier, false)),
         room_(engine::stream_room(a_->overhead())),
@@ -59,7 +66,7 @@ class RecordLoop {
         in_(mtu_packets + super_packets, wire::kMaxSuperPacket) {
     tx_peer_.gso = super_packets > 0;
     tx_.refresh();
-    if (ready()) {
+    if (ready() && !send_only_) {
       const int buf = 4 << 20;
       (void)::setsockopt(a_->fd(), SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf);
     }
@@ -77,14 +84,13 @@ class RecordLoop {
     for (const auto& p : packets_) batch_bytes_ += p.bytes.size();
   }
 
-  bool ready() const { return a_->fd() >= 0 && b_->fd() >= 0; }
+  bool ready() const { return send_only_ || (a_->fd() >= 0 && b_->fd() >= 0); }
   /// Inner IP bytes carried per iteration.
   std::size_t batch_bytes() const { return batch_bytes_; }
 
-  /// One batch through the whole path. Returns false if anything was lost or failed.
-  bool run_once() {
+  /// The sending half of run_once(): fill, seal, write through the sender's stack.
+  bool run_send() {
     out_.clear();
-    in_.clear();
     for (const auto& p : packets_) {
       if (!out_.push(p.bytes, p.meta)) return false;
     }
@@ -99,6 +105,13 @@ class RecordLoop {
       if (st == tunnel::SealStatus::kDone) break;
     }
     tx_.recycle();
+    return true;
+  }
+
+  /// One batch through the whole path. Returns false if anything was lost or failed.
+  bool run_once() {
+    in_.clear();
+    if (send_only_ || !run_send()) return false;
     using Status = engine::ReceiveResult::Status;
     for (int spins = 0; in_.size() < packets_.size(); ++spins) {
       const auto r = reader_.receive(rx_, in_, Instant{});
@@ -152,21 +165,32 @@ class RecordLoop {
     tunio::GsoMetadata meta;
   };
   // One end of the socket pair (a: the sender, b: the receiver) with `carrier`'s layers.
+  // With send_only_, both ends sit on a counting CaptureStream (b is never used).
   std::unique_ptr<transport::Stream> stack(LoopCarrier carrier, bool sender) {
-    if (sender) pair_ = std::make_unique<SocketStreamPair>(socket_stream_pair());
-    std::unique_ptr<transport::Stream> s =
-        std::make_unique<transport::TcpStream>(std::move(sender ? pair_->a : pair_->b));
+    std::unique_ptr<transport::Stream> s;
+    if (send_only_) {
+      s = std::make_unique<CaptureStream>(false);
+    } else {
+      if (sender) pair_ = std::make_unique<SocketStreamPair>(socket_stream_pair());
+      s = std::make_unique<transport::TcpStream>(std::move(sender ? pair_->a : pair_->b));
+    }
     if (carrier == LoopCarrier::kTcp) return s;
-    if (carrier == LoopCarrier::kObfsWebSocket) {
+    if (carrier == LoopCarrier::kObfsWebSocket || carrier == LoopCarrier::kObfsWebSocketHeaderXor) {
       s = std::make_unique<transport::WebSocketStream>(std::move(s), sender, rng_);
     }
+    const bool header_xor =
+        carrier == LoopCarrier::kObfsHeaderXor || carrier == LoopCarrier::kObfsWebSocketHeaderXor;
     const transport::ObfsNonce n1{1}, n2{2};
-    return std::make_unique<transport::ObfsXorStream>(std::move(s), wire::derive_obfs_key("loop"),
-                                                      sender ? n1 : n2, sender ? n2 : n1);
+    auto x = std::make_unique<transport::ObfsXorStream>(std::move(s), wire::derive_obfs_key("loop"),
+                                                        sender ? n1 : n2, sender ? n2 : n1, Bytes{},
+                                                        crypto::kChaCha20StreamLimit, header_xor);
+    if (sender) x->begin_header_only();  // no effect without header_xor
+    return x;
   }
 
   crypto::Key32 key_;
   crypto::DeterministicRng rng_;
+  bool send_only_;
   std::unique_ptr<SocketStreamPair> pair_;
   std::unique_ptr<transport::Stream> a_, b_;
   tunnel::CarrierRoom room_;

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "base/bytes.h"
+#include "crypto/chacha20_stream.h"
 
 namespace qeli::crypto {
 namespace {
@@ -50,6 +52,53 @@ TEST(ChaCha20, CounterSkipsWholeBlocks) {
   Bytes again(200, 0);
   moved.xor_in_place(nonce, 0, again);
   EXPECT_EQ(again, from0);
+}
+
+// The continuous stream (chacha20_stream.h) against one pass from block 0, cut into calls
+// of random sizes: short ones (served from the keystream generated ahead), long ones
+// (straight through EVP) and empty ones, in every mix and across the buffer's edges.
+TEST(ChaCha20Stream, AnySplitGivesTheOnePassKeystream) {
+  const auto key = counting_key();
+  const std::array<std::uint8_t, 12> nonce{7, 7, 7};
+  std::mt19937_64 gen(8439);
+  for (int round = 0; round < 40; ++round) {
+    Bytes data(20000 + gen() % 5000);
+    for (auto& b : data) b = static_cast<std::uint8_t>(gen());
+    Bytes expect = data;
+    ChaCha20(key).xor_in_place(nonce, 0, expect);
+    ChaCha20Stream s(key, nonce);
+    for (std::size_t at = 0; at < data.size();) {
+      const std::size_t pick = gen() % 5;
+      std::size_t n = pick == 0   ? 0
+                      : pick == 1 ? 1 + gen() % 8
+                      : pick == 2 ? 200 + gen() % 120  // around the 256-byte buffer
+                      : pick == 3 ? gen() % 64
+                                  : gen() % 5000;
+      n = std::min(n, data.size() - at);
+      ASSERT_TRUE(s.apply(std::span<std::uint8_t>(data).subspan(at, n)));
+      at += n;
+    }
+    EXPECT_EQ(data, expect) << round;
+    EXPECT_EQ(s.position(), data.size());
+  }
+}
+
+TEST(ChaCha20Stream, TheLimitHoldsWhateverWasGeneratedAhead) {
+  const auto key = counting_key();
+  const std::array<std::uint8_t, 12> nonce{};
+  ChaCha20Stream s(key, nonce, 100);
+  Bytes a(5, 0), b(95, 0), c(1, 0x55), over(96, 0);
+  ASSERT_TRUE(s.apply(a));      // 256 bytes generated ahead, 5 used
+  EXPECT_FALSE(s.apply(over));  // past the limit: refused, untouched
+  EXPECT_EQ(over, Bytes(96, 0));
+  ASSERT_TRUE(s.apply(b));   // exactly up to it
+  EXPECT_FALSE(s.apply(c));  // nothing more, and the data untouched
+  EXPECT_EQ(c[0], 0x55);
+  EXPECT_EQ(s.position(), 100U);
+  Bytes expect(100, 0);
+  ChaCha20(key).xor_in_place(nonce, 0, expect);
+  a.insert(a.end(), b.begin(), b.end());
+  EXPECT_EQ(a, expect);
 }
 
 }  // namespace

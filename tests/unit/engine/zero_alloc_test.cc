@@ -54,9 +54,12 @@ TEST(ZeroAlloc, GsoSuperPacketsCarriedWhole) {
 }
 
 // The same path with TCP obfs under the records: the XOR stream in place, and the
-// WebSocket frames written into the batch's headroom and masked in place.
+// WebSocket frames written into the batch's headroom and masked in place; as 0.7.16
+// speaks it and between two of ours (only the records' headers keyed).
 TEST(ZeroAlloc, ObfsStreamAndWebSocketFrames) {
-  for (const auto carrier : {LoopCarrier::kObfs, LoopCarrier::kObfsWebSocket}) {
+  for (const auto carrier : {LoopCarrier::kObfs, LoopCarrier::kObfsWebSocket,
+                             LoopCarrier::kObfsHeaderXor, LoopCarrier::kObfsWebSocketHeaderXor}) {
+    SCOPED_TRACE(static_cast<int>(carrier));
     RecordLoop mtu(32, 0, 1400, {}, carrier);
     expect_no_steady_state_allocations(mtu);
     EXPECT_TRUE(mtu.intact(0));

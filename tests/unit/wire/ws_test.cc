@@ -1,8 +1,11 @@
 // The WebSocket front of TCP obfs: RFC 6455 vectors (§1.3 accept key, §5.7 masking and
-// length forms), the upgrade checks, nginx's 404 and its Date, the frame parser's limits.
+// length forms), masking against a byte-by-byte reference, the upgrade checks, nginx's 404
+// and its Date, the frame parser's limits.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "crypto/base64.h"
 #include "wire/udp_obfs.h"
@@ -142,6 +145,55 @@ TEST(WsFrame, MaskingInPiecesEqualsMaskingWhole) {
     ws_apply_mask(MutableByteSpan(pieces).subspan(off, len), mask, off);
   }
   EXPECT_EQ(whole, pieces);
+}
+
+// RFC 6455 §5.3 byte by byte: the oracle for the word-wide masking loops.
+void reference_mask(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, const WsMask& m,
+                    std::uint64_t offset) {
+  for (std::size_t i = 0; i < n; ++i)
+    dst[i] = static_cast<std::uint8_t>(src[i] ^ m[(offset + i) % 4]);
+}
+
+TEST(WsFrame, MaskingMatchesAByteByByteReferenceAtEveryLengthPhaseAndAlignment) {
+  std::mt19937_64 gen(6455);
+  const auto byte = [&] { return static_cast<std::uint8_t>(gen()); };
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 200; ++n) lengths.push_back(n);
+  for (std::size_t n : {255U, 256U, 257U, 1400U, 4095U, 4096U, 4097U, 16383U, 16384U}) {
+    lengths.push_back(n);
+  }
+  constexpr std::size_t kGuard = 80;  // bytes around the range that must stay untouched
+  for (const std::size_t n : lengths) {
+    for (std::size_t align = 0; align < 64; align += (n > 300 ? 13 : 1)) {
+      const WsMask mask{byte(), byte(), byte(), byte()};
+      const std::uint64_t offset = gen() % (n > 300 ? 16 : 9);
+      Bytes src(n + 2 * kGuard + 64);
+      for (auto& b : src) b = byte();
+      Bytes in_place = src, copied = src;
+      Bytes expect = src;
+      const std::size_t at = kGuard + align;
+      reference_mask(expect.data() + at, src.data() + at, n, mask, offset);
+      ws_apply_mask(MutableByteSpan(in_place.data() + at, n), mask, offset);
+      EXPECT_EQ(in_place, expect) << "n=" << n << " align=" << align << " offset=" << offset;
+      // Copying from a source at another alignment into the same place, in every form of
+      // the loop this CPU has.
+      const std::size_t src_at = kGuard + (align * 7 + 5) % 64;
+      reference_mask(expect.data() + at, src.data() + src_at, n, mask, offset);
+      for (const auto form : {WsMaskForm::kWords8, WsMaskForm::kVec16, WsMaskForm::kVec32}) {
+        if (!ws_mask_form_available(form)) continue;
+        copied = src;
+        ws_copy_masked_as(form, copied.data() + at, src.data() + src_at, n, mask, offset);
+        EXPECT_EQ(copied, expect) << "copy n=" << n << " align=" << align << " offset=" << offset
+                                  << " form=" << static_cast<int>(form);
+        in_place = src;
+        ws_copy_masked_as(form, in_place.data() + src_at, in_place.data() + src_at, n, mask,
+                          offset);
+        copied = src;
+        reference_mask(copied.data() + src_at, src.data() + src_at, n, mask, offset);
+        EXPECT_EQ(in_place, copied) << "in place n=" << n << " form=" << static_cast<int>(form);
+      }
+    }
+  }
 }
 
 TEST(WsFrame, ParserNeedsMoreAndRefusesWhatTheFrontNeverSends) {
