@@ -44,7 +44,7 @@ Result<SessionKey, std::string> read_key_fd(int fd) {
 template <class Store, class Use>
 std::unique_ptr<Store> open_state(const std::string& db, const char* without, Use use) {
   if (db.empty()) {
-    use(nullptr, "[web] state_db is empty");
+    use(nullptr, std::string(kNoStateDb));
     return nullptr;
   }
   auto opened = Store::open(db);
