@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "config/values.h"
 #include "control/api_json.h"
 #include "crypto/base32.h"
 #include "crypto/ct.h"
@@ -240,6 +241,20 @@ PageFrame PanelApp::frame(const Ctx& c, std::string title, NavItem active,
 
 PageContext PanelApp::context(const Ctx& c, std::string message) const {
   return {s_.base_path, sessions_.csrf_token(c.session->sid), std::move(message), c.lang};
+}
+
+std::string PanelApp::day_chart(Lang l, const std::string* user) const {
+  std::string s = "<h2>" + tr(l, "Traffic, the last 24 hours") + "</h2>";
+  if (traffic_ == nullptr) {
+    return s + "<p class=\"muted\">" +
+           tr_html(l, "No history: {why}", {{"why", state_off_reason(l, traffic_off_)}}) + "</p>";
+  }
+  const std::int64_t now = clock_.unix_now();
+  const std::int64_t from = traffic_bucket_of(now - 86400);
+  return s + traffic_chart_svg(l,
+                               user != nullptr ? traffic_->user_range(*user, from, now + 1)
+                                               : traffic_->range(from, now + 1),
+                               now - 86400, now);
 }
 
 HttpResponse PanelApp::refused_page(const Ctx& c, int status, const std::string& html) const {
@@ -656,17 +671,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
     if (!events) return server_unavailable(s_.base_path, error, c.lang);
-    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample());
-    content += "<h2>" + tr(l, "Traffic, the last 24 hours") + "</h2>";
-    if (traffic_ == nullptr) {
-      content += "<p class=\"muted\">" +
-                 tr_html(l, "No history: {why}", {{"why", state_off_reason(l, traffic_off_)}}) +
-                 "</p>";
-    } else {
-      const std::int64_t now = clock_.unix_now();
-      content += traffic_chart_svg(l, traffic_->range(traffic_bucket_of(now - 86400), now + 1),
-                                   now - 86400, now);
-    }
+    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample()) +
+              day_chart(l, nullptr);
   } else if (c.path == "/sessions") {
     frame.title = tr(l, "Live sessions");
     frame.active = NavItem::kSessions;
@@ -921,19 +927,36 @@ HttpResponse PanelApp::api(Ctx& c) {
         return problem(400, "Bad Request",
                        "hours: 1.." + std::to_string(kRetentionSecs / 3600) + " (default 24)");
       }
+      // One user's: a name the loader would take, of a user the server has now.
+      const bool one = q.has("user");
+      const std::string user(q.get("user"));
+      if (one && !config::is_valid_object_name(user)) {
+        return problem(400, "Bad Request", "user: 1..64 letters, digits or . _ @ -");
+      }
+      if (one) {
+        auto users = ask(server_, control::ListUsers{}, error, &code);
+        if (!users) return refusal(code, error);
+        if (std::none_of(users->users.begin(), users->users.end(),
+                         [&](const control::UserInfo& u) { return u.name == user; })) {
+          return problem(404, "Not Found", "no user '" + user + "'");
+        }
+      }
       const std::int64_t to = clock_.unix_now() + 1;
       // From the start of the bucket the span begins in (that bucket's traffic is in).
       const std::int64_t from = traffic_bucket_of(to - static_cast<std::int64_t>(*hours) * 3600);
       json points = json::array();
-      for (const auto& pt : traffic_->range(from, to)) {
+      for (const auto& pt :
+           one ? traffic_->user_range(user, from, to) : traffic_->range(from, to)) {
         points.push_back({{"start_unix", pt.start_unix},
                           {"down_bytes", pt.down_bytes},
                           {"up_bytes", pt.up_bytes}});
       }
-      return json_answer({{"bucket_secs", kBucketSecs},
-                          {"from_unix", from},
-                          {"to_unix", to},
-                          {"points", std::move(points)}});
+      json answer = {{"bucket_secs", kBucketSecs},
+                     {"from_unix", from},
+                     {"to_unix", to},
+                     {"points", std::move(points)}};
+      if (one) answer["user"] = user;
+      return json_answer(answer);
     }
     if (p == "/webhooks") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});

@@ -104,7 +104,8 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
     if (u.username == name) use = &u;
   }
   frame.title = tr_text(c.lang, "User {user}", {{"user", user->name}});
-  r.body = render_page(frame, user_content(pc, *user, use, profile_names(*stats), s_.public_host));
+  r.body = render_page(frame, user_content(pc, *user, use, profile_names(*stats), s_.public_host,
+                                           day_chart(c.lang, &user->name)));
   return r;
 }
 

@@ -32,14 +32,25 @@ void TrafficSampler::stop() {
 
 TrafficSampler::Step traffic_step(control::ControlService& server, TrafficHistory& history,
                                   std::function<std::int64_t()> unix_now) {
-  // The meter lives as long as the step (the sampler's thread is its only user).
-  auto meter = std::make_shared<TrafficMeter>();
-  return [&server, &history, unix_now = std::move(unix_now), meter] {
+  // The meters live as long as the step (the sampler's thread is their only user).
+  struct Meters {
+    TrafficMeter server;
+    UserTrafficMeter users;
+  };
+  auto meters = std::make_shared<Meters>();
+  return [&server, &history, unix_now = std::move(unix_now), meters] {
     std::string error;
     const auto stats = ask(server, control::GetStats{}, error);
     if (!stats) return;
-    const auto d = meter->observe(totals_of(*stats));
-    if (d && (d->down_bytes != 0 || d->up_bytes != 0)) history.add(unix_now(), *d);
+    const auto d = meters->server.observe(totals_of(*stats));
+    const std::int64_t now = unix_now();
+    if (d && (d->down_bytes != 0 || d->up_bytes != 0)) history.add(now, *d);
+    const auto usage = ask(server, control::GetUsage{}, error);
+    if (!usage) {
+      meters->users.reset();  // the next answer is a baseline: its interval is unknown
+      return;
+    }
+    history.add_users(now, meters->users.observe(*usage, d));
   };
 }
 

@@ -1,6 +1,6 @@
-// TrafficSampler: the panel's thread that asks the server for its traffic counters every
-// kSampleSecs and adds what moved to the state_db (panel/traffic_history.h), so history
-// accrues while no one looks at a page.
+// TrafficSampler: the panel's thread that asks the server for its traffic counters (the
+// server's and each user's) every kSampleSecs and adds what moved to the state_db
+// (panel/traffic_history.h), so history accrues while no one looks at a page.
 //
 // Stopping never waits out a timer: the wait between steps is on a condition variable
 // that stop() signals, and a control call in flight is ended by cancelling the caller's
@@ -42,9 +42,10 @@ class TrafficSampler {
   std::thread thread_;
 };
 
-/// One sample at `unix_now()` into `history`: the server's counters (control GetStats)
-/// through a TrafficMeter. A server that does not answer is skipped (the next sample's
-/// delta covers the gap).
+/// One sample at `unix_now()` into `history`: the server's counters (control GetStats) and
+/// every user's totals (GetUsage), through a TrafficMeter and a UserTrafficMeter. A server
+/// that does not answer is skipped (the next sample's delta covers the gap); without a
+/// usage answer the users' next sample is a baseline.
 TrafficSampler::Step traffic_step(control::ControlService& server, TrafficHistory& history,
                                   std::function<std::int64_t()> unix_now);
 

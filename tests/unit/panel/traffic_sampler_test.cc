@@ -41,11 +41,16 @@ TEST(TrafficSampler, SamplesAtOnceThenStopWakesTheWait) {
   sampler.stop();  // a second stop is nothing
 }
 
-// A server whose only answer is its stats, with a down counter the test moves.
+// A server that answers its stats and alice's usage, with down counters the test moves.
 class MovingCounters : public control::ControlService {
  public:
   Result<control::Response, control::ControlError> handle(const control::Request& r,
                                                           const control::Caller&) override {
+    if (std::holds_alternative<control::GetUsage>(r)) {
+      control::UsageList u;
+      u.users.push_back({"alice", alice_down.load(), 3, std::nullopt, 0, false});
+      return control::Response{u};
+    }
     if (!std::holds_alternative<control::GetStats>(r)) {
       return fail(control::ControlError{control::ErrorCode::kUnknownCommand, "not faked"});
     }
@@ -56,7 +61,7 @@ class MovingCounters : public control::ControlService {
     s.profiles = {p};
     return control::Response{s};
   }
-  std::atomic<std::uint64_t> down{1000};
+  std::atomic<std::uint64_t> down{1000}, alice_down{700};
   std::atomic<int> asked{0};
 };
 
@@ -67,18 +72,24 @@ TEST(TrafficSampler, SamplesEveryIntervalIntoTheHistory) {
   MovingCounters server;
   const std::int64_t now = 1'800'000'000;
   TrafficSampler sampler(traffic_step(server, **history, [&] { return now; }), milliseconds(20));
-  // The first sample is the baseline; the server's counters then move by 500 down.
+  // The first sample is the baseline; the counters then move by 500 down, alice's by 300
+  // of them.
   ASSERT_TRUE(eventually([&] { return server.asked.load() >= 2; }));
+  server.alice_down = 1000;
   server.down = 1500;
   ASSERT_TRUE(eventually([&] {
-    const auto pts = (*history)->range(now - 3600, now + 1);
-    return !pts.empty() && pts.back().down_bytes == 500;
+    const auto pts = (*history)->user_range("alice", now - 3600, now + 1);
+    return !pts.empty() && pts.back().down_bytes == 300;
   }));
   sampler.stop();
   const auto pts = (*history)->range(now - 3600, now + 1);
   ASSERT_EQ(pts.size(), 1U);
   EXPECT_EQ(pts[0].down_bytes, 500U);
   EXPECT_EQ(pts[0].up_bytes, 0U);
+  const auto alice = (*history)->user_range("alice", now - 3600, now + 1);
+  ASSERT_EQ(alice.size(), 1U);
+  EXPECT_EQ(alice[0].down_bytes, 300U);
+  EXPECT_EQ(alice[0].up_bytes, 0U);
 }
 
 TEST(TrafficSampler, AServerThatHangsDelaysNoStopOnceTheClientIsCancelled) {
