@@ -115,10 +115,10 @@ WebConfig read_web(SectionReader& r) {
   if (w.enabled && w.bind != "127.0.0.1" && w.bind != "::1") {
     r.warning("bind",
               "`" + w.bind +
-                  "` is not loopback: the panel's HTTP parser (cpp-httplib 0.11) bounds "
-                  "neither header lines nor waiting connections, so anyone who reaches the port "
-                  "can tie it up; prefer an SSH tunnel or a reverse proxy (nginx) in front "
-                  "of 127.0.0.1");
+                  "` is not loopback: anyone who reaches the port reaches the panel's HTTP "
+                  "parser (Debian's cpp-httplib 0.11, with known flaws; the panel bounds what "
+                  "reaches it) and can hold its 4 workers for seconds at a time; prefer an SSH "
+                  "tunnel or a reverse proxy (nginx) in front of 127.0.0.1");
   }
   if (w.enabled && w.password_hash.empty()) {
     r.error("password_hash",

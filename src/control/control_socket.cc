@@ -7,6 +7,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -24,10 +25,37 @@ bool fill_addr(const std::string& path, sockaddr_un& sa) {
   return true;
 }
 
-// Reads up to a newline (or EOF) within `timeout_ms` in total; false on timeout, error
-// or more than kMaxRequestBytes.
-bool read_line(int fd, std::string& out, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+using Deadline = std::chrono::steady_clock::time_point;
+
+// How often a connect to a full backlog is tried again (nothing to poll for meanwhile).
+constexpr int kBacklogRetryMs = 50;
+
+Deadline deadline_in(int ms) {
+  return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+}
+
+enum class Wait { kReady, kTimeout, kCancelled };
+
+// Waits until `fd` has `events` (fd -1: nothing), the deadline passes or `cancel` is
+// stopped, whichever comes first.
+Wait wait_for(int fd, short events, Deadline deadline, const StopSignal* cancel) {
+  for (;;) {
+    if (cancel != nullptr && cancel->stopped()) return Wait::kCancelled;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return Wait::kTimeout;
+    pollfd p[2] = {{fd, events, 0}, {cancel != nullptr ? cancel->fd() : -1, POLLIN, 0}};
+    const int n = ::poll(p, 2, static_cast<int>(left));
+    if (n < 0 && errno != EINTR) return Wait::kTimeout;
+    if (n > 0 && p[1].revents != 0) return Wait::kCancelled;
+    if (n > 0 && p[0].revents != 0) return Wait::kReady;
+  }
+}
+
+// Reads up to a newline (or EOF) before `deadline`; false on timeout, error, cancel or
+// more than kMaxRequestBytes.
+bool read_line(int fd, std::string& out, Deadline deadline, const StopSignal* cancel = nullptr) {
   char buf[16384];
   std::size_t scanned = 0;
   for (;;) {
@@ -37,14 +65,9 @@ bool read_line(int fd, std::string& out, int timeout_ms) {
       return true;
     }
     scanned = out.size();
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left)) <= 0) return false;
+    if (wait_for(fd, POLLIN, deadline, cancel) != Wait::kReady) return false;
     const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) return !out.empty();
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > kMaxRequestBytes) return false;
@@ -56,6 +79,22 @@ bool write_all(int fd, const std::string& s) {
   while (off < s.size()) {
     const ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// write_all for a non-blocking socket: everything before `deadline`, or false.
+bool send_all(int fd, const std::string& s, Deadline deadline, const StopSignal* cancel) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      if (wait_for(fd, POLLOUT, deadline, cancel) != Wait::kReady) return false;
+      continue;
+    }
     if (n <= 0) return false;
     off += static_cast<std::size_t>(n);
   }
@@ -165,7 +204,7 @@ void ControlServer::serve() {
     std::string line;
     if (::getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
       out = encode_error({ErrorCode::kForbidden, "cannot read the caller's credentials"});
-    } else if (!read_line(c, line, 2000)) {
+    } else if (!read_line(c, line, deadline_in(2000))) {
       out = encode_error({ErrorCode::kBadRequest, "request too large, malformed or too slow"});
     } else {
       out = answer(line, PeerCred{cred.uid, cred.gid, cred.pid});
@@ -176,14 +215,31 @@ void ControlServer::serve() {
 }
 
 Result<nlohmann::json, std::string> call(const std::string& path, const nlohmann::json& request,
-                                         int timeout_ms) {
+                                         int timeout_ms, const StopSignal* cancel) {
   sockaddr_un sa;
   if (!fill_addr(path, sa)) return fail("control socket path too long: " + path);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const Deadline deadline = deadline_in(timeout_ms);
+  const std::string cancelled = "the call to " + path + " was cancelled (stopping)";
+  if (cancel != nullptr && cancel->stopped()) return fail(cancelled);
+  // Non-blocking throughout, so that a server that accepts nothing (its backlog full) or
+  // reads nothing holds a caller no longer than the deadline or a cancel.
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return fail(std::string("socket: ") + std::strerror(errno));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
-    const int e = errno;
+  int e = 0;
+  for (;;) {
+    e = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0 ? 0 : errno;
+    if (e != EAGAIN && e != EINTR) break;
+    // A Unix socket's backlog is full: nothing to poll for but the time, so try again.
+    if (wait_for(-1, 0, std::min(deadline, deadline_in(kBacklogRetryMs)), cancel) ==
+            Wait::kCancelled ||
+        std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+  }
+  if (e != 0) {
     ::close(fd);
+    if (cancel != nullptr && cancel->stopped()) return fail(cancelled);
+    if (e == EAGAIN || e == EINTR) return fail("no answer from " + path + " (its backlog is full)");
     if (e == EACCES || e == EPERM) {
       // Not "is it running?": it is, and this user may not talk to it.
       return fail("cannot reach the server at " + path + ": " + std::strerror(e) +
@@ -195,10 +251,11 @@ Result<nlohmann::json, std::string> call(const std::string& path, const nlohmann
   }
   std::string line;
   const bool ok =
-      write_all(fd,
-                request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") &&
-      read_line(fd, line, timeout_ms);
+      send_all(fd, request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+               deadline, cancel) &&
+      read_line(fd, line, deadline, cancel);
   ::close(fd);
+  if (cancel != nullptr && cancel->stopped()) return fail(cancelled);
   if (!ok) return fail("no answer from " + path);
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (!j.is_object()) return fail("malformed answer from " + path);
@@ -206,7 +263,7 @@ Result<nlohmann::json, std::string> call(const std::string& path, const nlohmann
 }
 
 Result<Response, ControlError> SocketClient::handle(const Request& request, const Caller&) {
-  auto j = call(path_, encode_request(request), timeout_ms_);
+  auto j = call(path_, encode_request(request), timeout_ms_, &cancel_);
   if (!j.ok()) return fail(ControlError{ErrorCode::kUnavailable, j.error()});
   return decode_reply(request, *j);
 }

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "base/stop_signal.h"
 #include "control/api.h"
 #include "control/peer_access.h"
 
@@ -56,9 +57,13 @@ class ControlServer {
 };
 
 /// Sends one raw request and returns the parsed answer, or an error text (no server, bad
-/// answer, timeout after `timeout_ms`).
+/// answer, no answer within `timeout_ms` of the call — connecting and sending included).
+/// `cancel`: once it is stopped, a call that waits (to connect while the server's backlog
+/// is full, to send, for the answer) gives up at once and a later one does not start — for
+/// a process that is stopping: none of its threads waits out a timeout for a server that
+/// does not answer.
 Result<nlohmann::json, std::string> call(const std::string& path, const nlohmann::json& request,
-                                         int timeout_ms = 5000);
+                                         int timeout_ms = 5000, const StopSignal* cancel = nullptr);
 
 /// ControlService over the socket: what the CLI and the panel use. `caller` is ignored
 /// (the server reads the real one from the socket). Thread-safe (one connection per call).
@@ -68,10 +73,14 @@ class SocketClient : public ControlService {
       : path_(std::move(path)), timeout_ms_(timeout_ms) {}
   Result<Response, ControlError> handle(const Request& request, const Caller& caller) override;
   const std::string& path() const { return path_; }
+  /// Every call in flight and every later one fails at once (kUnavailable, "cancelled"):
+  /// for a process that is stopping.
+  void cancel() { cancel_.stop(); }
 
  private:
   std::string path_;
   int timeout_ms_;
+  StopSignal cancel_;
 };
 
 }  // namespace qeli::control

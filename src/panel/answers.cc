@@ -80,6 +80,15 @@ HttpResponse server_unavailable(const std::string& base, const std::string& erro
   return r;
 }
 
+std::string unexpected_value(Lang lang, std::string_view field) {
+  return tr_html(lang, "The form's field {field} has a value no page of this panel offers.",
+                 {{"field", field}});
+}
+
+std::string state_off_reason(Lang lang, std::string_view why) {
+  return why == kNoStateDb ? tr(lang, kNoStateDb) : std::string(why);
+}
+
 std::string loggable(std::string_view s) {
   std::string out;
   for (const char c : s.substr(0, 64)) {

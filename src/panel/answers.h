@@ -27,6 +27,15 @@ HttpResponse plain(int status, std::string_view text);
 /// 303 See Other to `to` (a path this panel built, never one from the request).
 HttpResponse redirect(const std::string& to);
 HttpResponse json_answer(const nlohmann::json& j);
+/// The sentence (HTML) for a form field whose value no page of the panel offers (a hand-made
+/// or damaged request): `field` is the field's name.
+std::string unexpected_value(Lang lang, std::string_view field);
+/// Why a store of the state_db is missing (PanelApp's set_tokens, set_admins,
+/// set_traffic): no file configured, or the database's own error after "[web] state_db: ".
+inline constexpr std::string_view kNoStateDb = "[web] state_db is empty";
+/// That reason for a page in `lang`: kNoStateDb in the page's words, the database's error
+/// (SQLite's words) as it is. Text (the caller escapes).
+std::string state_off_reason(Lang lang, std::string_view why);
 /// The 502 page when the VPN server does not answer.
 HttpResponse server_unavailable(const std::string& base, const std::string& error, Lang lang);
 

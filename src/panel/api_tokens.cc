@@ -112,20 +112,28 @@ Result<std::unique_ptr<ApiTokens>, std::string> ApiTokens::open(const std::strin
   return std::unique_ptr<ApiTokens>(new ApiTokens(std::move(*db)));
 }
 
-Result<NewToken, std::string> ApiTokens::create(const std::string& name, TokenScopes scopes,
-                                                std::int64_t days, std::int64_t now_unix,
-                                                crypto::Rng& rng) {
+std::optional<TokenRequestFault> token_request_fault(std::string_view name, TokenScopes scopes,
+                                                     std::int64_t days) {
   const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
     return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
   });
-  if (name.empty() || name.size() > 64 || !printable) {
-    return fail(std::string("a token needs a name of 1..64 printable characters"));
-  }
-  if (scopes == 0 || (scopes & ~TokenScopes{31}) != 0) {
-    return fail(std::string("a token needs at least one scope"));
-  }
-  if (days < 1 || days > kMaxTokenDays) {
-    return fail("a token expires within 1.." + std::to_string(kMaxTokenDays) + " days");
+  if (name.empty() || name.size() > 64 || !printable) return TokenRequestFault::kName;
+  if (scopes == 0 || (scopes & ~TokenScopes{31}) != 0) return TokenRequestFault::kScopes;
+  if (days < 1 || days > kMaxTokenDays) return TokenRequestFault::kDays;
+  return std::nullopt;
+}
+
+Result<NewToken, std::string> ApiTokens::create(const std::string& name, TokenScopes scopes,
+                                                std::int64_t days, std::int64_t now_unix,
+                                                crypto::Rng& rng) {
+  if (const auto fault = token_request_fault(name, scopes, days)) {
+    switch (*fault) {
+      case TokenRequestFault::kName:
+        return fail(std::string("a token needs a name of 1..64 printable characters"));
+      case TokenRequestFault::kScopes: return fail(std::string("a token needs at least one scope"));
+      case TokenRequestFault::kDays:
+        return fail("a token expires within 1.." + std::to_string(kMaxTokenDays) + " days");
+    }
   }
   std::array<std::uint8_t, 32> secret{};
   rng.fill(secret);

@@ -71,6 +71,13 @@ struct NewToken {
   std::string token;  ///< shown once
 };
 
+/// What create() refuses in a request, before anything is stored: a name that is not 1..64
+/// printable characters, no scope (or an unknown bit), days outside 1..kMaxTokenDays.
+/// The panel's form says each in the page's language; create() in English.
+enum class TokenRequestFault { kName, kScopes, kDays };
+std::optional<TokenRequestFault> token_request_fault(std::string_view name, TokenScopes scopes,
+                                                     std::int64_t days);
+
 /// True when `token` has the form above and its checksum matches (a typo or a truncated
 /// copy is told apart from a revoked token).
 bool token_well_formed(std::string_view token);

@@ -363,6 +363,42 @@ constexpr Translation kRussian[] = {
      "<code>qeli set-web-totp</code> на сервере."},
     {"That code is not the current one; try again.", "Это не текущий код; попробуйте ещё раз."},
 
+    // Refusals on a page (the JSON API says them in English, as problem details).
+    {"Bad request", "Неверный запрос"},
+    {"Forbidden", "Доступ запрещён"},
+    {"Not found", "Не найдено"},
+    {"Conflict", "Конфликт"},
+    {"Unavailable", "Недоступно"},
+    {"[web] state_db is empty", "не задан [web] state_db"},
+    {"No such page.", "Такой страницы нет."},
+    {"No such user.", "Такого пользователя нет."},
+    {"No such config version.", "Такой версии конфигурации нет."},
+    {"Not done: you are not logged in (or your session ended). Log in and do it again.",
+     "Не выполнено: вы не вошли в панель (или ваш сеанс завершился). Войдите и повторите "
+     "действие."},
+    {"Not done: the request came from a page of another site, not of this panel.",
+     "Не выполнено: запрос пришёл со страницы другого сайта, а не этой панели."},
+    {"Not done: the form's security token is missing or stale. Open the page again and repeat.",
+     "Не выполнено: защитного токена формы нет или он устарел. Откройте страницу заново и "
+     "повторите действие."},
+    {"Your role, {role}, cannot do this ({need} can).",
+     "Ваша роль ({role}) не позволяет это сделать (это может роль {need})."},
+    {"The form's field {field} has a value no page of this panel offers.",
+     "В поле формы {field} значение, которого не предлагает ни одна страница этой панели."},
+    {"{field}: not a whole number from 0 to {max}", "{field}: нужно целое число от 0 до {max}"},
+    {"{field}: not a number", "{field}: нужно число"},
+    {"Not created: a token needs a name of 1 to 64 printable characters.",
+     "Не создано: имя токена должно содержать от 1 до 64 печатных символов."},
+    {"Not created: choose at least one scope.", "Не создано: выберите хотя бы одно право."},
+    {"Not created: a token expires within 1 to {n} days.",
+     "Не создано: срок действия токена — от 1 до {n} дня.|Не создано: срок действия токена — "
+     "от 1 до {n} дней.|Не создано: срок действия токена — от 1 до {n} дней."},
+    {"Not created: an admin's name has 1 to {n} letters, digits or . _ @ -",
+     "Не создано: имя администратора — от 1 до {n} символа: буквы, цифры или . _ @ -|Не "
+     "создано: имя администратора — от 1 до {n} символов: буквы, цифры или . _ @ -|Не создано: "
+     "имя администратора — от 1 до {n} символов: буквы, цифры или . _ @ -"},
+    {"Not created: an admin named {name} exists.", "Не создано: администратор {name} уже есть."},
+
     // Logs.
     {"Logs", "Журнал"},
     {"Lowest level:", "Начиная с уровня:"},

@@ -81,7 +81,11 @@ std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFiel
   if (!c.path.starts_with("/account/totp/")) return std::nullopt;
   const auto id = identity(c.admin);
   if (!id || id->config_owner || admins_ == nullptr) {
-    return plain(409, "Conflict: this admin's second factor is set with qeli set-web-totp");
+    return refused_page(c, 409,
+                        tr(c.lang,
+                           "Your second factor is the server config's <code>[web] "
+                           "totp_secret</code>: <code>qeli "
+                           "set-web-totp</code> on the server."));
   }
   const PageContext pc = context(c, "");
   const std::string issuer = s_.public_host.empty() ? "qeli" : "qeli " + s_.public_host;
@@ -103,7 +107,7 @@ std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFiel
     const std::string secret(form.get("secret"));
     const auto key = crypto::base32_decode(secret);
     if (!key || key->size() != crypto::kTotpSecretBytes) {
-      return plain(400, "Bad Request: not a key this page made");
+      return refused_page(c, 400, unexpected_value(c.lang, "secret"));
     }
     const auto step = crypto::totp_match(*key, form.get("code"), clock_.unix_now());
     if (!step)
@@ -123,7 +127,7 @@ std::optional<HttpResponse> PanelApp::account_totp_action(Ctx& c, const FormFiel
     spdlog::info("panel: {} turned its second factor off from {}", c.who, c.ip);
     return redirect(s_.base_path + "/login");
   }
-  return plain(404, "Not Found");
+  return refused_page(c, 404, tr(c.lang, "No such page."));
 }
 
 }  // namespace qeli::panel

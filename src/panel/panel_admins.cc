@@ -134,7 +134,9 @@ std::optional<HttpResponse> PanelApp::admins_page(Ctx& c, const PageContext& pc)
   std::string content = message_paragraph(pc.message);
   if (admins_ == nullptr) {
     content += admins_table(pc, s_.username, {}) + "<p class=\"err\">" +
-               tr_html(c.lang, "Further admins are off: {why}", {{"why", admins_off_}}) + "</p>";
+               tr_html(c.lang, "Further admins are off: {why}",
+                       {{"why", state_off_reason(c.lang, admins_off_)}}) +
+               "</p>";
   } else {
     content += admins_table(pc, s_.username, admins_->list()) + new_admin_form(pc);
   }
@@ -152,7 +154,11 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
   if (c.path == "/account/password") {
     const auto id = identity(c.admin);
     if (!id || id->config_owner || admins_ == nullptr) {
-      return plain(409, "Conflict: this admin's password is set with qeli set-web-password");
+      return refused_page(c, 409,
+                          tr(c.lang,
+                             "Your password is the server config's <code>[web] "
+                             "password_hash</code>: change it on the server with <code>qeli "
+                             "set-web-password</code>."));
     }
     const std::string current(form.get("current")), next(form.get("new"));
     if (!current_password_ok(c, id->password_hash, current)) {
@@ -167,7 +173,11 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
     spdlog::info("panel: {} changed its password from {}", c.who, c.ip);
     return redirect(s_.base_path + "/login");
   }
-  if (admins_ == nullptr) return plain(503, "Service Unavailable: further admins are off");
+  if (admins_ == nullptr) {
+    return refused_page(c, 503,
+                        tr_html(c.lang, "Further admins are off: {why}",
+                                {{"why", state_off_reason(c.lang, admins_off_)}}));
+  }
   if (c.path == "/admins/totp-reset") {
     const auto a = admins_->find(name);
     if (!a || a->totp_secret.empty() || !admins_->set_totp(name, "")) {
@@ -188,29 +198,36 @@ std::optional<HttpResponse> PanelApp::admins_action(Ctx& c, const FormFields& fo
     return done("/admins", "admin-removed");
   }
   const auto role = parse_role(form.get("role"));
-  if (!role) return plain(400, "Bad Request: unknown role");
+  if (!role) return refused_page(c, 400, unexpected_value(c.lang, "role"));
   if (c.path == "/admins/role") {
     if (!admins_->set_role(name, *role)) return done("/admins", "failed");
     spdlog::info("panel: {} made admin '{}' {} from {}", c.who, loggable(name), role_name(*role),
                  c.ip);
     return done("/admins", "admin-role");
   }
-  if (c.path != "/admins/create") return plain(404, "Not Found");
+  if (c.path != "/admins/create") return refused_page(c, 404, tr(c.lang, "No such page."));
   const PageContext pc = context(c, "");
   const Lang l = c.lang;
   HttpResponse r;
   std::string content;
   const std::string password = generated_password();
-  const auto hash = crypto::argon2id_hash(password);
-  // The config's owner is not in the table: a row of its name would never be reached.
-  auto made = identity(name).has_value()
-                  ? Result<AdminAccount, std::string>(fail("an admin named " + name + " exists"))
-              : hash ? admins_->create(name, *role, *hash, clock_.unix_now(), c.admin)
+  // What is wrong with the form in the page's language (the config's owner is not in the
+  // table: a row of its name would never be reached); the database's own words as they are.
+  std::string refusal;
+  if (!admin_name_valid(name)) {
+    refusal = escape(tr_count(
+        l, "Not created: an admin's name has 1 to {n} letters, digits or . _ @ -", kMaxAdminName));
+  } else if (identity(name).has_value()) {
+    refusal = tr_html(l, "Not created: an admin named {name} exists.", {{"name", name}});
+  } else {
+    const auto hash = crypto::argon2id_hash(password);
+    auto made = hash ? admins_->create(name, *role, *hash, clock_.unix_now(), c.admin)
                      : Result<AdminAccount, std::string>(fail(std::string("out of memory")));
-  if (!made.ok()) {
+    if (!made.ok()) refusal = tr_html(l, "Not created: {error}", {{"error", made.error()}});
+  }
+  if (!refusal.empty()) {
     r.status = 422;
-    content = "<p class=\"err\">" + tr_html(l, "Not created: {error}", {{"error", made.error()}}) +
-              "</p>" + new_admin_form(pc);
+    content = "<p class=\"err\">" + refusal + "</p>" + new_admin_form(pc);
   } else {
     spdlog::info("panel: {} created admin '{}' ({}) from {}", c.who, loggable(name),
                  role_name(*role), c.ip);

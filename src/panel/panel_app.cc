@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "config/values.h"
 #include "control/api_json.h"
 #include "crypto/base32.h"
 #include "crypto/ct.h"
@@ -242,6 +243,41 @@ PageContext PanelApp::context(const Ctx& c, std::string message) const {
   return {s_.base_path, sessions_.csrf_token(c.session->sid), std::move(message), c.lang};
 }
 
+std::string PanelApp::day_chart(Lang l, const std::string* user) const {
+  std::string s = "<h2>" + tr(l, "Traffic, the last 24 hours") + "</h2>";
+  if (traffic_ == nullptr) {
+    return s + "<p class=\"muted\">" +
+           tr_html(l, "No history: {why}", {{"why", state_off_reason(l, traffic_off_)}}) + "</p>";
+  }
+  const std::int64_t now = clock_.unix_now();
+  const std::int64_t from = traffic_bucket_of(now - 86400);
+  return s + traffic_chart_svg(l,
+                               user != nullptr ? traffic_->user_range(*user, from, now + 1)
+                                               : traffic_->range(from, now + 1),
+                               now - 86400, now);
+}
+
+HttpResponse PanelApp::refused_page(const Ctx& c, int status, const std::string& html) const {
+  std::string_view title = "Unavailable";
+  switch (status) {
+    case 400: title = "Bad request"; break;
+    case 403: title = "Forbidden"; break;
+    case 404: title = "Not found"; break;
+    case 409: title = "Conflict"; break;
+    default: break;
+  }
+  const bool in = c.session.has_value();
+  HttpResponse r;
+  r.status = status;
+  r.body = render_page(
+      frame(c, tr(c.lang, title), NavItem::kNone, in ? sessions_.csrf_token(c.session->sid) : ""),
+      "<p class=\"err\">" + html + "</p>" +
+          (in ? std::string()
+              : "<p><a href=\"" + escape(s_.base_path) + "/login\">" + tr(c.lang, "Log in") +
+                    "</a></p>"));
+  return r;
+}
+
 HttpResponse PanelApp::login_page(const Ctx& c, int status, const std::string& error) const {
   HttpResponse r;
   r.status = status;
@@ -261,7 +297,7 @@ std::string PanelApp::lang_cookie(Lang lang) const {
 HttpResponse PanelApp::set_lang(Ctx& c) {
   const auto form = parse_form(c.req.body).value_or(FormFields{});
   const auto lang = lang_of_code(form.get("lang"));
-  if (!lang) return plain(400, "Bad Request: lang must be en or ru");
+  if (!lang) return refused_page(c, 400, unexpected_value(c.lang, "lang"));
   auto r = redirect(s_.base_path + local_path(form.get("to")));
   r.add("Set-Cookie", lang_cookie(*lang));
   return r;
@@ -436,7 +472,7 @@ HttpResponse PanelApp::handle(const HttpRequest& request) {
       }
     }
     if (p.empty() || p.front() != '/') {
-      r = plain(404, "Not Found");
+      r = refused_page(c, 404, tr(c.lang, "No such page."));
     } else {
       c.path = std::string(p);
       r = route(c);
@@ -491,7 +527,10 @@ HttpResponse PanelApp::route(Ctx& c) {
       return problem(401, "Unauthorized", "log in first (POST /login), or send an API token");
     }
     if (get) return redirect(s_.base_path + "/login");
-    return plain(403, "Forbidden: not logged in");
+    return refused_page(c, 403,
+                        tr(c.lang,
+                           "Not done: you are not logged in (or your session ended). Log "
+                           "in and do it again."));
   }
   if (!get) {
     if (s_.csrf) {
@@ -500,7 +539,10 @@ HttpResponse PanelApp::route(Ctx& c) {
                      c.ip, loggable(c.req.header("origin")));
         audit(c, 403, "panel:" + c.admin);
         return is_api ? problem(403, "Forbidden", "cross-origin request")
-                      : plain(403, "Forbidden: cross-origin request");
+                      : refused_page(c, 403,
+                                     tr(c.lang,
+                                        "Not done: the request came from a page of "
+                                        "another site, not of this panel."));
       }
       std::string token(c.req.header("x-csrf-token"));
       if (token.empty() && !is_api) {
@@ -510,7 +552,10 @@ HttpResponse PanelApp::route(Ctx& c) {
         spdlog::warn("panel: {} {} from {}: missing or wrong CSRF token; refused", m, c.path, c.ip);
         audit(c, 403, "panel:" + c.admin);
         return is_api ? problem(403, "Forbidden", "missing or wrong CSRF token")
-                      : plain(403, "Forbidden: missing or wrong CSRF token");
+                      : refused_page(c, 403,
+                                     tr(c.lang,
+                                        "Not done: the form's security token is missing "
+                                        "or stale. Open the page again and repeat."));
       }
     }
   }
@@ -521,8 +566,10 @@ HttpResponse PanelApp::route(Ctx& c) {
                             std::string(role_name(need)) + " can)";
     spdlog::warn("panel: {} {} by {} from {}: {}; refused", m, c.path, c.who, c.ip, why);
     if (!get) audit(c, 403);
-    return is_api || c.path == "/metrics" ? problem(403, "Forbidden", why)
-                                          : plain(403, "Forbidden: " + why);
+    if (is_api || c.path == "/metrics") return problem(403, "Forbidden", why);
+    return refused_page(c, 403,
+                        tr_html(c.lang, "Your role, {role}, cannot do this ({need} can).",
+                                {{"role", role_name(c.role)}, {"need", role_name(need)}}));
   }
   if (!get && c.path == "/logout") {
     auto r = logout(c);
@@ -551,7 +598,10 @@ HttpResponse PanelApp::login(Ctx& c) {
   if (s_.csrf && !origin_allowed(c.req)) {
     spdlog::warn("panel: login from {}: Origin {} is not this panel's; refused", c.ip,
                  loggable(c.req.header("origin")));
-    return plain(403, "Forbidden: cross-origin request");
+    return refused_page(c, 403,
+                        tr(c.lang,
+                           "Not done: the request came from a page of another site, not "
+                           "of this panel."));
   }
   if (c.req.body.size() > kMaxLoginBody) return page_with(413, "The form is too large.");
   auto form = parse_form(c.req.body);
@@ -621,16 +671,8 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
     if (!events) return server_unavailable(s_.base_path, error, c.lang);
-    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample());
-    content += "<h2>" + tr(l, "Traffic, the last 24 hours") + "</h2>";
-    if (traffic_ == nullptr) {
-      content +=
-          "<p class=\"muted\">" + tr_html(l, "No history: {why}", {{"why", traffic_off_}}) + "</p>";
-    } else {
-      const std::int64_t now = clock_.unix_now();
-      content += traffic_chart_svg(l, traffic_->range(traffic_bucket_of(now - 86400), now + 1),
-                                   now - 86400, now);
-    }
+    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample()) +
+              day_chart(l, nullptr);
   } else if (c.path == "/sessions") {
     frame.title = tr(l, "Live sessions");
     frame.active = NavItem::kSessions;
@@ -671,11 +713,11 @@ HttpResponse PanelApp::page(Ctx& c) {
     const std::string id(query.get("id"));
     auto current = ask(server_, control::GetConfig{}, error);
     auto version = current ? ask(server_, control::GetConfigVersion{id}, error) : std::nullopt;
-    if (!version) return plain(404, "Not Found: no such version");
+    if (!version) return refused_page(c, 404, tr(l, "No such config version."));
     frame.title = tr_text(l, "Config version {id}", {{"id", id}});
     content = config_version_content(pc, *version, id, current->sha256);
   } else {
-    return plain(404, "Not Found");
+    return refused_page(c, 404, tr(l, "No such page."));
   }
   HttpResponse r;
   r.body = render_page(frame, content);
@@ -703,7 +745,7 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
   if (c.path == "/config/restore") {
     const std::string id(form.get("id"));
     auto version = ask(server_, control::GetConfigVersion{id}, error);
-    if (!version) return plain(404, "Not Found: no such version");
+    if (!version) return refused_page(c, 404, tr(c.lang, "No such config version."));
     control::SaveConfig save{version->text, std::string(form.get("base")), "panel:" + c.admin};
     auto saved = ask(server_, save, error);
     if (!saved) {
@@ -744,7 +786,7 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
 
 HttpResponse PanelApp::action(Ctx& c) {
   auto form = parse_form(c.req.body);
-  if (!form) return plain(400, "Bad Request: the form could not be read");
+  if (!form) return refused_page(c, 400, tr(c.lang, "The form could not be read."));
   const std::string user(form->get("user"));
   std::string error;
   auto back = [&](const std::string& page, const std::string& done, std::uint64_t n) {
@@ -765,7 +807,7 @@ HttpResponse PanelApp::action(Ctx& c) {
     k.username = user;
     if (form->has("id")) {
       const auto id = parse_u64(form->get("id"));
-      if (!id) return plain(400, "Bad Request: id");
+      if (!id) return refused_page(c, 400, unexpected_value(c.lang, "id"));
       k.session_id = *id;
     }
     auto r = ask(server_, k, error);
@@ -799,7 +841,7 @@ HttpResponse PanelApp::action(Ctx& c) {
     spdlog::info("panel: admin '{}' lifted every lockout from {}", c.admin, c.ip);
     return back("/blocked", "unblocked-all", 0);
   }
-  return plain(404, "Not Found");
+  return refused_page(c, 404, tr(c.lang, "No such page."));
 }
 
 HttpResponse PanelApp::api(Ctx& c) {
@@ -885,19 +927,36 @@ HttpResponse PanelApp::api(Ctx& c) {
         return problem(400, "Bad Request",
                        "hours: 1.." + std::to_string(kRetentionSecs / 3600) + " (default 24)");
       }
+      // One user's: a name the loader would take, of a user the server has now.
+      const bool one = q.has("user");
+      const std::string user(q.get("user"));
+      if (one && !config::is_valid_object_name(user)) {
+        return problem(400, "Bad Request", "user: 1..64 letters, digits or . _ @ -");
+      }
+      if (one) {
+        auto users = ask(server_, control::ListUsers{}, error, &code);
+        if (!users) return refusal(code, error);
+        if (std::none_of(users->users.begin(), users->users.end(),
+                         [&](const control::UserInfo& u) { return u.name == user; })) {
+          return problem(404, "Not Found", "no user '" + user + "'");
+        }
+      }
       const std::int64_t to = clock_.unix_now() + 1;
       // From the start of the bucket the span begins in (that bucket's traffic is in).
       const std::int64_t from = traffic_bucket_of(to - static_cast<std::int64_t>(*hours) * 3600);
       json points = json::array();
-      for (const auto& pt : traffic_->range(from, to)) {
+      for (const auto& pt :
+           one ? traffic_->user_range(user, from, to) : traffic_->range(from, to)) {
         points.push_back({{"start_unix", pt.start_unix},
                           {"down_bytes", pt.down_bytes},
                           {"up_bytes", pt.up_bytes}});
       }
-      return json_answer({{"bucket_secs", kBucketSecs},
-                          {"from_unix", from},
-                          {"to_unix", to},
-                          {"points", std::move(points)}});
+      json answer = {{"bucket_secs", kBucketSecs},
+                     {"from_unix", from},
+                     {"to_unix", to},
+                     {"points", std::move(points)}};
+      if (one) answer["user"] = user;
+      return json_answer(answer);
     }
     if (p == "/webhooks") {
       const auto q = parse_form(c.req.query).value_or(FormFields{});

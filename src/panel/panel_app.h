@@ -209,6 +209,13 @@ class PanelApp {
   PageFrame frame(const Ctx& c, std::string title, NavItem active, const std::string& csrf) const;
   /// The pages' context for the admin of `c`: base path, CSRF token, language.
   PageContext context(const Ctx& c, std::string message) const;
+  /// "Traffic, the last 24 hours" and its chart: the server's (`user` null) or one user's;
+  /// why there is no history when there is none.
+  std::string day_chart(Lang lang, const std::string* user) const;
+  /// A refusal on a page route (not the JSON API, not /metrics): an HTML page in c.lang
+  /// with `status`, `html` (translated, values escaped) as its one paragraph, the
+  /// navigation when logged in and a link to the login page when not.
+  HttpResponse refused_page(const Ctx& c, int status, const std::string& html) const;
   /// The second factor: true without one; else `code` must be a current code whose step
   /// is later than every step accepted before (RFC 6238 §5.2: one use per code).
   bool totp_ok(std::string_view code);

@@ -61,8 +61,9 @@ std::optional<HttpResponse> PanelApp::audit_page(Ctx& c, const PageContext& pc) 
   const Lang l = c.lang;
   std::string content = message_paragraph(pc.message);
   if (audit_ == nullptr) {
-    content +=
-        "<p class=\"err\">" + tr_html(l, "No audit log: {why}", {{"why", tokens_off_}}) + "</p>";
+    content += "<p class=\"err\">" +
+               tr_html(l, "No audit log: {why}", {{"why", state_off_reason(l, tokens_off_)}}) +
+               "</p>";
   } else {
     const auto rows = audit_->newest(500);
     if (rows.empty()) {

@@ -4,9 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <csignal>
-#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "config/server_config.h"
@@ -19,6 +18,7 @@
 #include "panel/login_state.h"
 #include "panel/panel_app.h"
 #include "panel/traffic_history.h"
+#include "panel/traffic_sampler.h"
 #include "sys/daemon_signals.h"
 #include "sys/log_output.h"
 #include "sys/privilege.h"
@@ -44,7 +44,7 @@ Result<SessionKey, std::string> read_key_fd(int fd) {
 template <class Store, class Use>
 std::unique_ptr<Store> open_state(const std::string& db, const char* without, Use use) {
   if (db.empty()) {
-    use(nullptr, "[web] state_db is empty");
+    use(nullptr, std::string(kNoStateDb));
     return nullptr;
   }
   auto opened = Store::open(db);
@@ -160,28 +160,12 @@ int run_panel(const PanelOptions& options) {
       ::kill(::getpid(), SIGTERM);
     }
   });
-  // Traffic over time: the server's counters every kSampleSecs, what moved into the
-  // state_db (history accrues while no one looks at the dashboard).
-  std::mutex stop_mu;
-  std::condition_variable stop_cv;
-  std::thread sampling;
+  // Traffic over time: the server's counters every kSampleSecs into the state_db (history
+  // accrues while no one looks at the dashboard).
+  std::optional<TrafficSampler> sampler;
   if (traffic) {
-    sampling = std::thread([&] {
-      TrafficMeter meter;
-      std::unique_lock lock(stop_mu);
-      do {
-        lock.unlock();
-        std::string error;
-        if (auto stats = ask(server, control::GetStats{}, error)) {
-          const auto d = meter.observe(totals_of(*stats));
-          if (d && (d->down_bytes != 0 || d->up_bytes != 0)) {
-            traffic->add(system_panel_clock().unix_now(), *d);
-          }
-        }
-        lock.lock();
-      } while (!stop_cv.wait_for(lock, std::chrono::seconds(kSampleSecs),
-                                 [&] { return stopping.load(); }));
-    });
+    sampler.emplace(traffic_step(server, *traffic, [] { return system_panel_clock().unix_now(); }),
+                    std::chrono::seconds(kSampleSecs));
   }
   for (;;) {
     int sig = 0;
@@ -193,12 +177,11 @@ int run_panel(const PanelOptions& options) {
     }
     break;
   }
-  {
-    std::lock_guard lock(stop_mu);
-    stopping = true;
-  }
-  stop_cv.notify_all();
-  if (sampling.joinable()) sampling.join();
+  stopping = true;
+  // Nothing waits for a server that does not answer (the sampler's call, a page's): every
+  // control call in flight ends now, and the sampler's wait with it.
+  server.cancel();
+  if (sampler) sampler->stop();
   if (failed) spdlog::error("panel: the listener stopped accepting connections; exiting");
   spdlog::info("panel: stopping");
   (*listener)->stop();

@@ -78,6 +78,18 @@ std::string new_token_form(const PageContext& c) {
   return s;
 }
 
+// Why the form's token cannot be made, as a sentence (HTML) in `l`.
+std::string fault_text(Lang l, TokenRequestFault fault) {
+  switch (fault) {
+    case TokenRequestFault::kName:
+      return tr(l, "Not created: a token needs a name of 1 to 64 printable characters.");
+    case TokenRequestFault::kScopes: return tr(l, "Not created: choose at least one scope.");
+    case TokenRequestFault::kDays: break;
+  }
+  return escape(tr_count(l, "Not created: a token expires within 1 to {n} days.",
+                         static_cast<std::uint64_t>(kMaxTokenDays)));
+}
+
 }  // namespace
 
 std::optional<HttpResponse> PanelApp::bearer(Ctx& c, bool is_api) {
@@ -125,7 +137,9 @@ std::optional<HttpResponse> PanelApp::tokens_page(Ctx& c, const PageContext& pc)
   std::string content = message_paragraph(pc.message);
   if (tokens_ == nullptr) {
     content += "<p class=\"err\">" +
-               tr_html(c.lang, "API tokens are off: {why}", {{"why", tokens_off_}}) + "</p>";
+               tr_html(c.lang, "API tokens are off: {why}",
+                       {{"why", state_off_reason(c.lang, tokens_off_)}}) +
+               "</p>";
   } else {
     content += tokens_table(pc, tokens_->list(), clock_.unix_now()) + new_token_form(pc);
   }
@@ -136,7 +150,11 @@ std::optional<HttpResponse> PanelApp::tokens_page(Ctx& c, const PageContext& pc)
 
 std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& form) {
   if (c.path != "/tokens/create" && c.path != "/tokens/revoke") return std::nullopt;
-  if (tokens_ == nullptr) return plain(503, "Service Unavailable: API tokens are off");
+  if (tokens_ == nullptr) {
+    return refused_page(c, 503,
+                        tr_html(c.lang, "API tokens are off: {why}",
+                                {{"why", state_off_reason(c.lang, tokens_off_)}}));
+  }
   if (c.path == "/tokens/revoke") {
     const std::string id(form.get("id"));
     if (!tokens_->revoke(id)) return redirect(s_.base_path + "/tokens?done=failed");
@@ -147,22 +165,31 @@ std::optional<HttpResponse> PanelApp::tokens_action(Ctx& c, const FormFields& fo
   for (const auto& [k, v] : form.all()) {
     if (k != "scope") continue;
     const auto sc = parse_scope(v);
-    if (!sc) return plain(400, "Bad Request: unknown scope");
+    if (!sc) return refused_page(c, 400, unexpected_value(c.lang, "scope"));
     scopes |= static_cast<TokenScopes>(*sc);
   }
   const std::string name(form.get("name"));
-  const auto days = parse_u64(form.get("days")).value_or(0);
-  auto made = tokens_->create(name, scopes,
-                              static_cast<std::int64_t>(std::min<std::uint64_t>(days, 100000)),
-                              clock_.unix_now(), crypto::system_rng());
+  const auto days = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(parse_u64(form.get("days")).value_or(0), 100000));
   const PageContext pc = context(c, "");
   const Lang l = c.lang;
+  // What is wrong with the form is said in the page's language; what the database says
+  // (a full disk, say) only as it said it.
+  std::string refusal;
+  std::optional<NewToken> made;
+  if (const auto fault = token_request_fault(name, scopes, days)) {
+    refusal = fault_text(l, *fault);
+  } else if (auto m = tokens_->create(name, scopes, days, clock_.unix_now(), crypto::system_rng());
+             m.ok()) {
+    made = std::move(*m);
+  } else {
+    refusal = tr_html(l, "Not created: {error}", {{"error", m.error()}});
+  }
   HttpResponse r;
   std::string content;
-  if (!made.ok()) {
+  if (!refusal.empty()) {
     r.status = 422;
-    content = "<p class=\"err\">" + tr_html(l, "Not created: {error}", {{"error", made.error()}}) +
-              "</p>" + new_token_form(pc);
+    content = "<p class=\"err\">" + refusal + "</p>" + new_token_form(pc);
   } else {
     spdlog::info("panel: admin '{}' created API token '{}' (id {}, scopes {}) from {}", c.admin,
                  loggable(name), made->info.id, scope_list(scopes), c.ip);

@@ -78,7 +78,7 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
     for (const auto& u : users->users) {
       if (u.name == query.get("user")) return user_edit_page(c, edit_form_of(u), 200);
     }
-    return plain(404, "Not Found: no such user");
+    return refused_page(c, 404, tr(c.lang, "No such user."));
   }
   std::string error;
   auto users = ask(server_, control::ListUsers{}, error);
@@ -98,13 +98,14 @@ std::optional<HttpResponse> PanelApp::users_page(Ctx& c, const PageContext& pc) 
   for (const auto& u : users->users) {
     if (u.name == name) user = &u;
   }
-  if (user == nullptr) return plain(404, "Not Found: no such user");
+  if (user == nullptr) return refused_page(c, 404, tr(c.lang, "No such user."));
   const control::UserUsage* use = nullptr;
   for (const auto& u : usage->users) {
     if (u.username == name) use = &u;
   }
   frame.title = tr_text(c.lang, "User {user}", {{"user", user->name}});
-  r.body = render_page(frame, user_content(pc, *user, use, profile_names(*stats), s_.public_host));
+  r.body = render_page(frame, user_content(pc, *user, use, profile_names(*stats), s_.public_host,
+                                           day_chart(c.lang, &user->name)));
   return r;
 }
 
@@ -133,7 +134,7 @@ std::optional<HttpResponse> PanelApp::users_action(Ctx& c, const FormFields& for
     // A refusal (the form's numbers, or the server's judgement) shows the form again with
     // what the admin typed and the reason above it.
     UserEditForm posted = edit_form_posted(form);
-    auto edit = edit_request_of(posted);
+    auto edit = edit_request_of(posted, c.lang);
     if (!edit.ok()) {
       posted.error = edit.error();
       return user_edit_page(c, posted, 422);

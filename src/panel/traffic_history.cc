@@ -25,6 +25,18 @@ std::int64_t as_sql(std::uint64_t v) {
   return static_cast<std::int64_t>(std::min<std::uint64_t>(v, INT64_MAX));
 }
 
+// The rows of a (start, down, up) query, oldest first.
+std::vector<TrafficPoint> points_of(server::Statement& st) {
+  std::vector<TrafficPoint> out;
+  while (sqlite3_step(st.get()) == SQLITE_ROW) {
+    out.push_back(
+        {sqlite3_column_int64(st.get(), 0),
+         static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(st.get(), 1))),
+         static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(st.get(), 2)))});
+  }
+  return out;
+}
+
 std::string fixed(double v, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
@@ -56,11 +68,39 @@ std::optional<TrafficDelta> TrafficMeter::observe(const TrafficTotals& now) {
   return TrafficDelta{now.down_bytes - last->down_bytes, now.up_bytes - last->up_bytes};
 }
 
+std::vector<UserTrafficDelta> UserTrafficMeter::observe(const control::UsageList& usage,
+                                                        const std::optional<TrafficDelta>& server) {
+  std::unordered_map<std::string, Totals> now;
+  now.reserve(usage.users.size());
+  for (const auto& u : usage.users) now[u.username] = {u.down_bytes, u.up_bytes};
+  std::vector<UserTrafficDelta> out;
+  if (last_ && server) {
+    // Grown: the growth. New or gone down: from zero, at most what the server moved.
+    const auto moved = [](std::uint64_t total, const std::uint64_t* before, std::uint64_t cap) {
+      return before != nullptr && total >= *before ? total - *before : std::min(total, cap);
+    };
+    for (const auto& [user, t] : now) {
+      const auto it = last_->find(user);
+      const Totals* before = it == last_->end() ? nullptr : &it->second;
+      const TrafficDelta d{
+          moved(t.down_bytes, before ? &before->down_bytes : nullptr, server->down_bytes),
+          moved(t.up_bytes, before ? &before->up_bytes : nullptr, server->up_bytes)};
+      if (d.down_bytes != 0 || d.up_bytes != 0) out.push_back({user, d});
+    }
+  }
+  last_ = std::move(now);
+  return out;
+}
+
 Result<std::unique_ptr<TrafficHistory>, std::string> TrafficHistory::open(const std::string& path) {
   auto db = server::SqliteDb::open(
       path,
       "CREATE TABLE IF NOT EXISTS traffic_history (start INTEGER PRIMARY KEY NOT NULL,"
-      " down INTEGER NOT NULL DEFAULT 0, up INTEGER NOT NULL DEFAULT 0);");
+      " down INTEGER NOT NULL DEFAULT 0, up INTEGER NOT NULL DEFAULT 0);"
+      "CREATE TABLE IF NOT EXISTS user_traffic_history (user TEXT NOT NULL,"
+      " start INTEGER NOT NULL, down INTEGER NOT NULL DEFAULT 0, up INTEGER NOT NULL DEFAULT 0,"
+      " PRIMARY KEY (user, start)) WITHOUT ROWID;"
+      "CREATE INDEX IF NOT EXISTS user_traffic_history_start ON user_traffic_history (start);");
   if (!db.ok()) return fail(db.error());
   return std::unique_ptr<TrafficHistory>(new TrafficHistory(std::move(*db)));
 }
@@ -85,21 +125,58 @@ bool TrafficHistory::add(std::int64_t now_unix, const TrafficDelta& d) {
 
 std::vector<TrafficPoint> TrafficHistory::range(std::int64_t from_unix, std::int64_t to_unix) {
   std::lock_guard lock(mu_);
-  std::vector<TrafficPoint> out;
   server::Statement st(
       *db_,
       "SELECT start, down, up FROM traffic_history WHERE start >= ?1 AND start < ?2"
       " ORDER BY start");
-  if (!st.ok()) return out;
+  if (!st.ok()) return {};
   sqlite3_bind_int64(st.get(), 1, from_unix);
   sqlite3_bind_int64(st.get(), 2, to_unix);
-  while (sqlite3_step(st.get()) == SQLITE_ROW) {
-    out.push_back(
-        {sqlite3_column_int64(st.get(), 0),
-         static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(st.get(), 1))),
-         static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(st.get(), 2)))});
+  return points_of(st);
+}
+
+bool TrafficHistory::add_users(std::int64_t now_unix, const std::vector<UserTrafficDelta>& deltas) {
+  std::lock_guard lock(mu_);
+  if (!db_->exec("BEGIN")) return false;
+  bool ok = true;
+  {
+    server::Statement up(
+        *db_,
+        "INSERT INTO user_traffic_history (user, start, down, up) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT(user, start) DO UPDATE SET down = min(down + ?3, 9223372036854775807),"
+        " up = min(up + ?4, 9223372036854775807)");
+    ok = up.ok();
+    for (const auto& d : deltas) {
+      if (!ok) break;
+      sqlite3_reset(up.get());
+      up.bind_text(1, d.user);
+      sqlite3_bind_int64(up.get(), 2, traffic_bucket_of(now_unix));
+      sqlite3_bind_int64(up.get(), 3, as_sql(d.moved.down_bytes));
+      sqlite3_bind_int64(up.get(), 4, as_sql(d.moved.up_bytes));
+      ok = sqlite3_step(up.get()) == SQLITE_DONE;
+    }
+    // The oldest buckets through the index on start: the rows past the retention, no scan.
+    server::Statement prune(*db_, "DELETE FROM user_traffic_history WHERE start < ?1");
+    ok = ok && prune.ok();
+    if (ok) {
+      sqlite3_bind_int64(prune.get(), 1, traffic_bucket_of(now_unix) - kRetentionSecs);
+      ok = sqlite3_step(prune.get()) == SQLITE_DONE;
+    }
   }
-  return out;
+  return db_->exec(ok ? "COMMIT" : "ROLLBACK") && ok;
+}
+
+std::vector<TrafficPoint> TrafficHistory::user_range(std::string_view user, std::int64_t from_unix,
+                                                     std::int64_t to_unix) {
+  std::lock_guard lock(mu_);
+  server::Statement st(*db_,
+                       "SELECT start, down, up FROM user_traffic_history WHERE user = ?1"
+                       " AND start >= ?2 AND start < ?3 ORDER BY start");
+  if (!st.ok()) return {};
+  st.bind_text(1, user);
+  sqlite3_bind_int64(st.get(), 2, from_unix);
+  sqlite3_bind_int64(st.get(), 3, to_unix);
+  return points_of(st);
 }
 
 std::string traffic_chart_svg(Lang l, const std::vector<TrafficPoint>& points,

@@ -66,7 +66,7 @@ UserEditForm edit_form_posted(const FormFields& form) {
   return f;
 }
 
-Result<control::EditUser, std::string> edit_request_of(const UserEditForm& f) {
+Result<control::EditUser, std::string> edit_request_of(const UserEditForm& f, Lang l) {
   control::EditUser e;
   e.username = f.user;
   e.group = std::string(config::trim(f.group));
@@ -83,36 +83,39 @@ Result<control::EditUser, std::string> edit_request_of(const UserEditForm& f) {
     rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
   }
   e.routes = std::move(routes);
-  // Empty number fields are 0 (unlimited / never).
-  const auto whole = [](std::string_view label, std::string_view text,
-                        std::uint64_t max) -> Result<std::uint64_t, std::string> {
+  // Empty number fields are 0 (unlimited / never). A refusal names the field by the
+  // label the form shows it under.
+  const auto whole = [l](std::string_view label, std::string_view text,
+                         std::uint64_t max) -> Result<std::uint64_t, std::string> {
     const auto t = config::trim(text);
     if (t.empty()) return std::uint64_t{0};
     const auto v = parse_u64(t);
     if (!v || *v > max) {
-      return fail(std::string(label) + ": not a whole number in 0.." + std::to_string(max));
+      return fail(tr_text(l, "{field}: not a whole number from 0 to {max}",
+                          {{"field", tr(l, label)}, {"max", std::to_string(max)}}));
     }
     return *v;
   };
-  const auto real = [](std::string_view label,
-                       std::string_view text) -> Result<double, std::string> {
+  const auto real = [l](std::string_view label,
+                        std::string_view text) -> Result<double, std::string> {
     const auto t = config::trim(text);
     if (t.empty()) return 0.0;
     const auto v = config::parse_double(t);
-    if (!v) return fail(std::string(label) + ": not a number");
+    if (!v) return fail(tr_text(l, "{field}: not a number", {{"field", tr(l, label)}}));
     return *v;
   };
   const auto max_sessions =
       whole("Max sessions", f.max_sessions, std::numeric_limits<std::uint32_t>::max());
   if (!max_sessions.ok()) return fail(max_sessions.error());
   e.max_sessions = static_cast<std::uint32_t>(*max_sessions);
-  const auto expire = whole("Expires at", f.expire_at, std::numeric_limits<std::uint64_t>::max());
+  const auto expire =
+      whole("Expires at (unix seconds)", f.expire_at, std::numeric_limits<std::uint64_t>::max());
   if (!expire.ok()) return fail(expire.error());
   e.expire_at = *expire;
-  const auto bw = real("Bandwidth limit", f.bandwidth_limit_mbps);
+  const auto bw = real("Bandwidth limit (Mbit/s)", f.bandwidth_limit_mbps);
   if (!bw.ok()) return fail(bw.error());
   e.bandwidth_limit_mbps = *bw;
-  const auto quota = real("Data limit", f.data_limit_gb);
+  const auto quota = real("Data limit (GB)", f.data_limit_gb);
   if (!quota.ok()) return fail(quota.error());
   e.data_limit_gb = *quota;
   e.enabled = f.enabled;

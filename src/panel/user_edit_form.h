@@ -29,8 +29,8 @@ UserEditForm edit_form_of(const control::UserInfo& u);
 /// The form as it was posted (`enabled`: the checkbox, absent when unchecked).
 UserEditForm edit_form_posted(const FormFields& form);
 /// The request the form asks for (every field given: the server leaves unchanged ones
-/// alone), or what in it is not a number.
-Result<control::EditUser, std::string> edit_request_of(const UserEditForm& f);
+/// alone), or which field is not a number, in `lang` (text: the form escapes it).
+Result<control::EditUser, std::string> edit_request_of(const UserEditForm& f, Lang lang);
 /// The page's content.
 std::string user_edit_content(const PageContext& c, const UserEditForm& f);
 

@@ -50,7 +50,7 @@ std::string new_user_form(const PageContext& c, const std::vector<std::string>& 
 
 std::string user_content(const PageContext& c, const control::UserInfo& u,
                          const control::UserUsage* usage, const std::vector<std::string>& profiles,
-                         const std::string& default_host) {
+                         const std::string& default_host, const std::string& traffic_chart) {
   const Lang l = c.lang;
   const auto prop = [l](std::string_view label, std::string_view value) {
     return "<dt>" + escape(tr(l, label)) + "</dt><dd>" + escape(value) + "</dd>";
@@ -76,7 +76,7 @@ std::string user_content(const PageContext& c, const control::UserInfo& u,
        tr(l,
           "(group, profiles, static IP, sessions, bandwidth, quota, expiry, routes, allowed "
           "networks)") +
-       "</span></p>";
+       "</span></p>" + traffic_chart;
   s += "<h2>" + tr(l, "Devices") + "</h2>";
   if (u.devices.empty()) {
     s += "<p class=\"muted\">" + tr(l, "No devices: add one below to get its link.") + "</p>";

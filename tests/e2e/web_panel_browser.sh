@@ -149,20 +149,23 @@ e2e_wait_for 15 grep -q "rejected: unknown or revoked device $carol_id (user 'ca
 kill -TERM "$E2E_PID_carol_again" 2>/dev/null || true
 e2e_wait_exit carol-again 10
 
-# Traffic over time: the panel samples the server's counters every 30 s into its state_db;
-# the sessions above moved bytes both ways, so a bucket with both appears (the panel has
-# run for more than one sampling period by now, or will shortly).
+# Traffic over time: the panel samples the server's counters (and each user's totals)
+# every 30 s into its state_db; the sessions above moved bytes both ways, so a bucket with
+# both appears, the server's and alice's (the panel has run for more than one sampling
+# period by now, or will shortly).
 ip netns exec "$NS_S" curl -s -c "$E2E_DIR/tjar" --data-urlencode username=boss \
   --data-urlencode "password=$(cat "$E2E_DIR/panel.pass")" -o /dev/null http://127.0.0.1:8080/login
-traffic_seen() {
+traffic_seen() {  # traffic_seen FILE QUERY
   sleep 1
-  ip netns exec "$NS_S" curl -s -b "$E2E_DIR/tjar" 'http://127.0.0.1:8080/api/v1/traffic?hours=1' \
-    >"$E2E_DIR/traffic.json" &&
+  ip netns exec "$NS_S" curl -s -b "$E2E_DIR/tjar" "http://127.0.0.1:8080/api/v1/traffic?$2" \
+    >"$E2E_DIR/$1" &&
     jq -e '[.points[] | select(.down_bytes > 0 and .up_bytes > 0)] | length >= 1' \
-      "$E2E_DIR/traffic.json" >/dev/null
+      "$E2E_DIR/$1" >/dev/null
 }
-e2e_wait_for 45 traffic_seen ||
+e2e_wait_for 45 traffic_seen traffic.json 'hours=1' ||
   e2e_fail "no traffic in the panel's history: $(head -c 400 "$E2E_DIR/traffic.json")"
+e2e_wait_for 45 traffic_seen alice_traffic.json 'hours=1&user=alice' ||
+  e2e_fail "no traffic in alice's history: $(head -c 400 "$E2E_DIR/alice_traffic.json")"
 
 e2e_finish server
 e2e_log "web panel in a browser ok in $(( $(date +%s) - t0 )) s ($(ls "$ART"/*.png | wc -l) screenshots in $ART)"

@@ -175,7 +175,12 @@ TEST_F(PanelAdminsTest, AReadOnlyAdminSeesButChangesNothing) {
   const auto session = json::parse(get_as(ro, "/api/v1/session").body);
   EXPECT_EQ(session.at("user"), "watcher");
   EXPECT_EQ(session.at("role"), "read-only");
-  EXPECT_EQ(get_as(ro, "/config").status, 403);
+  const auto refused = get_as(ro, "/config");
+  EXPECT_EQ(refused.status, 403);
+  // A page, in the admin's language, with its navigation: not a bare text answer.
+  EXPECT_EQ(refused.content_type, "text/html; charset=utf-8");
+  EXPECT_TRUE(contains(refused.body, "Your role, read-only, cannot do this (owner can)."));
+  EXPECT_TRUE(contains(refused.body, ">watcher</a>"));
   EXPECT_EQ(get_as(ro, "/api/v1/config").status, 403);
   EXPECT_EQ(get_as(ro, "/tokens").status, 403);
   EXPECT_EQ(get_as(ro, "/admins").status, 403);

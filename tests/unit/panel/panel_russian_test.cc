@@ -8,6 +8,7 @@
 
 #include "../config/temp_dir.h"
 #include "panel/admin_accounts.h"
+#include "panel/answers.h"
 #include "panel/api_tokens.h"
 #include "panel/audit_log.h"
 #include "panel/html.h"
@@ -178,7 +179,7 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
   expect_russian(post_ru("/devices/add", "user=alice&name=phone&host=h&profile=main"), "device");
   expect_russian(post_ru("/tokens/create", "name=ci2&scope=read&days=5"), "token");
   expect_russian(post_ru("/tokens/create", "name=&scope=read&days=5"), "refused token",
-                 {"a token needs a name of 1..64 printable characters", "users:write"});
+                 kScopeNames);
   expect_russian(post_ru("/admins/create", "name=second&role=admin"), "admin");
   // A further admin's Account page and its second factor's setup.
   ASSERT_TRUE(admins_->set_password("watcher", hash_));
@@ -263,14 +264,164 @@ TEST_F(PanelRussianTest, TheLoginPageLinkSetsTheCookieUnderTheBasePath) {
   EXPECT_EQ(count_of(plain_login, "Set-Cookie"), 0U);
 }
 
-TEST_F(PanelRussianTest, TheJsonApiAndPlainAnswersStayEnglish) {
+TEST_F(PanelRussianTest, TheJsonApiStaysEnglish) {
   const auto r = app_->handle(
       req("GET", "/api/v1/nothing", {}, {{"cookie", cookie_}, {"accept-language", "ru"}}));
   EXPECT_EQ(r.status, 404);
   EXPECT_TRUE(contains(r.body, "Not Found"));
   const auto anon = app_->handle(req("GET", "/api/v1/status", {}, {{"accept-language", "ru"}}));
   EXPECT_TRUE(contains(anon.body, "log in first"));
-  EXPECT_EQ(get_ru("/no-such-page").body, "Not Found\n");
+  // A form's refusal through the API: the problem's detail is the English one.
+  const auto edit =
+      app_->handle(req("POST", "/api/v1/users/edit", R"({"user":"alice","x":1})",
+                       {{"cookie", cookie_}, {"x-csrf-token", csrf_}, {"accept-language", "ru"}}));
+  EXPECT_EQ(edit.status, 400);
+  EXPECT_EQ(json::parse(edit.body)["detail"], "unknown member \"x\"");
+  // Before the request is admitted (another Host: DNS rebinding) there is no page to
+  // speak of: plain English.
+  const auto foreign = app_->handle(req("GET", "/", {}, {{"host", "evil.example"}}));
+  EXPECT_EQ(foreign.status, 421);
+  EXPECT_EQ(foreign.content_type, "text/plain; charset=utf-8");
+}
+
+// Every refusal a page can show, in Russian: each form given a bad value (the user editor,
+// API tokens, admins, the account's password and second factor), each role refusal, a
+// page or user that does not exist, a POST without a session or CSRF token or from
+// another site. The Russian sentence is there and its English is not; values (a field's
+// name, a role, the server's own words) stay as they are.
+TEST_F(PanelRussianTest, EveryRefusalOnAPageIsRussian) {
+  const auto refused = [&](const HttpResponse& r, int status, const std::string& what,
+                           const std::string& russian, const std::string& english,
+                           const std::vector<std::string>& values = {}) {
+    SCOPED_TRACE(what);
+    EXPECT_EQ(r.status, status);
+    EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
+    EXPECT_TRUE(contains(r.body, russian)) << r.body;
+    EXPECT_FALSE(contains(r.body, english));
+    expect_russian(r, what, values);
+  };
+  // The user editor's numbers (the field named by its Russian label).
+  refused(post_ru("/users/edit", "user=alice&max_sessions=many"), 422, "max_sessions",
+          "Макс. сеансов: нужно целое число от 0 до 4294967295", "not a whole number");
+  refused(post_ru("/users/edit", "user=alice&expire_at=-1"), 422, "expire_at",
+          "Истекает (секунды Unix): нужно целое число от 0 до 18446744073709551615",
+          "not a whole number");
+  refused(post_ru("/users/edit", "user=alice&bandwidth_limit_mbps=fast"), 422, "bandwidth",
+          "Ограничение скорости (Мбит/с): нужно число", "not a number");
+  refused(post_ru("/users/edit", "user=alice&data_limit_gb=1e"), 422, "data_limit",
+          "Ограничение трафика (ГБ): нужно число", "not a number");
+  // The server's refusal: its words inside a Russian sentence.
+  refused(post_ru("/users/edit", std::string("user=alice&static_ip=") + kOutsidePool), 422,
+          "server refusal", "Не сохранено: users.conf:3:", "Not saved", {kEditRefusal});
+  // API tokens.
+  refused(post_ru("/tokens/create", "name=&scope=read&days=5"), 422, "token name",
+          "имя токена должно содержать от 1 до 64 печатных символов", "a token needs", kScopeNames);
+  refused(post_ru("/tokens/create", "name=ci&days=5"), 422, "token scopes",
+          "Не создано: выберите хотя бы одно право.", "at least one scope", kScopeNames);
+  for (const std::string days : {"0", "366", "x"}) {
+    refused(post_ru("/tokens/create", "name=ci&scope=read&days=" + days), 422, "days " + days,
+            "Не создано: срок действия токена — от 1 до 365 дней.", "expires within", kScopeNames);
+  }
+  refused(post_ru("/tokens/create", "name=ci&scope=root&days=5"), 400, "unknown scope",
+          "В поле формы scope значение, которого не предлагает ни одна страница этой панели.",
+          "Bad Request", {"scope"});
+  // Admins.
+  ASSERT_TRUE(admins_->create("watcher", AdminRole::kReadOnly, hash_, now_unix_, "admin").ok());
+  refused(post_ru("/admins/create", "name=two%20words&role=admin"), 422, "admin name",
+          "Не создано: имя администратора — от 1 до 32 символов: буквы, цифры или . _ @ -",
+          "an admin's name");
+  for (const std::string name : {"watcher", "admin"}) {
+    refused(post_ru("/admins/create", "name=" + name + "&role=admin"), 422, "admin " + name,
+            "Не создано: администратор " + name + " уже есть.", "exists", {name});
+  }
+  refused(post_ru("/admins/role", "name=watcher&role=root"), 400, "unknown role",
+          "В поле формы role значение", "Bad Request", {"role"});
+  refused(post_ru("/account/password", "current=secret&new=x&again=x"), 409, "owner's password",
+          "меняйте его на сервере командой", "Conflict");
+  refused(post_ru("/account/totp/start", ""), 409, "owner's second factor",
+          "Ваш второй фактор — это", "Conflict");
+  // A further admin: its own forms, and what its role may not do.
+  const auto in = app_->handle(req("POST", "/login", "username=watcher&password=secret",
+                                   {{"content-type", "application/x-www-form-urlencoded"}}));
+  ASSERT_EQ(in.status, 303);
+  const std::string set = header_of(in, "Set-Cookie");
+  const std::string watcher = set.substr(0, set.find(';'));
+  const auto as_watcher = [&](const std::string& method, const std::string& path,
+                              std::string body = {}) {
+    if (method == "POST") body = "csrf=" + csrf_of(*app_, watcher) + "&" + body;
+    return app_->handle(req(method, path, body, {{"cookie", watcher}, {"accept-language", "ru"}}));
+  };
+  for (const std::string path : {"/config", "/tokens", "/admins", "/logs"}) {
+    refused(as_watcher("GET", path), 403, "role GET " + path,
+            "Ваша роль (read-only) не позволяет это сделать (это может роль owner).",
+            "cannot do this", {"read-only", "owner"});
+  }
+  refused(as_watcher("POST", "/sessions/kick", "user=alice"), 403, "role POST",
+          "Ваша роль (read-only) не позволяет это сделать (это может роль admin).",
+          "cannot do this", {"read-only", "admin"});
+  refused(as_watcher("POST", "/account/totp/enable", "secret=x&code=1"), 400, "not our key",
+          "В поле формы secret значение", "Bad Request", {"secret"});
+  // Its password form's refusals arrive as a redirect's message.
+  for (const auto& [body, russian] :
+       {std::pair<std::string, std::string>{"current=wrong&new=long-enough-pw&again=long-enough-pw",
+                                            "Не изменено: текущий пароль неверен."},
+        {"current=secret&new=short&again=short", "Не изменено: новый пароль должен быть"}}) {
+    const auto r = as_watcher("POST", "/account/password", body);
+    ASSERT_EQ(r.status, 303) << body;
+    const std::string to = header_of(r, "Location");
+    refused(as_watcher("GET", to), 200, to, russian, "Not changed");
+  }
+  // Nothing of that name.
+  refused(get_ru("/users/view?name=nobody"), 404, "no user", "Такого пользователя нет.",
+          "no such user");
+  refused(get_ru("/users/edit?user=nobody"), 404, "no user to edit", "Такого пользователя нет.",
+          "no such user");
+  refused(get_ru("/config/version?id=v9"), 404, "no version", "Такой версии конфигурации нет.",
+          "no such version");
+  refused(post_ru("/config/restore", "id=v9&base=a"), 404, "no version to restore",
+          "Такой версии конфигурации нет.", "no such version");
+  refused(get_ru("/no-such-page"), 404, "no page", "Такой страницы нет.", "Not Found");
+  refused(post_ru("/sessions/kick", "user=alice&id=x"), 400, "kick id", "В поле формы id значение",
+          "Bad Request", {"id"});
+  // Without a session, without the CSRF token, from another site.
+  refused(app_->handle(req("POST", "/users/disable", "user=alice", {{"accept-language", "ru"}})),
+          403, "no session", "Не выполнено: вы не вошли в панель", "not logged in");
+  refused(app_->handle(req("POST", "/users/disable", "user=alice",
+                           {{"cookie", cookie_}, {"accept-language", "ru"}})),
+          403, "no CSRF token", "защитного токена формы нет или он устарел", "CSRF");
+  refused(
+      app_->handle(req(
+          "POST", "/users/disable", "csrf=" + csrf_ + "&user=alice",
+          {{"cookie", cookie_}, {"accept-language", "ru"}, {"origin", "https://evil.example"}})),
+      403, "cross-origin", "запрос пришёл со страницы другого сайта", "cross-origin");
+  EXPECT_TRUE(server_.seen<control::DisableUser>().empty());
+  // The config editor: a save the server refuses (its words, a Russian frame).
+  server_.save_error = "the file changed since it was read";
+  refused(post_ru("/config/save", "text=x&base=a"), 409, "save refused",
+          "Не сохранено: the file changed since it was read", "Not saved",
+          {"the file changed since it was read"});
+}
+
+// Without a state_db: the pages that need one say why, in Russian.
+TEST_F(PanelRussianTest, AFormWhoseStoreIsOffSaysSoInRussian) {
+  app_->set_tokens(nullptr, std::string(kNoStateDb));
+  app_->set_admins(nullptr, "[web] state_db: unable to open database file");
+  const auto tokens = post_ru("/tokens/create", "name=ci&scope=read&days=5");
+  EXPECT_EQ(tokens.status, 503);
+  EXPECT_TRUE(contains(tokens.body, "API-токены отключены: не задан [web] state_db"));
+  expect_russian(tokens, "tokens off");
+  expect_russian(get_ru("/audit"), "audit off");
+  // SQLite's words stay as SQLite wrote them.
+  const auto admins = post_ru("/admins/create", "name=x&role=admin");
+  EXPECT_EQ(admins.status, 503);
+  EXPECT_TRUE(contains(admins.body,
+                       "Дополнительные администраторы отключены: [web] state_db: "
+                       "unable to open database file"));
+  expect_russian(admins, "admins off", {"unable to open database file"});
+  app_->set_traffic(nullptr, std::string(kNoStateDb));
+  const auto dashboard = get_ru("/");
+  EXPECT_TRUE(contains(dashboard.body, "Истории нет: не задан [web] state_db"));
+  expect_russian(dashboard, "traffic off");
 }
 
 }  // namespace
