@@ -19,6 +19,7 @@
  * Lifecycle (a state change is a QELI_CLIENT_STATE_CHANGED event without payload):
  *
  *   new → CREATED ─start→ CONNECTING ─(run: handshake)→ AWAITING_NETWORK ─plan ACK→ RUNNING
+ *   (new queues STATE_CHANGED(CREATED): every handle's first event, sequence 1);
  *   a refused plan, identity or protect, or a fatal error → FAILED (an ERROR event first);
  *   a dropped session with `reconnect` on → CONNECTING again, then a plan of a new generation;
  *   stop → STOPPING → STOPPED (from any state but STOPPED); start again from STOPPED/FAILED.

@@ -71,6 +71,12 @@ FfiClient::FfiClient(config::ClientConfig config, std::uint64_t platform_caps,
   // An app that sets no device id gets one for this handle's life (qeli_client_set_device_id
   // replaces it): the server counts sessions per device.
   crypto::system_rng().fill(device_id_);
+  // 0.7.16 queues STATE_CHANGED(CREATED) as the handle's first event (sequence 1); Android
+  // requires exactly [CREATED, CONNECTING] after start.
+  Event e;
+  e.kind = EventKind::kStateChanged;
+  e.state = static_cast<std::uint32_t>(State::kCreated);
+  events_.try_push(std::move(e));  // capacity >= 2: always room
 }
 
 FfiClient::~FfiClient() { shutdown(); }
