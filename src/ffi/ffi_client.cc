@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
@@ -19,6 +21,11 @@ constexpr std::size_t kLogLines = 16;
 
 std::int32_t code_of(client::ClientErrc e) {
   return e == client::ClientErrc::kBadConfig ? rc::kInvalidConfig : rc::kPlatformRejected;
+}
+
+// 0.7.16's words when a plan needs a QELI_PLATFORM_* bit the app did not declare.
+std::string missing_caps(std::uint64_t missing) {
+  return fmt::format("platform is missing required capabilities 0x{:x}", missing);
 }
 
 }  // namespace
@@ -225,11 +232,16 @@ client::ClientEnv FfiClient::make_env() {
                                     ": this session carries no IPv6; not in the plan");
       }
     }
+    NetworkPlan plan = build_network_plan(tc, config_, in);
+    if (const std::uint64_t missing = plan.required_caps & ~caps_; missing != 0) {
+      fail_locked(rc::kPlatformRejected, missing_caps(missing));
+      return fail(fail_->second);
+    }
     Event e;
     e.kind = EventKind::kNetworkPlan;
     e.format = PayloadFormat::kJson;
     e.plan_generation = in.generation;
-    e.payload = network_plan_json(tc, config_, in);
+    e.payload = std::move(plan.json);
     set_state_locked(State::kAwaitingNetwork);
     pending_plan_ = in.generation;
     pending_mtu_ = tc.mtu;
@@ -274,11 +286,12 @@ std::int32_t FfiClient::run(const RunInput& input) {
     std::lock_guard lock(mu_);
     if (cancel_ || running_ || state_ != State::kConnecting) return rc::kInvalidState;
     if ((caps_ & (platform::kTunFd | platform::kTunPacketBatch)) == 0) return rc::kUnsupported;
-    if (config_.kill_switch && (caps_ & platform::kKillSwitch) == 0) {
-      fail_locked(rc::kUnsupported,
-                  "the profile has kill_switch = true and the app did not declare "
-                  "QELI_PLATFORM_KILL_SWITCH: refusing to connect without it");
-      return rc::kUnsupported;
+    // The plan will ask for the kill switch (a full tunnel's): without the capability it
+    // could never be applied, so fail now rather than after connecting (0.7.16 fails at
+    // the plan with the same words).
+    if (plan_kill_switch(config_, config_.gateway) && (caps_ & platform::kKillSwitch) == 0) {
+      fail_locked(rc::kPlatformRejected, missing_caps(platform::kKillSwitch));
+      return rc::kPlatformRejected;
     }
     running_ = true;
     input_ = input;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/route_plan.h"
+#include "ffi/ffi_client.h"
 #include "transport/endpoint.h"
 
 namespace qeli::ffi {
@@ -33,8 +34,12 @@ nlohmann::json dns_servers(const client::TunnelConfig& tc, const config::ClientC
 
 }  // namespace
 
-std::string network_plan_json(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
-                              const PlanInputs& in) {
+bool plan_kill_switch(const config::ClientConfig& cfg, bool full_tunnel) {
+  return cfg.kill_switch && full_tunnel;
+}
+
+NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
+                               const PlanInputs& in) {
   const handshake::AuthOk& ok = tc.pushed;
   std::vector<std::string> resolvers;
   nlohmann::json dns = dns_servers(tc, cfg, in, resolvers);
@@ -73,7 +78,7 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
       {"pushed_routes", std::move(pushed)},
       {"dns_servers", std::move(dns)},
       {"full_tunnel", plan.full_tunnel},
-      {"kill_switch", cfg.kill_switch},
+      {"kill_switch", plan_kill_switch(cfg, plan.full_tunnel)},
       {"max_streams", ok.max_streams},
       {"adaptive", ok.multipath_adaptive},
       {"data_plane",
@@ -95,9 +100,14 @@ std::string network_plan_json(const client::TunnelConfig& tc, const config::Clie
     j["tunnel_gateway6"] = ok.x_server_ip6.value_or("");
     j["routes6"] = std::move(routes6);
   }
+  NetworkPlan out;
+  if (plan.full_tunnel || !j["routes"].empty()) out.required_caps |= platform::kRoutes;
+  if (!j["dns_servers"].empty()) out.required_caps |= platform::kDns;
+  if (j["kill_switch"].get<bool>()) out.required_caps |= platform::kKillSwitch;
   // Strings from the server were validated as UTF-8 by the AUTH OK parser; replace
   // anything else rather than throw.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.json = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return out;
 }
 
 }  // namespace qeli::ffi

@@ -37,7 +37,20 @@ struct PlanInputs {
   bool ipv6 = false;
 };
 
-std::string network_plan_json(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
-                              const PlanInputs& in);
+/// A NETWORK_PLAN event's payload and what applying it takes.
+struct NetworkPlan {
+  std::string json;
+  /// QELI_PLATFORM_* bits the app must have declared (0.7.16 NetworkPlan::
+  /// required_capabilities): ROUTES for a full tunnel or any route, DNS for any resolver,
+  /// KILL_SWITCH when the plan's kill_switch is on.
+  std::uint64_t required_caps = 0;
+};
+
+NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
+                               const PlanInputs& in);
+
+/// The plan's kill_switch, as 0.7.16's: the profile's, in a full tunnel only (a split
+/// tunnel has no kill switch to engage).
+bool plan_kill_switch(const config::ClientConfig& cfg, bool full_tunnel);
 
 }  // namespace qeli::ffi

@@ -582,7 +582,8 @@ static int stop_during_connect(void) {
 }
 
 static int free_queued(void) {
-  uint64_t h = new_handle(QELI_PLATFORM_TUN_PACKET_BATCH);
+  uint64_t h =
+      new_handle(QELI_PLATFORM_ROUTES | QELI_PLATFORM_DNS | QELI_PLATFORM_TUN_PACKET_BATCH);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
   struct runner r;
   run_async(&r, h);

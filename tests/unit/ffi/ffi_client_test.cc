@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
 #include <vector>
 
 namespace qeli::ffi {
@@ -38,6 +39,33 @@ TEST(FfiClient, NewQueuesCreatedAsSequenceOne) {
   ASSERT_EQ(events.size(), 1U);
   EXPECT_EQ(events[0].state, static_cast<std::uint32_t>(State::kConnecting));
   EXPECT_EQ(events[0].sequence, 2U);
+}
+
+TEST(FfiClient, AFullTunnelKillSwitchNeedsTheCapabilityASplitTunnelDoesNot) {
+  // 0.7.16: the plan's kill_switch is the profile's in a full tunnel only, and only then
+  // is QELI_PLATFORM_KILL_SWITCH required; without it: ERROR(-10) + FAILED, run fails.
+  FfiClient full(profile("gateway = true\nkill_switch = true\n"), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(full.start(), rc::kOk);
+  drain(full);
+  EXPECT_EQ(full.run({}), rc::kPlatformRejected);
+  auto events = drain(full);
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].kind, EventKind::kError);
+  EXPECT_EQ(events[0].error_code, rc::kPlatformRejected);
+  EXPECT_EQ(events[0].payload, "platform is missing required capabilities 0x4");
+  EXPECT_EQ(events[1].state, static_cast<std::uint32_t>(State::kFailed));
+  EXPECT_EQ(full.state(), State::kFailed);
+
+  // A split tunnel's kill_switch asks for nothing: run connects (here to nobody) until stop.
+  FfiClient split(profile("kill_switch = true\n"), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(split.start(), rc::kOk);
+  std::int32_t result = 1;
+  std::thread t([&] { result = split.run({}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_NE(split.state(), State::kFailed);
+  EXPECT_EQ(split.stop(), rc::kOk);
+  t.join();
+  EXPECT_EQ(result, rc::kOk);
 }
 
 }  // namespace

@@ -94,6 +94,11 @@ TEST(LoadProfile, TakesLinksAndFlatIniAndRefusesWhatQeliClientRefuses) {
   EXPECT_FALSE(load_profile("qeli://").ok());
 }
 
+nlohmann::json plan_of(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
+                       const PlanInputs& in) {
+  return nlohmann::json::parse(build_network_plan(tc, cfg, in).json);
+}
+
 TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   config::ClientConfig cfg;
   cfg.server.host = "vpn.example";
@@ -111,14 +116,14 @@ TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   PlanInputs in;
   in.generation = 3;
   in.connection_log = {"hello"};
-  const auto j = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  const auto j = plan_of(tc, cfg, in);
   EXPECT_EQ(j["generation"], 3);
   EXPECT_EQ(j["tunnel_address"], "10.8.0.2");
   EXPECT_EQ(j["prefix_len"], 24);
   EXPECT_EQ(j["mtu"], 1380);
   EXPECT_EQ(j["tunnel_gateway"], "10.8.0.1");
   EXPECT_EQ(j["carrier_address"], "10.0.0.1");
-  EXPECT_EQ(j["kill_switch"], true);
+  EXPECT_EQ(j["kill_switch"], false);  // a split tunnel has none (0.7.16: ∧ full_tunnel)
   EXPECT_EQ(j["full_tunnel"], false);
   EXPECT_EQ(j["pushed_routes"], nlohmann::json::array({"192.168.50.0/24"}));
   ASSERT_FALSE(j["routes"].empty());
@@ -132,19 +137,18 @@ TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   // No resolver anywhere: the app's fallback; `dns = off`: none.
   tc.pushed.dns.clear();
   in.fallback_dns = {"9.9.9.9"};
-  EXPECT_EQ(nlohmann::json::parse(network_plan_json(tc, cfg, in))["dns_servers"][0]["address"],
-            "9.9.9.9");
+  EXPECT_EQ(plan_of(tc, cfg, in)["dns_servers"][0]["address"], "9.9.9.9");
   cfg.dns = config::ClientDns::kOff;
-  EXPECT_TRUE(nlohmann::json::parse(network_plan_json(tc, cfg, in))["dns_servers"].empty());
+  EXPECT_TRUE(plan_of(tc, cfg, in)["dns_servers"].empty());
   // A pushed default route: full tunnel, the two halves through the TUN.
   tc.pushed.routes = {{"0.0.0.0/0", "", 100}};
-  const auto full = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  const auto full = plan_of(tc, cfg, in);
   EXPECT_EQ(full["full_tunnel"], true);
   // Excluded networks: IPv4 only, as the original's plans (an app that cannot apply an
   // IPv6 exclusion would refuse the plan).
   cfg.exclude.push_back(*config::Ipv4Cidr::parse("192.0.2.0/24"));
   cfg.exclude6.push_back(*config::Ipv6Cidr::parse("2001:db8::/32"));
-  const auto ex = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  const auto ex = plan_of(tc, cfg, in);
   EXPECT_EQ(ex["excluded_routes"], nlohmann::json::array({"192.0.2.0/24"}));
 }
 
@@ -167,7 +171,7 @@ TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
   PlanInputs in;
   in.generation = 1;
   // The original's plan (an app without QELI_PLATFORM_X_IPV6): no IPv6 anywhere.
-  const auto v4 = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  const auto v4 = plan_of(tc, cfg, in);
   EXPECT_FALSE(v4.contains("tunnel_address6"));
   EXPECT_FALSE(v4.contains("routes6"));
   EXPECT_EQ(v4["dns_servers"].size(), 1U);
@@ -175,7 +179,7 @@ TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
   // With it: the address, gateway, the pushed IPv6 route, the full tunnel's IPv6 halves,
   // the IPv6 resolver and exclusion.
   in.ipv6 = true;
-  const auto j = nlohmann::json::parse(network_plan_json(tc, cfg, in));
+  const auto j = plan_of(tc, cfg, in);
   EXPECT_EQ(j["tunnel_address6"], "fd00:8::2");
   EXPECT_EQ(j["prefix_len6"], 64);
   EXPECT_EQ(j["tunnel_gateway6"], "fd00:8::1");
@@ -190,6 +194,32 @@ TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
   ASSERT_EQ(j["dns_servers"].size(), 2U);
   EXPECT_EQ(j["dns_servers"][1]["address"], "fd00:8::1");
   EXPECT_EQ(j["excluded_routes"], nlohmann::json::array({"2001:db8:f::/48"}));
+}
+
+TEST(NetworkPlan, KillSwitchOnlyInAFullTunnelAndTheCapabilitiesItNeeds) {
+  // 0.7.16: kill_switch = the profile's ∧ full_tunnel; ROUTES for a full tunnel or any
+  // route, DNS for any resolver, KILL_SWITCH for the kill switch.
+  config::ClientConfig cfg;
+  cfg.kill_switch = true;
+  cfg.dns = config::ClientDns::kOff;
+  client::TunnelConfig tc;
+  tc.pushed.client_ip = "10.8.0.2";
+  tc.pushed.server_ip = "10.8.0.1";
+  tc.mtu = 1400;
+  PlanInputs in;
+  in.generation = 1;
+  auto split = build_network_plan(tc, cfg, in);
+  EXPECT_EQ(nlohmann::json::parse(split.json)["kill_switch"], false);
+  EXPECT_EQ(split.required_caps, 0U);  // no route, no resolver, no kill switch
+  cfg.gateway = true;
+  auto full = build_network_plan(tc, cfg, in);
+  EXPECT_EQ(nlohmann::json::parse(full.json)["kill_switch"], true);
+  EXPECT_EQ(full.required_caps, platform::kRoutes | platform::kKillSwitch);
+  cfg.kill_switch = false;
+  cfg.dns = config::ClientDns::kTunnel;
+  cfg.dns_servers.push_back(*config::Ipv4Addr::parse("10.8.0.1"));
+  EXPECT_EQ(build_network_plan(tc, cfg, in).required_caps, platform::kRoutes | platform::kDns);
+  EXPECT_TRUE(plan_kill_switch(cfg, true) == false);
 }
 
 }  // namespace
