@@ -10,6 +10,10 @@ namespace qeli::ffi {
 
 namespace {
 
+// 0.7.16's metrics for the routes the client adds (transport_core/network.rs).
+constexpr std::uint32_t kClientRouteMetric = 100;   // include, route_local
+constexpr std::uint32_t kResolverRouteMetric = 50;  // a split tunnel's resolver /32
+
 // Resolvers in the order the Linux daemon uses them (client/dns_choice.h): the profile's
 // own, else the pushed one, else what the app supplied; none with `dns = off`.
 nlohmann::json dns_servers(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
@@ -54,18 +58,32 @@ NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::Cli
     if (in.ipv6 || c.find(':') == std::string::npos) excluded.push_back(c);
   }
 
+  // The routes as 0.7.16's plan has them: the accepted pushed routes with their own
+  // gateway and metric, `include` and `route_local` at metric 100, a split tunnel's
+  // resolvers at 50 — never a full tunnel's /1 halves (`full_tunnel` says to route
+  // everything; an app adds its own default routes, and its "allow LAN" exceptions).
   nlohmann::json routes = nlohmann::json::array();
   nlohmann::json routes6 = nlohmann::json::array();
-  for (const auto& r : plan.via_tun) {
-    if (r.cidr.find(':') == std::string::npos) {
-      routes.push_back({{"cidr", r.cidr}, {"gateway", ok.server_ip}, {"metric", r.metric}});
-    } else {
-      routes6.push_back(
-          {{"cidr", r.cidr}, {"gateway", ok.x_server_ip6.value_or("")}, {"metric", r.metric}});
-    }
-  }
   nlohmann::json pushed = nlohmann::json::array();
-  for (const auto& r : pushed_all) pushed.push_back(r.cidr);
+  for (const auto& r : plan.via_tun) {
+    if (r.source == client::RouteSource::kFullTunnel) continue;
+    const bool v6 = r.cidr.find(':') != std::string::npos;
+    const std::string& tunnel_gateway = v6 ? ok.x_server_ip6.value_or("") : ok.server_ip;
+    std::uint32_t metric = r.metric;
+    if (r.source == client::RouteSource::kInclude || r.source == client::RouteSource::kLocal) {
+      metric = kClientRouteMetric;
+    } else if (r.source == client::RouteSource::kResolver) {
+      metric = kResolverRouteMetric;
+    }
+    (v6 ? routes6 : routes)
+        .push_back({{"cidr", r.cidr},
+                    {"gateway", r.gateway.empty() ? tunnel_gateway : r.gateway},
+                    {"metric", metric}});
+    if (r.source == client::RouteSource::kPushed) pushed.push_back(r.cidr);
+  }
+  std::vector<std::string> log = in.connection_log;
+  for (const auto& r : plan.refused)
+    log.push_back("server push: route " + r.cidr + " REFUSED: " + r.why);
   const tunnel::PushedParams& p = tc.params;
   nlohmann::json j = {
       {"generation", in.generation},
@@ -88,7 +106,7 @@ NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::Cli
         {"heartbeat_enabled", p.heartbeat.enabled},
         {"heartbeat_interval_ms", p.heartbeat.interval.count()},
         {"shaping_enabled", p.shaping.enabled}}},
-      {"connection_log", in.connection_log},
+      {"connection_log", std::move(log)},
       {"excluded_routes", std::move(excluded)},
   };
   if (in.ipv6 && ok.x_ip6) {

@@ -4,8 +4,11 @@
 //
 //   {"generation", "tunnel_address", "prefix_len", "mtu", "tunnel_gateway",
 //    "carrier_address",                    // the server address the session runs over
-//    "routes": [{"cidr","gateway","metric"}],  // client/route_plan.h's routes via the TUN
-//    "pushed_routes": ["cidr", …],          // as the server pushed them (IPv6 too with IPv6)
+//    "routes": [{"cidr","gateway","metric"}],  // as 0.7.16: the accepted pushed routes
+//                                           // (their gateway, metric), include and
+//                                           // route_local (100), split-tunnel resolvers
+//                                           // (50); never a full tunnel's /1 halves
+//    "pushed_routes": ["cidr", …],          // the accepted pushed ones (IPv6 too with IPv6)
 //    "dns_servers": [{"address","port"}], "full_tunnel", "kill_switch",
 //    "max_streams", "adaptive",
 //    "data_plane": {"padding_enabled","padding_min","padding_max","heartbeat_enabled",
@@ -14,7 +17,7 @@
 //    "excluded_routes": ["cidr", …],        // ours, additive: `exclude`, outside the tunnel
 //    // ours, additive, only when the session carries IPv6 (QELI_PLATFORM_X_IPV6):
 //    "tunnel_address6", "prefix_len6", "tunnel_gateway6",
-//    "routes6": [{"cidr","gateway","metric"}]}  // IPv6 routes via the TUN
+//    "routes6": [{"cidr","gateway","metric"}]}  // IPv6 routes via the TUN, as "routes"
 // With IPv6, "dns_servers" may hold the pushed IPv6 resolver and "excluded_routes" IPv6
 // networks; without it both stay IPv4 (an app of the original could refuse the plan).
 #pragma once

@@ -140,10 +140,12 @@ TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
   EXPECT_EQ(plan_of(tc, cfg, in)["dns_servers"][0]["address"], "9.9.9.9");
   cfg.dns = config::ClientDns::kOff;
   EXPECT_TRUE(plan_of(tc, cfg, in)["dns_servers"].empty());
-  // A pushed default route: full tunnel, the two halves through the TUN.
+  // A pushed default route: refused (0.7.16: broader than /8), the tunnel stays split.
   tc.pushed.routes = {{"0.0.0.0/0", "", 100}};
-  const auto full = plan_of(tc, cfg, in);
-  EXPECT_EQ(full["full_tunnel"], true);
+  const auto refused = plan_of(tc, cfg, in);
+  EXPECT_EQ(refused["full_tunnel"], false);
+  EXPECT_TRUE(refused["routes"].empty());
+  EXPECT_TRUE(refused["pushed_routes"].empty());
   // Excluded networks: IPv4 only, as the original's plans (an app that cannot apply an
   // IPv6 exclusion would refuse the plan).
   cfg.exclude.push_back(*config::Ipv4Cidr::parse("192.0.2.0/24"));
@@ -160,7 +162,7 @@ TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
   tc.pushed.prefix = 24;
   tc.pushed.dns = "10.8.0.1";
   tc.pushed.dns_port = 53;
-  tc.pushed.routes = {{"0.0.0.0/0", "", 100}};
+  cfg.gateway = true;  // a full tunnel
   tc.pushed.x_ip6 = "fd00:8::2/64";
   tc.pushed.x_server_ip6 = "fd00:8::1";
   tc.pushed.x_dns6 = "fd00:8::1";
@@ -176,8 +178,8 @@ TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
   EXPECT_FALSE(v4.contains("routes6"));
   EXPECT_EQ(v4["dns_servers"].size(), 1U);
   EXPECT_TRUE(v4["excluded_routes"].empty());
-  // With it: the address, gateway, the pushed IPv6 route, the full tunnel's IPv6 halves,
-  // the IPv6 resolver and exclusion.
+  // With it: the address, gateway, the pushed IPv6 route (not the full tunnel's IPv6
+  // halves: full_tunnel says it), the IPv6 resolver and exclusion.
   in.ipv6 = true;
   const auto j = plan_of(tc, cfg, in);
   EXPECT_EQ(j["tunnel_address6"], "fd00:8::2");
@@ -188,7 +190,7 @@ TEST(NetworkPlan, Ipv6FieldsOnlyForAnAppThatTakesThem) {
     cidrs6.push_back(r["cidr"]);
     EXPECT_EQ(r["gateway"], "fd00:8::1");
   }
-  EXPECT_EQ(cidrs6, (std::vector<std::string>{"2001:db8:e::/48", "::/1", "8000::/1"}));
+  EXPECT_EQ(cidrs6, (std::vector<std::string>{"2001:db8:e::/48"}));  // no /1 halves
   for (const auto& r : j["routes"])
     EXPECT_EQ(r["cidr"].get<std::string>().find(':'), std::string::npos);
   ASSERT_EQ(j["dns_servers"].size(), 2U);
@@ -220,6 +222,54 @@ TEST(NetworkPlan, KillSwitchOnlyInAFullTunnelAndTheCapabilitiesItNeeds) {
   cfg.dns_servers.push_back(*config::Ipv4Addr::parse("10.8.0.1"));
   EXPECT_EQ(build_network_plan(tc, cfg, in).required_caps, platform::kRoutes | platform::kDns);
   EXPECT_TRUE(plan_kill_switch(cfg, true) == false);
+}
+
+TEST(NetworkPlan, RoutesAsTheOriginalsPlan) {
+  // 0.7.16 (transport_core/network.rs): full_tunnel from the profile only; pushed routes
+  // broader than /8 dropped; a pushed route's own gateway and metric; include and
+  // route_local at 100, a split tunnel's resolvers at 50; never the /1 halves;
+  // pushed_routes only the accepted ones.
+  config::ClientConfig cfg;
+  cfg.include.push_back(*config::Ipv4Cidr::parse("192.0.2.0/24"));
+  cfg.route_local = true;
+  cfg.dns_servers.push_back(*config::Ipv4Addr::parse("9.9.9.9"));
+  client::TunnelConfig tc;
+  tc.pushed.client_ip = "10.8.0.2";
+  tc.pushed.server_ip = "10.8.0.1";
+  tc.pushed.routes = {{"10.20.0.0/16", "10.8.0.9", 7},
+                      {"172.20.0.0/16", "", 100},
+                      {"0.0.0.0/1", "", 100},
+                      {"128.0.0.0/1", "", 100}};
+  tc.mtu = 1400;
+  PlanInputs in;
+  in.generation = 2;
+  const auto j = plan_of(tc, cfg, in);
+  EXPECT_EQ(j["full_tunnel"], false);
+  EXPECT_EQ(j["pushed_routes"], nlohmann::json::array({"10.20.0.0/16", "172.20.0.0/16"}));
+  const nlohmann::json want = nlohmann::json::parse(R"([
+    {"cidr":"10.20.0.0/16","gateway":"10.8.0.9","metric":7},
+    {"cidr":"172.20.0.0/16","gateway":"10.8.0.1","metric":100},
+    {"cidr":"192.0.2.0/24","gateway":"10.8.0.1","metric":100},
+    {"cidr":"10.0.0.0/8","gateway":"10.8.0.1","metric":100},
+    {"cidr":"172.16.0.0/12","gateway":"10.8.0.1","metric":100},
+    {"cidr":"192.168.0.0/16","gateway":"10.8.0.1","metric":100},
+    {"cidr":"9.9.9.9/32","gateway":"10.8.0.1","metric":50}])");
+  EXPECT_EQ(j["routes"], want) << j["routes"].dump();
+  bool logged = false;
+  for (const auto& l : j["connection_log"]) {
+    logged = logged || l.get<std::string>().find("0.0.0.0/1 REFUSED") != std::string::npos;
+  }
+  EXPECT_TRUE(logged) << j["connection_log"].dump();
+  // A full tunnel (the profile's gateway): no /1 halves, no resolver /32s.
+  cfg.gateway = true;
+  tc.pushed.routes.clear();
+  const auto full = plan_of(tc, cfg, in);
+  EXPECT_EQ(full["full_tunnel"], true);
+  for (const auto& r : full["routes"]) {
+    EXPECT_NE(r["cidr"], "0.0.0.0/1");
+    EXPECT_NE(r["cidr"], "128.0.0.0/1");
+    EXPECT_NE(r["cidr"], "9.9.9.9/32");
+  }
 }
 
 }  // namespace
