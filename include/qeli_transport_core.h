@@ -20,8 +20,9 @@
  *
  *   new → CREATED ─start→ CONNECTING ─(run: handshake)→ AWAITING_NETWORK ─plan ACK→ RUNNING
  *   (new queues STATE_CHANGED(CREATED): every handle's first event, sequence 1);
- *   a refused plan, identity or protect, or a fatal error → FAILED (an ERROR event first);
- *   a dropped session with `reconnect` on → CONNECTING again, then a plan of a new generation;
+ *   a refused plan, identity or protect, a failed connection or a session that ended
+ *   without a stop → FAILED (an ERROR event first). One connection per run, as 0.7.16:
+ *   reconnecting is the app's (stop, start, run again); the `reconnect*` keys are not applied;
  *   stop → STOPPING → STOPPED (from any state but STOPPED); start again from STOPPED/FAILED.
  *
  * Contract (stricter than 0.7.16 where it was vague; docs/LIBQELI.md "Contract"):
@@ -160,7 +161,7 @@ typedef struct qeli_client_stats {
   uint64_t tx_bytes;
   uint64_t rx_packets; /* packets out of the tunnel */
   uint64_t rx_bytes;
-  uint64_t reconnects;         /* sessions after the first */
+  uint64_t reconnects;         /* always 0: one connection per run (as 0.7.16 over its ABI) */
   uint64_t uptime_ms;          /* since the current session's plan was acknowledged; 0 when none */
   uint64_t udp_kernel_drops;   /* UDP: datagrams the kernel dropped (SO_RXQ_OVFL) */
   uint64_t udp_internal_drops; /* packets the core dropped on a full queue */
@@ -204,8 +205,8 @@ int32_t qeli_client_new(const uint8_t* config, size_t config_len, uint64_t platf
                         uint32_t event_capacity, uint64_t* out_handle);
 /* CREATED, STOPPED or FAILED → CONNECTING. Does not connect: qeli_client_run does. */
 int32_t qeli_client_start(uint64_t handle);
-/* Connects and carries the tunnel until stop, free or a fatal error; reconnects as the
- * config's `reconnect` says, each session with a new plan generation. Blocks: call it from
+/* Connects once and carries the tunnel until stop, free or the session's end (no reconnect:
+ * the app reconnects, each run's plan with a new generation). Blocks: call it from
  * an IO thread while another thread polls events. `input`: NULL/0 or JSON ≤ 16 KiB with
  * optional "carrier_addresses" (IPv4 or IPv6 strings to use instead of resolving the server name)
  * and "fallback_dns_servers" (IPv4 strings for the plan when neither config nor server name

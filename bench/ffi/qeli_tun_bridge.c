@@ -5,7 +5,8 @@
  * fd. bench/lab/run.sh runs iperf3 through it (systems qeli-libqeli, qeli-udp-libqeli)
  * beside the `qeli client` daemon, which owns its TUN itself.
  *
- *   qeli_tun_bridge LINK TUN-NAME       runs until SIGTERM/SIGINT
+ *   qeli_tun_bridge LINK TUN-NAME       runs until SIGTERM/SIGINT, or until the session
+ *                                       ends (one connection per run: no reconnect)
  *
  * Threads: one runs qeli_client_run; main answers events, then reads the TUN and pushes
  * (batches of up to 64); a third pulls and writes the TUN. Only the public header.

@@ -19,10 +19,6 @@ namespace {
 
 constexpr std::size_t kLogLines = 16;
 
-std::int32_t code_of(client::ClientErrc e) {
-  return e == client::ClientErrc::kBadConfig ? rc::kInvalidConfig : rc::kPlatformRejected;
-}
-
 // 0.7.16's words when a plan needs a QELI_PLATFORM_* bit the app did not declare.
 std::string missing_caps(std::uint64_t missing) {
   return fmt::format("platform is missing required capabilities 0x{:x}", missing);
@@ -30,9 +26,9 @@ std::string missing_caps(std::uint64_t missing) {
 
 }  // namespace
 
-// The session's TUN as the core sees it: the app's fd or the packet pipe. Its end (the
-// session dropped) sends the handle back to CONNECTING unless a stop or failure said
-// otherwise, and folds the session's counters into the handle's totals.
+// The session's TUN as the core sees it: the app's fd or the packet pipe. Its end folds
+// the session's counters into the handle's totals and notes why it ended (the run's
+// ERROR text when no stop ended it: one connection per run, the app reconnects).
 class FfiClient::PlanTunnel final : public client::Tunnel {
  public:
   PlanTunnel(FfiClient& owner, std::unique_ptr<tunio::TunDevice> device,
@@ -43,7 +39,6 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
     if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
     owner_.pipe_.reset();
     owner_.running_generation_ = 0;
-    if (owner_.state_ == State::kRunning) owner_.set_state_locked(State::kConnecting);
   }
   tunio::TunDevice& device() override { return pipe_ ? *pipe_ : *device_; }
   bool carries_ipv6() const override { return ipv6_; }
@@ -53,8 +48,8 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   }
   // While the counters still live (the core drops them after this): into the totals.
   void ended(const std::string& why) override {
-    (void)why;
     std::lock_guard lock(owner_.mu_);
+    owner_.session_end_ = why;
     if (owner_.live_ == nullptr) return;
     auto& t = owner_.totals_;
     const auto& c = *owner_.live_;
@@ -114,10 +109,18 @@ void FfiClient::fail_locked(std::int32_t code, const std::string& message) {
   if (core_) core_->stop();
 }
 
-void FfiClient::note_log(const std::string& line) {
+void FfiClient::note_log(client::LogLevel level, const std::string& line) {
   std::lock_guard lock(mu_);
+  if (level >= client::LogLevel::kWarn) last_problem_ = line;
   if (log_.size() == kLogLines) log_.pop_front();
   log_.push_back(line);
+}
+
+std::string FfiClient::run_end_locked(const client::ClientError& e) const {
+  if (!e.detail.empty()) return e.detail;
+  if (!session_end_.empty()) return "transport disconnected: " + session_end_;
+  if (!last_problem_.empty()) return last_problem_;
+  return "transport disconnected";
 }
 
 std::int32_t FfiClient::start() {
@@ -271,12 +274,11 @@ client::ClientEnv FfiClient::make_env() {
       device = std::make_unique<tunio::FdTun>(std::move(*tun));
     }
     live_ = nullptr;
-    ++sessions_;
     return std::unique_ptr<client::Tunnel>(
         std::make_unique<PlanTunnel>(*this, std::move(device), std::move(pipe), in.ipv6));
   };
   env.log = [this](client::LogLevel level, std::string_view line) {
-    if (level >= client::LogLevel::kInfo) note_log(std::string(line));
+    if (level >= client::LogLevel::kInfo) note_log(level, std::string(line));
   };
   return env;
 }
@@ -295,11 +297,17 @@ std::int32_t FfiClient::run(const RunInput& input) {
     }
     running_ = true;
     input_ = input;
+    session_end_.clear();
+    last_problem_.clear();
   }
   // Outside the lock: reading a password file or command and resolving the server's
   // name may take a while; a stop meanwhile is seen below.
   client::ClientCoreOptions o;
   o.config = config_;
+  // One connection per run, as 0.7.16's core: reconnecting is the app's (it re-resolves the
+  // server, rotates addresses, re-applies its plan). The `reconnect*` keys are accepted and
+  // not applied here; the core's own `reconnect = false` path ends the run.
+  o.config.reconnect = false;
   std::string error;
   const auto pw = client::read_client_password(config_);
   if (!pw.error.empty()) error = "password: " + pw.error;
@@ -333,7 +341,7 @@ std::int32_t FfiClient::run(const RunInput& input) {
   live_ = nullptr;
   cv_.notify_all();
   if (!result.ok() && !fail_ && state_ != State::kStopping) {
-    fail_locked(code_of(result.error().code), result.error().detail);
+    fail_locked(rc::kPlatformRejected, run_end_locked(result.error()));
   }
   if (fail_) return rc::kPlatformRejected;
   if (state_ != State::kFailed) set_state_locked(State::kStopped);
@@ -451,7 +459,7 @@ Stats FfiClient::stats() const {
     s.rx_bytes += live_->get(tunnel::SessionCounter::kRxBytes);
   }
   if (pipe_) s.internal_drops += pipe_->dropped();
-  s.reconnects = sessions_ > 0 ? sessions_ - 1 : 0;
+  s.reconnects = 0;  // one connection per run: the app counts its reconnects (0.7.16: 0)
   if (state_ == State::kRunning) {
     s.uptime_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                  std::chrono::steady_clock::now() - running_since_)

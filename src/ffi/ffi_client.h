@@ -153,7 +153,10 @@ class FfiClient {
   void set_state_locked(State s);
   void fail_locked(std::int32_t code, const std::string& message);
   bool cancelled_locked() const { return cancel_ || state_ == State::kStopping; }
-  void note_log(const std::string& line);
+  void note_log(client::LogLevel level, const std::string& line);
+  // The ERROR text of a run that ended without a stop (0.7.16: the failure's text, else
+  // "transport disconnected").
+  std::string run_end_locked(const client::ClientError& e) const;
 
   const config::ClientConfig config_;
   const std::uint64_t caps_;
@@ -182,9 +185,10 @@ class FfiClient {
   // Counters: the ended sessions' sums plus the live one's.
   Stats totals_;
   const tunnel::SessionCounters* live_ = nullptr;
-  std::uint64_t sessions_ = 0;
   std::chrono::steady_clock::time_point running_since_{};
   std::deque<std::string> log_;  // the last lines of the core's log (the plan's)
+  std::string last_problem_;     // this run's last warning or error line
+  std::string session_end_;      // why this run's session ended (empty: none ran)
 };
 
 }  // namespace qeli::ffi

@@ -16,6 +16,8 @@
 #     server's tunnel address through push/pull; every other run's plan has no IPv6;
 #   * stop during connect (a server that never answers), free while events are queued,
 #     threads hammering shared and own handles;
+#   * one connection per run: the server stops under a RUNNING session, which ends in
+#     ERROR(-10) + FAILED and run() returning PLATFORM_REJECTED (the app reconnects);
 #   * every mode through the example app: TCP plain, fake-tls, obfs, reality, reality-tls; UDP
 #     fake-tls, QUIC-shaped, obfs — each UDP one probed first (qeli_client_udp_probe: an
 #     answer from the server, silence from an address nobody listens at).
@@ -76,7 +78,15 @@ harness threads threads "$unpinned"
 # A server address nobody answers at (inside the test's own underlay subnet).
 dead=$(echo "$link" | sed -E "s/@[0-9.]+:/@$UL_NET.77:/")
 harness stop-during-connect stop-during-connect "$dead"
+# One connection per run: the server goes away, the run ends FAILED (no reconnect).
+e2e_bg drop "$NS_C" timeout "${E2E_HARNESS_TIMEOUT:-90}" "$HARNESS" lifecycle "$unpinned" \
+  --await-drop
+e2e_wait_for 30 grep -q "awaiting a drop" "$E2E_DIR/drop.log" ||
+  e2e_fail "drop: never RUNNING: $(tail -5 "$E2E_DIR/drop.log")"
 e2e_stop server
+e2e_wait_exit drop 60
+[ "$E2E_RC" = 0 ] || e2e_fail "harness drop (exit $E2E_RC): $(tail -5 "$E2E_DIR/drop.log")"
+e2e_log "drop: $(tail -1 "$E2E_DIR/drop.log")"
 
 # Every mode through the example app.
 modes=(plain fake-tls obfs reality reality-tls udp:fake-tls udp:quic udp:obfs)

@@ -16,6 +16,9 @@
  *       --ipv6                    declare QELI_PLATFORM_X_IPV6 (the server has an IPv6 plan):
  *                                 the plan carries IPv6 and ICMPv6 echoes go through
  *                                 push/pull; without it the plan must carry none
+ *       --await-drop              once RUNNING, print "awaiting a drop" and wait for the
+ *                                 session to end (the script stops the server): one
+ *                                 connection per run, so ERROR(-10) + FAILED, no reconnect
  *   abi_harness stop-during-connect PROFILE    PROFILE's server never answers
  *   abi_harness free-queued PROFILE            free while events are queued and run blocks
  *   abi_harness threads PROFILE                many threads, shared and own handles
@@ -106,6 +109,7 @@ struct seen {
   uint32_t states[64];
   size_t nstates;
   int protects, identities, plans, errors;
+  int32_t error_code; /* the last ERROR event's */
   uint64_t generation;
   uint64_t last_sequence;
   char address[32], gateway[32];
@@ -161,6 +165,7 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
     case QELI_CLIENT_ERROR:
       CHECK(ev->payload_format == QELI_CLIENT_PAYLOAD_UTF8 && ev->error_code < 0, "error event");
       ++s->errors;
+      s->error_code = ev->error_code;
       {
         size_t len = strlen(payload);
         if (len >= sizeof s->error) len = sizeof s->error - 1;
@@ -420,7 +425,7 @@ static uint32_t state_of(uint64_t h) {
 /* ---- subcommands ---- */
 static int lifecycle(int argc, char** argv) {
   struct policy pol = {0, 0, 0, NULL, -1, 0};
-  int bulk = 0, stop_in_transfer = 0, second_start = 0;
+  int bulk = 0, stop_in_transfer = 0, second_start = 0, await_drop = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--protect"))
       pol.protect = !strcmp(argv[++i], "accept") ? 1 : -1;
@@ -438,6 +443,8 @@ static int lifecycle(int argc, char** argv) {
       second_start = 1;
     else if (!strcmp(argv[i], "--ipv6"))
       pol.ipv6 = 1;
+    else if (!strcmp(argv[i], "--await-drop"))
+      await_drop = 1;
     else
       CHECK(0, "unknown option %s", argv[i]);
   }
@@ -531,12 +538,27 @@ static int lifecycle(int argc, char** argv) {
     qeli_client_stats_t st = QELI_CLIENT_STATS_INIT;
     EXPECT_RC(qeli_client_stats(h, &st), QELI_CLIENT_OK);
     CHECK(st.state == QELI_CLIENT_RUNNING && st.tx_packets >= 3 && st.rx_packets >= 3 &&
-              st.tx_bytes >= 84 * 3 && st.uptime_ms > 0 && st.reconnects == (uint64_t)round,
+              st.tx_bytes >= 84 * 3 && st.uptime_ms > 0 && st.reconnects == 0,
           "stats: state %u tx %llu rx %llu uptime %llu reconnects %llu", st.state,
           (unsigned long long)st.tx_packets, (unsigned long long)st.rx_packets,
           (unsigned long long)st.uptime_ms, (unsigned long long)st.reconnects);
     CHECK(st.struct_size == sizeof st && st.abi_version == QELI_CLIENT_ABI_VERSION, "stats hdr");
 
+    if (await_drop) {
+      /* One connection per run (0.7.16): the session's end is the run's, never a reconnect. */
+      const size_t before = s.nstates;
+      printf("lifecycle: awaiting a drop\n");
+      CHECK(pump_until(h, QELI_CLIENT_FAILED, 60000, &pol, &s), "never FAILED after the drop");
+      CHECK(s.nstates == before + 1, "states between RUNNING and FAILED: %zu",
+            s.nstates - before - 1);
+      CHECK(s.errors == 1 && s.error_code == QELI_CLIENT_PLATFORM_REJECTED && s.error[0],
+            "%d errors, code %d: %s", s.errors, s.error_code, s.error);
+      EXPECT_RC(run_join(&r, 10000), QELI_CLIENT_PLATFORM_REJECTED);
+      CHECK(state_of(h) == QELI_CLIENT_FAILED, "state after the drop");
+      EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
+      printf("lifecycle: the session ended: %s\n", s.error);
+      return 0;
+    }
     struct pusher p = {h, gen, &s, 0, 0};
     pthread_t pt;
     if (stop_in_transfer) CHECK(pthread_create(&pt, NULL, push_main, &p) == 0, "pusher");

@@ -56,16 +56,35 @@ TEST(FfiClient, AFullTunnelKillSwitchNeedsTheCapabilityASplitTunnelDoesNot) {
   EXPECT_EQ(events[1].state, static_cast<std::uint32_t>(State::kFailed));
   EXPECT_EQ(full.state(), State::kFailed);
 
-  // A split tunnel's kill_switch asks for nothing: run connects (here to nobody) until stop.
+  // A split tunnel's kill_switch asks for nothing: run connects (here to a closed port).
   FfiClient split(profile("kill_switch = true\n"), platform::kTunPacketBatch, 64);
   ASSERT_EQ(split.start(), rc::kOk);
-  std::int32_t result = 1;
-  std::thread t([&] { result = split.run({}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_NE(split.state(), State::kFailed);
-  EXPECT_EQ(split.stop(), rc::kOk);
-  t.join();
-  EXPECT_EQ(result, rc::kOk);
+  drain(split);
+  EXPECT_EQ(split.run({}), rc::kPlatformRejected);
+  events = drain(split);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].payload.find("capabilities"), std::string::npos) << events[0].payload;
+}
+
+TEST(FfiClient, OneConnectionPerRunThenErrorAndFailed) {
+  // 0.7.16 runs one connection per qeli_client_run (the app reconnects): an attempt that
+  // fails, or a session that ends, without a stop is ERROR(-10, why) then FAILED, and run
+  // returns PLATFORM_REJECTED — whatever the profile's `reconnect` says.
+  FfiClient c(profile("reconnect = true\nreconnect_retries = -1\n"), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(c.start(), rc::kOk);
+  drain(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(c.run({}), rc::kPlatformRejected);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  const auto events = drain(c);
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].kind, EventKind::kError);
+  EXPECT_EQ(events[0].error_code, rc::kPlatformRejected);
+  EXPECT_FALSE(events[0].payload.empty());
+  EXPECT_EQ(events[1].kind, EventKind::kStateChanged);
+  EXPECT_EQ(events[1].state, static_cast<std::uint32_t>(State::kFailed));
+  EXPECT_EQ(c.state(), State::kFailed);
+  EXPECT_EQ(c.stats().reconnects, 0U);
 }
 
 }  // namespace
