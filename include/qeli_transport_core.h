@@ -23,7 +23,8 @@
  *   a refused plan, identity or protect, a failed connection or a session that ended
  *   without a stop → FAILED (an ERROR event first). One connection per run, as 0.7.16:
  *   reconnecting is the app's (stop, start, run again); the `reconnect*` keys are not applied;
- *   stop → STOPPING → STOPPED (from any state but STOPPED); start again from STOPPED/FAILED.
+ *   stop → STOPPING and STOPPED at once (from any state but STOPPED; a run winds down
+ *   behind it); start from CREATED or STOPPED (after FAILED: stop, then start).
  *
  * Contract (stricter than 0.7.16 where it was vague; docs/LIBQELI.md "Contract"):
  *   - Handles are 64-bit values checked by generation: a freed or never-issued handle is
@@ -35,7 +36,7 @@
  *   - Thread safety: every function may be called from any thread. Calls on one handle are
  *     serialised, except qeli_client_run, which blocks without holding that lock: another
  *     thread polls and answers events and may call stop or free meanwhile. Exactly one run
- *     per handle at a time (a second is QELI_CLIENT_INVALID_STATE).
+ *     per start at a time (a second is QELI_CLIENT_PLATFORM_REJECTED).
  *   - Freeing a handle whose run is blocked stops that run first; run returns soon after.
  */
 #ifndef QELI_TRANSPORT_CORE_H
@@ -203,15 +204,20 @@ int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len, uint32_t
  * OK and *out_handle ≠ 0, or INVALID_CONFIG / INVALID_ARGUMENT / UNSUPPORTED. */
 int32_t qeli_client_new(const uint8_t* config, size_t config_len, uint64_t platform_capabilities,
                         uint32_t event_capacity, uint64_t* out_handle);
-/* CREATED, STOPPED or FAILED → CONNECTING. Does not connect: qeli_client_run does. */
+/* CREATED or STOPPED → CONNECTING (else INVALID_STATE; EVENT_QUEUE_FULL without room for
+ * its event). Does not connect: qeli_client_run does. A start may follow a stop at once,
+ * while the stopped run still winds down: that run no longer touches the handle. */
 int32_t qeli_client_start(uint64_t handle);
 /* Connects once and carries the tunnel until stop, free or the session's end (no reconnect:
  * the app reconnects, each run's plan with a new generation). Blocks: call it from
- * an IO thread while another thread polls events. `input`: NULL/0 or JSON ≤ 16 KiB with
- * optional "carrier_addresses" (IPv4 or IPv6 strings to use instead of resolving the server name)
- * and "fallback_dns_servers" (IPv4 strings for the plan when neither config nor server name
- * a resolver); other keys are INVALID_ARGUMENT. OK when stopped; PLATFORM_REJECTED when the
- * run failed (the ERROR event says why); INVALID_STATE unless CONNECTING. */
+ * an IO thread while another thread polls events. `input`: NULL/0 or UTF-8 JSON ≤ 16 KiB
+ * with optional "carrier_addresses" (≤ 16 IPv4 or IPv6 strings to use instead of resolving
+ * the server name) and "fallback_dns_servers" (≤ 8 IPv4 or IPv6 strings for the plan when
+ * neither config nor server name a usable resolver); another key or a wrong type is
+ * INVALID_ARGUMENT. OK when a stop (or free) ended it; PLATFORM_REJECTED when the run
+ * failed (ERROR then FAILED say why), and — with no event and nothing changed — when the
+ * state is not CONNECTING, a run is active, no device id was set, or an input value is
+ * not an address or a list is too long (as 0.7.16). */
 int32_t qeli_client_run(uint64_t handle, const uint8_t* input, size_t input_len);
 
 /* Packet mode (QELI_PLATFORM_TUN_PACKET_BATCH), for the RUNNING generation only. `packets`
@@ -228,10 +234,13 @@ int32_t qeli_client_tun_pull(uint64_t handle, uint64_t generation, uint8_t* pack
                              size_t packets_capacity, uint32_t* lengths, size_t length_capacity,
                              size_t* out_packet_count, size_t* out_bytes);
 
-/* → STOPPING (→ STOPPED once run returned; at once when no run is active). Cancels pending
- * requests. Any state but STOPPED; STOPPED again is OK. */
+/* Cancels the run and pending requests, closes adopted fds, then queues STOPPING and STOPPED
+ * and is STOPPED at once (the run returns OK soon after). Any state; STOPPED again is OK.
+ * EVENT_QUEUE_FULL when fewer than 2 slots are free: the run is cancelled all the same,
+ * the state stays — poll, then stop again. */
 int32_t qeli_client_stop(uint64_t handle);
-/* The device id sent in the handshake: exactly 16 bytes, not all zero; before run. */
+/* The device id sent in the handshake: exactly 16 bytes, not all zero (INVALID_ARGUMENT);
+ * in CREATED or STOPPED only (INVALID_STATE). Required: a run without one is refused. */
 int32_t qeli_client_set_device_id(uint64_t handle, const uint8_t* device_id, size_t device_id_len);
 /* The legacy migration seam of ABI 1.5 (an app running its own handshake): UNSUPPORTED —
  * this core runs the handshake itself (QELI_CORE_HANDSHAKE_NETWORK_INPUT is not set). */
@@ -243,8 +252,14 @@ int32_t qeli_client_set_tun_fd(uint64_t handle, uint64_t generation, int32_t fd)
 /* Windows only: UNSUPPORTED. */
 int32_t qeli_client_set_wintun_adapter(uint64_t handle, uint64_t generation,
                                        const uint8_t* adapter_name, size_t adapter_name_len);
-/* The answer to NETWORK_PLAN `generation`: result_code 0 applied (→ RUNNING), anything else
- * refused (→ FAILED; `reason`, UTF-8 ≤ 4 KiB, may be NULL, goes into the ERROR event). */
+/* The answers. `reason` (NULL/0 or UTF-8 of any length, else INVALID_ARGUMENT) is the text
+ * of a refusal's ERROR event, cut to 512 characters; without one, 0.7.16's fixed text. A
+ * refusal takes effect in this call: ERROR (-10) and STATE_CHANGED(FAILED) are queued and
+ * the state is FAILED when it returns (EVENT_QUEUE_FULL, nothing answered, when fewer than
+ * 2 slots are free; an acceptance of a plan needs 1).
+ *
+ * The answer to NETWORK_PLAN `generation`: result_code 0 applied (→ RUNNING), anything else
+ * refused (→ FAILED). */
 int32_t qeli_client_network_plan_result(uint64_t handle, uint64_t generation, int32_t result_code,
                                         const uint8_t* reason, size_t reason_len);
 /* The answer to SOCKET_PROTECT `request_sequence`: 0 protected; anything else refused

@@ -60,14 +60,18 @@ bool text_arg(const std::uint8_t* p, std::size_t n, std::size_t max, std::string
 }
 
 // The app's answer to a request (`id`: a plan generation or an event sequence): 0 yes,
-// anything else no, with an optional reason.
-using Answer = std::int32_t (FfiClient::*)(std::uint64_t, bool, std::string);
+// anything else no, with an optional reason of any length — valid UTF-8, else
+// INVALID_ARGUMENT before anything else is looked at (0.7.16).
+using Answer = std::int32_t (FfiClient::*)(std::uint64_t, bool, std::string_view);
 std::int32_t answer(std::uint64_t handle, std::uint64_t id, std::int32_t result_code,
                     const std::uint8_t* reason, std::size_t reason_len, Answer what) noexcept {
-  return with_client(handle, [&](FfiClient& c) {
-    std::string why;
-    if (!text_arg(reason, reason_len, kMaxReasonBytes, why)) return rc::kInvalidArgument;
-    return (c.*what)(id, result_code == 0, std::move(why));
+  return guarded([&] {
+    if (reason == nullptr && reason_len != 0) return rc::kInvalidArgument;
+    const std::string_view why(reinterpret_cast<const char*>(reason), reason_len);
+    if (!is_utf8(why)) return rc::kInvalidArgument;
+    auto c = registry().get(handle);
+    if (!c) return rc::kInvalidHandle;
+    return ((*c).*what)(id, result_code == 0, why);
   });
 }
 
@@ -149,12 +153,13 @@ QELI_EXPORT int32_t qeli_client_start(uint64_t handle) {
 
 QELI_EXPORT int32_t qeli_client_run(uint64_t handle, const uint8_t* input, size_t input_len) {
   return guarded([&] {
+    // The input's shape first (INVALID_ARGUMENT), then the handle, as 0.7.16.
     std::string text;
     if (!text_arg(input, input_len, kMaxRunInputBytes, text)) return rc::kInvalidArgument;
+    auto in = parse_run_input(text);
+    if (!in.ok()) return rc::kInvalidArgument;
     auto c = registry().get(handle);  // the lease: a free meanwhile stops, never frees, it
     if (!c) return rc::kInvalidHandle;
-    auto in = parse_run_input(text, c->server_port());
-    if (!in.ok()) return rc::kInvalidArgument;
     return c->run(*in);
   });
 }
@@ -163,13 +168,12 @@ QELI_EXPORT int32_t qeli_client_tun_push(uint64_t handle, uint64_t generation,
                                          const uint8_t* packets, size_t packets_len,
                                          const uint32_t* lengths, size_t packet_count,
                                          size_t* out_accepted) {
+  if (out_accepted == nullptr || packet_count == 0 || packet_count > kMaxBatchPackets ||
+      lengths == nullptr || packets == nullptr) {
+    return rc::kInvalidArgument;
+  }
+  *out_accepted = 0;
   return with_client(handle, [&](FfiClient& c) {
-    if (out_accepted == nullptr) return rc::kInvalidArgument;
-    *out_accepted = 0;
-    if (packet_count == 0 || packet_count > kMaxBatchPackets || lengths == nullptr ||
-        packets == nullptr) {
-      return rc::kInvalidArgument;
-    }
     std::shared_ptr<PacketPipe> pipe;
     if (auto r = c.pipe_for(generation, pipe); r != rc::kOk) return r;
     std::size_t sum = 0;
@@ -187,13 +191,13 @@ QELI_EXPORT int32_t qeli_client_tun_pull(uint64_t handle, uint64_t generation, u
                                          size_t packets_capacity, uint32_t* lengths,
                                          size_t length_capacity, size_t* out_packet_count,
                                          size_t* out_bytes) {
+  if (out_packet_count == nullptr || out_bytes == nullptr || packets == nullptr ||
+      lengths == nullptr || packets_capacity == 0 || length_capacity == 0) {
+    return rc::kInvalidArgument;
+  }
+  *out_packet_count = 0;
+  *out_bytes = 0;
   return with_client(handle, [&](FfiClient& c) {
-    if (out_packet_count == nullptr || out_bytes == nullptr) return rc::kInvalidArgument;
-    *out_packet_count = 0;
-    *out_bytes = 0;
-    if (packets == nullptr || lengths == nullptr || packets_capacity == 0 || length_capacity == 0) {
-      return rc::kInvalidArgument;
-    }
     std::shared_ptr<PacketPipe> pipe;
     if (auto r = c.pipe_for(generation, pipe); r != rc::kOk) return r;
     const PullResult r =
@@ -214,15 +218,10 @@ QELI_EXPORT int32_t qeli_client_stop(uint64_t handle) {
 
 QELI_EXPORT int32_t qeli_client_set_device_id(uint64_t handle, const uint8_t* device_id,
                                               size_t device_id_len) {
-  return with_client(handle, [&](FfiClient& c) {
-    qeli::handshake::DeviceId id{};
-    if (device_id == nullptr || device_id_len != id.size()) return rc::kInvalidArgument;
-    std::memcpy(id.data(), device_id, id.size());
-    bool zero = true;
-    for (auto b : id) zero = zero && b == 0;
-    if (zero) return rc::kInvalidArgument;
-    return c.set_device_id(id);
-  });
+  // As 0.7.16: NULL with a length, then the handle, then the state, then the id.
+  if (device_id == nullptr && device_id_len != 0) return rc::kInvalidArgument;
+  return with_client(handle,
+                     [&](FfiClient& c) { return c.set_device_id(device_id, device_id_len); });
 }
 
 QELI_EXPORT int32_t qeli_client_publish_handshake_network(uint64_t handle, const uint8_t* input,
@@ -270,35 +269,40 @@ QELI_EXPORT int32_t qeli_client_server_identity_result(uint64_t handle, uint64_t
 QELI_EXPORT int32_t qeli_client_poll_event(uint64_t handle, qeli_client_event_t* out_event,
                                            uint8_t* payload, size_t payload_capacity,
                                            size_t* out_payload_len) {
+  // The arguments before the handle, as 0.7.16.
+  if (out_event == nullptr || out_payload_len == nullptr) return rc::kInvalidArgument;
+  std::uint32_t size = 0;
+  std::memcpy(&size, out_event, sizeof size);  // struct_size, however the caller aligned it
+  if (size < QELI_CLIENT_EVENT_V1_SIZE) return rc::kInvalidArgument;
+  *out_payload_len = 0;
   return with_client(handle, [&](FfiClient& c) {
-    if (out_event == nullptr || out_payload_len == nullptr) return rc::kInvalidArgument;
-    const std::uint32_t size = out_event->struct_size;
-    if (size < QELI_CLIENT_EVENT_V1_SIZE) return rc::kInvalidArgument;
-    if (payload == nullptr && payload_capacity != 0) return rc::kInvalidArgument;
-    *out_payload_len = 0;
     return c.poll([&](const Event& e) {
       *out_payload_len = e.payload.size();
       write_event(out_event, e, size);
       if (e.payload.size() > payload_capacity) return rc::kBufferTooSmall;
-      if (!e.payload.empty()) std::memcpy(payload, e.payload.data(), e.payload.size());
+      if (!e.payload.empty()) {
+        if (payload == nullptr) return rc::kInvalidArgument;  // only a payload needs one
+        std::memcpy(payload, e.payload.data(), e.payload.size());
+      }
       return rc::kOk;
     });
   });
 }
 
 QELI_EXPORT int32_t qeli_client_state(uint64_t handle, uint32_t* out_state) {
+  if (out_state == nullptr) return rc::kInvalidArgument;
   return with_client(handle, [&](FfiClient& c) {
-    if (out_state == nullptr) return rc::kInvalidArgument;
     *out_state = static_cast<std::uint32_t>(c.state());
     return rc::kOk;
   });
 }
 
 QELI_EXPORT int32_t qeli_client_stats(uint64_t handle, qeli_client_stats_t* out_stats) {
+  if (out_stats == nullptr) return rc::kInvalidArgument;
+  std::uint32_t size = 0;
+  std::memcpy(&size, out_stats, sizeof size);
+  if (size < QELI_CLIENT_STATS_V1_SIZE) return rc::kInvalidArgument;
   return with_client(handle, [&](FfiClient& c) {
-    if (out_stats == nullptr) return rc::kInvalidArgument;
-    const std::uint32_t size = out_stats->struct_size;
-    if (size < QELI_CLIENT_STATS_V1_SIZE) return rc::kInvalidArgument;
     const Stats s = c.stats();
     qeli_client_stats_t v{};
     v.struct_size = size;

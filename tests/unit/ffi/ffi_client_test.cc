@@ -1,6 +1,6 @@
 // ffi::FfiClient without a server: the transport-core state machine and event queue as
-// qeli 0.7.16 drives them (its transport_core/mod.rs), so an app written for the original
-// sees the same events, states and result codes.
+// qeli 0.7.16 drives them (its transport_core/mod.rs and runtime.rs), so an app written
+// for the original sees the same events, states and result codes.
 #include "ffi/ffi_client.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,8 @@
 
 namespace qeli::ffi {
 namespace {
+
+constexpr std::uint8_t kDeviceId[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 config::ClientConfig profile(const std::string& extra = {}) {
   auto c = load_profile("[qeli]\nserver = 127.0.0.1:9\nuser = a\npass = b\nmode = plain\n" + extra);
@@ -27,17 +29,27 @@ std::vector<Event> drain(FfiClient& c) {
   return out;
 }
 
+std::vector<std::uint32_t> states(const std::vector<Event>& events) {
+  std::vector<std::uint32_t> out;
+  for (const auto& e : events) {
+    if (e.kind == EventKind::kStateChanged) out.push_back(e.state);
+  }
+  return out;
+}
+
+constexpr auto u(State s) { return static_cast<std::uint32_t>(s); }
+
 TEST(FfiClient, NewQueuesCreatedAsSequenceOne) {
   FfiClient c(profile(), platform::kTunPacketBatch, 64);
   auto events = drain(c);
   ASSERT_EQ(events.size(), 1U);
   EXPECT_EQ(events[0].kind, EventKind::kStateChanged);
-  EXPECT_EQ(events[0].state, static_cast<std::uint32_t>(State::kCreated));
+  EXPECT_EQ(events[0].state, u(State::kCreated));
   EXPECT_EQ(events[0].sequence, 1U);
   ASSERT_EQ(c.start(), rc::kOk);
   events = drain(c);
   ASSERT_EQ(events.size(), 1U);
-  EXPECT_EQ(events[0].state, static_cast<std::uint32_t>(State::kConnecting));
+  EXPECT_EQ(events[0].state, u(State::kConnecting));
   EXPECT_EQ(events[0].sequence, 2U);
 }
 
@@ -45,6 +57,7 @@ TEST(FfiClient, AFullTunnelKillSwitchNeedsTheCapabilityASplitTunnelDoesNot) {
   // 0.7.16: the plan's kill_switch is the profile's in a full tunnel only, and only then
   // is QELI_PLATFORM_KILL_SWITCH required; without it: ERROR(-10) + FAILED, run fails.
   FfiClient full(profile("gateway = true\nkill_switch = true\n"), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(full.set_device_id(kDeviceId, 16), rc::kOk);
   ASSERT_EQ(full.start(), rc::kOk);
   drain(full);
   EXPECT_EQ(full.run({}), rc::kPlatformRejected);
@@ -53,11 +66,12 @@ TEST(FfiClient, AFullTunnelKillSwitchNeedsTheCapabilityASplitTunnelDoesNot) {
   EXPECT_EQ(events[0].kind, EventKind::kError);
   EXPECT_EQ(events[0].error_code, rc::kPlatformRejected);
   EXPECT_EQ(events[0].payload, "platform is missing required capabilities 0x4");
-  EXPECT_EQ(events[1].state, static_cast<std::uint32_t>(State::kFailed));
+  EXPECT_EQ(events[1].state, u(State::kFailed));
   EXPECT_EQ(full.state(), State::kFailed);
 
   // A split tunnel's kill_switch asks for nothing: run connects (here to a closed port).
   FfiClient split(profile("kill_switch = true\n"), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(split.set_device_id(kDeviceId, 16), rc::kOk);
   ASSERT_EQ(split.start(), rc::kOk);
   drain(split);
   EXPECT_EQ(split.run({}), rc::kPlatformRejected);
@@ -71,6 +85,7 @@ TEST(FfiClient, OneConnectionPerRunThenErrorAndFailed) {
   // fails, or a session that ends, without a stop is ERROR(-10, why) then FAILED, and run
   // returns PLATFORM_REJECTED — whatever the profile's `reconnect` says.
   FfiClient c(profile("reconnect = true\nreconnect_retries = -1\n"), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(c.set_device_id(kDeviceId, 16), rc::kOk);
   ASSERT_EQ(c.start(), rc::kOk);
   drain(c);
   const auto t0 = std::chrono::steady_clock::now();
@@ -82,9 +97,125 @@ TEST(FfiClient, OneConnectionPerRunThenErrorAndFailed) {
   EXPECT_EQ(events[0].error_code, rc::kPlatformRejected);
   EXPECT_FALSE(events[0].payload.empty());
   EXPECT_EQ(events[1].kind, EventKind::kStateChanged);
-  EXPECT_EQ(events[1].state, static_cast<std::uint32_t>(State::kFailed));
+  EXPECT_EQ(events[1].state, u(State::kFailed));
   EXPECT_EQ(c.state(), State::kFailed);
   EXPECT_EQ(c.stats().reconnects, 0U);
+}
+
+TEST(FfiClient, StateRulesAs0716) {
+  FfiClient c(profile(), platform::kTunPacketBatch, 64);
+  // run before start, and without a device id: PLATFORM_REJECTED, no event, no change.
+  EXPECT_EQ(c.run({}), rc::kPlatformRejected);
+  ASSERT_EQ(c.start(), rc::kOk);
+  EXPECT_EQ(c.start(), rc::kInvalidState);
+  drain(c);
+  EXPECT_EQ(c.run({}), rc::kPlatformRejected);  // no device id
+  EXPECT_TRUE(drain(c).empty());
+  EXPECT_EQ(c.state(), State::kConnecting);
+  // The device id: CREATED or STOPPED only, the state before the id itself.
+  EXPECT_EQ(c.set_device_id(kDeviceId, 16), rc::kInvalidState);
+  EXPECT_EQ(c.set_device_id(kDeviceId, 15), rc::kInvalidState);
+  // Values 0.7.16 refuses (9 fallback resolvers): PLATFORM_REJECTED without events.
+  EXPECT_EQ(c.run({{}, std::vector<std::string>(9, "1.1.1.1")}), rc::kPlatformRejected);
+  EXPECT_TRUE(drain(c).empty());
+  // stop: STOPPING and STOPPED at once; STOPPED again is OK and queues nothing.
+  ASSERT_EQ(c.stop(), rc::kOk);
+  EXPECT_EQ(c.state(), State::kStopped);
+  EXPECT_EQ(states(drain(c)), (std::vector{u(State::kStopping), u(State::kStopped)}));
+  EXPECT_EQ(c.stop(), rc::kOk);
+  EXPECT_TRUE(drain(c).empty());
+  std::uint8_t zero[16] = {};
+  EXPECT_EQ(c.set_device_id(zero, 16), rc::kInvalidArgument);
+  EXPECT_EQ(c.set_device_id(kDeviceId, 15), rc::kInvalidArgument);
+  EXPECT_EQ(c.set_device_id(kDeviceId, 16), rc::kOk);
+  // FAILED is left by stop, not by start.
+  ASSERT_EQ(c.start(), rc::kOk);
+  drain(c);
+  EXPECT_EQ(c.run({}), rc::kPlatformRejected);  // nobody at 127.0.0.1:9
+  EXPECT_EQ(c.state(), State::kFailed);
+  EXPECT_EQ(c.start(), rc::kInvalidState);
+  ASSERT_EQ(c.stop(), rc::kOk);
+  ASSERT_EQ(c.start(), rc::kOk);
+  // Nothing to answer: every answer is out of turn.
+  EXPECT_EQ(c.plan_result(1, true, ""), rc::kInvalidState);
+  EXPECT_EQ(c.protect_result(1, true, ""), rc::kStaleRequest);
+  EXPECT_EQ(c.identity_result(1, false, ""), rc::kStaleRequest);
+}
+
+TEST(FfiClient, StopNeedsTwoFreeSlots) {
+  // 0.7.16: STOPPING and STOPPED go in together or not at all (EVENT_QUEUE_FULL; the
+  // state stays, and a stop after a poll goes through).
+  FfiClient c(profile(), platform::kTunPacketBatch, 2);
+  ASSERT_EQ(c.start(), rc::kOk);  // [CREATED, CONNECTING]: full
+  EXPECT_EQ(c.stop(), rc::kEventQueueFull);
+  EXPECT_EQ(c.state(), State::kConnecting);
+  EXPECT_EQ(c.start(), rc::kInvalidState);
+  ASSERT_EQ(c.poll([](const Event&) { return rc::kOk; }), rc::kOk);
+  EXPECT_EQ(c.stop(), rc::kEventQueueFull);  // one slot is not enough
+  ASSERT_EQ(c.poll([](const Event&) { return rc::kOk; }), rc::kOk);
+  EXPECT_EQ(c.stop(), rc::kOk);
+  EXPECT_EQ(states(drain(c)), (std::vector{u(State::kStopping), u(State::kStopped)}));
+  EXPECT_EQ(c.start(), rc::kOk);
+}
+
+TEST(FfiClient, AStartMayFollowAStopWhileTheOldRunWindsDown) {
+  // 0.7.16: stop leaves STOPPED at once and the old run cannot touch the new start's
+  // state (generation-checked); the old run returns OK.
+  FfiClient c(profile("timeout = 30\n"), platform::kTunPacketBatch | platform::kSocketProtect, 64);
+  ASSERT_EQ(c.set_device_id(kDeviceId, 16), rc::kOk);
+  ASSERT_EQ(c.start(), rc::kOk);
+  std::int32_t first = 1;
+  std::thread t([&] { first = c.run({}); });
+  // The run asks to protect its socket; nobody answers.
+  std::vector<Event> seen;
+  for (int i = 0; i < 200 && seen.empty(); ++i) {
+    for (auto& e : drain(c)) {
+      if (e.kind == EventKind::kSocketProtect) seen.push_back(e);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(seen.size(), 1U);
+  ASSERT_EQ(c.stop(), rc::kOk);
+  EXPECT_EQ(c.state(), State::kStopped);
+  EXPECT_EQ(c.protect_result(seen[0].sequence, true, ""), rc::kStaleRequest);  // cancelled
+  ASSERT_EQ(c.start(), rc::kOk);  // at once, the old run may still be unwinding
+  t.join();
+  EXPECT_EQ(first, rc::kOk);
+  EXPECT_EQ(c.state(), State::kConnecting);  // untouched by the old run's end
+  EXPECT_EQ(states(drain(c)),
+            (std::vector{u(State::kStopping), u(State::kStopped), u(State::kConnecting)}));
+}
+
+TEST(FfiClient, ARefusedProtectFailsInTheAnsweringCall) {
+  // 0.7.16: ERROR(-10, the app's reason verbatim, cut to 512 characters) and FAILED are
+  // queued by the *_result call itself; a refusal needs two free slots.
+  FfiClient c(profile(), platform::kTunPacketBatch | platform::kSocketProtect, 64);
+  ASSERT_EQ(c.set_device_id(kDeviceId, 16), rc::kOk);
+  ASSERT_EQ(c.start(), rc::kOk);
+  drain(c);
+  std::int32_t result = 1;
+  std::thread t([&] { result = c.run({}); });
+  std::uint64_t sequence = 0;
+  for (int i = 0; i < 200 && sequence == 0; ++i) {
+    for (auto& e : drain(c)) {
+      if (e.kind == EventKind::kSocketProtect) sequence = e.sequence;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_NE(sequence, 0U);
+  std::string reason(600, 'r');
+  EXPECT_EQ(c.protect_result(sequence, false, reason), rc::kOk);
+  EXPECT_EQ(c.state(), State::kFailed);  // at once, not when the run notices
+  const auto events = drain(c);
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].kind, EventKind::kError);
+  EXPECT_EQ(events[0].error_code, rc::kPlatformRejected);
+  EXPECT_EQ(events[0].payload, std::string(512, 'r'));
+  EXPECT_EQ(events[1].state, u(State::kFailed));
+  EXPECT_EQ(c.protect_result(sequence, false, ""), rc::kStaleRequest);
+  t.join();
+  EXPECT_EQ(result, rc::kPlatformRejected);
+  EXPECT_TRUE(drain(c).empty());  // one ERROR, one FAILED
 }
 
 }  // namespace

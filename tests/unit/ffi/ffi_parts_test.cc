@@ -59,29 +59,50 @@ TEST(EventQueue, NumbersEventsAndForcedOnesDropTheOldestStateChangeFirst) {
   EXPECT_EQ(q.front().sequence, 4U);
 }
 
-TEST(RunInput, IsStrict) {
+TEST(RunInput, ShapeThenValuesAs0716) {
+  // The shape (INVALID_ARGUMENT in the ABI): an object of two string arrays, nothing else.
   auto in = parse_run_input(R"({"carrier_addresses":["10.0.0.1","10.0.0.2"],
-                                "fallback_dns_servers":["1.1.1.1"]})",
-                            4433);
+                                "fallback_dns_servers":["1.1.1.1","2001:db8::53"]})");
   ASSERT_TRUE(in.ok()) << in.error();
-  ASSERT_EQ(in->carrier_addresses.size(), 2U);
-  EXPECT_EQ(in->carrier_addresses[1].port(), 4433);
-  EXPECT_EQ(in->fallback_dns, std::vector<std::string>{"1.1.1.1"});
-  EXPECT_TRUE(parse_run_input("", 1).ok());
-  EXPECT_TRUE(parse_run_input("{}", 1).ok());
-  // An IPv6 server address is a carrier address like any other.
-  auto v6 = parse_run_input(R"({"carrier_addresses":["2001:db8::1"]})", 443);
+  EXPECT_TRUE(parse_run_input("").ok());
+  EXPECT_TRUE(parse_run_input("{}").ok());
+  for (const char* bad :
+       {"[]", "nope", "null", R"({"extra":1})", R"({"carrier_addresses":"10.0.0.1"})",
+        R"({"carrier_addresses":[1]})", R"({"fallback_dns_servers":null})",
+        "{\"carrier_addresses\":[\"\xff\"]}"}) {
+    EXPECT_FALSE(parse_run_input(bad).ok()) << bad;
+  }
+  // The values (PLATFORM_REJECTED): 0.7.16 takes IPv4 or IPv6 resolvers, at most 8, and
+  // at most 16 carrier addresses (IPv4; ours IPv6 too).
+  auto checked = check_run_input(*in, 4433);
+  ASSERT_TRUE(checked.ok()) << checked.error();
+  ASSERT_EQ(checked->carrier_addresses.size(), 2U);
+  EXPECT_EQ(checked->carrier_addresses[1].port(), 4433);
+  EXPECT_EQ(checked->fallback_dns, (std::vector<std::string>{"1.1.1.1", "2001:db8::53"}));
+  auto v6 = check_run_input({{"2001:db8::1"}, {}}, 443);
   ASSERT_TRUE(v6.ok()) << v6.error();
   EXPECT_EQ(v6->carrier_addresses.at(0).to_string(), "[2001:db8::1]:443");
-  for (const char* bad :
-       {"[]", "nope", R"({"extra":1})", R"({"carrier_addresses":"10.0.0.1"})",
-        R"({"carrier_addresses":["vpn.example.com"]})", R"({"carrier_addresses":[1]})",
-        R"({"fallback_dns_servers":["2001:db8::53"]})",
-        R"({"fallback_dns_servers":["1.1.1.1","1.1.1.2","1.1.1.3","1.1.1.4","1.1.1.5",
-            "1.1.1.6","1.1.1.7","1.1.1.8","1.1.1.9","1.1.1.10","1.1.1.11","1.1.1.12",
-            "1.1.1.13","1.1.1.14","1.1.1.15","1.1.1.16","1.1.1.17"]})"}) {
-    EXPECT_FALSE(parse_run_input(bad, 1).ok()) << bad;
-  }
+  EXPECT_FALSE(check_run_input({{"vpn.example.com"}, {}}, 1).ok());
+  EXPECT_FALSE(check_run_input({{}, {"resolver"}}, 1).ok());
+  EXPECT_FALSE(check_run_input({{}, std::vector<std::string>(9, "1.1.1.1")}, 1).ok());
+  EXPECT_TRUE(check_run_input({{}, std::vector<std::string>(8, "1.1.1.1")}, 1).ok());
+  EXPECT_FALSE(check_run_input({std::vector<std::string>(17, "10.0.0.1"), {}}, 1).ok());
+}
+
+TEST(ErrorText, Utf8CheckedAndCutTo512Characters) {
+  EXPECT_TRUE(is_utf8("plain"));
+  EXPECT_TRUE(is_utf8("маршрут отклонён"));
+  EXPECT_FALSE(is_utf8("\xff"));
+  EXPECT_FALSE(is_utf8("\xc3"));          // cut short
+  EXPECT_FALSE(is_utf8("\xc0\xaf"));      // overlong
+  EXPECT_FALSE(is_utf8("\xed\xa0\x80"));  // a surrogate
+  // 600 two-byte characters: 512 of them stay, whole.
+  std::string many;
+  for (int i = 0; i < 600; ++i) many += "ж";
+  const std::string cut = error_text(many);
+  EXPECT_EQ(cut.size(), 512U * 2);
+  EXPECT_TRUE(is_utf8(cut));
+  EXPECT_EQ(error_text("short"), "short");
 }
 
 TEST(LoadProfile, TakesLinksAndFlatIniAndRefusesWhatQeliClientRefuses) {
