@@ -242,8 +242,15 @@ int32_t qeli_client_stop(uint64_t handle);
 /* The device id sent in the handshake: exactly 16 bytes, not all zero (INVALID_ARGUMENT);
  * in CREATED or STOPPED only (INVALID_STATE). Required: a run without one is refused. */
 int32_t qeli_client_set_device_id(uint64_t handle, const uint8_t* device_id, size_t device_id_len);
-/* The legacy migration seam of ABI 1.5 (an app running its own handshake): UNSUPPORTED —
- * this core runs the handshake itself (QELI_CORE_HANDSHAKE_NETWORK_INPUT is not set). */
+/* ABI 1.5 (QELI_CORE_HANDSHAKE_NETWORK_INPUT): an app that ran its own handshake hands in
+ * UTF-8 JSON ≤ 256 KiB {"auth_ok": the complete "OK:{…}" plaintext, "effective_mtu":
+ * 576..16638, optional "fallback_dns_servers": ≤ 8 addresses}; the core parses the push
+ * itself and queues STATE_CHANGED(AWAITING_NETWORK) + NETWORK_PLAN (no "carrier_address"),
+ * answered like a run's plan; OK with its generation in *out_generation. INVALID_ARGUMENT
+ * for a malformed input, push or plan; INVALID_STATE unless CONNECTING or RUNNING with no
+ * plan pending; UNSUPPORTED when the plan needs a QELI_PLATFORM_* bit not declared;
+ * EVENT_QUEUE_FULL without two free slots. No data flows from it: the app's own data
+ * plane carries the session. */
 int32_t qeli_client_publish_handshake_network(uint64_t handle, const uint8_t* input,
                                               size_t input_len, uint64_t* out_generation);
 /* QELI_PLATFORM_TUN_FD: duplicates `fd` (close-on-exec) for the pending plan generation;

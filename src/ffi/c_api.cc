@@ -29,8 +29,9 @@ HandleRegistry<FfiClient>& registry() {
 constexpr std::uint64_t kCoreCapabilities =
     QELI_CORE_STRICT_CONFIG | QELI_CORE_LIFECYCLE_EVENTS | QELI_CORE_NETWORK_PLAN_ACK |
     QELI_CORE_TUN_FD_OWNERSHIP | QELI_CORE_SOCKET_PROTECT_ACK | QELI_CORE_DEVICE_ID_INPUT |
-    QELI_CORE_SERVER_IDENTITY_ACK | QELI_CORE_NATIVE_DATA_PLANE | QELI_CORE_TUN_PACKET_IO |
-    QELI_CORE_UDP_DIAGNOSTIC | QELI_CORE_X_IPV6_INSIDE;
+    QELI_CORE_SERVER_IDENTITY_ACK | QELI_CORE_HANDSHAKE_NETWORK_INPUT |
+    QELI_CORE_NATIVE_DATA_PLANE | QELI_CORE_TUN_PACKET_IO | QELI_CORE_UDP_DIAGNOSTIC |
+    QELI_CORE_X_IPV6_INSIDE;
 
 template <class F>
 std::int32_t guarded(F&& f) noexcept {
@@ -227,10 +228,18 @@ QELI_EXPORT int32_t qeli_client_set_device_id(uint64_t handle, const uint8_t* de
 QELI_EXPORT int32_t qeli_client_publish_handshake_network(uint64_t handle, const uint8_t* input,
                                                           size_t input_len,
                                                           uint64_t* out_generation) {
-  (void)input;
-  (void)input_len;
-  if (out_generation != nullptr) *out_generation = 0;
-  return with_client(handle, [](FfiClient&) { return rc::kUnsupported; });
+  if (out_generation == nullptr || (input == nullptr && input_len != 0)) {
+    return rc::kInvalidArgument;
+  }
+  *out_generation = 0;
+  const std::string_view text(reinterpret_cast<const char*>(input), input_len);
+  if (!qeli::is_utf8(text)) return rc::kInvalidArgument;
+  return with_client(handle, [&](FfiClient& c) {
+    std::uint64_t generation = 0;
+    const std::int32_t r = c.publish_handshake_network(text, generation);
+    *out_generation = generation;
+    return r;
+  });
 }
 
 QELI_EXPORT int32_t qeli_client_set_tun_fd(uint64_t handle, uint64_t generation, int32_t fd) {

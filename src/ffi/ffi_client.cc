@@ -261,6 +261,10 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
     // slots); the run waits for the app to poll until they fit.
     cv_.wait(lock, [&] { return !live_locked(epoch) || events_.room() >= 2; });
     if (!live_locked(epoch)) return fail(std::string("stopped"));
+    if (pending_plan_ != 0) {  // one the app published itself (ABI 1.5's seam)
+      fail_locked("publish a second network plan before acknowledging the first");
+      return fail(std::string("a plan is pending"));
+    }
     Event e;
     e.kind = EventKind::kNetworkPlan;
     e.format = PayloadFormat::kJson;

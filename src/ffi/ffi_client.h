@@ -71,6 +71,7 @@ inline constexpr std::uint64_t kIpv6 = std::uint64_t{1} << 48;  ///< QELI_PLATFO
 /// Bounds on what crosses the ABI (0.7.16's).
 inline constexpr std::size_t kMaxConfigBytes = 64 * 1024;
 inline constexpr std::size_t kMaxRunInputBytes = 16 * 1024;
+inline constexpr std::size_t kMaxHandshakeNetworkBytes = 256 * 1024;
 /// An app's reason (any length) and every ERROR text are cut to this many characters.
 inline constexpr std::size_t kMaxErrorChars = 512;
 inline constexpr std::size_t kMaxBatchPackets = 64;
@@ -136,6 +137,10 @@ class FfiClient {
   /// CREATED or STOPPED only; 16 bytes, not all zero.
   std::int32_t set_device_id(const std::uint8_t* id, std::size_t len);
   std::int32_t set_tun_fd(std::uint64_t generation, int fd);
+  /// ABI 1.5's seam for an app that ran its own handshake (handshake_network.cc): `json`
+  /// holds the AUTH OK plaintext it got; its plan is published as a run's would be, and
+  /// answered the same way. OK with the plan's `generation`.
+  std::int32_t publish_handshake_network(std::string_view json, std::uint64_t& generation);
   /// The answers. `reason` (valid UTF-8, any length) is the ERROR text of a refusal, cut
   /// to kMaxErrorChars (empty: 0.7.16's fixed text).
   std::int32_t plan_result(std::uint64_t generation, bool applied, std::string_view reason);

@@ -109,6 +109,7 @@ NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::Cli
       {"connection_log", std::move(log)},
       {"excluded_routes", std::move(excluded)},
   };
+  if (!in.carrier_known) j.erase("carrier_address");
   if (in.ipv6 && ok.x_ip6) {
     // "fd00:9::5/64" (validated by the AUTH OK parser).
     const std::string& a6 = *ok.x_ip6;

@@ -4,6 +4,7 @@
 //
 //   {"generation", "tunnel_address", "prefix_len", "mtu", "tunnel_gateway",
 //    "carrier_address",                    // the server address the session runs over
+//                                           // (absent for a plan of an app's handshake)
 //    "routes": [{"cidr","gateway","metric"}],  // as 0.7.16: the accepted pushed routes
 //                                           // (their gateway, metric), include and
 //                                           // route_local (100), split-tunnel resolvers
@@ -38,6 +39,9 @@ struct PlanInputs {
   std::vector<std::string> connection_log;
   /// The session carries IPv6 and the app applies it: the plan's IPv6 fields are filled.
   bool ipv6 = false;
+  /// TunnelConfig::server is the carrier's address (false for a plan from an app's own
+  /// handshake, ABI 1.5: "carrier_address" is left out, as 0.7.16 leaves it).
+  bool carrier_known = true;
 };
 
 /// A NETWORK_PLAN event's payload and what applying it takes.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
@@ -216,6 +217,82 @@ TEST(FfiClient, ARefusedProtectFailsInTheAnsweringCall) {
   t.join();
   EXPECT_EQ(result, rc::kPlatformRejected);
   EXPECT_TRUE(drain(c).empty());  // one ERROR, one FAILED
+}
+
+// ABI 1.5's seam (QELI_CORE_HANDSHAKE_NETWORK_INPUT): an app's own handshake hands in the
+// AUTH OK it got; the core publishes the plan a run would, answered the same way.
+std::string handshake_input(std::uint32_t mtu = 1400, const std::string& extra = {}) {
+  const std::string ok =
+      R"(OK:{"client_ip":"10.8.0.2","server_ip":"10.8.0.1","prefix":24,"mtu":1400,)"
+      R"("dns":"10.8.0.1","dns_port":53,"routes":[{"cidr":"10.20.0.0/16","metric":100}],)"
+      R"("obfuscation":{},"max_streams":2,"multipath_adaptive":true})";
+  return nlohmann::json{{"auth_ok", ok}, {"effective_mtu", mtu}}.dump().insert(1, extra);
+}
+
+TEST(FfiClient, HandshakeNetworkPublishesThePlanOfTheAppsHandshake) {
+  const auto caps = platform::kRoutes | platform::kDns | platform::kTunPacketBatch;
+  FfiClient c(profile(), caps, 64);
+  std::uint64_t gen = 9;
+  EXPECT_EQ(c.publish_handshake_network(handshake_input(), gen), rc::kInvalidState);  // CREATED
+  EXPECT_EQ(gen, 0U);
+  ASSERT_EQ(c.start(), rc::kOk);
+  drain(c);
+  // Malformed input, MTU or push: INVALID_ARGUMENT, nothing queued.
+  for (const std::string& bad :
+       {std::string("{}"), std::string("[]"), handshake_input(575), handshake_input(16639),
+        std::string(R"({"auth_ok":"OK:{}","effective_mtu":1400})"),
+        std::string(R"({"auth_ok":"nope","effective_mtu":1400})"),
+        handshake_input(1400, R"("fallback_dns_servers":["x"],)")}) {
+    EXPECT_EQ(c.publish_handshake_network(bad, gen), rc::kInvalidArgument) << bad;
+  }
+  EXPECT_TRUE(drain(c).empty());
+  ASSERT_EQ(c.publish_handshake_network(handshake_input(1380, R"("unknown":1,)"), gen), rc::kOk);
+  EXPECT_EQ(gen, 1U);
+  EXPECT_EQ(c.state(), State::kAwaitingNetwork);
+  auto events = drain(c);
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].state, u(State::kAwaitingNetwork));
+  ASSERT_EQ(events[1].kind, EventKind::kNetworkPlan);
+  EXPECT_EQ(events[1].plan_generation, 1U);
+  const auto plan = nlohmann::json::parse(events[1].payload);
+  EXPECT_EQ(plan["tunnel_address"], "10.8.0.2");
+  EXPECT_EQ(plan["mtu"], 1380);
+  EXPECT_EQ(plan["max_streams"], 2);
+  EXPECT_EQ(plan["pushed_routes"], nlohmann::json::array({"10.20.0.0/16"}));
+  EXPECT_FALSE(plan.contains("carrier_address"));  // 0.7.16 leaves it out here
+  // A second one before the answer: INVALID_STATE.
+  EXPECT_EQ(c.publish_handshake_network(handshake_input(), gen), rc::kInvalidState);
+  // Answered as any plan: accepted → RUNNING, packets may be pushed.
+  EXPECT_EQ(c.plan_result(2, true, ""), rc::kStalePlan);
+  ASSERT_EQ(c.plan_result(1, true, ""), rc::kOk);
+  EXPECT_EQ(c.state(), State::kRunning);
+  std::shared_ptr<PacketPipe> pipe;
+  EXPECT_EQ(c.pipe_for(1, pipe), rc::kOk);
+  // A new plan while RUNNING (generation 2); refused → ERROR + FAILED in the call.
+  ASSERT_EQ(c.publish_handshake_network(handshake_input(), gen), rc::kOk);
+  EXPECT_EQ(gen, 2U);
+  drain(c);
+  ASSERT_EQ(c.plan_result(2, false, ""), rc::kOk);
+  EXPECT_EQ(c.state(), State::kFailed);
+  events = drain(c);
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].kind, EventKind::kError);
+  EXPECT_EQ(events[0].payload, "platform rejected the network plan");  // 0.7.16's fixed text
+  EXPECT_EQ(events[1].state, u(State::kFailed));
+}
+
+TEST(FfiClient, HandshakeNetworkNeedsTheCapabilitiesAndTheRoom) {
+  // The plan has a route and a resolver: without ROUTES/DNS, UNSUPPORTED (0.7.16's
+  // MissingCapability); with a full queue, EVENT_QUEUE_FULL.
+  FfiClient bare(profile(), platform::kTunPacketBatch, 64);
+  ASSERT_EQ(bare.start(), rc::kOk);
+  std::uint64_t gen = 0;
+  EXPECT_EQ(bare.publish_handshake_network(handshake_input(), gen), rc::kUnsupported);
+  FfiClient full(profile(), platform::kRoutes | platform::kDns | platform::kTunPacketBatch, 2);
+  ASSERT_EQ(full.start(), rc::kOk);  // [CREATED, CONNECTING]
+  EXPECT_EQ(full.publish_handshake_network(handshake_input(), gen), rc::kEventQueueFull);
+  drain(full);
+  EXPECT_EQ(full.publish_handshake_network(handshake_input(), gen), rc::kOk);
 }
 
 }  // namespace
