@@ -198,10 +198,13 @@ uint64_t qeli_client_core_capabilities(void);
 int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len, uint32_t timeout_ms,
                               uint64_t* out_latency_ms);
 
-/* A handle for `config` (flat INI or a qeli:// link, UTF-8, ≤ 64 KiB; loaded and checked as
- * `qeli client` does). platform_capabilities: QELI_PLATFORM_* (TUN_FD or TUN_PACKET_BATCH is
- * needed to carry packets; WINTUN is UNSUPPORTED). event_capacity: 2..256, 0 = 64.
- * OK and *out_handle ≠ 0, or INVALID_CONFIG / INVALID_ARGUMENT / UNSUPPORTED. */
+/* A handle for `config` (flat INI or a qeli:// link, UTF-8, ≤ 256 KiB; loaded and checked as
+ * `qeli client` does, accepting what 0.7.16 accepts). platform_capabilities: QELI_PLATFORM_*
+ * (TUN_FD or TUN_PACKET_BATCH is needed to carry packets; WINTUN is UNSUPPORTED).
+ * event_capacity: 2..256, 0 = 64. OK and *out_handle ≠ 0 (its first event queued:
+ * STATE_CHANGED(CREATED)); INVALID_CONFIG for a profile that is empty (NULL/0 too), not
+ * UTF-8, over 256 KiB or does not load; INVALID_ARGUMENT for a NULL pointer or a capacity
+ * out of range; UNSUPPORTED. */
 int32_t qeli_client_new(const uint8_t* config, size_t config_len, uint64_t platform_capabilities,
                         uint32_t event_capacity, uint64_t* out_handle);
 /* CREATED or STOPPED → CONNECTING (else INVALID_STATE; EVENT_QUEUE_FULL without room for

@@ -106,13 +106,15 @@ QELI_EXPORT uint64_t qeli_client_core_capabilities(void) { return kCoreCapabilit
 QELI_EXPORT int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len,
                                           uint32_t timeout_ms, uint64_t* out_latency_ms) {
   return guarded([&] {
-    if (out_latency_ms == nullptr) return rc::kInvalidArgument;
-    *out_latency_ms = 0;
-    std::string text;
-    if (config == nullptr || config_len == 0 ||
-        !text_arg(config, config_len, kMaxConfigBytes, text)) {
+    // As 0.7.16: the arguments (INVALID_ARGUMENT), then the text (INVALID_CONFIG).
+    if (out_latency_ms == nullptr || config == nullptr || config_len == 0 ||
+        config_len > kMaxConfigBytes || timeout_ms < kMinProbeTimeoutMs ||
+        timeout_ms > kMaxProbeTimeoutMs) {
       return rc::kInvalidArgument;
     }
+    *out_latency_ms = 0;
+    const std::string text(reinterpret_cast<const char*>(config), config_len);
+    if (!qeli::is_utf8(text)) return rc::kInvalidConfig;
     std::uint64_t latency = 0;
     const std::int32_t r = udp_probe(text, timeout_ms, latency);
     *out_latency_ms = latency;
@@ -124,20 +126,21 @@ QELI_EXPORT int32_t qeli_client_new(const uint8_t* config, size_t config_len,
                                     uint64_t platform_capabilities, uint32_t event_capacity,
                                     uint64_t* out_handle) {
   return guarded([&] {
-    if (out_handle == nullptr) return rc::kInvalidArgument;
-    *out_handle = 0;
-    std::string text;
-    if (config == nullptr || config_len == 0 ||
-        !text_arg(config, config_len, kMaxConfigBytes, text)) {
+    // As 0.7.16: NULL pointers (INVALID_ARGUMENT); a profile that is not UTF-8, over
+    // 256 KiB or empty (INVALID_CONFIG); the queue's capacity (INVALID_ARGUMENT).
+    if (out_handle == nullptr || (config == nullptr && config_len != 0)) {
       return rc::kInvalidArgument;
     }
+    *out_handle = 0;
+    const std::string_view text(reinterpret_cast<const char*>(config), config_len);
+    if (!qeli::is_utf8(text) || config_len > kMaxConfigBytes) return rc::kInvalidConfig;
     if (event_capacity == 0) event_capacity = kDefaultEventCapacity;
     if (event_capacity < kMinEventCapacity || event_capacity > kMaxEventCapacity) {
       return rc::kInvalidArgument;
     }
     if ((platform_capabilities & platform::kTunWintun) != 0) return rc::kUnsupported;
     if (text.find('\0') != std::string::npos) return rc::kInvalidConfig;
-    auto profile = load_profile(text);
+    auto profile = load_profile(text);  // empty text: no [qeli] section
     if (!profile.ok()) return rc::kInvalidConfig;
     auto client =
         std::make_shared<FfiClient>(std::move(*profile), platform_capabilities, event_capacity);

@@ -69,7 +69,7 @@ inline constexpr std::uint64_t kIpv6 = std::uint64_t{1} << 48;  ///< QELI_PLATFO
 }  // namespace platform
 
 /// Bounds on what crosses the ABI (0.7.16's).
-inline constexpr std::size_t kMaxConfigBytes = 64 * 1024;
+inline constexpr std::size_t kMaxConfigBytes = 256 * 1024;
 inline constexpr std::size_t kMaxRunInputBytes = 16 * 1024;
 inline constexpr std::size_t kMaxHandshakeNetworkBytes = 256 * 1024;
 /// An app's reason (any length) and every ERROR text are cut to this many characters.

@@ -645,9 +645,13 @@ static int misuse(void) {
             !(core & QELI_CORE_WINTUN_IO),
         "core caps %#llx", (unsigned long long)core);
   const uint8_t* cfg = (const uint8_t*)profile;
-  uint64_t h = 0;
+  uint64_t h = 0, lat = 5;
   EXPECT_RC(qeli_client_new(NULL, 10, 0, 0, &h), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_new(cfg, 0, 0, 0, &h), QELI_CLIENT_INVALID_ARGUMENT);
+  /* 0.7.16: an empty, non-UTF-8 or over-256-KiB profile is INVALID_CONFIG. */
+  EXPECT_RC(qeli_client_new(cfg, 0, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_new(NULL, 0, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_new((const uint8_t*)"[qeli]\xff\n", 8, 0, 0, &h),
+            QELI_CLIENT_INVALID_CONFIG);
   EXPECT_RC(qeli_client_new(cfg, profile_len, 0, 0, NULL), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_new(cfg, profile_len, 0, 1, &h), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_new(cfg, profile_len, 0, 257, &h), QELI_CLIENT_INVALID_ARGUMENT);
@@ -661,7 +665,11 @@ static int misuse(void) {
             QELI_CLIENT_INVALID_CONFIG);
   static uint8_t huge[70000];
   memset(huge, 'a', sizeof huge);
-  EXPECT_RC(qeli_client_new(huge, sizeof huge, 0, 0, &h), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_new(huge, sizeof huge, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  static uint8_t huger[256 * 1024 + 1];
+  memset(huger, '#', sizeof huger); /* comments: a profile, were it not too large */
+  EXPECT_RC(qeli_client_new(huger, sizeof huger, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_udp_probe(huger, sizeof huger, 1000, &lat), QELI_CLIENT_INVALID_ARGUMENT);
   CHECK(h == 0, "a failed new left a handle");
 
   /* Handles that are not. */
@@ -767,7 +775,7 @@ static int misuse(void) {
   size_t pk, by;
   EXPECT_RC(qeli_client_tun_pull(h, 1, pkt, 64, &len, 1, &pk, &by), QELI_CLIENT_INVALID_STATE);
   EXPECT_RC(qeli_client_tun_pull(h, 1, NULL, 64, &len, 1, &pk, &by), QELI_CLIENT_INVALID_ARGUMENT);
-  uint64_t gen = 5, lat = 5;
+  uint64_t gen = 5;
   /* ABI 1.5's seam (an app's own handshake): an input without the AUTH OK is refused. */
   EXPECT_RC(qeli_client_publish_handshake_network(h, (const uint8_t*)"{}", 2, &gen),
             QELI_CLIENT_INVALID_ARGUMENT);
