@@ -269,7 +269,8 @@ int32_t qeli_client_set_wintun_adapter(uint64_t handle, uint64_t generation,
  * 2 slots are free; an acceptance of a plan needs 1).
  *
  * The answer to NETWORK_PLAN `generation`: result_code 0 applied (→ RUNNING), anything else
- * refused (→ FAILED). */
+ * refused (→ FAILED). Unanswered for 45 s, the plan fails the run (as does the first
+ * SOCKET_PROTECT of a run unanswered within the profile's `timeout`). */
 int32_t qeli_client_network_plan_result(uint64_t handle, uint64_t generation, int32_t result_code,
                                         const uint8_t* reason, size_t reason_len);
 /* The answer to SOCKET_PROTECT `request_sequence`: 0 protected; anything else refused

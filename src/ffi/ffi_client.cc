@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -168,8 +170,16 @@ bool FfiClient::request_locked(std::unique_lock<std::mutex>& lock, std::uint64_t
 }
 
 bool FfiClient::await_locked(std::unique_lock<std::mutex>& lock, std::uint64_t epoch,
-                             const std::shared_ptr<Request>& req) {
-  cv_.wait(lock, [&] { return !live_locked(epoch) || req->answered; });
+                             const std::shared_ptr<Request>& req,
+                             std::optional<std::chrono::steady_clock::time_point> deadline,
+                             std::string_view on_timeout) {
+  const auto done = [&] { return !live_locked(epoch) || req->answered; };
+  if (!deadline) {
+    cv_.wait(lock, done);
+  } else if (!cv_.wait_until(lock, *deadline, done)) {
+    fail_locked(on_timeout);  // unanswered in time: the run fails, a late answer is stale
+    return false;
+  }
   return live_locked(epoch) && req->answered && req->ok;
 }
 
@@ -199,8 +209,14 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
       e.format = PayloadFormat::kJson;
       e.payload = nlohmann::json{{"fd", fd}}.dump();
       const auto req = std::make_shared<Request>();
-      return request_locked(lock, epoch, std::move(e), protect_, req) &&
-             await_locked(lock, epoch, req);
+      if (!request_locked(lock, epoch, std::move(e), protect_, req)) return false;
+      // 0.7.16 waits the profile's `timeout` for the first carrier's protect, and for
+      // the others (bonded streams, further addresses) until a stop.
+      if (std::exchange(protected_once_, true)) return await_locked(lock, epoch, req);
+      const auto timeout = config_.timeout;
+      return await_locked(
+          lock, epoch, req, std::chrono::steady_clock::now() + timeout,
+          fmt::format("platform did not protect the initial carrier within {}s", timeout.count()));
     };
   }
   // QELI_PLATFORM_SERVER_IDENTITY: the app decides on every session's key (its known-hosts
@@ -278,7 +294,9 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
     pending_plan_ = in.generation;
     pending_mtu_ = tc.mtu;
     pending_gso_ = tc.gso;
-    if (!await_locked(lock, epoch, req)) {
+    if (!await_locked(lock, epoch, req, std::chrono::steady_clock::now() + kPlanAckTimeout,
+                      fmt::format("platform did not acknowledge NetworkPlan {} within {}s",
+                                  in.generation, kPlanAckTimeout.count()))) {
       return fail(std::string("the network plan was not applied"));
     }
     // plan_result() made the pipe (packet mode) and went RUNNING already, so the app
@@ -331,6 +349,7 @@ std::int32_t FfiClient::run(const RunInputText& text) {
     input_ = std::move(*input);
     session_end_.clear();
     last_problem_.clear();
+    protected_once_ = false;
   }
   // Outside the lock: reading a password file or command and resolving the server's
   // name may take a while; a stop meanwhile is seen below.

@@ -72,6 +72,9 @@ inline constexpr std::uint64_t kIpv6 = std::uint64_t{1} << 48;  ///< QELI_PLATFO
 inline constexpr std::size_t kMaxConfigBytes = 256 * 1024;
 inline constexpr std::size_t kMaxRunInputBytes = 16 * 1024;
 inline constexpr std::size_t kMaxHandshakeNetworkBytes = 256 * 1024;
+/// How long a run waits for the app's answer to its NETWORK_PLAN (0.7.16's bound); the
+/// first SOCKET_PROTECT of a run waits the profile's `timeout`.
+inline constexpr std::chrono::seconds kPlanAckTimeout{45};
 /// An app's reason (any length) and every ERROR text are cut to this many characters.
 inline constexpr std::size_t kMaxErrorChars = 512;
 inline constexpr std::size_t kMaxBatchPackets = 64;
@@ -184,9 +187,12 @@ class FfiClient {
   // pointed at by `slot` until answered or dropped.
   bool request_locked(std::unique_lock<std::mutex>& lock, std::uint64_t epoch, Event e,
                       std::shared_ptr<Request>& slot, const std::shared_ptr<Request>& req);
-  // Waits for the answer to `req` (false: the run is over, or the app refused).
+  // Waits for the answer to `req` (false: the run is over, or the app refused). With a
+  // `deadline`, no answer by then fails the run with `on_timeout` (0.7.16's bounds).
   bool await_locked(std::unique_lock<std::mutex>& lock, std::uint64_t epoch,
-                    const std::shared_ptr<Request>& req);
+                    const std::shared_ptr<Request>& req,
+                    std::optional<std::chrono::steady_clock::time_point> deadline = {},
+                    std::string_view on_timeout = {});
   // A refusal: ERROR(-10, reason or `fixed`) + FAILED, now; the run ends.
   std::int32_t refuse_locked(std::shared_ptr<Request>& slot, std::uint64_t sequence, bool ok,
                              std::string_view reason, const char* fixed);
@@ -231,6 +237,7 @@ class FfiClient {
   std::deque<std::string> log_;  // the last lines of the core's log (the plan's)
   std::string last_problem_;     // this run's last warning or error line
   std::string session_end_;      // why this run's session ended (empty: none ran)
+  bool protected_once_ = false;  // this run asked for a protect already
 };
 
 }  // namespace qeli::ffi

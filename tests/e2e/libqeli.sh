@@ -18,6 +18,7 @@
 #     threads hammering shared and own handles;
 #   * one connection per run: the server stops under a RUNNING session, which ends in
 #     ERROR(-10) + FAILED and run() returning PLATFORM_REJECTED (the app reconnects);
+#   * a plan nobody answers fails the run after 45 s (0.7.16's bound);
 #   * every mode through the example app: TCP plain, fake-tls, obfs, reality, reality-tls; UDP
 #     fake-tls, QUIC-shaped, obfs — each UDP one probed first (qeli_client_udp_probe: an
 #     answer from the server, silence from an address nobody listens at).
@@ -63,6 +64,8 @@ bind_static = false
 allow_unpinned_tofu = true"
 e2e_start_server server "$dir"
 
+# Nobody answers the plan: 45 s later the run fails (in the background meanwhile).
+e2e_bg plan-timeout "$NS_C" timeout 90 "$HARNESS" plan-timeout "$unpinned"
 harness misuse misuse "$link"
 harness lifecycle lifecycle "$unpinned" --protect accept --identity accept --bulk 300 \
   --stop-in-transfer --second-start
@@ -131,4 +134,7 @@ obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
   e2e_log "$m: $(tail -1 "$E2E_DIR/ping-${m/:/-}.log")"
   e2e_stop "server-${m/:/-}"
 done
+e2e_wait_exit plan-timeout 70
+[ "$E2E_RC" = 0 ] || e2e_fail "harness plan-timeout (exit $E2E_RC): $(tail -5 "$E2E_DIR/plan-timeout.log")"
+e2e_log "plan-timeout: $(tail -1 "$E2E_DIR/plan-timeout.log")"
 e2e_log "libqeli ok"

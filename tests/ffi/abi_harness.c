@@ -19,6 +19,7 @@
  *       --await-drop              once RUNNING, print "awaiting a drop" and wait for the
  *                                 session to end (the script stops the server): one
  *                                 connection per run, so ERROR(-10) + FAILED, no reconnect
+ *   abi_harness plan-timeout PROFILE           the plan is never answered: FAILED after 45 s
  *   abi_harness stop-during-connect PROFILE    PROFILE's server never answers
  *   abi_harness free-queued PROFILE            free while events are queued and run blocks
  *   abi_harness threads PROFILE                many threads, shared and own handles
@@ -103,7 +104,8 @@ struct policy {
   int refuse_plan;
   const char* tun_dev; /* hand over a TUN fd */
   int tun_fd;
-  int ipv6; /* declared QELI_PLATFORM_X_IPV6 */
+  int ipv6;        /* declared QELI_PLATFORM_X_IPV6 */
+  int ignore_plan; /* never answer the plan */
 };
 struct seen {
   uint32_t states[64];
@@ -233,6 +235,10 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
         /* An app of the original ABI sees the original's plan. */
         CHECK(strstr(payload, "address6") == NULL && strstr(payload, "routes6") == NULL,
               "IPv6 in the plan of an app without X_IPV6: %s", payload);
+      }
+      if (pol->ignore_plan) {
+        s->generation = ev->plan_generation;
+        break;
       }
       /* A wrong generation is refused and changes nothing. */
       EXPECT_RC(qeli_client_network_plan_result(h, ev->plan_generation + 7, 0, NULL, 0),
@@ -436,7 +442,7 @@ static uint32_t state_of(uint64_t h) {
 
 /* ---- subcommands ---- */
 static int lifecycle(int argc, char** argv) {
-  struct policy pol = {0, 0, 0, NULL, -1, 0};
+  struct policy pol = {0, 0, 0, NULL, -1, 0, 0};
   int bulk = 0, stop_in_transfer = 0, second_start = 0, await_drop = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--protect"))
@@ -598,6 +604,32 @@ static int lifecycle(int argc, char** argv) {
   EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
   EXPECT_RC(qeli_client_free(h), QELI_CLIENT_INVALID_HANDLE);
   printf("lifecycle ok\n");
+  return 0;
+}
+
+/* 0.7.16 waits 45 s for the plan's answer, then fails the run; a late answer is out of turn. */
+static int plan_timeout(void) {
+  struct policy pol = {0, 0, 0, NULL, -1, 0, 1};
+  struct seen s;
+  memset(&s, 0, sizeof s);
+  uint64_t h =
+      new_handle(QELI_PLATFORM_ROUTES | QELI_PLATFORM_DNS | QELI_PLATFORM_TUN_PACKET_BATCH);
+  EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
+  struct runner r;
+  run_async(&r, h);
+  CHECK(pump_until(h, QELI_CLIENT_AWAITING_NETWORK, 30000, &pol, &s), "no plan");
+  const uint64_t t0 = now_ms();
+  CHECK(pump_until(h, QELI_CLIENT_FAILED, 60000, &pol, &s), "never FAILED");
+  const uint64_t waited = now_ms() - t0;
+  CHECK(waited >= 44000, "failed after %llu ms", (unsigned long long)waited);
+  CHECK(s.errors == 1 && strstr(s.error, "did not acknowledge NetworkPlan") &&
+            strstr(s.error, "within 45s"),
+        "%s", s.error);
+  EXPECT_RC(run_join(&r, 10000), QELI_CLIENT_PLATFORM_REJECTED);
+  EXPECT_RC(qeli_client_network_plan_result(h, s.generation, 0, NULL, 0),
+            QELI_CLIENT_INVALID_STATE);
+  EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
+  printf("plan timeout: FAILED after %llu ms: %s\n", (unsigned long long)waited, s.error);
   return 0;
 }
 
@@ -900,6 +932,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "misuse")) return misuse();
   if (!strcmp(argv[1], "lifecycle")) return lifecycle(argc - 3, argv + 3);
   if (!strcmp(argv[1], "stop-during-connect")) return stop_during_connect();
+  if (!strcmp(argv[1], "plan-timeout")) return plan_timeout();
   if (!strcmp(argv[1], "free-queued")) return free_queued();
   if (!strcmp(argv[1], "threads")) return threads();
   if (!strcmp(argv[1], "udp-probe") && argc > 3) return udp_probe(argv[3]);

@@ -295,5 +295,23 @@ TEST(FfiClient, HandshakeNetworkNeedsTheCapabilitiesAndTheRoom) {
   EXPECT_EQ(full.publish_handshake_network(handshake_input(), gen), rc::kOk);
 }
 
+TEST(FfiClient, TheFirstProtectWaitsTheProfilesTimeout) {
+  // 0.7.16: an initial carrier the app does not protect within `timeout` fails the run.
+  FfiClient c(profile("timeout = 1\n"), platform::kTunPacketBatch | platform::kSocketProtect, 64);
+  ASSERT_EQ(c.set_device_id(kDeviceId, 16), rc::kOk);
+  ASSERT_EQ(c.start(), rc::kOk);
+  drain(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(c.run({}), rc::kPlatformRejected);  // nobody answers the protect
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(900));
+  const auto events = drain(c);
+  ASSERT_EQ(events.size(), 3U);
+  ASSERT_EQ(events[0].kind, EventKind::kSocketProtect);
+  EXPECT_EQ(events[1].kind, EventKind::kError);
+  EXPECT_EQ(events[1].payload, "platform did not protect the initial carrier within 1s");
+  EXPECT_EQ(events[2].state, u(State::kFailed));
+  EXPECT_EQ(c.protect_result(events[0].sequence, true, ""), rc::kStaleRequest);
+}
+
 }  // namespace
 }  // namespace qeli::ffi
