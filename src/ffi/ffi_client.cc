@@ -268,8 +268,12 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
                                     ": this session carries no IPv6; not in the plan");
       }
     }
-    NetworkPlan plan = build_network_plan(tc, config_, in);
-    if (const std::uint64_t missing = plan.required_caps & ~caps_; missing != 0) {
+    auto plan = build_network_plan(tc, config_, in);
+    if (!plan.ok()) {
+      fail_locked(plan.error());
+      return fail(plan.error());
+    }
+    if (const std::uint64_t missing = plan->required_caps & ~caps_; missing != 0) {
       fail_locked(missing_caps(missing));
       return fail(missing_caps(missing));
     }
@@ -285,7 +289,7 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
     e.kind = EventKind::kNetworkPlan;
     e.format = PayloadFormat::kJson;
     e.plan_generation = in.generation;
-    e.payload = std::move(plan.json);
+    e.payload = std::move(plan->json);
     set_state_locked(State::kAwaitingNetwork);
     e.state = static_cast<std::uint32_t>(state_);
     const auto req = std::make_shared<Request>();

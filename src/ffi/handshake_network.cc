@@ -77,10 +77,11 @@ std::int32_t FfiClient::publish_handshake_network(std::string_view json,
   plan_in.connection_log.push_back("server push (the app's handshake): ip=" + ok->client_ip + "/" +
                                    std::to_string(ok->prefix) + " gw=" + ok->server_ip +
                                    " mtu=" + std::to_string(in->mtu));
-  NetworkPlan plan = build_network_plan(tc, config_, plan_in);
+  auto plan = build_network_plan(tc, config_, plan_in);
+  if (!plan.ok()) return rc::kInvalidArgument;
   if (state_ != State::kConnecting && state_ != State::kRunning) return rc::kInvalidState;
   if (pending_plan_ != 0) return rc::kInvalidState;
-  if ((plan.required_caps & ~caps_) != 0) return rc::kUnsupported;
+  if ((plan->required_caps & ~caps_) != 0) return rc::kUnsupported;
   if (events_.room() < 2) return rc::kEventQueueFull;
   last_generation_ = plan_in.generation;
   set_state_locked(State::kAwaitingNetwork);
@@ -89,7 +90,7 @@ std::int32_t FfiClient::publish_handshake_network(std::string_view json,
   e.state = static_cast<std::uint32_t>(state_);
   e.format = PayloadFormat::kJson;
   e.plan_generation = plan_in.generation;
-  e.payload = std::move(plan.json);
+  e.payload = std::move(plan->json);
   plan_ = std::make_shared<Request>();
   plan_->sequence = events_.try_push(std::move(e));
   pending_plan_ = plan_in.generation;

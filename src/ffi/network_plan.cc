@@ -1,7 +1,10 @@
 #include "ffi/network_plan.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "client/route_plan.h"
 #include "ffi/ffi_client.h"
 #include "transport/endpoint.h"
@@ -42,8 +45,31 @@ bool plan_kill_switch(const config::ClientConfig& cfg, bool full_tunnel) {
   return cfg.kill_switch && full_tunnel;
 }
 
-NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
-                               const PlanInputs& in) {
+std::string sanitize_log_line(std::string_view line) {
+  std::string out;
+  out.reserve(std::min(line.size(), kMaxLogLineBytes));
+  std::size_t i = 0;
+  while (i < line.size()) {
+    // One character: its bytes if valid UTF-8, else U+FFFD for the one bad byte.
+    const auto c = static_cast<unsigned char>(line[i]);
+    std::size_t n = 1;
+    if (c >= 0x80) n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    std::string_view ch = line.substr(i, n == 0 ? 1 : n);
+    if (n == 0 || ch.size() != n || !is_utf8(ch)) ch = "\xEF\xBF\xBD", n = 1;
+    // Control characters (C0, DEL, C1 — Unicode's Cc) become spaces.
+    const bool control = c < 0x20 || c == 0x7F ||
+                         (n == 2 && c == 0xC2 && static_cast<unsigned char>(line[i + 1]) < 0xA0);
+    if (control) ch = " ";
+    if (out.size() + ch.size() > kMaxLogLineBytes) break;
+    out += ch;
+    i += n;
+  }
+  return out;
+}
+
+Result<NetworkPlan, std::string> build_network_plan(const client::TunnelConfig& tc,
+                                                    const config::ClientConfig& cfg,
+                                                    const PlanInputs& in) {
   const handshake::AuthOk& ok = tc.pushed;
   std::vector<std::string> resolvers;
   nlohmann::json dns = dns_servers(tc, cfg, in, resolvers);
@@ -82,8 +108,27 @@ NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::Cli
     if (r.source == client::RouteSource::kPushed) pushed.push_back(r.cidr);
   }
   std::vector<std::string> log = in.connection_log;
-  for (const auto& r : plan.refused)
+  for (const auto& r : plan.refused) {
     log.push_back("server push: route " + r.cidr + " REFUSED: " + r.why);
+  }
+  if (log.size() > kMaxLogLines) {  // our own lines: cut rather than fail the plan
+    const std::size_t more = log.size() - (kMaxLogLines - 1);
+    log.resize(kMaxLogLines - 1);
+    log.push_back("… " + std::to_string(more) + " more lines");
+  }
+  for (auto& line : log) line = sanitize_log_line(line);
+  // 0.7.16's NetworkPlan::validate: a plan over its limits is not sent.
+  if (routes.size() > kMaxPlanRoutes || routes6.size() > kMaxPlanRoutes) {
+    return fail("network plan contains " + std::to_string(std::max(routes.size(), routes6.size())) +
+                " routes; maximum is " + std::to_string(kMaxPlanRoutes));
+  }
+  if (pushed.size() > kMaxPlanRoutes) {
+    return fail(std::string("network plan contains invalid pushed routes"));
+  }
+  if (dns.size() > kMaxPlanDnsServers) {
+    return fail("network plan contains " + std::to_string(dns.size()) +
+                " DNS servers; maximum is " + std::to_string(kMaxPlanDnsServers));
+  }
   const tunnel::PushedParams& p = tc.params;
   nlohmann::json j = {
       {"generation", in.generation},

@@ -14,7 +14,7 @@
 //    "max_streams", "adaptive",
 //    "data_plane": {"padding_enabled","padding_min","padding_max","heartbeat_enabled",
 //                   "heartbeat_interval_ms","shaping_enabled"},
-//    "connection_log": ["…"],
+//    "connection_log": ["…"],              // ≤ 280 lines, sanitized (sanitize_log_line)
 //    "excluded_routes": ["cidr", …],        // ours, additive: `exclude`, outside the tunnel
 //    // ours, additive, only when the session carries IPv6 (QELI_PLATFORM_X_IPV6):
 //    "tunnel_address6", "prefix_len6", "tunnel_gateway6",
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "client/core/client_env.h"
 #include "config/client_config.h"
 
@@ -53,8 +54,21 @@ struct NetworkPlan {
   std::uint64_t required_caps = 0;
 };
 
-NetworkPlan build_network_plan(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
-                               const PlanInputs& in);
+/// Limits of a plan (0.7.16's NetworkPlan::validate; Android's decoder refuses more): a
+/// plan over them is not sent, the run fails with why.
+inline constexpr std::size_t kMaxPlanRoutes = 256;  // "routes", "pushed_routes", "routes6"
+inline constexpr std::size_t kMaxPlanDnsServers = 8;
+inline constexpr std::size_t kMaxLogLines = kMaxPlanRoutes + 24;
+inline constexpr std::size_t kMaxLogLineBytes = 1024;
+
+/// The plan, or why there is none (0.7.16's words).
+Result<NetworkPlan, std::string> build_network_plan(const client::TunnelConfig& tc,
+                                                    const config::ClientConfig& cfg,
+                                                    const PlanInputs& in);
+
+/// A connection_log line as 0.7.16 sends one: invalid UTF-8 replaced (U+FFFD), control
+/// characters as spaces, at most kMaxLogLineBytes bytes (never half a character).
+std::string sanitize_log_line(std::string_view line);
 
 /// The plan's kill_switch, as 0.7.16's: the profile's, in a full tunnel only (a split
 /// tunnel has no kill switch to engage).

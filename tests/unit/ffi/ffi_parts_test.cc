@@ -115,9 +115,20 @@ TEST(LoadProfile, TakesLinksAndFlatIniAndRefusesWhatQeliClientRefuses) {
   EXPECT_FALSE(load_profile("qeli://").ok());
 }
 
+// A session of 10.8.0.2/24 behind 10.8.0.1, MTU 1400, nothing else pushed.
+client::TunnelConfig basic_session() {
+  client::TunnelConfig tc;
+  tc.pushed.client_ip = "10.8.0.2";
+  tc.pushed.server_ip = "10.8.0.1";
+  tc.mtu = 1400;
+  return tc;
+}
+
 nlohmann::json plan_of(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
                        const PlanInputs& in) {
-  return nlohmann::json::parse(build_network_plan(tc, cfg, in).json);
+  auto plan = build_network_plan(tc, cfg, in);
+  EXPECT_TRUE(plan.ok()) << plan.error();
+  return plan.ok() ? nlohmann::json::parse(plan->json) : nlohmann::json{};
 }
 
 TEST(NetworkPlan, CarriesTheAbiFieldsFromAuthOkAndTheProfile) {
@@ -225,23 +236,20 @@ TEST(NetworkPlan, KillSwitchOnlyInAFullTunnelAndTheCapabilitiesItNeeds) {
   config::ClientConfig cfg;
   cfg.kill_switch = true;
   cfg.dns = config::ClientDns::kOff;
-  client::TunnelConfig tc;
-  tc.pushed.client_ip = "10.8.0.2";
-  tc.pushed.server_ip = "10.8.0.1";
-  tc.mtu = 1400;
+  const client::TunnelConfig tc = basic_session();
   PlanInputs in;
   in.generation = 1;
   auto split = build_network_plan(tc, cfg, in);
-  EXPECT_EQ(nlohmann::json::parse(split.json)["kill_switch"], false);
-  EXPECT_EQ(split.required_caps, 0U);  // no route, no resolver, no kill switch
+  EXPECT_EQ(nlohmann::json::parse(split->json)["kill_switch"], false);
+  EXPECT_EQ(split->required_caps, 0U);  // no route, no resolver, no kill switch
   cfg.gateway = true;
   auto full = build_network_plan(tc, cfg, in);
-  EXPECT_EQ(nlohmann::json::parse(full.json)["kill_switch"], true);
-  EXPECT_EQ(full.required_caps, platform::kRoutes | platform::kKillSwitch);
+  EXPECT_EQ(nlohmann::json::parse(full->json)["kill_switch"], true);
+  EXPECT_EQ(full->required_caps, platform::kRoutes | platform::kKillSwitch);
   cfg.kill_switch = false;
   cfg.dns = config::ClientDns::kTunnel;
   cfg.dns_servers.push_back(*config::Ipv4Addr::parse("10.8.0.1"));
-  EXPECT_EQ(build_network_plan(tc, cfg, in).required_caps, platform::kRoutes | platform::kDns);
+  EXPECT_EQ(build_network_plan(tc, cfg, in)->required_caps, platform::kRoutes | platform::kDns);
   EXPECT_TRUE(plan_kill_switch(cfg, true) == false);
 }
 
@@ -291,6 +299,49 @@ TEST(NetworkPlan, RoutesAsTheOriginalsPlan) {
     EXPECT_NE(r["cidr"], "128.0.0.0/1");
     EXPECT_NE(r["cidr"], "9.9.9.9/32");
   }
+}
+
+TEST(NetworkPlan, ConnectionLogSanitizedAndLimitsAs0716) {
+  // 0.7.16 sends log lines without control characters, ≤ 1024 bytes; Android's decoder
+  // refuses the whole plan otherwise.
+  EXPECT_EQ(sanitize_log_line("a\tb\r\nc\x7f"), "a b  c ");
+  EXPECT_EQ(sanitize_log_line("x\xc2\x85y"), "x y");           // C1 NEL
+  EXPECT_EQ(sanitize_log_line("\xff ok"), "\xEF\xBF\xBD ok");  // not UTF-8
+  EXPECT_EQ(sanitize_log_line("маршрут"), "маршрут");
+  std::string long_line;
+  for (int i = 0; i < 700; ++i) long_line += "ж";  // 1400 bytes
+  const std::string cut = sanitize_log_line(long_line);
+  EXPECT_EQ(cut.size(), 1024U);
+  EXPECT_TRUE(is_utf8(cut));
+
+  config::ClientConfig cfg;
+  const client::TunnelConfig tc = basic_session();
+  PlanInputs in;
+  in.generation = 1;
+  in.connection_log = {"bad\x01line"};
+  auto j = plan_of(tc, cfg, in);
+  EXPECT_EQ(j["connection_log"][0], "bad line");
+  // At most 256 routes, 256 pushed routes, 8 resolvers: more fails the plan.
+  for (int i = 0; i < 257; ++i) {
+    cfg.include.push_back(*config::Ipv4Cidr::parse("10." + std::to_string(i / 256 + 1) + "." +
+                                                   std::to_string(i % 256) + ".0/24"));
+  }
+  auto many = build_network_plan(tc, cfg, in);
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.error(), "network plan contains 257 routes; maximum is 256");
+  cfg.include.resize(256);
+  EXPECT_TRUE(build_network_plan(tc, cfg, in).ok());
+  cfg.include.clear();
+  for (int i = 0; i < 9; ++i)
+    cfg.dns_servers.push_back(*config::Ipv4Addr::parse("10.8.0." + std::to_string(i + 1)));
+  auto dns = build_network_plan(tc, cfg, in);
+  ASSERT_FALSE(dns.ok());
+  EXPECT_EQ(dns.error(), "network plan contains 9 DNS servers; maximum is 8");
+  // Our own log lines are cut, not fatal.
+  cfg.dns_servers.clear();
+  in.connection_log.assign(400, "line");
+  j = plan_of(tc, cfg, in);
+  EXPECT_EQ(j["connection_log"].size(), kMaxLogLines);
 }
 
 }  // namespace
