@@ -165,7 +165,7 @@ typedef struct qeli_client_stats {
   uint64_t reconnects;         /* always 0: one connection per run (as 0.7.16 over its ABI) */
   uint64_t uptime_ms;          /* since the current session's plan was acknowledged; 0 when none */
   uint64_t udp_kernel_drops;   /* UDP: datagrams the kernel dropped (SO_RXQ_OVFL) */
-  uint64_t udp_internal_drops; /* packets the core dropped on a full queue */
+  uint64_t udp_internal_drops; /* packets dropped: a full queue, a pushed packet over the MTU */
   uint64_t udp_buffer_grows;   /* always 0: buffers are sized once from the config */
   uint64_t udp_recv_buffer_bytes; /* SO_RCVBUF granted, 0 before a UDP session */
 } qeli_client_stats_t;
@@ -223,13 +223,16 @@ int32_t qeli_client_start(uint64_t handle);
  * not an address or a list is too long (as 0.7.16). */
 int32_t qeli_client_run(uint64_t handle, const uint8_t* input, size_t input_len);
 
-/* Packet mode (QELI_PLATFORM_TUN_PACKET_BATCH), for the RUNNING generation only. `packets`
+/* Packet mode (QELI_PLATFORM_TUN_PACKET_BATCH), for the RUNNING generation only (else
+ * INVALID_STATE, as without the capability; STALE_PLAN for another generation). `packets`
  * holds packet_count (≤ 64) IP packets back to back (IPv4; IPv6 too when the plan had
- * "tunnel_address6"), lengths[i] each (1..MTU), summing to
- * packets_len. Push queues what fits: OK when all was taken, NO_EVENT with *out_accepted
- * < packet_count when the queue is full (push the rest later). Pull copies queued packets
- * out: OK with *out_packet_count ≥ 1, NO_EVENT when none is queued, BUFFER_TOO_SMALL when
- * the first does not fit (its size in *out_bytes). STALE_PLAN for another generation. */
+ * "tunnel_address6"), lengths[i] each (1..65535), summing to packets_len. Push queues what
+ * fits: OK when all was taken, NO_EVENT with *out_accepted < packet_count when the queue is
+ * full (push the rest later); a packet over the plan's MTU is taken and dropped alone,
+ * counted in udp_internal_drops. Pull copies queued packets out: OK with
+ * *out_packet_count ≥ 1, NO_EVENT when none is queued; a buffer of 65535 bytes (0.7.16's
+ * minimum) always takes the first; a smaller one is BUFFER_TOO_SMALL when the first does
+ * not fit (its size in *out_bytes). */
 int32_t qeli_client_tun_push(uint64_t handle, uint64_t generation, const uint8_t* packets,
                              size_t packets_len, const uint32_t* lengths, size_t packet_count,
                              size_t* out_accepted);

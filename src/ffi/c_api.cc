@@ -180,9 +180,10 @@ QELI_EXPORT int32_t qeli_client_tun_push(uint64_t handle, uint64_t generation,
   return with_client(handle, [&](FfiClient& c) {
     std::shared_ptr<PacketPipe> pipe;
     if (auto r = c.pipe_for(generation, pipe); r != rc::kOk) return r;
+    // 0.7.16: any IP packet size (1..65535); one over the MTU is dropped by the pipe.
     std::size_t sum = 0;
     for (std::size_t i = 0; i < packet_count; ++i) {
-      if (lengths[i] == 0 || lengths[i] > pipe->mtu()) return rc::kInvalidArgument;
+      if (lengths[i] == 0 || lengths[i] > kMaxPacketBytes) return rc::kInvalidArgument;
       sum += lengths[i];
     }
     if (sum != packets_len) return rc::kInvalidArgument;

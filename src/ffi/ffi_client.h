@@ -78,6 +78,7 @@ inline constexpr std::chrono::seconds kPlanAckTimeout{45};
 /// An app's reason (any length) and every ERROR text are cut to this many characters.
 inline constexpr std::size_t kMaxErrorChars = 512;
 inline constexpr std::size_t kMaxBatchPackets = 64;
+inline constexpr std::size_t kMaxPacketBytes = 65535;  ///< a pushed packet's largest size
 inline constexpr std::uint32_t kDefaultEventCapacity = 64;
 inline constexpr std::uint32_t kMinEventCapacity = 2, kMaxEventCapacity = 256;
 

@@ -532,8 +532,23 @@ static int lifecycle(int argc, char** argv) {
       EXPECT_RC(qeli_client_tun_push(h, gen + 1, pkt, len, &len, 1, &acc), QELI_CLIENT_STALE_PLAN);
       EXPECT_RC(qeli_client_tun_push(h, gen, pkt, len + 1, &len, 1, &acc),
                 QELI_CLIENT_INVALID_ARGUMENT);
-      uint32_t big = 60000;
-      EXPECT_RC(qeli_client_tun_push(h, gen, pkt, big, &big, 1, &acc),
+      /* 0.7.16 takes packets up to 65535 bytes: one over the MTU is dropped alone and
+       * counted, never an error; 65536 is. */
+      static uint8_t jumbo[65536];
+      qeli_client_stats_t before = QELI_CLIENT_STATS_INIT, after = QELI_CLIENT_STATS_INIT;
+      EXPECT_RC(qeli_client_stats(h, &before), QELI_CLIENT_OK);
+      uint32_t sizes[2] = {65535, len};
+      static uint8_t two[65535 + 1500];
+      memcpy(two + 65535, pkt, len);
+      EXPECT_RC(qeli_client_tun_push(h, gen, two, 65535 + len, sizes, 2, &acc), QELI_CLIENT_OK);
+      CHECK(acc == 2, "accepted %zu", acc);
+      EXPECT_RC(qeli_client_stats(h, &after), QELI_CLIENT_OK);
+      CHECK(after.udp_internal_drops == before.udp_internal_drops + 1, "drops %llu -> %llu",
+            (unsigned long long)before.udp_internal_drops,
+            (unsigned long long)after.udp_internal_drops);
+      CHECK(pull_replies(h, gen, 2000, 1) == 1, "the packet after the jumbo one was lost");
+      uint32_t big = 65536;
+      EXPECT_RC(qeli_client_tun_push(h, gen, jumbo, big, &big, 1, &acc),
                 QELI_CLIENT_INVALID_ARGUMENT);
       EXPECT_RC(qeli_client_tun_push(h, gen, pkt, len, &len, 65, &acc),
                 QELI_CLIENT_INVALID_ARGUMENT);
