@@ -7,7 +7,7 @@
 #include "base/utf8.h"
 #include "client/route_plan.h"
 #include "ffi/ffi_client.h"
-#include "transport/endpoint.h"
+#include "sys/ip_prefix.h"
 
 namespace qeli::ffi {
 
@@ -17,24 +17,71 @@ namespace {
 constexpr std::uint32_t kClientRouteMetric = 100;   // include, route_local
 constexpr std::uint32_t kResolverRouteMetric = 50;  // a split tunnel's resolver /32
 
-// Resolvers in the order the Linux daemon uses them (client/dns_choice.h): the profile's
-// own, else the pushed one, else what the app supplied; none with `dns = off`.
-nlohmann::json dns_servers(const client::TunnelConfig& tc, const config::ClientConfig& cfg,
-                           const PlanInputs& in, std::vector<std::string>& addresses) {
+// Whether `a` lies in the tunnel's own network (`ip`/`prefix`, either family).
+bool in_tunnel_subnet(const std::string& a, const std::string& ip, int prefix) {
+  const auto net = sys::IpAddress::parse(ip);
+  const auto addr = sys::IpAddress::parse(a);
+  return net.ok() && addr.ok() &&
+         sys::IpPrefix{*net, static_cast<std::uint8_t>(prefix)}.contains(*addr);
+}
+
+// The plan's resolvers as 0.7.16 chooses them (transport_core/network.rs):
+//   `dns = off|system`                  → none;
+//   the profile's `dns_servers`         → those;
+//   the pushed one (AUTH OK `dns`)      → taken in a full tunnel, or when it lies in the
+//                                         tunnel's subnet (else the app's fallback): a
+//                                         resolver the plan cannot route through the
+//                                         tunnel is not one to hand out; an IPv6 one
+//                                         fails the plan (0.7.16 carries IPv4 only);
+//   the app's `fallback_dns_servers`    → otherwise.
+// Ours: with IPv6 inside (X_IPV6), the pushed x_dns6 beside it on the same terms, and IPv6
+// fallbacks allowed. A full tunnel with `dns = tunnel` and no resolver fails the plan:
+// fail closed, the host's resolver would leak outside the tunnel.
+Result<nlohmann::json, std::string> dns_servers(const client::TunnelConfig& tc,
+                                                const config::ClientConfig& cfg,
+                                                const PlanInputs& in,
+                                                std::vector<std::string>& addresses) {
   nlohmann::json out = nlohmann::json::array();
   if (cfg.dns == config::ClientDns::kOff) return out;
   auto add = [&](const std::string& a, std::uint16_t port) {
     out.push_back({{"address", a}, {"port", port}});
     addresses.push_back(a);
   };
+  const handshake::AuthOk& ok = tc.pushed;
+  const int prefix = ok.prefix >= 1 && ok.prefix <= 32 ? ok.prefix : 24;
   if (!cfg.dns_servers.empty()) {
     for (const auto& a : cfg.dns_servers) add(a.to_string(), 53);
-  } else if (std::uint32_t pushed = 0;
-             transport::parse_ipv4(tc.pushed.dns, pushed) || (in.ipv6 && tc.pushed.x_dns6)) {
-    if (transport::parse_ipv4(tc.pushed.dns, pushed)) add(tc.pushed.dns, tc.pushed.dns_port);
-    if (in.ipv6 && tc.pushed.x_dns6) add(*tc.pushed.x_dns6, tc.pushed.dns_port);
-  } else {
-    for (const auto& a : in.fallback_dns) add(a, 53);
+    return out;
+  }
+  if (!ok.dns.empty()) {
+    if (handshake::is_ipv6(ok.dns)) {
+      return fail("IPv6 pushed DNS server '" + ok.dns +
+                  "' is unsupported: this session carries only IPv4 inner packets");
+    }
+    if (!handshake::is_ipv4(ok.dns)) return out;  // 0.7.16: garbage is no resolver at all
+    if (cfg.gateway || in_tunnel_subnet(ok.dns, ok.client_ip, prefix)) add(ok.dns, ok.dns_port);
+  }
+  if (in.ipv6 && ok.x_dns6 && ok.x_ip6) {
+    const auto slash = ok.x_ip6->find('/');
+    const int prefix6 = slash == std::string::npos ? 128 : std::stoi(ok.x_ip6->substr(slash + 1));
+    if (cfg.gateway || in_tunnel_subnet(*ok.x_dns6, ok.x_ip6->substr(0, slash), prefix6)) {
+      add(*ok.x_dns6, ok.dns_port);
+    }
+  }
+  if (out.empty()) {
+    for (const auto& a : in.fallback_dns) {
+      if (!in.ipv6 && a.find(':') != std::string::npos) {
+        return fail("IPv6 platform fallback DNS server '" + a +
+                    "' is unsupported: this session carries only IPv4 inner packets");
+      }
+      add(a, 53);
+    }
+  }
+  if (cfg.gateway && out.empty()) {
+    return fail(
+        std::string("full-tunnel DNS is set to tunnel mode but no resolver is available; configure "
+                    "dns_servers, let the server push one, or set dns = off only when the platform "
+                    "manages DNS"));
   }
   return out;
 }
@@ -72,7 +119,9 @@ Result<NetworkPlan, std::string> build_network_plan(const client::TunnelConfig& 
                                                     const PlanInputs& in) {
   const handshake::AuthOk& ok = tc.pushed;
   std::vector<std::string> resolvers;
-  nlohmann::json dns = dns_servers(tc, cfg, in, resolvers);
+  auto resolved = dns_servers(tc, cfg, in, resolvers);
+  if (!resolved.ok()) return fail(resolved.error());
+  nlohmann::json dns = std::move(*resolved);
   // The pushed IPv6 routes (x_routes6) beside the IPv4 ones, as the daemon plans them.
   std::vector<handshake::PushedRoute> pushed_all = ok.routes;
   if (in.ipv6) pushed_all.insert(pushed_all.end(), ok.x_routes6.begin(), ok.x_routes6.end());

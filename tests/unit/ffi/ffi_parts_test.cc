@@ -344,5 +344,48 @@ TEST(NetworkPlan, ConnectionLogSanitizedAndLimitsAs0716) {
   EXPECT_EQ(j["connection_log"].size(), kMaxLogLines);
 }
 
+TEST(NetworkPlan, DnsAs0716) {
+  // transport_core/network.rs planned_dns_servers: the profile's; else the pushed one in a
+  // full tunnel or inside the tunnel's subnet; else the app's fallback; full tunnel with
+  // dns = tunnel and nothing → the plan fails (fail closed); a pushed IPv6 one fails.
+  config::ClientConfig cfg;
+  client::TunnelConfig tc = basic_session();
+  tc.pushed.prefix = 24;
+  PlanInputs in;
+  in.generation = 1;
+  in.fallback_dns = {"9.9.9.9"};
+  auto resolvers = [&] {
+    std::vector<std::string> out;
+    const auto j = plan_of(tc, cfg, in);
+    for (const auto& d : j["dns_servers"]) out.push_back(d["address"]);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  tc.pushed.dns = "10.8.0.53";  // in 10.8.0.0/24
+  EXPECT_EQ(resolvers(), V{"10.8.0.53"});
+  tc.pushed.dns = "1.1.1.1";  // outside it, split tunnel: the app's fallback instead
+  EXPECT_EQ(resolvers(), V{"9.9.9.9"});
+  in.fallback_dns.clear();
+  EXPECT_EQ(resolvers(), V{});
+  cfg.gateway = true;  // full tunnel: the pushed one, wherever it is
+  EXPECT_EQ(resolvers(), V{"1.1.1.1"});
+  tc.pushed.dns.clear();  // full tunnel, dns = tunnel, nothing at all: no plan
+  auto none = build_network_plan(tc, cfg, in);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().find("full-tunnel DNS is set to tunnel mode"), std::string::npos);
+  cfg.dns = config::ClientDns::kOff;  // the app manages DNS: fine
+  EXPECT_TRUE(build_network_plan(tc, cfg, in).ok());
+  cfg.dns = config::ClientDns::kTunnel;
+  cfg.dns_servers.push_back(*config::Ipv4Addr::parse("192.0.2.53"));  // the profile's first
+  tc.pushed.dns = "10.8.0.53";
+  EXPECT_EQ(resolvers(), V{"192.0.2.53"});
+  cfg.dns_servers.clear();
+  tc.pushed.dns = "2001:db8::53";  // an IPv6 resolver in `dns`: 0.7.16 fails the plan
+  EXPECT_FALSE(build_network_plan(tc, cfg, in).ok());
+  tc.pushed.dns.clear();
+  in.fallback_dns = {"2001:db8::53"};  // an IPv6 fallback for an IPv4-only session
+  EXPECT_FALSE(build_network_plan(tc, cfg, in).ok());
+}
+
 }  // namespace
 }  // namespace qeli::ffi
