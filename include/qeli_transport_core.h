@@ -19,9 +19,12 @@
  * Lifecycle (a state change is a QELI_CLIENT_STATE_CHANGED event without payload):
  *
  *   new → CREATED ─start→ CONNECTING ─(run: handshake)→ AWAITING_NETWORK ─plan ACK→ RUNNING
- *   a refused plan, identity or protect, or a fatal error → FAILED (an ERROR event first);
- *   a dropped session with `reconnect` on → CONNECTING again, then a plan of a new generation;
- *   stop → STOPPING → STOPPED (from any state but STOPPED); start again from STOPPED/FAILED.
+ *   (new queues STATE_CHANGED(CREATED): every handle's first event, sequence 1);
+ *   a refused plan, identity or protect, a failed connection or a session that ended
+ *   without a stop → FAILED (an ERROR event first). One connection per run, as 0.7.16:
+ *   reconnecting is the app's (stop, start, run again); the `reconnect*` keys are not applied;
+ *   stop → STOPPING and STOPPED at once (from any state but STOPPED; a run winds down
+ *   behind it); start from CREATED or STOPPED (after FAILED: stop, then start).
  *
  * Contract (stricter than 0.7.16 where it was vague; docs/LIBQELI.md "Contract"):
  *   - Handles are 64-bit values checked by generation: a freed or never-issued handle is
@@ -33,7 +36,7 @@
  *   - Thread safety: every function may be called from any thread. Calls on one handle are
  *     serialised, except qeli_client_run, which blocks without holding that lock: another
  *     thread polls and answers events and may call stop or free meanwhile. Exactly one run
- *     per handle at a time (a second is QELI_CLIENT_INVALID_STATE).
+ *     per start at a time (a second is QELI_CLIENT_PLATFORM_REJECTED).
  *   - Freeing a handle whose run is blocked stops that run first; run returns soon after.
  */
 #ifndef QELI_TRANSPORT_CORE_H
@@ -159,10 +162,10 @@ typedef struct qeli_client_stats {
   uint64_t tx_bytes;
   uint64_t rx_packets; /* packets out of the tunnel */
   uint64_t rx_bytes;
-  uint64_t reconnects;         /* sessions after the first */
+  uint64_t reconnects;         /* always 0: one connection per run (as 0.7.16 over its ABI) */
   uint64_t uptime_ms;          /* since the current session's plan was acknowledged; 0 when none */
   uint64_t udp_kernel_drops;   /* UDP: datagrams the kernel dropped (SO_RXQ_OVFL) */
-  uint64_t udp_internal_drops; /* packets the core dropped on a full queue */
+  uint64_t udp_internal_drops; /* packets dropped: a full queue, a pushed packet over the MTU */
   uint64_t udp_buffer_grows;   /* always 0: buffers are sized once from the config */
   uint64_t udp_recv_buffer_bytes; /* SO_RCVBUF granted, 0 before a UDP session */
 } qeli_client_stats_t;
@@ -195,30 +198,41 @@ uint64_t qeli_client_core_capabilities(void);
 int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len, uint32_t timeout_ms,
                               uint64_t* out_latency_ms);
 
-/* A handle for `config` (flat INI or a qeli:// link, UTF-8, ≤ 64 KiB; loaded and checked as
- * `qeli client` does). platform_capabilities: QELI_PLATFORM_* (TUN_FD or TUN_PACKET_BATCH is
- * needed to carry packets; WINTUN is UNSUPPORTED). event_capacity: 2..256, 0 = 64.
- * OK and *out_handle ≠ 0, or INVALID_CONFIG / INVALID_ARGUMENT / UNSUPPORTED. */
+/* A handle for `config` (flat INI or a qeli:// link, UTF-8, ≤ 256 KiB; loaded and checked as
+ * `qeli client` does, accepting what 0.7.16 accepts). platform_capabilities: QELI_PLATFORM_*
+ * (TUN_FD or TUN_PACKET_BATCH is needed to carry packets; WINTUN is UNSUPPORTED).
+ * event_capacity: 2..256, 0 = 64. OK and *out_handle ≠ 0 (its first event queued:
+ * STATE_CHANGED(CREATED)); INVALID_CONFIG for a profile that is empty (NULL/0 too), not
+ * UTF-8, over 256 KiB or does not load; INVALID_ARGUMENT for a NULL pointer or a capacity
+ * out of range; UNSUPPORTED. */
 int32_t qeli_client_new(const uint8_t* config, size_t config_len, uint64_t platform_capabilities,
                         uint32_t event_capacity, uint64_t* out_handle);
-/* CREATED, STOPPED or FAILED → CONNECTING. Does not connect: qeli_client_run does. */
+/* CREATED or STOPPED → CONNECTING (else INVALID_STATE; EVENT_QUEUE_FULL without room for
+ * its event). Does not connect: qeli_client_run does. A start may follow a stop at once,
+ * while the stopped run still winds down: that run no longer touches the handle. */
 int32_t qeli_client_start(uint64_t handle);
-/* Connects and carries the tunnel until stop, free or a fatal error; reconnects as the
- * config's `reconnect` says, each session with a new plan generation. Blocks: call it from
- * an IO thread while another thread polls events. `input`: NULL/0 or JSON ≤ 16 KiB with
- * optional "carrier_addresses" (IPv4 or IPv6 strings to use instead of resolving the server name)
- * and "fallback_dns_servers" (IPv4 strings for the plan when neither config nor server name
- * a resolver); other keys are INVALID_ARGUMENT. OK when stopped; PLATFORM_REJECTED when the
- * run failed (the ERROR event says why); INVALID_STATE unless CONNECTING. */
+/* Connects once and carries the tunnel until stop, free or the session's end (no reconnect:
+ * the app reconnects, each run's plan with a new generation). Blocks: call it from
+ * an IO thread while another thread polls events. `input`: NULL/0 or UTF-8 JSON ≤ 16 KiB
+ * with optional "carrier_addresses" (≤ 16 IPv4 or IPv6 strings to use instead of resolving
+ * the server name) and "fallback_dns_servers" (≤ 8 IPv4 or IPv6 strings for the plan when
+ * neither config nor server name a usable resolver); another key or a wrong type is
+ * INVALID_ARGUMENT. OK when a stop (or free) ended it; PLATFORM_REJECTED when the run
+ * failed (ERROR then FAILED say why), and — with no event and nothing changed — when the
+ * state is not CONNECTING, a run is active, no device id was set, or an input value is
+ * not an address or a list is too long (as 0.7.16). */
 int32_t qeli_client_run(uint64_t handle, const uint8_t* input, size_t input_len);
 
-/* Packet mode (QELI_PLATFORM_TUN_PACKET_BATCH), for the RUNNING generation only. `packets`
+/* Packet mode (QELI_PLATFORM_TUN_PACKET_BATCH), for the RUNNING generation only (else
+ * INVALID_STATE, as without the capability; STALE_PLAN for another generation). `packets`
  * holds packet_count (≤ 64) IP packets back to back (IPv4; IPv6 too when the plan had
- * "tunnel_address6"), lengths[i] each (1..MTU), summing to
- * packets_len. Push queues what fits: OK when all was taken, NO_EVENT with *out_accepted
- * < packet_count when the queue is full (push the rest later). Pull copies queued packets
- * out: OK with *out_packet_count ≥ 1, NO_EVENT when none is queued, BUFFER_TOO_SMALL when
- * the first does not fit (its size in *out_bytes). STALE_PLAN for another generation. */
+ * "tunnel_address6"), lengths[i] each (1..65535), summing to packets_len. Push queues what
+ * fits: OK when all was taken, NO_EVENT with *out_accepted < packet_count when the queue is
+ * full (push the rest later); a packet over the plan's MTU is taken and dropped alone,
+ * counted in udp_internal_drops. Pull copies queued packets out: OK with
+ * *out_packet_count ≥ 1, NO_EVENT when none is queued; a buffer of 65535 bytes (0.7.16's
+ * minimum) always takes the first; a smaller one is BUFFER_TOO_SMALL when the first does
+ * not fit (its size in *out_bytes). */
 int32_t qeli_client_tun_push(uint64_t handle, uint64_t generation, const uint8_t* packets,
                              size_t packets_len, const uint32_t* lengths, size_t packet_count,
                              size_t* out_accepted);
@@ -226,13 +240,23 @@ int32_t qeli_client_tun_pull(uint64_t handle, uint64_t generation, uint8_t* pack
                              size_t packets_capacity, uint32_t* lengths, size_t length_capacity,
                              size_t* out_packet_count, size_t* out_bytes);
 
-/* → STOPPING (→ STOPPED once run returned; at once when no run is active). Cancels pending
- * requests. Any state but STOPPED; STOPPED again is OK. */
+/* Cancels the run and pending requests, closes adopted fds, then queues STOPPING and STOPPED
+ * and is STOPPED at once (the run returns OK soon after). Any state; STOPPED again is OK.
+ * EVENT_QUEUE_FULL when fewer than 2 slots are free: the run is cancelled all the same,
+ * the state stays — poll, then stop again. */
 int32_t qeli_client_stop(uint64_t handle);
-/* The device id sent in the handshake: exactly 16 bytes, not all zero; before run. */
+/* The device id sent in the handshake: exactly 16 bytes, not all zero (INVALID_ARGUMENT);
+ * in CREATED or STOPPED only (INVALID_STATE). Required: a run without one is refused. */
 int32_t qeli_client_set_device_id(uint64_t handle, const uint8_t* device_id, size_t device_id_len);
-/* The legacy migration seam of ABI 1.5 (an app running its own handshake): UNSUPPORTED —
- * this core runs the handshake itself (QELI_CORE_HANDSHAKE_NETWORK_INPUT is not set). */
+/* ABI 1.5 (QELI_CORE_HANDSHAKE_NETWORK_INPUT): an app that ran its own handshake hands in
+ * UTF-8 JSON ≤ 256 KiB {"auth_ok": the complete "OK:{…}" plaintext, "effective_mtu":
+ * 576..16638, optional "fallback_dns_servers": ≤ 8 addresses}; the core parses the push
+ * itself and queues STATE_CHANGED(AWAITING_NETWORK) + NETWORK_PLAN (no "carrier_address"),
+ * answered like a run's plan; OK with its generation in *out_generation. INVALID_ARGUMENT
+ * for a malformed input, push or plan; INVALID_STATE unless CONNECTING or RUNNING with no
+ * plan pending; UNSUPPORTED when the plan needs a QELI_PLATFORM_* bit not declared;
+ * EVENT_QUEUE_FULL without two free slots. No data flows from it: the app's own data
+ * plane carries the session. */
 int32_t qeli_client_publish_handshake_network(uint64_t handle, const uint8_t* input,
                                               size_t input_len, uint64_t* out_generation);
 /* QELI_PLATFORM_TUN_FD: duplicates `fd` (close-on-exec) for the pending plan generation;
@@ -241,8 +265,15 @@ int32_t qeli_client_set_tun_fd(uint64_t handle, uint64_t generation, int32_t fd)
 /* Windows only: UNSUPPORTED. */
 int32_t qeli_client_set_wintun_adapter(uint64_t handle, uint64_t generation,
                                        const uint8_t* adapter_name, size_t adapter_name_len);
-/* The answer to NETWORK_PLAN `generation`: result_code 0 applied (→ RUNNING), anything else
- * refused (→ FAILED; `reason`, UTF-8 ≤ 4 KiB, may be NULL, goes into the ERROR event). */
+/* The answers. `reason` (NULL/0 or UTF-8 of any length, else INVALID_ARGUMENT) is the text
+ * of a refusal's ERROR event, cut to 512 characters; without one, 0.7.16's fixed text. A
+ * refusal takes effect in this call: ERROR (-10) and STATE_CHANGED(FAILED) are queued and
+ * the state is FAILED when it returns (EVENT_QUEUE_FULL, nothing answered, when fewer than
+ * 2 slots are free; an acceptance of a plan needs 1).
+ *
+ * The answer to NETWORK_PLAN `generation`: result_code 0 applied (→ RUNNING), anything else
+ * refused (→ FAILED). Unanswered for 45 s, the plan fails the run (as does the first
+ * SOCKET_PROTECT of a run unanswered within the profile's `timeout`). */
 int32_t qeli_client_network_plan_result(uint64_t handle, uint64_t generation, int32_t result_code,
                                         const uint8_t* reason, size_t reason_len);
 /* The answer to SOCKET_PROTECT `request_sequence`: 0 protected; anything else refused

@@ -5,7 +5,8 @@
  * fd. bench/lab/run.sh runs iperf3 through it (systems qeli-libqeli, qeli-udp-libqeli)
  * beside the `qeli client` daemon, which owns its TUN itself.
  *
- *   qeli_tun_bridge LINK TUN-NAME       runs until SIGTERM/SIGINT
+ *   qeli_tun_bridge LINK TUN-NAME       runs until SIGTERM/SIGINT, or until the session
+ *                                       ends (one connection per run: no reconnect)
  *
  * Threads: one runs qeli_client_run; main answers events, then reads the TUN and pushes
  * (batches of up to 64); a third pulls and writes the TUN. Only the public header.
@@ -92,9 +93,19 @@ int main(int argc, char** argv) {
     perror("TUN");
     return 1;
   }
+  /* The device id the server counts sessions by (the core requires one): one per run. */
+  uint8_t id[16] = {0};
+  FILE* urandom = fopen("/dev/urandom", "rb");
+  if (urandom == NULL || fread(id, 1, sizeof id, urandom) != sizeof id) {
+    fprintf(stderr, "cannot read /dev/urandom\n");
+    return 1;
+  }
+  fclose(urandom);
+  id[0] |= 1;
   if (qeli_client_new((const uint8_t*)argv[1], strlen(argv[1]),
                       QELI_PLATFORM_ROUTES | QELI_PLATFORM_DNS | QELI_PLATFORM_TUN_PACKET_BATCH, 0,
                       &handle) != QELI_CLIENT_OK ||
+      qeli_client_set_device_id(handle, id, sizeof id) != QELI_CLIENT_OK ||
       qeli_client_start(handle) != QELI_CLIENT_OK) {
     fprintf(stderr, "cannot start the client\n");
     return 1;

@@ -81,6 +81,16 @@ static size_t echo_request(uint8_t* pkt, size_t len, const uint8_t src[4], const
   return len;
 }
 
+/* The device id the server counts sessions by: an app keeps one per install; this example
+ * makes one per run. The core requires one before qeli_client_run (as 0.7.16). */
+static int device_id(uint8_t id[16]) {
+  FILE* f = fopen("/dev/urandom", "rb");
+  const int ok = f != NULL && fread(id, 1, 16, f) == 16;
+  if (f != NULL) fclose(f);
+  id[0] |= 1; /* never all zero */
+  return ok ? 0 : -1;
+}
+
 static char* read_profile(const char* arg, size_t* len) {
   if (strncmp(arg, "qeli://", 7) == 0) {
     *len = strlen(arg);
@@ -119,8 +129,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "qeli_client_new: %d\n", rc);
     return 1;
   }
+  uint8_t id[16];
   pthread_t thread;
-  if (qeli_client_start(handle) != QELI_CLIENT_OK || pthread_create(&thread, NULL, runner, NULL)) {
+  if (device_id(id) != 0 || qeli_client_set_device_id(handle, id, sizeof id) != QELI_CLIENT_OK ||
+      qeli_client_start(handle) != QELI_CLIENT_OK || pthread_create(&thread, NULL, runner, NULL)) {
     fprintf(stderr, "cannot start\n");
     return 1;
   }

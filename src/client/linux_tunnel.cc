@@ -192,10 +192,10 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
         "pool.ipv6.cidr); the network is not routed through the tunnel",
         c);
   }
-  const bool full = plan.full_tunnel;
-  if (plan.pushed_default && !cfg.gateway) {
-    spdlog::info("the server pushed a default route (0.0.0.0/0): full tunnel");
+  for (const auto& r : plan.refused) {
+    spdlog::warn("pushed route {} refused: {}", r.cidr, r.why);
   }
+  const bool full = plan.full_tunnel;
   if (plan.pin_server || !plan.via_underlay.empty()) {
     // Pin the server (and excluded networks) through the path it uses now, before any
     // route through the tunnel could cover it.
@@ -220,8 +220,7 @@ std::string LinuxTunnel::set_up(const TunnelConfig& tc) {
     }
   }
   for (const auto& r : plan.via_tun) {
-    const bool half = r.cidr == "0.0.0.0/1" || r.cidr == "128.0.0.0/1" || r.cidr == "::/1" ||
-                      r.cidr == "8000::/1";
+    const bool half = r.source == RouteSource::kFullTunnel;
     if (!changes_.add_route(dev_route(r.cidr, dev, r.metric)) && half) {
       return "cannot install the full-tunnel routes";
     }

@@ -141,8 +141,11 @@ void read_interface(SectionReader& r, ClientConfig& c) {
   c.exclude = r.get_network_list("exclude", /*allow_bare=*/true, c.exclude6);
   c.route_file = r.get_string("route_file", "");
   c.persist_tun = r.get_bool("persist_tun", false);
-  c.dns = r.get_enum("dns", ClientDns::kTunnel,
-                     {{"tunnel", ClientDns::kTunnel}, {"off", ClientDns::kOff}});
+  // `system` is 0.7.16's other spelling of `off` (its GUI editors write it): leave the
+  // host's resolver alone.
+  c.dns = r.get_enum(
+      "dns", ClientDns::kTunnel,
+      {{"tunnel", ClientDns::kTunnel}, {"off", ClientDns::kOff}, {"system", ClientDns::kOff}});
   for (const auto& s : r.get_list("dns_servers", {})) {
     if (const auto a = Ipv4Addr::parse(s)) {
       c.dns_servers.push_back(*a);

@@ -19,7 +19,7 @@
 
 namespace qeli::config {
 
-enum class ClientDns { kTunnel, kOff };
+enum class ClientDns { kTunnel, kOff };  ///< `dns = tunnel`; `off` (or `system`, 0.7.16's alias)
 enum class AppsMode { kAll, kInclude, kExclude };
 
 /// Local data-plane settings, used until (and unless) the server pushes its own.

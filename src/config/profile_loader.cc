@@ -148,6 +148,9 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
       r.bad_value(*e, std::string(kRouteShape));
     }
   }
+  if (auto why = broad_route_warning(rt.routes, rt.routes6); !why.empty()) {
+    r.warning("route", std::move(why));
+  }
   if (!rt.routes6.empty() && !p.pool.ipv6 && !r.refused("pool.ipv6.cidr")) {
     r.warning("route",
               "IPv6 routes are pushed only to clients with IPv6 inside the tunnel, "

@@ -129,6 +129,10 @@ struct Route6Spec {
 };
 /// Parses `<x::/n> [metric=<n>]`.
 std::optional<Route6Spec> parse_route6(std::string_view s);
+/// The warning for `route` lines broader than /8 ("" when none is): clients refuse them
+/// (0.7.16's and ours, client/route_plan.h): a server cannot make a split tunnel full.
+std::string broad_route_warning(const std::vector<RouteSpec>& routes,
+                                const std::vector<Route6Spec>& routes6);
 /// What a `route` line that parses as neither should look like (the loaders' message).
 inline constexpr std::string_view kRouteShape =
     "<a.b.c.d/n> [gateway=<a.b.c.d>] [metric=<n>], or <x::/n> [metric=<n>] (an IPv6 "

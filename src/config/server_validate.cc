@@ -96,6 +96,24 @@ std::optional<Route6Spec> parse_route6(std::string_view s) {
   return ok ? std::optional(r) : std::nullopt;
 }
 
+std::string broad_route_warning(const std::vector<RouteSpec>& routes,
+                                const std::vector<Route6Spec>& routes6) {
+  // client/route_plan.h's kMinPushedPrefix (config cannot include client/).
+  constexpr int kNarrowest = 8;
+  std::string broad;
+  for (const auto& r : routes) {
+    if (r.cidr.prefix < kNarrowest) broad += (broad.empty() ? "" : ", ") + r.cidr.to_string();
+  }
+  for (const auto& r : routes6) {
+    if (r.cidr.prefix < kNarrowest) broad += (broad.empty() ? "" : ", ") + r.cidr.to_string();
+  }
+  if (broad.empty()) return broad;
+  return broad +
+         ": clients refuse a pushed route broader than /8 (0.7.16's and qeli's) and stay "
+         "split tunnels; a full tunnel is the client's choice (gateway = true, or a link's "
+         "&gateway=1)";
+}
+
 std::string Route6Spec::to_string() const {
   std::string s = cidr.to_string();
   if (metric) s += " metric=" + std::to_string(*metric);

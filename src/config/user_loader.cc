@@ -46,6 +46,9 @@ UserConfig read_user(SectionReader& r, std::string name) {
       r.bad_value(*e, std::string(kRouteShape));
     }
   }
+  if (auto why = broad_route_warning(u.routes, u.routes6); !why.empty()) {
+    r.warning("route", std::move(why));
+  }
   u.client_subnets = r.get_network_list("client_subnet", /*allow_bare=*/false, u.client_subnets6);
   for (const auto& c : u.client_subnets) {
     const std::uint32_t first = c.network.value >> 24;

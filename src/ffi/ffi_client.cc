@@ -3,11 +3,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <utility>
+
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
 #include "client/client_hooks.h"
-#include "crypto/random.h"
 #include "ffi/network_plan.h"
 #include "tunio/tun_device.h"
 
@@ -17,15 +20,25 @@ namespace {
 
 constexpr std::size_t kLogLines = 16;
 
-std::int32_t code_of(client::ClientErrc e) {
-  return e == client::ClientErrc::kBadConfig ? rc::kInvalidConfig : rc::kPlatformRejected;
+// 0.7.16's words when a plan needs a QELI_PLATFORM_* bit the app did not declare.
+std::string missing_caps(std::uint64_t missing) {
+  return fmt::format("platform is missing required capabilities 0x{:x}", missing);
+}
+
+Event state_event(State s) {
+  Event e;
+  e.kind = EventKind::kStateChanged;
+  e.state = static_cast<std::uint32_t>(s);
+  return e;
 }
 
 }  // namespace
 
-// The session's TUN as the core sees it: the app's fd or the packet pipe. Its end (the
-// session dropped) sends the handle back to CONNECTING unless a stop or failure said
-// otherwise, and folds the session's counters into the handle's totals.
+// The session's TUN as the core sees it: the app's fd or the packet pipe. Its end folds
+// the session's counters into the handle's totals and notes why it ended (the run's
+// ERROR text when no stop ended it: one connection per run, the app reconnects). What it
+// set on the handle it takes back only while the handle still has it (a stop and a new
+// start may have moved on).
 class FfiClient::PlanTunnel final : public client::Tunnel {
  public:
   PlanTunnel(FfiClient& owner, std::unique_ptr<tunio::TunDevice> device,
@@ -34,28 +47,30 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   ~PlanTunnel() override {
     std::lock_guard lock(owner_.mu_);
     if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
-    owner_.pipe_.reset();
-    owner_.running_generation_ = 0;
-    if (owner_.state_ == State::kRunning) owner_.set_state_locked(State::kConnecting);
+    if (pipe_ && owner_.pipe_ == pipe_) {
+      owner_.pipe_.reset();
+      owner_.running_generation_ = 0;
+    }
   }
   tunio::TunDevice& device() override { return pipe_ ? *pipe_ : *device_; }
   bool carries_ipv6() const override { return ipv6_; }
   void started(const tunnel::SessionCounters& counters) override {
     std::lock_guard lock(owner_.mu_);
+    counters_ = &counters;
     owner_.live_ = &counters;
   }
   // While the counters still live (the core drops them after this): into the totals.
   void ended(const std::string& why) override {
-    (void)why;
     std::lock_guard lock(owner_.mu_);
-    if (owner_.live_ == nullptr) return;
+    owner_.session_end_ = why;
+    if (counters_ == nullptr) return;
     auto& t = owner_.totals_;
-    const auto& c = *owner_.live_;
-    t.tx_packets += c.get(tunnel::SessionCounter::kTxPackets);
-    t.tx_bytes += c.get(tunnel::SessionCounter::kTxBytes);
-    t.rx_packets += c.get(tunnel::SessionCounter::kRxPackets);
-    t.rx_bytes += c.get(tunnel::SessionCounter::kRxBytes);
-    owner_.live_ = nullptr;
+    t.tx_packets += counters_->get(tunnel::SessionCounter::kTxPackets);
+    t.tx_bytes += counters_->get(tunnel::SessionCounter::kTxBytes);
+    t.rx_packets += counters_->get(tunnel::SessionCounter::kRxPackets);
+    t.rx_bytes += counters_->get(tunnel::SessionCounter::kRxBytes);
+    if (owner_.live_ == counters_) owner_.live_ = nullptr;
+    counters_ = nullptr;
   }
 
  private:
@@ -63,14 +78,15 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   std::unique_ptr<tunio::TunDevice> device_;
   std::shared_ptr<PacketPipe> pipe_;
   bool ipv6_;  ///< the plan gave the app IPv6 (x_ip6 negotiated, MTU ≥ 1280)
+  const tunnel::SessionCounters* counters_ = nullptr;  // guarded by owner_.mu_
 };
 
 FfiClient::FfiClient(config::ClientConfig config, std::uint64_t platform_caps,
                      std::uint32_t capacity)
     : config_(std::move(config)), caps_(platform_caps), events_(capacity) {
-  // An app that sets no device id gets one for this handle's life (qeli_client_set_device_id
-  // replaces it): the server counts sessions per device.
-  crypto::system_rng().fill(device_id_);
+  // 0.7.16 queues STATE_CHANGED(CREATED) as the handle's first event (sequence 1); Android
+  // requires exactly [CREATED, CONNECTING] after start.
+  events_.try_push(state_event(State::kCreated));  // capacity >= 2: always room
 }
 
 FfiClient::~FfiClient() { shutdown(); }
@@ -79,98 +95,134 @@ void FfiClient::set_state_locked(State s) {
   if (s == state_) return;
   state_ = s;
   if (s == State::kRunning) running_since_ = std::chrono::steady_clock::now();
-  Event e;
-  e.kind = EventKind::kStateChanged;
-  e.state = static_cast<std::uint32_t>(s);
-  events_.force_push(std::move(e));  // a state change always gets through
+  events_.force_push(state_event(s));
   cv_.notify_all();
 }
 
-void FfiClient::fail_locked(std::int32_t code, const std::string& message) {
+void FfiClient::fail_locked(std::string_view message) {
   if (fail_) return;
-  fail_ = {code, message};
+  fail_ = true;
+  drop_epoch_locked();
   // The ERROR event (carrying FAILED) first, then the state change, as 0.7.16 orders them.
+  // A failure must get through: force_push makes room (0.7.16 drops the oldest too).
+  state_ = State::kFailed;
   Event e;
   e.kind = EventKind::kError;
   e.state = static_cast<std::uint32_t>(State::kFailed);
   e.format = PayloadFormat::kUtf8;
-  e.error_code = code;
-  e.payload = message;
+  e.error_code = rc::kPlatformRejected;
+  e.payload = error_text(message);
   events_.force_push(std::move(e));
-  set_state_locked(State::kFailed);
+  events_.force_push(state_event(State::kFailed));
   if (core_) core_->stop();
+  cv_.notify_all();
 }
 
-void FfiClient::note_log(const std::string& line) {
-  std::lock_guard lock(mu_);
-  if (log_.size() == kLogLines) log_.pop_front();
-  log_.push_back(line);
-}
-
-std::int32_t FfiClient::start() {
-  std::lock_guard lock(mu_);
-  if (cancel_ || running_) return rc::kInvalidState;
-  if (state_ != State::kCreated && state_ != State::kStopped && state_ != State::kFailed) {
-    return rc::kInvalidState;
-  }
-  if (events_.room() == 0) return rc::kEventQueueFull;
-  fail_.reset();
+void FfiClient::drop_epoch_locked() {
   protect_.reset();
   identity_.reset();
   plan_.reset();
   pending_plan_ = 0;
   tun_fd_.reset();
+  pipe_.reset();
+  running_generation_ = 0;
+  cv_.notify_all();
+}
+
+void FfiClient::note_log(client::LogLevel level, const std::string& line) {
+  std::lock_guard lock(mu_);
+  if (level >= client::LogLevel::kWarn) last_problem_ = line;
+  if (log_.size() == kLogLines) log_.pop_front();
+  log_.push_back(line);
+}
+
+std::string FfiClient::run_end_locked(const client::ClientError& e) const {
+  if (!e.detail.empty()) return e.detail;
+  if (!session_end_.empty()) return "transport disconnected: " + session_end_;
+  if (!last_problem_.empty()) return last_problem_;
+  return "transport disconnected";
+}
+
+std::int32_t FfiClient::start() {
+  std::lock_guard lock(mu_);
+  if (cancel_ || (state_ != State::kCreated && state_ != State::kStopped)) {
+    return rc::kInvalidState;
+  }
+  if (events_.room() == 0) return rc::kEventQueueFull;
+  // A new epoch: a run of an earlier one may still be winding down; it sees it is over.
+  ++epoch_;
+  stop_requested_ = false;
+  fail_ = false;
+  drop_epoch_locked();
   set_state_locked(State::kConnecting);
   return rc::kOk;
 }
 
-bool FfiClient::push_request_locked(std::unique_lock<std::mutex>& lock, Event e,
-                                    std::uint64_t& seq) {
-  cv_.wait(lock, [&] { return cancelled_locked() || fail_ || events_.room() > 0; });
-  if (cancelled_locked() || fail_) return false;
+bool FfiClient::request_locked(std::unique_lock<std::mutex>& lock, std::uint64_t epoch, Event e,
+                               std::shared_ptr<Request>& slot,
+                               const std::shared_ptr<Request>& req) {
+  cv_.wait(lock, [&] { return !live_locked(epoch) || events_.room() > 0; });
+  if (!live_locked(epoch)) return false;
   e.state = static_cast<std::uint32_t>(state_);
-  seq = events_.try_push(std::move(e));
+  req->sequence = events_.try_push(std::move(e));
+  slot = req;
   return true;
 }
 
-bool FfiClient::await_locked(std::unique_lock<std::mutex>& lock, std::optional<Request>& req,
-                             const char* what) {
-  cv_.wait(lock, [&] { return cancelled_locked() || fail_ || req->answered; });
-  const bool answered = req->answered, ok = req->ok;
-  const std::string reason = req->reason;
-  req.reset();
-  if (!answered) return false;
-  if (!ok) {
-    fail_locked(rc::kPlatformRejected,
-                std::string("the app refused ") + what + (reason.empty() ? "" : ": " + reason));
+bool FfiClient::await_locked(std::unique_lock<std::mutex>& lock, std::uint64_t epoch,
+                             const std::shared_ptr<Request>& req,
+                             std::optional<std::chrono::steady_clock::time_point> deadline,
+                             std::string_view on_timeout) {
+  const auto done = [&] { return !live_locked(epoch) || req->answered; };
+  if (!deadline) {
+    cv_.wait(lock, done);
+  } else if (!cv_.wait_until(lock, *deadline, done)) {
+    fail_locked(on_timeout);  // unanswered in time: the run fails, a late answer is stale
     return false;
   }
-  return true;
+  return live_locked(epoch) && req->answered && req->ok;
 }
 
-client::ClientEnv FfiClient::make_env() {
+std::int32_t FfiClient::refuse_locked(std::shared_ptr<Request>& slot, std::uint64_t sequence,
+                                      bool ok, std::string_view reason, const char* fixed) {
+  // A refusal is ERROR + FAILED now: it needs two slots, and without them the request
+  // stays unanswered (0.7.16: EVENT_QUEUE_FULL, poll and answer again).
+  if (!ok && events_.room() < 2) return rc::kEventQueueFull;
+  if (!slot || slot->sequence != sequence || slot->answered) return rc::kStaleRequest;
+  slot->answered = true;
+  slot->ok = ok;
+  slot.reset();
+  if (!ok) fail_locked(reason.empty() ? std::string_view(fixed) : reason);
+  cv_.notify_all();
+  return rc::kOk;
+}
+
+client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
   client::ClientEnv env;
   // The profile's `ipv6` (default on) and an app that applies IPv6 plans.
   env.ipv6_inside = config_.ipv6 && (caps_ & platform::kIpv6) != 0;
   if ((caps_ & platform::kSocketProtect) != 0) {
-    env.protect = [this](int fd) {
+    env.protect = [this, epoch](int fd) {
       std::unique_lock lock(mu_);
       Event e;
       e.kind = EventKind::kSocketProtect;
       e.format = PayloadFormat::kJson;
       e.payload = nlohmann::json{{"fd", fd}}.dump();
-      protect_ = Request{};
-      if (!push_request_locked(lock, std::move(e), protect_->sequence)) {
-        protect_.reset();
-        return false;
-      }
-      return await_locked(lock, protect_, "to protect the carrier socket");
+      const auto req = std::make_shared<Request>();
+      if (!request_locked(lock, epoch, std::move(e), protect_, req)) return false;
+      // 0.7.16 waits the profile's `timeout` for the first carrier's protect, and for
+      // the others (bonded streams, further addresses) until a stop.
+      if (std::exchange(protected_once_, true)) return await_locked(lock, epoch, req);
+      const auto timeout = config_.timeout;
+      return await_locked(
+          lock, epoch, req, std::chrono::steady_clock::now() + timeout,
+          fmt::format("platform did not protect the initial carrier within {}s", timeout.count()));
     };
   }
   // QELI_PLATFORM_SERVER_IDENTITY: the app decides on every session's key (its known-hosts
   // policy), pinned or not; without it an unpinned key is trusted for the handle's life.
   if ((caps_ & platform::kServerIdentity) != 0) {
-    env.confirm_server = [this](const handshake::X25519Public& key, bool) -> std::string {
+    env.confirm_server = [this, epoch](const handshake::X25519Public& key, bool) -> std::string {
       std::unique_lock lock(mu_);
       Event e;
       e.kind = EventKind::kServerIdentity;
@@ -178,22 +230,19 @@ client::ClientEnv FfiClient::make_env() {
       e.payload =
           nlohmann::json{{"server_id", config_.server.to_string()}, {"public_key", to_hex(key)}}
               .dump();
-      identity_ = Request{};
-      if (!push_request_locked(lock, std::move(e), identity_->sequence)) {
-        identity_.reset();
-        return fail_ ? fail_->second : "stopped";
+      const auto req = std::make_shared<Request>();
+      if (request_locked(lock, epoch, std::move(e), identity_, req) &&
+          await_locked(lock, epoch, req)) {
+        return {};
       }
-      if (!await_locked(lock, identity_, "the server's identity")) {
-        return fail_ ? fail_->second : "stopped";
-      }
-      return {};
+      return "the server's identity was not confirmed";
     };
   }
   env.open_tunnel =
-      [this](
+      [this, epoch](
           const client::TunnelConfig& tc) -> Result<std::unique_ptr<client::Tunnel>, std::string> {
     std::unique_lock lock(mu_);
-    if (cancelled_locked() || fail_) return fail(std::string("stopped"));
+    if (!live_locked(epoch)) return fail(std::string("stopped"));
     PlanInputs in;
     in.generation = ++last_generation_;
     in.fallback_dns = input_.fallback_dns;
@@ -219,73 +268,109 @@ client::ClientEnv FfiClient::make_env() {
                                     ": this session carries no IPv6; not in the plan");
       }
     }
+    auto plan = build_network_plan(tc, config_, in);
+    if (!plan.ok()) {
+      fail_locked(plan.error());
+      return fail(plan.error());
+    }
+    if (const std::uint64_t missing = plan->required_caps & ~caps_; missing != 0) {
+      fail_locked(missing_caps(missing));
+      return fail(missing_caps(missing));
+    }
+    // STATE_CHANGED(AWAITING_NETWORK) and the plan go in together (0.7.16 needs both
+    // slots); the run waits for the app to poll until they fit.
+    cv_.wait(lock, [&] { return !live_locked(epoch) || events_.room() >= 2; });
+    if (!live_locked(epoch)) return fail(std::string("stopped"));
+    if (pending_plan_ != 0) {  // one the app published itself (ABI 1.5's seam)
+      fail_locked("publish a second network plan before acknowledging the first");
+      return fail(std::string("a plan is pending"));
+    }
     Event e;
     e.kind = EventKind::kNetworkPlan;
     e.format = PayloadFormat::kJson;
     e.plan_generation = in.generation;
-    e.payload = network_plan_json(tc, config_, in);
+    e.payload = std::move(plan->json);
     set_state_locked(State::kAwaitingNetwork);
+    e.state = static_cast<std::uint32_t>(state_);
+    const auto req = std::make_shared<Request>();
+    req->sequence = events_.try_push(std::move(e));
+    plan_ = req;
     pending_plan_ = in.generation;
     pending_mtu_ = tc.mtu;
     pending_gso_ = tc.gso;
-    plan_ = Request{};
-    if (!push_request_locked(lock, std::move(e), plan_->sequence) ||
-        !await_locked(lock, plan_, "the network plan")) {
-      pending_plan_ = 0;
-      plan_.reset();
-      tun_fd_.reset();
-      return fail(fail_ ? fail_->second : std::string("stopped"));
+    if (!await_locked(lock, epoch, req, std::chrono::steady_clock::now() + kPlanAckTimeout,
+                      fmt::format("platform did not acknowledge NetworkPlan {} within {}s",
+                                  in.generation, kPlanAckTimeout.count()))) {
+      return fail(std::string("the network plan was not applied"));
     }
     // plan_result() made the pipe (packet mode) and went RUNNING already, so the app
     // may push the moment its answer returned.
-    pending_plan_ = 0;
     std::unique_ptr<tunio::TunDevice> device;
     std::shared_ptr<PacketPipe> pipe = pipe_;
     if (!pipe) {
+      if (!tun_fd_.valid()) {
+        fail_locked("platform advertised neither packet IO nor a usable TUN fd");
+        return fail(std::string("no TUN"));
+      }
       tunio::TunConfig cfg;
       cfg.mtu = tc.mtu;
       cfg.read_mode = tc.read_mode;
       auto tun = tunio::FdTun::adopt(tun_fd_.release(), cfg);
       if (!tun.ok()) {
-        fail_locked(rc::kPlatformRejected, "the TUN fd: " + tun.error().detail);
-        return fail(fail_->second);
+        fail_locked("the TUN fd: " + tun.error().detail);
+        return fail(tun.error().detail);
       }
       device = std::make_unique<tunio::FdTun>(std::move(*tun));
     }
-    live_ = nullptr;
-    ++sessions_;
     return std::unique_ptr<client::Tunnel>(
         std::make_unique<PlanTunnel>(*this, std::move(device), std::move(pipe), in.ipv6));
   };
   env.log = [this](client::LogLevel level, std::string_view line) {
-    if (level >= client::LogLevel::kInfo) note_log(std::string(line));
+    if (level >= client::LogLevel::kInfo) note_log(level, std::string(line));
   };
   return env;
 }
 
-std::int32_t FfiClient::run(const RunInput& input) {
+std::int32_t FfiClient::run(const RunInputText& text) {
+  // 0.7.16 refuses a run without events (PLATFORM_REJECTED): values it does not take, a
+  // state other than CONNECTING, a run already active, no device id.
+  auto input = check_run_input(text, config_.server.port);
+  if (!input.ok()) return rc::kPlatformRejected;
+  std::uint64_t epoch = 0;
   {
     std::lock_guard lock(mu_);
-    if (cancel_ || running_ || state_ != State::kConnecting) return rc::kInvalidState;
-    if ((caps_ & (platform::kTunFd | platform::kTunPacketBatch)) == 0) return rc::kUnsupported;
-    if (config_.kill_switch && (caps_ & platform::kKillSwitch) == 0) {
-      fail_locked(rc::kUnsupported,
-                  "the profile has kill_switch = true and the app did not declare "
-                  "QELI_PLATFORM_KILL_SWITCH: refusing to connect without it");
-      return rc::kUnsupported;
+    if (cancel_ || state_ != State::kConnecting || run_epoch_ != 0 || !device_id_) {
+      return rc::kPlatformRejected;
     }
-    running_ = true;
-    input_ = input;
+    // The plan will ask for the kill switch (a full tunnel's): without the capability it
+    // could never be applied, so fail now rather than after connecting (0.7.16 fails at
+    // the plan with the same words).
+    if (plan_kill_switch(config_, config_.gateway) && (caps_ & platform::kKillSwitch) == 0) {
+      fail_locked(missing_caps(platform::kKillSwitch));
+      return rc::kPlatformRejected;
+    }
+    epoch = run_epoch_ = epoch_;
+    input_ = std::move(*input);
+    session_end_.clear();
+    last_problem_.clear();
+    protected_once_ = false;
   }
   // Outside the lock: reading a password file or command and resolving the server's
   // name may take a while; a stop meanwhile is seen below.
   client::ClientCoreOptions o;
   o.config = config_;
+  // One connection per run, as 0.7.16's core: reconnecting is the app's (it re-resolves the
+  // server, rotates addresses, re-applies its plan). The `reconnect*` keys are accepted and
+  // not applied here; the core's own `reconnect = false` path ends the run.
+  o.config.reconnect = false;
   std::string error;
   const auto pw = client::read_client_password(config_);
   if (!pw.error.empty()) error = "password: " + pw.error;
   o.password = pw.password;
-  o.servers = input.carrier_addresses;
+  {
+    std::lock_guard lock(mu_);
+    o.servers = input_.carrier_addresses;
+  }
   if (error.empty() && o.servers.empty()) {
     auto r = resolve_servers(config_);
     if (r.ok()) {
@@ -299,42 +384,51 @@ std::int32_t FfiClient::run(const RunInput& input) {
   std::shared_ptr<client::ClientCore> core;
   {
     std::lock_guard lock(mu_);
-    o.device_id = device_id_;
-    if (!error.empty() && !cancelled_locked()) fail_locked(rc::kPlatformRejected, error);
-    if (!cancelled_locked() && !fail_) {
-      core = std::make_shared<client::ClientCore>(std::move(o), make_env());
-      core_ = core;
+    o.device_id = *device_id_;
+    if (live_locked(epoch)) {
+      if (!error.empty()) {
+        fail_locked(error);
+      } else {
+        core = std::make_shared<client::ClientCore>(std::move(o), make_env(epoch));
+        core_ = core;
+      }
     }
   }
   Status<client::ClientError> result;
   if (core) result = core->run();
   std::lock_guard lock(mu_);
-  running_ = false;
-  core_.reset();
-  live_ = nullptr;
+  if (run_epoch_ == epoch) run_epoch_ = 0;
+  if (core_ == core) core_.reset();
   cv_.notify_all();
-  if (!result.ok() && !fail_ && state_ != State::kStopping) {
-    fail_locked(code_of(result.error().code), result.error().detail);
+  // Stopped (or freed, or started anew): the run ends quietly, OK (0.7.16's "cancelled").
+  if (cancel_ || epoch != epoch_ || stop_requested_) return rc::kOk;
+  if (!fail_) {
+    fail_locked(result.ok() ? "transport disconnected" : run_end_locked(result.error()));
   }
-  if (fail_) return rc::kPlatformRejected;
-  if (state_ != State::kFailed) set_state_locked(State::kStopped);
-  return rc::kOk;
+  return rc::kPlatformRejected;
 }
 
 std::int32_t FfiClient::stop() {
   std::shared_ptr<client::ClientCore> core;
+  std::int32_t r = rc::kOk;
   {
     std::lock_guard lock(mu_);
     if (state_ == State::kStopped) return rc::kOk;
-    if (state_ != State::kStopping) {
-      set_state_locked(State::kStopping);
-    }
-    if (!running_) set_state_locked(State::kStopped);
+    // The run is cancelled whatever the queue says: it holds sockets and the TUN.
+    stop_requested_ = true;
     core = core_;
     cv_.notify_all();
+    if (events_.room() < 2) {
+      r = rc::kEventQueueFull;  // 0.7.16: poll, then stop again for STOPPING + STOPPED
+    } else {
+      run_epoch_ = 0;  // the run winds down on its own; a new start and run may follow
+      drop_epoch_locked();
+      set_state_locked(State::kStopping);
+      set_state_locked(State::kStopped);
+    }
   }
   if (core) core->stop();
-  return rc::kOk;
+  return r;
 }
 
 void FfiClient::shutdown() {
@@ -343,26 +437,32 @@ void FfiClient::shutdown() {
     std::lock_guard lock(mu_);
     cancel_ = true;
     core = core_;
+    drop_epoch_locked();
     events_.clear();
-    tun_fd_.reset();
-    cv_.notify_all();
   }
   if (core) core->stop();
 }
 
-std::int32_t FfiClient::set_device_id(const handshake::DeviceId& id) {
+std::int32_t FfiClient::set_device_id(const std::uint8_t* id, std::size_t len) {
   std::lock_guard lock(mu_);
-  if (running_) return rc::kInvalidState;
-  device_id_ = id;
+  if (state_ != State::kCreated && state_ != State::kStopped) return rc::kInvalidState;
+  handshake::DeviceId d{};
+  if (id == nullptr || len != d.size()) return rc::kInvalidArgument;
+  std::copy(id, id + len, d.begin());
+  if (std::all_of(d.begin(), d.end(), [](std::uint8_t b) { return b == 0; })) {
+    return rc::kInvalidArgument;
+  }
+  device_id_ = d;
   return rc::kOk;
 }
 
 std::int32_t FfiClient::set_tun_fd(std::uint64_t generation, int fd) {
   if ((caps_ & platform::kTunFd) == 0) return rc::kUnsupported;
-  if (fd < 0) return rc::kInvalidArgument;
   std::lock_guard lock(mu_);
-  if (state_ != State::kAwaitingNetwork || pending_plan_ == 0) return rc::kInvalidState;
+  if (pending_plan_ == 0) return rc::kInvalidState;
   if (generation != pending_plan_) return rc::kStalePlan;
+  if (state_ != State::kAwaitingNetwork) return rc::kInvalidState;
+  if (fd < 0) return rc::kInvalidArgument;
   const int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (dup < 0) return rc::kInvalidArgument;  // not an open fd
   tun_fd_.reset(dup);
@@ -370,50 +470,43 @@ std::int32_t FfiClient::set_tun_fd(std::uint64_t generation, int fd) {
   return rc::kOk;
 }
 
-std::int32_t FfiClient::plan_result(std::uint64_t generation, bool applied, std::string reason) {
+std::int32_t FfiClient::plan_result(std::uint64_t generation, bool applied,
+                                    std::string_view reason) {
   std::lock_guard lock(mu_);
-  if (state_ != State::kAwaitingNetwork || !plan_ || plan_->sequence == 0 || plan_->answered) {
-    return rc::kInvalidState;
-  }
+  if (state_ != State::kAwaitingNetwork || pending_plan_ == 0) return rc::kInvalidState;
   if (generation != pending_plan_) return rc::kStalePlan;
   const bool has_fd = tun_fd_.valid() && tun_fd_generation_ == generation;
-  if (applied && !has_fd && (caps_ & platform::kTunPacketBatch) == 0) {
+  if (applied && (caps_ & platform::kTunFd) != 0 && !has_fd) {
     return rc::kInvalidState;  // QELI_PLATFORM_TUN_FD: the fd comes before the ACK
   }
-  if (events_.room() == 0) return rc::kEventQueueFull;  // room for the state change
-  plan_->answered = true;
-  plan_->ok = applied;
-  plan_->reason = std::move(reason);
-  if (applied) {
-    // Packet mode unless the app handed over a TUN fd for this generation.
-    if (!(tun_fd_.valid() && tun_fd_generation_ == generation)) {
-      pipe_ = std::make_shared<PacketPipe>(pending_mtu_, std::size_t{4} << 20, pending_gso_);
-    }
-    running_generation_ = generation;
-    set_state_locked(State::kRunning);
+  if (events_.room() < (applied ? 1U : 2U)) return rc::kEventQueueFull;
+  pending_plan_ = 0;
+  if (!applied) {
+    if (plan_) plan_->answered = true;  // ok = false: the run's wait ends
+    plan_.reset();
+    fail_locked(reason.empty() ? std::string_view("platform rejected the network plan") : reason);
+    return rc::kOk;
   }
+  // Packet mode unless the app handed over a TUN fd for this generation.
+  if (!has_fd && (caps_ & platform::kTunPacketBatch) != 0) {
+    pipe_ = std::make_shared<PacketPipe>(pending_mtu_, std::size_t{4} << 20, pending_gso_);
+  }
+  running_generation_ = generation;
+  set_state_locked(State::kRunning);
+  if (plan_) *plan_ = Request{plan_->sequence, true, true};
+  plan_.reset();
   cv_.notify_all();
   return rc::kOk;
 }
 
-std::int32_t FfiClient::answer_locked(std::optional<Request>& req, std::uint64_t sequence, bool ok,
-                                      std::string reason) {
-  if (!req || req->sequence == 0 || req->sequence != sequence || req->answered) {
-    return rc::kStaleRequest;  // unknown, answered, or cancelled
-  }
-  *req = Request{sequence, true, ok, std::move(reason)};
-  cv_.notify_all();
-  return rc::kOk;
+std::int32_t FfiClient::protect_result(std::uint64_t sequence, bool ok, std::string_view reason) {
+  std::lock_guard lock(mu_);
+  return refuse_locked(protect_, sequence, ok, reason, "platform rejected socket protection");
 }
 
-std::int32_t FfiClient::protect_result(std::uint64_t sequence, bool ok, std::string reason) {
+std::int32_t FfiClient::identity_result(std::uint64_t sequence, bool ok, std::string_view reason) {
   std::lock_guard lock(mu_);
-  return answer_locked(protect_, sequence, ok, std::move(reason));
-}
-
-std::int32_t FfiClient::identity_result(std::uint64_t sequence, bool ok, std::string reason) {
-  std::lock_guard lock(mu_);
-  return answer_locked(identity_, sequence, ok, std::move(reason));
+  return refuse_locked(identity_, sequence, ok, reason, "platform rejected the server identity");
 }
 
 State FfiClient::state() const {
@@ -432,7 +525,7 @@ Stats FfiClient::stats() const {
     s.rx_bytes += live_->get(tunnel::SessionCounter::kRxBytes);
   }
   if (pipe_) s.internal_drops += pipe_->dropped();
-  s.reconnects = sessions_ > 0 ? sessions_ - 1 : 0;
+  s.reconnects = 0;  // one connection per run: the app counts its reconnects (0.7.16: 0)
   if (state_ == State::kRunning) {
     s.uptime_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                  std::chrono::steady_clock::now() - running_since_)
@@ -443,9 +536,7 @@ Stats FfiClient::stats() const {
 
 std::int32_t FfiClient::pipe_for(std::uint64_t generation, std::shared_ptr<PacketPipe>& out) const {
   std::lock_guard lock(mu_);
-  if (state_ != State::kRunning || !pipe_) {
-    return (caps_ & platform::kTunPacketBatch) == 0 ? rc::kUnsupported : rc::kInvalidState;
-  }
+  if (!pipe_) return rc::kInvalidState;  // not running, or no packet mode (0.7.16: no bridge)
   if (generation != running_generation_) return rc::kStalePlan;
   out = pipe_;
   return rc::kOk;

@@ -71,7 +71,11 @@ std::size_t PacketPipe::push(const std::uint8_t* data, const std::uint32_t* leng
   std::lock_guard lock(mu_);
   std::size_t taken = 0;
   for (; taken < count; ++taken) {
-    if (!up_.push(data, lengths[taken])) break;
+    if (lengths[taken] > mtu_) {
+      ++dropped_;  // taken, and dropped alone (as a TUN drops a packet over its MTU)
+    } else if (!up_.push(data, lengths[taken])) {
+      break;
+    }
     data += lengths[taken];
   }
   if (!up_.empty()) signal_locked();

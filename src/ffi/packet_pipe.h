@@ -65,12 +65,14 @@ class PacketPipe final : public tunio::TunDevice {
   PacketPipe& operator=(const PacketPipe&) = delete;
 
   std::size_t mtu() const { return mtu_; }
-  /// Queues packets[0..count) (each already checked: 1..mtu bytes); how many fit.
+  /// Queues packets[0..count) (each already checked: 1..65535 bytes); how many it took,
+  /// the first ones, up to a full ring. A packet over mtu() is taken and dropped, counted
+  /// in dropped(): the rest of the batch goes on.
   std::size_t push(const std::uint8_t* data, const std::uint32_t* lengths, std::size_t count);
   /// Copies queued packets into `out` (`capacity` bytes, at most `max_packets`).
   PullResult pull(std::uint8_t* out, std::size_t capacity, std::uint32_t* lengths,
                   std::size_t max_packets);
-  /// Packets the engine wrote into a full downlink ring (dropped).
+  /// Packets dropped: the engine's writes into a full downlink ring, pushes over the MTU.
   std::uint64_t dropped() const;
 
   int fd() const override { return efd_; }

@@ -7,49 +7,65 @@
 namespace qeli::ffi {
 
 namespace {
-constexpr std::size_t kMaxListEntries = 16;
 
-// `ipv6`: IPv6 addresses are taken too (the carrier's addresses; DNS servers stay IPv4).
-Result<std::vector<transport::SockAddr>, std::string> address_list(const nlohmann::json& j,
-                                                                   const char* key, bool ipv6) {
-  const std::string what = ipv6 ? "IPv4 or IPv6" : "IPv4";
-  if (!j.is_array()) return fail(std::string(key) + " must be an array of " + what + " strings");
-  if (j.size() > kMaxListEntries) {
-    return fail(std::string(key) + " has more than " + std::to_string(kMaxListEntries) +
-                " entries");
-  }
-  std::vector<transport::SockAddr> out;
+// An array of strings (0.7.16: Vec<String>, so a wrong type is a JSON error).
+bool string_list(const nlohmann::json& j, std::vector<std::string>& out) {
+  if (!j.is_array()) return false;
   for (const auto& v : j) {
-    std::optional<transport::SockAddr> a;
-    if (v.is_string()) a = transport::SockAddr::parse_ip(v.get<std::string>(), 0);
-    if (!a || (!ipv6 && !a->is_ipv4())) {
-      return fail(std::string(key) + ": " + v.dump() + " is not an " + what + " address");
-    }
-    out.push_back(*a);
+    if (!v.is_string()) return false;
+    out.push_back(v.get<std::string>());
   }
-  return out;
+  return true;
 }
+
 }  // namespace
 
-Result<RunInput, std::string> parse_run_input(std::string_view json, std::uint16_t server_port) {
-  RunInput in;
+Result<RunInputText, std::string> parse_run_input(std::string_view json) {
+  RunInputText in;
   if (json.empty()) return in;
+  if (!is_utf8(json)) return fail(std::string("not UTF-8"));
   const auto j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return fail(std::string("not a JSON object"));
   for (const auto& [key, value] : j.items()) {
     if (key == "carrier_addresses") {
-      auto list = address_list(value, "carrier_addresses", true);
-      if (!list.ok()) return fail(list.error());
-      for (const auto& a : *list) in.carrier_addresses.push_back(a.with_port(server_port));
+      if (!string_list(value, in.carrier_addresses)) {
+        return fail(std::string("carrier_addresses must be an array of strings"));
+      }
     } else if (key == "fallback_dns_servers") {
-      auto list = address_list(value, "fallback_dns_servers", false);
-      if (!list.ok()) return fail(list.error());
-      for (const auto& a : *list) in.fallback_dns.push_back(a.ip_string());
+      if (!string_list(value, in.fallback_dns)) {
+        return fail(std::string("fallback_dns_servers must be an array of strings"));
+      }
     } else {
       return fail("unknown key \"" + key + "\"");
     }
   }
   return in;
+}
+
+Result<RunInput, std::string> check_run_input(const RunInputText& text, std::uint16_t server_port) {
+  RunInput in;
+  if (text.fallback_dns.size() > kMaxFallbackDns) {
+    return fail("at most " + std::to_string(kMaxFallbackDns) + " fallback DNS servers");
+  }
+  for (const auto& s : text.fallback_dns) {
+    const auto a = transport::SockAddr::parse_ip(s, 0);
+    if (!a) return fail("invalid fallback DNS server '" + s + "'");
+    in.fallback_dns.push_back(a->ip_string());
+  }
+  if (text.carrier_addresses.size() > kMaxCarrierAddresses) {
+    return fail("at most " + std::to_string(kMaxCarrierAddresses) + " carrier addresses");
+  }
+  for (const auto& s : text.carrier_addresses) {
+    // IPv4 as 0.7.16; IPv6 too (ours: IPv6 carriers).
+    const auto a = transport::SockAddr::parse_ip(s, server_port);
+    if (!a) return fail("invalid carrier address '" + s + "'");
+    in.carrier_addresses.push_back(*a);
+  }
+  return in;
+}
+
+std::string error_text(std::string_view text) {
+  return std::string(utf8_prefix(text, kMaxErrorChars));  // 0.7.16: chars().take(512)
 }
 
 Result<config::ClientConfig, std::string> load_profile(std::string_view text) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# e2e: the documented ways to get a full tunnel, and the ways to hand the client a link
+# e2e: the documented ways to get a full tunnel (and one that is not: a server's push), and
+# the ways to hand the client a link
 # (issue 13, "what the trial also hit"). The client's underlay has a default route, so a
 # full tunnel has something to take precedence over; "full" is checked with the kernel's
 # own route lookup for a wan address (dev vpn0) and a ping to it.
@@ -8,8 +9,9 @@
 #   2. a link with &gateway=1;
 #   3. -c FILE LINK: the file's gateway = true (and dev) applies, the link's server,
 #      user and password too — the file is no longer ignored;
-#   4. the server pushes route = 0.0.0.0/0: installed as 0/1 + 128/1 through the TUN,
-#      ahead of the host's default route (it used to sit below it at metric 100);
+#   4. the server pushes route = 0.0.0.0/0 (and a /16): the client refuses the /0, as
+#      0.7.16's client does (a server may not make a split tunnel full), and stays split
+#      with the /16 through the TUN; check-config warns about the /0;
 #   5. the link on standard input (quoted, with spaces) and from --link-file: no password
 #      in `ps`; a link given as an argument warns; a config readable by others warns.
 # Usage: client_links.sh QELI_BINARY
@@ -70,18 +72,23 @@ grep -q "the link's user replaces the file's" "$E2E_DIR/c3.log" ||
   e2e_fail "file + link: the override of the file's user is not said"
 e2e_finish c3
 
-# 4. The server pushes 0.0.0.0/0.
+# 4. The server pushes 0.0.0.0/0 (refused: the client stays split) and a /16 (taken).
 e2e_stop server
-printf 'route = 0.0.0.0/0\n' >>"$dir/server.conf"
-"$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "route = 0.0.0.0/0 rejected"
+printf 'route = 0.0.0.0/0\nroute = 10.77.0.0/16\n' >>"$dir/server.conf"
+checked=$("$QELI" check-config "$dir/server.conf" 2>&1) || e2e_fail "route = 0.0.0.0/0 rejected"
+grep -q "clients refuse a pushed route broader than /8" <<<"$checked" ||
+  e2e_fail "check-config: no warning about route = 0.0.0.0/0: $checked"
 e2e_start_server server-push "$dir"
 e2e_start_client c4 "$NS_C" "$dir" "$link"
-full "pushed 0.0.0.0/0" vpn0
-grep -q "the server pushed a default route" "$E2E_DIR/c4.log" || e2e_fail "push: not logged"
-grep -q "^default dev vpn0" <<<"$(ip -n "$NS_C" route show)" && e2e_fail "push: a /0 route on vpn0"
+split
+grep -q "pushed route 0.0.0.0/0 refused" "$E2E_DIR/c4.log" || e2e_fail "push: refusal not logged"
+grep -q "^0.0.0.0/1 dev vpn0\|^default dev vpn0" <<<"$(ip -n "$NS_C" route show)" &&
+  e2e_fail "push: a default route on vpn0: $(ip -n "$NS_C" route show)"
+grep -q "^10.77.0.0/16 dev vpn0" <<<"$(ip -n "$NS_C" route show)" ||
+  e2e_fail "push: the /16 is not through vpn0: $(ip -n "$NS_C" route show)"
 e2e_finish c4
 e2e_stop server-push
-sed -i '/^route = 0.0.0.0\/0$/d' "$dir/server.conf"
+sed -i '/^route = 0.0.0.0\/0$/d; /^route = 10.77.0.0\/16$/d' "$dir/server.conf"
 e2e_start_server server "$dir"
 
 # 5. Links without `ps` exposure; warnings.

@@ -16,6 +16,9 @@
 #     server's tunnel address through push/pull; every other run's plan has no IPv6;
 #   * stop during connect (a server that never answers), free while events are queued,
 #     threads hammering shared and own handles;
+#   * one connection per run: the server stops under a RUNNING session, which ends in
+#     ERROR(-10) + FAILED and run() returning PLATFORM_REJECTED (the app reconnects);
+#   * a plan nobody answers fails the run after 45 s (0.7.16's bound);
 #   * every mode through the example app: TCP plain, fake-tls, obfs, reality, reality-tls; UDP
 #     fake-tls, QUIC-shaped, obfs — each UDP one probed first (qeli_client_udp_probe: an
 #     answer from the server, silence from an address nobody listens at).
@@ -61,6 +64,8 @@ bind_static = false
 allow_unpinned_tofu = true"
 e2e_start_server server "$dir"
 
+# Nobody answers the plan: 45 s later the run fails (in the background meanwhile).
+e2e_bg plan-timeout "$NS_C" timeout 90 "$HARNESS" plan-timeout "$unpinned"
 harness misuse misuse "$link"
 harness lifecycle lifecycle "$unpinned" --protect accept --identity accept --bulk 300 \
   --stop-in-transfer --second-start
@@ -76,7 +81,15 @@ harness threads threads "$unpinned"
 # A server address nobody answers at (inside the test's own underlay subnet).
 dead=$(echo "$link" | sed -E "s/@[0-9.]+:/@$UL_NET.77:/")
 harness stop-during-connect stop-during-connect "$dead"
+# One connection per run: the server goes away, the run ends FAILED (no reconnect).
+e2e_bg drop "$NS_C" timeout "${E2E_HARNESS_TIMEOUT:-90}" "$HARNESS" lifecycle "$unpinned" \
+  --await-drop
+e2e_wait_for 30 grep -q "awaiting a drop" "$E2E_DIR/drop.log" ||
+  e2e_fail "drop: never RUNNING: $(tail -5 "$E2E_DIR/drop.log")"
 e2e_stop server
+e2e_wait_exit drop 60
+[ "$E2E_RC" = 0 ] || e2e_fail "harness drop (exit $E2E_RC): $(tail -5 "$E2E_DIR/drop.log")"
+e2e_log "drop: $(tail -1 "$E2E_DIR/drop.log")"
 
 # Every mode through the example app.
 modes=(plain fake-tls obfs reality reality-tls udp:fake-tls udp:quic udp:obfs)
@@ -121,4 +134,7 @@ obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
   e2e_log "$m: $(tail -1 "$E2E_DIR/ping-${m/:/-}.log")"
   e2e_stop "server-${m/:/-}"
 done
+e2e_wait_exit plan-timeout 70
+[ "$E2E_RC" = 0 ] || e2e_fail "harness plan-timeout (exit $E2E_RC): $(tail -5 "$E2E_DIR/plan-timeout.log")"
+e2e_log "plan-timeout: $(tail -1 "$E2E_DIR/plan-timeout.log")"
 e2e_log "libqeli ok"

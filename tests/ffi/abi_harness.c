@@ -16,6 +16,10 @@
  *       --ipv6                    declare QELI_PLATFORM_X_IPV6 (the server has an IPv6 plan):
  *                                 the plan carries IPv6 and ICMPv6 echoes go through
  *                                 push/pull; without it the plan must carry none
+ *       --await-drop              once RUNNING, print "awaiting a drop" and wait for the
+ *                                 session to end (the script stops the server): one
+ *                                 connection per run, so ERROR(-10) + FAILED, no reconnect
+ *   abi_harness plan-timeout PROFILE           the plan is never answered: FAILED after 45 s
  *   abi_harness stop-during-connect PROFILE    PROFILE's server never answers
  *   abi_harness free-queued PROFILE            free while events are queued and run blocks
  *   abi_harness threads PROFILE                many threads, shared and own handles
@@ -100,12 +104,14 @@ struct policy {
   int refuse_plan;
   const char* tun_dev; /* hand over a TUN fd */
   int tun_fd;
-  int ipv6; /* declared QELI_PLATFORM_X_IPV6 */
+  int ipv6;        /* declared QELI_PLATFORM_X_IPV6 */
+  int ignore_plan; /* never answer the plan */
 };
 struct seen {
   uint32_t states[64];
   size_t nstates;
   int protects, identities, plans, errors;
+  int32_t error_code; /* the last ERROR event's */
   uint64_t generation;
   uint64_t last_sequence;
   char address[32], gateway[32];
@@ -161,6 +167,7 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
     case QELI_CLIENT_ERROR:
       CHECK(ev->payload_format == QELI_CLIENT_PAYLOAD_UTF8 && ev->error_code < 0, "error event");
       ++s->errors;
+      s->error_code = ev->error_code;
       {
         size_t len = strlen(payload);
         if (len >= sizeof s->error) len = sizeof s->error - 1;
@@ -170,6 +177,7 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
       fprintf(stderr, "error event %d: %s\n", ev->error_code, payload);
       break;
     case QELI_CLIENT_SOCKET_PROTECT: {
+      uint32_t st = 99;
       CHECK(pol->protect != 0, "SOCKET_PROTECT without the capability");
       CHECK(ev->payload_format == QELI_CLIENT_PAYLOAD_JSON && strstr(payload, "\"fd\":"), "%s",
             payload);
@@ -177,6 +185,9 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
       EXPECT_RC(qeli_client_socket_protect_result(h, ev->sequence, pol->protect > 0 ? 0 : -1,
                                                   (const uint8_t*)"test refuses", 12),
                 QELI_CLIENT_OK);
+      /* A refusal takes effect in the answering call (0.7.16): FAILED now. */
+      if (pol->protect < 0)
+        CHECK(qeli_client_state(h, &st) == 0 && st == QELI_CLIENT_FAILED, "%u", st);
       /* One answer per request. */
       EXPECT_RC(qeli_client_socket_protect_result(h, ev->sequence, 0, NULL, 0),
                 QELI_CLIENT_STALE_REQUEST);
@@ -192,6 +203,9 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
       EXPECT_RC(qeli_client_server_identity_result(h, ev->sequence, pol->identity > 0 ? 0 : 1,
                                                    (const uint8_t*)"unknown key", 11),
                 QELI_CLIENT_OK);
+      uint32_t st = 99;
+      if (pol->identity < 0)
+        CHECK(qeli_client_state(h, &st) == 0 && st == QELI_CLIENT_FAILED, "%u", st);
       break;
     }
     case QELI_CLIENT_NETWORK_PLAN: {
@@ -222,6 +236,10 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
         CHECK(strstr(payload, "address6") == NULL && strstr(payload, "routes6") == NULL,
               "IPv6 in the plan of an app without X_IPV6: %s", payload);
       }
+      if (pol->ignore_plan) {
+        s->generation = ev->plan_generation;
+        break;
+      }
       /* A wrong generation is refused and changes nothing. */
       EXPECT_RC(qeli_client_network_plan_result(h, ev->plan_generation + 7, 0, NULL, 0),
                 QELI_CLIENT_STALE_PLAN);
@@ -229,6 +247,8 @@ static void on_event(uint64_t h, const qeli_client_event_t* ev, const char* payl
         EXPECT_RC(qeli_client_network_plan_result(h, ev->plan_generation, -10,
                                                   (const uint8_t*)"routes not allowed", 18),
                   QELI_CLIENT_OK);
+        uint32_t st = 99;
+        CHECK(qeli_client_state(h, &st) == 0 && st == QELI_CLIENT_FAILED, "%u", st);
         break;
       }
       if (pol->tun_dev) {
@@ -405,10 +425,13 @@ static void* push_main(void* arg) {
   return NULL;
 }
 
+static const uint8_t device_id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+/* A handle with a device id (0.7.16: a run needs one). */
 static uint64_t new_handle(uint64_t caps) {
   uint64_t h = 0;
   EXPECT_RC(qeli_client_new((const uint8_t*)profile, profile_len, caps, 0, &h), QELI_CLIENT_OK);
   CHECK(h != 0, "handle 0");
+  EXPECT_RC(qeli_client_set_device_id(h, device_id, sizeof device_id), QELI_CLIENT_OK);
   return h;
 }
 static uint32_t state_of(uint64_t h) {
@@ -419,8 +442,8 @@ static uint32_t state_of(uint64_t h) {
 
 /* ---- subcommands ---- */
 static int lifecycle(int argc, char** argv) {
-  struct policy pol = {0, 0, 0, NULL, -1, 0};
-  int bulk = 0, stop_in_transfer = 0, second_start = 0;
+  struct policy pol = {0, 0, 0, NULL, -1, 0, 0};
+  int bulk = 0, stop_in_transfer = 0, second_start = 0, await_drop = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--protect"))
       pol.protect = !strcmp(argv[++i], "accept") ? 1 : -1;
@@ -438,6 +461,8 @@ static int lifecycle(int argc, char** argv) {
       second_start = 1;
     else if (!strcmp(argv[i], "--ipv6"))
       pol.ipv6 = 1;
+    else if (!strcmp(argv[i], "--await-drop"))
+      await_drop = 1;
     else
       CHECK(0, "unknown option %s", argv[i]);
   }
@@ -449,9 +474,8 @@ static int lifecycle(int argc, char** argv) {
   const int failing = pol.protect < 0 || pol.identity < 0 || pol.refuse_plan;
   uint64_t h = new_handle(caps);
   CHECK(state_of(h) == QELI_CLIENT_CREATED, "not CREATED");
-  EXPECT_RC(qeli_client_run(h, NULL, 0), QELI_CLIENT_INVALID_STATE); /* start first */
-  const uint8_t id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-  EXPECT_RC(qeli_client_set_device_id(h, id, sizeof id), QELI_CLIENT_OK);
+  /* 0.7.16: a run out of turn is PLATFORM_REJECTED, with no event. */
+  EXPECT_RC(qeli_client_run(h, NULL, 0), QELI_CLIENT_PLATFORM_REJECTED); /* start first */
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_INVALID_STATE);
 
@@ -465,9 +489,13 @@ static int lifecycle(int argc, char** argv) {
       CHECK(s.errors == 1, "%d error events", s.errors);
       EXPECT_RC(run_join(&r, 10000), QELI_CLIENT_PLATFORM_REJECTED);
       CHECK(state_of(h) == QELI_CLIENT_FAILED, "state after a refusal");
-      if (pol.protect < 0) CHECK(s.protects >= 1 && strstr(s.error, "protect"), "%s", s.error);
-      if (pol.identity < 0) CHECK(s.identities == 1 && strstr(s.error, "identity"), "%s", s.error);
-      if (pol.refuse_plan) CHECK(strstr(s.error, "routes not allowed") != NULL, "%s", s.error);
+      /* The ERROR is -10 with the app's reason verbatim (0.7.16). */
+      CHECK(s.error_code == QELI_CLIENT_PLATFORM_REJECTED, "error code %d", s.error_code);
+      if (pol.protect < 0)
+        CHECK(s.protects >= 1 && !strcmp(s.error, "test refuses"), "%s", s.error);
+      if (pol.identity < 0)
+        CHECK(s.identities == 1 && !strcmp(s.error, "unknown key"), "%s", s.error);
+      if (pol.refuse_plan) CHECK(!strcmp(s.error, "routes not allowed"), "%s", s.error);
       EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
       printf("lifecycle: refused as asked: %s\n", s.error);
       return 0;
@@ -486,8 +514,7 @@ static int lifecycle(int argc, char** argv) {
       size_t acc = 0;
       uint32_t l = 28;
       uint8_t b[28] = {0};
-      int32_t rc = qeli_client_tun_push(h, gen, b, 28, &l, 1, &acc);
-      CHECK(rc == QELI_CLIENT_UNSUPPORTED || rc == QELI_CLIENT_INVALID_STATE, "push %d", rc);
+      EXPECT_RC(qeli_client_tun_push(h, gen, b, 28, &l, 1, &acc), QELI_CLIENT_INVALID_STATE);
     } else {
       int replies = ping_batch(h, gen, &s, 5, 84, 1, 0);
       CHECK(replies >= 3, "%d of 5 pings answered", replies);
@@ -505,8 +532,23 @@ static int lifecycle(int argc, char** argv) {
       EXPECT_RC(qeli_client_tun_push(h, gen + 1, pkt, len, &len, 1, &acc), QELI_CLIENT_STALE_PLAN);
       EXPECT_RC(qeli_client_tun_push(h, gen, pkt, len + 1, &len, 1, &acc),
                 QELI_CLIENT_INVALID_ARGUMENT);
-      uint32_t big = 60000;
-      EXPECT_RC(qeli_client_tun_push(h, gen, pkt, big, &big, 1, &acc),
+      /* 0.7.16 takes packets up to 65535 bytes: one over the MTU is dropped alone and
+       * counted, never an error; 65536 is. */
+      static uint8_t jumbo[65536];
+      qeli_client_stats_t before = QELI_CLIENT_STATS_INIT, after = QELI_CLIENT_STATS_INIT;
+      EXPECT_RC(qeli_client_stats(h, &before), QELI_CLIENT_OK);
+      uint32_t sizes[2] = {65535, len};
+      static uint8_t two[65535 + 1500];
+      memcpy(two + 65535, pkt, len);
+      EXPECT_RC(qeli_client_tun_push(h, gen, two, 65535 + len, sizes, 2, &acc), QELI_CLIENT_OK);
+      CHECK(acc == 2, "accepted %zu", acc);
+      EXPECT_RC(qeli_client_stats(h, &after), QELI_CLIENT_OK);
+      CHECK(after.udp_internal_drops == before.udp_internal_drops + 1, "drops %llu -> %llu",
+            (unsigned long long)before.udp_internal_drops,
+            (unsigned long long)after.udp_internal_drops);
+      CHECK(pull_replies(h, gen, 2000, 1) == 1, "the packet after the jumbo one was lost");
+      uint32_t big = 65536;
+      EXPECT_RC(qeli_client_tun_push(h, gen, jumbo, big, &big, 1, &acc),
                 QELI_CLIENT_INVALID_ARGUMENT);
       EXPECT_RC(qeli_client_tun_push(h, gen, pkt, len, &len, 65, &acc),
                 QELI_CLIENT_INVALID_ARGUMENT);
@@ -531,12 +573,27 @@ static int lifecycle(int argc, char** argv) {
     qeli_client_stats_t st = QELI_CLIENT_STATS_INIT;
     EXPECT_RC(qeli_client_stats(h, &st), QELI_CLIENT_OK);
     CHECK(st.state == QELI_CLIENT_RUNNING && st.tx_packets >= 3 && st.rx_packets >= 3 &&
-              st.tx_bytes >= 84 * 3 && st.uptime_ms > 0 && st.reconnects == (uint64_t)round,
+              st.tx_bytes >= 84 * 3 && st.uptime_ms > 0 && st.reconnects == 0,
           "stats: state %u tx %llu rx %llu uptime %llu reconnects %llu", st.state,
           (unsigned long long)st.tx_packets, (unsigned long long)st.rx_packets,
           (unsigned long long)st.uptime_ms, (unsigned long long)st.reconnects);
     CHECK(st.struct_size == sizeof st && st.abi_version == QELI_CLIENT_ABI_VERSION, "stats hdr");
 
+    if (await_drop) {
+      /* One connection per run (0.7.16): the session's end is the run's, never a reconnect. */
+      const size_t before = s.nstates;
+      printf("lifecycle: awaiting a drop\n");
+      CHECK(pump_until(h, QELI_CLIENT_FAILED, 60000, &pol, &s), "never FAILED after the drop");
+      CHECK(s.nstates == before + 1, "states between RUNNING and FAILED: %zu",
+            s.nstates - before - 1);
+      CHECK(s.errors == 1 && s.error_code == QELI_CLIENT_PLATFORM_REJECTED && s.error[0],
+            "%d errors, code %d: %s", s.errors, s.error_code, s.error);
+      EXPECT_RC(run_join(&r, 10000), QELI_CLIENT_PLATFORM_REJECTED);
+      CHECK(state_of(h) == QELI_CLIENT_FAILED, "state after the drop");
+      EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
+      printf("lifecycle: the session ended: %s\n", s.error);
+      return 0;
+    }
     struct pusher p = {h, gen, &s, 0, 0};
     pthread_t pt;
     if (stop_in_transfer) CHECK(pthread_create(&pt, NULL, push_main, &p) == 0, "pusher");
@@ -565,6 +622,32 @@ static int lifecycle(int argc, char** argv) {
   return 0;
 }
 
+/* 0.7.16 waits 45 s for the plan's answer, then fails the run; a late answer is out of turn. */
+static int plan_timeout(void) {
+  struct policy pol = {0, 0, 0, NULL, -1, 0, 1};
+  struct seen s;
+  memset(&s, 0, sizeof s);
+  uint64_t h =
+      new_handle(QELI_PLATFORM_ROUTES | QELI_PLATFORM_DNS | QELI_PLATFORM_TUN_PACKET_BATCH);
+  EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
+  struct runner r;
+  run_async(&r, h);
+  CHECK(pump_until(h, QELI_CLIENT_AWAITING_NETWORK, 30000, &pol, &s), "no plan");
+  const uint64_t t0 = now_ms();
+  CHECK(pump_until(h, QELI_CLIENT_FAILED, 60000, &pol, &s), "never FAILED");
+  const uint64_t waited = now_ms() - t0;
+  CHECK(waited >= 44000, "failed after %llu ms", (unsigned long long)waited);
+  CHECK(s.errors == 1 && strstr(s.error, "did not acknowledge NetworkPlan") &&
+            strstr(s.error, "within 45s"),
+        "%s", s.error);
+  EXPECT_RC(run_join(&r, 10000), QELI_CLIENT_PLATFORM_REJECTED);
+  EXPECT_RC(qeli_client_network_plan_result(h, s.generation, 0, NULL, 0),
+            QELI_CLIENT_INVALID_STATE);
+  EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
+  printf("plan timeout: FAILED after %llu ms: %s\n", (unsigned long long)waited, s.error);
+  return 0;
+}
+
 static int stop_during_connect(void) {
   uint64_t h = new_handle(QELI_PLATFORM_TUN_PACKET_BATCH);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
@@ -582,7 +665,8 @@ static int stop_during_connect(void) {
 }
 
 static int free_queued(void) {
-  uint64_t h = new_handle(QELI_PLATFORM_TUN_PACKET_BATCH);
+  uint64_t h =
+      new_handle(QELI_PLATFORM_ROUTES | QELI_PLATFORM_DNS | QELI_PLATFORM_TUN_PACKET_BATCH);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
   struct runner r;
   run_async(&r, h);
@@ -604,12 +688,17 @@ static int misuse(void) {
         qeli_client_abi_version());
   const uint64_t core = qeli_client_core_capabilities();
   CHECK((core & QELI_CORE_NATIVE_DATA_PLANE) && (core & QELI_CORE_TUN_PACKET_IO) &&
-            (core & QELI_CORE_TUN_FD_OWNERSHIP) && !(core & QELI_CORE_WINTUN_IO),
+            (core & QELI_CORE_TUN_FD_OWNERSHIP) && (core & QELI_CORE_HANDSHAKE_NETWORK_INPUT) &&
+            !(core & QELI_CORE_WINTUN_IO),
         "core caps %#llx", (unsigned long long)core);
   const uint8_t* cfg = (const uint8_t*)profile;
-  uint64_t h = 0;
+  uint64_t h = 0, lat = 5;
   EXPECT_RC(qeli_client_new(NULL, 10, 0, 0, &h), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_new(cfg, 0, 0, 0, &h), QELI_CLIENT_INVALID_ARGUMENT);
+  /* 0.7.16: an empty, non-UTF-8 or over-256-KiB profile is INVALID_CONFIG. */
+  EXPECT_RC(qeli_client_new(cfg, 0, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_new(NULL, 0, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_new((const uint8_t*)"[qeli]\xff\n", 8, 0, 0, &h),
+            QELI_CLIENT_INVALID_CONFIG);
   EXPECT_RC(qeli_client_new(cfg, profile_len, 0, 0, NULL), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_new(cfg, profile_len, 0, 1, &h), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_new(cfg, profile_len, 0, 257, &h), QELI_CLIENT_INVALID_ARGUMENT);
@@ -623,7 +712,11 @@ static int misuse(void) {
             QELI_CLIENT_INVALID_CONFIG);
   static uint8_t huge[70000];
   memset(huge, 'a', sizeof huge);
-  EXPECT_RC(qeli_client_new(huge, sizeof huge, 0, 0, &h), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_new(huge, sizeof huge, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  static uint8_t huger[256 * 1024 + 1];
+  memset(huger, '#', sizeof huger); /* comments: a profile, were it not too large */
+  EXPECT_RC(qeli_client_new(huger, sizeof huger, 0, 0, &h), QELI_CLIENT_INVALID_CONFIG);
+  EXPECT_RC(qeli_client_udp_probe(huger, sizeof huger, 1000, &lat), QELI_CLIENT_INVALID_ARGUMENT);
   CHECK(h == 0, "a failed new left a handle");
 
   /* Handles that are not. */
@@ -646,11 +739,25 @@ static int misuse(void) {
   h = new_handle(QELI_PLATFORM_TUN_PACKET_BATCH);
   CHECK(state_of(h) == QELI_CLIENT_CREATED, "state");
   EXPECT_RC(qeli_client_state(h, NULL), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 0, &n), QELI_CLIENT_NO_EVENT);
   EXPECT_RC(qeli_client_poll_event(h, NULL, NULL, 0, &n), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 0, NULL), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 5, &n), QELI_CLIENT_INVALID_ARGUMENT);
+  /* new queued STATE_CHANGED(CREATED) as sequence 1, as 0.7.16 does; nothing else. A NULL
+   * payload buffer is refused only for an event that has a payload. */
+  EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 5, &n), QELI_CLIENT_OK);
+  CHECK(ev.kind == QELI_CLIENT_STATE_CHANGED && ev.state == QELI_CLIENT_CREATED &&
+            ev.sequence == 1 && n == 0,
+        "first event: kind %u state %u seq %llu", ev.kind, ev.state,
+        (unsigned long long)ev.sequence);
+  EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 0, &n), QELI_CLIENT_NO_EVENT);
+  /* The device id: CREATED or STOPPED only; 16 bytes, not all zero. */
+  uint8_t id[16] = {0};
+  EXPECT_RC(qeli_client_set_device_id(h, id, 16), QELI_CLIENT_INVALID_ARGUMENT); /* all zero */
+  id[3] = 7;
+  EXPECT_RC(qeli_client_set_device_id(h, id, 15), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_set_device_id(h, NULL, 16), QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_set_device_id(h, id, 16), QELI_CLIENT_OK);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
+  EXPECT_RC(qeli_client_set_device_id(h, id, 16), QELI_CLIENT_INVALID_STATE);
   /* A short struct consumes nothing. */
   qeli_client_event_t small = QELI_CLIENT_EVENT_INIT;
   small.struct_size = 40;
@@ -664,7 +771,7 @@ static int misuse(void) {
   big.ev.struct_size = sizeof big;
   EXPECT_RC(qeli_client_poll_event(h, &big.ev, NULL, 0, &n), QELI_CLIENT_OK);
   CHECK(big.ev.struct_size == sizeof big && big.ev.kind == QELI_CLIENT_STATE_CHANGED &&
-            big.ev.state == QELI_CLIENT_CONNECTING && big.ev.sequence == 1 && n == 0,
+            big.ev.state == QELI_CLIENT_CONNECTING && big.ev.sequence == 2 && n == 0,
         "event kind %u state %u seq %llu", big.ev.kind, big.ev.state,
         (unsigned long long)big.ev.sequence);
   for (size_t i = 0; i < sizeof big.tail; ++i) CHECK(big.tail[i] == 0xab, "wrote past V1");
@@ -684,7 +791,11 @@ static int misuse(void) {
   /* Run inputs. */
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"not json", 8), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"x\":1}", 7), QELI_CLIENT_INVALID_ARGUMENT);
+  /* A value 0.7.16 refuses (not an address) is PLATFORM_REJECTED, no event; a shape it
+   * cannot read is INVALID_ARGUMENT. */
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"carrier_addresses\":[\"vpn\"]}", 29),
+            QELI_CLIENT_PLATFORM_REJECTED);
+  EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"carrier_addresses\":[1]}", 25),
             QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_run(h, (const uint8_t*)"{\"fallback_dns_servers\":\"1.1.1.1\"}", 34),
             QELI_CLIENT_INVALID_ARGUMENT);
@@ -692,18 +803,17 @@ static int misuse(void) {
   EXPECT_RC(qeli_client_run(h, huge, sizeof huge), QELI_CLIENT_INVALID_ARGUMENT);
 
   /* Inputs and answers out of turn. */
-  uint8_t id[16] = {0};
-  EXPECT_RC(qeli_client_set_device_id(h, id, 16), QELI_CLIENT_INVALID_ARGUMENT); /* all zero */
-  id[3] = 7;
-  EXPECT_RC(qeli_client_set_device_id(h, id, 15), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_set_device_id(h, NULL, 16), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_set_device_id(h, id, 16), QELI_CLIENT_OK);
   EXPECT_RC(qeli_client_set_tun_fd(h, 1, 0), QELI_CLIENT_UNSUPPORTED); /* no TUN_FD declared */
   EXPECT_RC(qeli_client_network_plan_result(h, 1, 0, NULL, 0), QELI_CLIENT_INVALID_STATE);
   EXPECT_RC(qeli_client_socket_protect_result(h, 1, 0, NULL, 0), QELI_CLIENT_STALE_REQUEST);
   EXPECT_RC(qeli_client_server_identity_result(h, 1, 0, NULL, 0), QELI_CLIENT_STALE_REQUEST);
   EXPECT_RC(qeli_client_network_plan_result(h, 1, 0, NULL, 9), QELI_CLIENT_INVALID_ARGUMENT);
-  EXPECT_RC(qeli_client_network_plan_result(h, 1, 1, huge, 5000), QELI_CLIENT_INVALID_ARGUMENT);
+  /* A reason of any length is taken (cut to 512 characters); it must be UTF-8. */
+  EXPECT_RC(qeli_client_network_plan_result(h, 1, 1, huge, sizeof huge), QELI_CLIENT_INVALID_STATE);
+  EXPECT_RC(qeli_client_network_plan_result(h, 1, 1, (const uint8_t*)"\xff", 1),
+            QELI_CLIENT_INVALID_ARGUMENT);
+  EXPECT_RC(qeli_client_socket_protect_result(h, 1, 1, (const uint8_t*)"\xc3", 1),
+            QELI_CLIENT_INVALID_ARGUMENT);
   uint8_t pkt[64] = {0x45};
   uint32_t len = 64;
   size_t acc = 9;
@@ -712,10 +822,12 @@ static int misuse(void) {
   size_t pk, by;
   EXPECT_RC(qeli_client_tun_pull(h, 1, pkt, 64, &len, 1, &pk, &by), QELI_CLIENT_INVALID_STATE);
   EXPECT_RC(qeli_client_tun_pull(h, 1, NULL, 64, &len, 1, &pk, &by), QELI_CLIENT_INVALID_ARGUMENT);
-  uint64_t gen = 5, lat = 5;
+  uint64_t gen = 5;
+  /* ABI 1.5's seam (an app's own handshake): an input without the AUTH OK is refused. */
   EXPECT_RC(qeli_client_publish_handshake_network(h, (const uint8_t*)"{}", 2, &gen),
-            QELI_CLIENT_UNSUPPORTED);
+            QELI_CLIENT_INVALID_ARGUMENT);
   CHECK(gen == 0, "generation");
+  EXPECT_RC(qeli_client_publish_handshake_network(h, NULL, 2, &gen), QELI_CLIENT_INVALID_ARGUMENT);
   EXPECT_RC(qeli_client_set_wintun_adapter(h, 1, (const uint8_t*)"x", 1), QELI_CLIENT_UNSUPPORTED);
   /* The probe: a TCP profile is no UDP profile; bounds on its arguments. */
   EXPECT_RC(qeli_client_udp_probe(cfg, profile_len, 1000, &lat), QELI_CLIENT_INVALID_CONFIG);
@@ -739,15 +851,22 @@ static int misuse(void) {
   EXPECT_RC(qeli_client_free(h), QELI_CLIENT_INVALID_HANDLE);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_INVALID_HANDLE);
 
-  /* The smallest queue: a start that finds no room says so; a stop always gets through. */
+  /* The smallest queue (0.7.16): a start or a stop that finds no room for its events is
+   * EVENT_QUEUE_FULL and changes nothing; a poll makes room. */
   EXPECT_RC(qeli_client_new(cfg, profile_len, QELI_PLATFORM_TUN_PACKET_BATCH, 2, &h),
             QELI_CLIENT_OK);
-  EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
-  EXPECT_RC(qeli_client_stop(h), QELI_CLIENT_OK); /* queue: 3 events into 2 slots */
+  EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK); /* [CREATED, CONNECTING] */
+  EXPECT_RC(qeli_client_stop(h), QELI_CLIENT_EVENT_QUEUE_FULL);
+  CHECK(state_of(h) == QELI_CLIENT_CONNECTING, "a refused stop changed the state");
+  EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 0, &n), QELI_CLIENT_OK);
+  EXPECT_RC(qeli_client_stop(h), QELI_CLIENT_EVENT_QUEUE_FULL); /* STOPPING + STOPPED: 2 */
+  EXPECT_RC(qeli_client_poll_event(h, &ev, NULL, 0, &n), QELI_CLIENT_OK);
+  EXPECT_RC(qeli_client_stop(h), QELI_CLIENT_OK);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_EVENT_QUEUE_FULL);
   k = 0;
   while (qeli_client_poll_event(h, &ev, NULL, 0, &n) == QELI_CLIENT_OK) states[k++] = ev.state;
-  CHECK(k == 2 && states[1] == QELI_CLIENT_STOPPED, "%d events, last %u", k, states[1]);
+  CHECK(k == 2 && states[0] == QELI_CLIENT_STOPPING && states[1] == QELI_CLIENT_STOPPED,
+        "%d events, last %u", k, states[1]);
   EXPECT_RC(qeli_client_start(h), QELI_CLIENT_OK);
   EXPECT_RC(qeli_client_free(h), QELI_CLIENT_OK);
   printf("misuse ok\n");
@@ -778,7 +897,9 @@ static void* thread_main(void* arg) {
               rc == QELI_CLIENT_BUFFER_TOO_SMALL,
           "shared poll %d", rc);
     rc = qeli_client_stop(shared_handle);
-    CHECK(rc == QELI_CLIENT_OK || rc == QELI_CLIENT_INVALID_HANDLE, "shared stop %d", rc);
+    CHECK(rc == QELI_CLIENT_OK || rc == QELI_CLIENT_INVALID_HANDLE ||
+              rc == QELI_CLIENT_EVENT_QUEUE_FULL,
+          "shared stop %d", rc);
     rc = qeli_client_start(shared_handle);
     CHECK(rc == QELI_CLIENT_OK || rc == QELI_CLIENT_INVALID_STATE ||
               rc == QELI_CLIENT_EVENT_QUEUE_FULL || rc == QELI_CLIENT_INVALID_HANDLE,
@@ -826,6 +947,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "misuse")) return misuse();
   if (!strcmp(argv[1], "lifecycle")) return lifecycle(argc - 3, argv + 3);
   if (!strcmp(argv[1], "stop-during-connect")) return stop_during_connect();
+  if (!strcmp(argv[1], "plan-timeout")) return plan_timeout();
   if (!strcmp(argv[1], "free-queued")) return free_queued();
   if (!strcmp(argv[1], "threads")) return threads();
   if (!strcmp(argv[1], "udp-probe") && argc > 3) return udp_probe(argv[3]);

@@ -91,6 +91,11 @@ class ClientCore {
   /// addresses and a tunnel opener.
   static Status<ClientError> check(const ClientCoreOptions& options, const ClientEnv& env);
 
+  /// Padding, heartbeat and shaping in effect for a session whose AUTH OK is `ok`: the
+  /// config's fallbacks, overridden by what the server pushed.
+  static tunnel::PushedParams pushed_params(const config::ClientConfig& cfg,
+                                            const handshake::AuthOk& ok);
+
   /// A UDP profile's reachability: its first flight to each address, `attempts` rounds of
   /// `timeout` each; the time to the first reply. Sends no credential (Connector::
   /// probe_datagram). kBadConfig for a TCP profile, kGaveUp for silence.

@@ -42,6 +42,11 @@ tunnel::PushedParams fallback_params(const config::ClientFallbacks& fb) {
 
 }  // namespace
 
+tunnel::PushedParams ClientCore::pushed_params(const config::ClientConfig& cfg,
+                                               const handshake::AuthOk& ok) {
+  return tunnel::parse_pushed_params(ok.obfuscation_json, fallback_params(cfg.fallbacks));
+}
+
 Connector::Connector(ClientCore& core, const CoreLog& log)
     : core_(core),
       opt_(core.options_),
@@ -146,7 +151,7 @@ bool Connector::remember_server_key(const handshake::ClientSession& session) {
 tunnel::SessionParams Connector::session_params(const handshake::AuthOk& ok, std::size_t mtu,
                                                 bool close_notify) {
   tunnel::SessionParams sc;
-  sc.apply(tunnel::parse_pushed_params(ok.obfuscation_json, fallback_params(cfg_.fallbacks)));
+  sc.apply(ClientCore::pushed_params(cfg_, ok));
   sc.send.mtu = mtu;
   sc.send.farewell = client_farewell(close_notify, core_.stop_);
   sc.send.initial_frames.push_back(wire::build_mtu_report(static_cast<std::uint16_t>(mtu)));
@@ -189,7 +194,7 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   tc.server = server_;
   tc.gso = gso;
   tc.aes_gcm = attempt_.aes_gcm;
-  tc.params = tunnel::parse_pushed_params(ok.obfuscation_json, fallback_params(cfg_.fallbacks));
+  tc.params = ClientCore::pushed_params(cfg_, ok);
   tc.read_mode = read_mode;
   auto tunnel = core_.env_.open_tunnel(tc);
   if (!tunnel.ok()) return stop_for_good(tunnel.error());

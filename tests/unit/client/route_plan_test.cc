@@ -1,5 +1,6 @@
-// Which routes a session installs: split, full by config/link, full by a pushed default
-// route, and the resolvers routed through the tunnel in a split tunnel.
+// Which routes a session installs: split, full by config/link (never by the server: a
+// pushed route broader than /8 is refused, as 0.7.16's client does), and the resolvers
+// routed through the tunnel in a split tunnel.
 #include "client/route_plan.h"
 
 #include <gtest/gtest.h>
@@ -57,22 +58,27 @@ TEST(RoutePlan, Ipv6InsideRoutesIpv6ThroughTheTunnel) {
   EXPECT_TRUE(plan_routes(cfg, {}, {}, false).blackhole_ipv6);
 }
 
-// The trial: a pushed 0.0.0.0/0 went in with metric 100 below the host's default route.
-TEST(RoutePlan, APushedDefaultRouteIsAFullTunnelNotAMetric100Route) {
+// 0.7.16's client refuses a pushed route broader than /8: a server may not make a split
+// tunnel a full one (a /0, or the two /1 halves, would capture everything).
+TEST(RoutePlan, APushedRouteBroaderThanSlash8IsRefusedNeverAFullTunnel) {
   config::ClientConfig cfg;
-  for (const char* spelled : {"0.0.0.0/0"}) {
-    const auto p = plan_routes(cfg, {{spelled, "", 100}, {"10.9.0.0/16", "", 100}});
-    EXPECT_TRUE(p.pushed_default);
-    EXPECT_TRUE(p.full_tunnel);
-    EXPECT_TRUE(p.pin_server);
-    EXPECT_FALSE(has(p, "0.0.0.0/0"));
-    EXPECT_TRUE(has(p, "0.0.0.0/1"));
-    EXPECT_TRUE(has(p, "128.0.0.0/1"));
-    EXPECT_TRUE(has(p, "10.9.0.0/16"));
-  }
-  EXPECT_TRUE(is_default_route("0.0.0.0/0"));
-  EXPECT_FALSE(is_default_route("0.0.0.0/1"));
-  EXPECT_FALSE(is_default_route("::/0")) << "the tunnel carries IPv4";
+  const std::vector<handshake::PushedRoute> pushed{
+      {"0.0.0.0/0", "", 100},           {"0.0.0.0/1", "", 100},  {"128.0.0.0/1", "", 100},
+      {"10.0.0.0/7", "", 100},          {"10.0.0.0/8", "", 100}, {"10.9.0.0/16", "10.9.0.1", 7},
+      {"10.10.0.0/16", "not-an-ip", 7}, {"::/1", "", 100},       {"2001:db8::/32", "", 100}};
+  const auto p = plan_routes(cfg, pushed, {}, true);
+  EXPECT_FALSE(p.full_tunnel);
+  EXPECT_FALSE(p.pin_server);
+  std::vector<std::string> tun, refused;
+  for (const auto& r : p.via_tun) tun.push_back(r.cidr);
+  for (const auto& r : p.refused) refused.push_back(r.cidr);
+  EXPECT_EQ(tun, (std::vector<std::string>{"10.0.0.0/8", "10.9.0.0/16", "2001:db8::/32"}));
+  EXPECT_EQ(refused, (std::vector<std::string>{"0.0.0.0/0", "0.0.0.0/1", "128.0.0.0/1",
+                                               "10.0.0.0/7", "10.10.0.0/16", "::/1"}));
+  // A pushed route keeps its own gateway and metric.
+  EXPECT_EQ(p.via_tun[1].gateway, "10.9.0.1");
+  EXPECT_EQ(p.via_tun[1].metric, 7U);
+  EXPECT_EQ(p.via_tun[1].source, RouteSource::kPushed);
 }
 
 TEST(RoutePlan, SplitTunnelRoutesTheResolversThroughTheTunnel) {
@@ -89,6 +95,12 @@ TEST(RoutePlan, SplitTunnelRoutesTheResolversThroughTheTunnel) {
   cfg.gateway = true;
   EXPECT_FALSE(has(plan_routes(cfg, {}, {"fd00:9::1"}, true), "fd00:9::1/128")) << "::/1 holds it";
   EXPECT_FALSE(has(plan_routes(cfg, {}, {"1.1.1.1"}), "1.1.1.1/32")) << "already covered";
+  // A resolver already routed as itself is not routed twice.
+  cfg.gateway = false;
+  const auto once = plan_routes(cfg, {{"10.8.0.1/32", "", 100}}, {"10.8.0.1"});
+  EXPECT_EQ(std::count_if(once.via_tun.begin(), once.via_tun.end(),
+                          [](const TunRoute& r) { return r.cidr == "10.8.0.1/32"; }),
+            1);
 }
 
 TEST(RoutePlan, ExcludeGoesThroughTheUnderlay) {

@@ -142,6 +142,17 @@ TEST(client_config, strict_rules_table) {
   }
 }
 
+TEST(client_config, dns_system_is_off_as_in_0_7_16) {
+  // 0.7.16's editors write `dns = system`; it leaves the host's resolver alone, like `off`.
+  for (const char* v : {"system", "SYSTEM", "off"}) {
+    SCOPED_TRACE(v);
+    const auto r = load(std::string("dns = ") + v + "\n");
+    ASSERT_TRUE(r.ok()) << dump(r.findings);
+    EXPECT_EQ(r.config.dns, ClientDns::kOff);
+  }
+  EXPECT_EQ(load("dns = tunnel\n").config.dns, ClientDns::kTunnel);
+}
+
 TEST(client_config, alias_sets_transport_mode_and_quic) {
   const auto r = load("mode = udp-quic\n");
   ASSERT_TRUE(r.ok());

@@ -166,6 +166,10 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8:7::/48 metric=50\nroute = 10.1.0.0/16",
        nullptr},
       {"route = 2001:db8:7::/48", "route", Severity::kWarning},  // no pool: reaches no one
+      // Broader than /8: every client refuses it (a server cannot make a full tunnel).
+      {"route = 0.0.0.0/0", "route", Severity::kWarning},
+      {"route = 0.0.0.0/1\nroute = 128.0.0.0/1", "route", Severity::kWarning},
+      {"pool.ipv6.cidr = fd00:9::/64\nroute = ::/0", "route", Severity::kWarning},
       {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8:7::/48 gateway=fd00:9::1", "route"},
       {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8::/129", "route"},
       {"pool.ipv6.cidr = fd00:9::/64\nroute = 2001:db8::/32 metric=x", "route"},

@@ -59,6 +59,24 @@ TEST(PacketPipe, AFullUplinkTakesAPrefix) {
   EXPECT_EQ(pipe.push(many.data(), lens.data(), 6), 6U);
 }
 
+TEST(PacketPipe, APushOverTheMtuIsDroppedAloneAndCounted) {
+  // 0.7.16 takes packets up to 65535 bytes: one the tunnel cannot carry is dropped, the
+  // batch goes on (iOS would fail the whole generation on an error).
+  PacketPipe pipe(1000, 1);
+  const auto small = packet(100, 1), big = packet(1001, 2), last = packet(200, 3);
+  std::vector<std::uint8_t> all;
+  for (const auto* p : {&small, &big, &last}) all.insert(all.end(), p->begin(), p->end());
+  const std::uint32_t lens[] = {100, 1001, 200};
+  EXPECT_EQ(pipe.push(all.data(), lens, 3), 3U);
+  EXPECT_EQ(pipe.dropped(), 1U);
+  tunio::PacketBatch batch(64, 1000);
+  ASSERT_TRUE(pipe.read_batch(batch).ok());
+  ASSERT_EQ(batch.size(), 2U);
+  EXPECT_EQ(batch.packet(0).size(), 100U);
+  EXPECT_EQ(batch.packet(1).size(), 200U);
+  EXPECT_EQ(batch.packet(1)[5], 3);
+}
+
 TEST(PacketPipe, EngineWritesArePulledAndAFullDownlinkDropsAndCounts) {
   PacketPipe pipe(500, 1);  // 64 slots
   tunio::PacketBatch batch(80, 500);
@@ -97,6 +115,8 @@ TEST(PacketPipe, PushPullReadWriteAllocateNothing) {
     ASSERT_TRUE(pipe.read_batch(batch).ok());
     ASSERT_TRUE(pipe.write_batch(batch).ok());
     ASSERT_EQ(pipe.pull(out.data(), out.size(), out_lens, 64).packets, 64U);
+    const std::uint32_t too_big = 1401;  // dropped: no allocation either
+    ASSERT_EQ(pipe.push(burst.data(), &too_big, 1), 1U);
   }
   EXPECT_EQ(window.allocations(), 0U);
 }
