@@ -160,8 +160,8 @@ int run_panel(const PanelOptions& options) {
       ::kill(::getpid(), SIGTERM);
     }
   });
-  // Traffic over time: the server's counters every kSampleSecs into the state_db (history
-  // accrues while no one looks at the dashboard).
+  // Traffic over time: the server's counters and each user's totals every kSampleSecs into
+  // the state_db (history accrues while no one looks at a page).
   std::optional<TrafficSampler> sampler;
   if (traffic) {
     sampler.emplace(traffic_step(server, *traffic, [] { return system_panel_clock().unix_now(); }),
