@@ -191,10 +191,12 @@ uint32_t qeli_client_abi_version(void);
 uint64_t qeli_client_core_capabilities(void);
 
 /* Whether a UDP profile's server answers (ABI 1.8): the profile's own first flight
- * (fake-TLS, QUIC-shaped or obfs, with its junk) to each of the server's addresses, 3
- * attempts of `timeout_ms` (100..5000) each; never a credential. `config` as for
- * qeli_client_new. OK with *out_latency_ms the time to the first reply; PLATFORM_REJECTED
- * when nothing answered; INVALID_CONFIG for a TCP profile. Blocks; any thread; no handle. */
+ * (fake-TLS, QUIC-shaped or obfs, with its junk) to all of the server's addresses at once
+ * (≤ 16), 2 attempts of `timeout_ms` (100..5000) each, after a name resolution bounded by
+ * `timeout_ms` too; never a credential, and no credential or pinned key needed. `config` as
+ * for qeli_client_new (NULL, empty or over 256 KiB: INVALID_ARGUMENT). OK with
+ * *out_latency_ms the time to the first reply; PLATFORM_REJECTED when nothing answered;
+ * INVALID_CONFIG for a TCP profile or one that does not load. Blocks; any thread. */
 int32_t qeli_client_udp_probe(const uint8_t* config, size_t config_len, uint32_t timeout_ms,
                               uint64_t* out_latency_ms);
 

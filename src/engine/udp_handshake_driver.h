@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "base/bytes.h"
@@ -28,13 +29,19 @@ handshake::Failure drive_udp_client_handshake(handshake::UdpClientHandshake& hs,
                                               const transport::SockAddr& server,
                                               const StopSignal& stop);
 
-/// A reachability probe (libqeli's qeli_client_udp_probe): starts `hs`, sends its first
-/// flight to `server` and waits up to `timeout` for the first datagram from it. The time to
-/// that reply, or nullopt (silence, a stop, a receive error). Goes no further: no AUTH is
-/// ever sent, so a probe costs the server no failed login.
-std::optional<std::chrono::milliseconds> first_reply_time(handshake::UdpClientHandshake& hs,
-                                                          transport::UdpSocket& sock,
-                                                          const transport::SockAddr& server,
+/// One address a reachability probe tries: its handshake (not yet started) and socket.
+struct ReplyProbe {
+  handshake::UdpClientHandshake* hs = nullptr;
+  transport::UdpSocket* sock = nullptr;
+  transport::SockAddr server;
+};
+
+/// A reachability probe (libqeli's qeli_client_udp_probe): starts every probe's handshake
+/// at once, sends each first flight to its server and waits up to `timeout` for the first
+/// datagram from any of them. The time to that reply, or nullopt (silence everywhere, a
+/// stop). Goes no further: no AUTH is ever sent, so a probe costs the server no failed
+/// login. A probe whose socket or handshake fails drops out; the others go on.
+std::optional<std::chrono::milliseconds> first_reply_time(std::span<ReplyProbe> probes,
                                                           std::chrono::milliseconds timeout,
                                                           const StopSignal& stop);
 

@@ -112,9 +112,10 @@ std::optional<handshake::X25519Public> pinned_key(const config::ClientConfig& co
 Result<std::vector<transport::SockAddr>, std::string> resolve_servers(
     const config::ClientConfig& config);
 
-/// qeli_client_udp_probe: `timeout_ms` 100..5000 per attempt, 3 attempts. An ABI code;
-/// on kOk the time to the first reply in `latency_ms`.
+/// qeli_client_udp_probe: `timeout_ms` 100..5000 per attempt, 2 attempts (0.7.16's), every
+/// address at once. An ABI code; on kOk the time to the first reply in `latency_ms`.
 inline constexpr std::uint32_t kMinProbeTimeoutMs = 100, kMaxProbeTimeoutMs = 5000;
+inline constexpr int kProbeAttempts = 2;
 std::int32_t udp_probe(std::string_view profile, std::uint32_t timeout_ms,
                        std::uint64_t& latency_ms);
 

@@ -1,6 +1,9 @@
 // qeli_client_udp_probe (transport-core ABI 1.8): is a UDP profile's server there? The
-// profile's own first flight, through ClientCore::probe_udp — no handle, no credential.
+// profile's own first flight to each of the server's addresses at once, through
+// ClientCore::probe_udp — no handle, no credential, no pinned key; as 0.7.16 bounded to
+// about 2 × timeout after a name resolution bounded by the timeout too.
 #include "base/bytes.h"
+#include "client/bounded_resolve.h"
 #include "client/core/client_core.h"
 #include "crypto/ct.h"
 #include "ffi/ffi_client.h"
@@ -28,16 +31,17 @@ std::int32_t udp_probe(std::string_view profile, std::uint32_t timeout_ms,
   latency_ms = 0;
   auto cfg = load_profile(profile);
   if (!cfg.ok() || cfg->proto != config::Transport::kUdp) return rc::kInvalidConfig;
-  auto servers = resolve_servers(*cfg);
-  if (!servers.ok()) return rc::kPlatformRejected;
+  // The name's resolution within one attempt's time too (0.7.16): a probe never hangs.
+  const auto timeout = std::chrono::milliseconds(timeout_ms);
+  auto servers = client::resolve_within({cfg->server.host, cfg->server.port}, timeout);
+  if (!servers || servers->empty()) return rc::kPlatformRejected;
   client::ClientCoreOptions o;
   o.config = std::move(*cfg);
   o.servers = std::move(*servers);
   o.pinned = pinned_key(o.config);
   o.platform = "libqeli";
   client::ClientEnv env;  // no protect: the probe runs before any VPN is up
-  auto t = client::ClientCore::probe_udp(std::move(o), std::move(env),
-                                         std::chrono::milliseconds(timeout_ms), 3);
+  auto t = client::ClientCore::probe_udp(std::move(o), std::move(env), timeout, kProbeAttempts);
   if (!t.ok()) {
     return t.error().code == client::ClientErrc::kBadConfig ? rc::kInvalidConfig
                                                             : rc::kPlatformRejected;

@@ -21,7 +21,8 @@
 #   * a plan nobody answers fails the run after 45 s (0.7.16's bound);
 #   * every mode through the example app: TCP plain, fake-tls, obfs, reality, reality-tls; UDP
 #     fake-tls, QUIC-shaped, obfs — each UDP one probed first (qeli_client_udp_probe: an
-#     answer from the server, silence from an address nobody listens at).
+#     answer from the server, also for a profile without credential or key; silence,
+#     within 2 × the timeout, from an address nobody listens at).
 #
 # Usage: libqeli.sh QELI_BINARY ABI_HARNESS QELI_PING
 set -euo pipefail
@@ -128,6 +129,11 @@ obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
     harness "probe-${m/:/-}" udp-probe "$l" answer
     [ "$m" != udp:fake-tls ] || harness probe-silent udp-probe \
       "$(echo "$l" | sed -E "s/@[0-9.]+:/@$UL_NET.77:/")" silent
+    # Android's probe profile: no credential, no key (0.7.16 probes it all the same).
+    [ "$m" != udp:fake-tls ] || harness probe-keyless udp-probe "[qeli]
+server = $UL_S:$E2E_PORT
+proto = udp
+mode = fake-tls" answer
   fi
   in_c "$PING" "$l" 3 >"$E2E_DIR/ping-${m/:/-}.log" 2>&1 ||
     e2e_fail "$m: qeli_ping: $(tail -5 "$E2E_DIR/ping-${m/:/-}.log")"

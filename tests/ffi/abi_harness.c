@@ -929,8 +929,10 @@ static int udp_probe(const char* expect) {
           (unsigned long long)latency);
   } else {
     CHECK(rc == QELI_CLIENT_PLATFORM_REJECTED && latency == 0, "probe %d", rc);
-    CHECK(now_ms() - t0 >= 900, "gave up after %llu ms (3 x 300 expected)",
-          (unsigned long long)(now_ms() - t0));
+    /* 0.7.16: 2 attempts of the timeout, every address at once. */
+    const uint64_t took = now_ms() - t0;
+    CHECK(took >= 550 && took < 1500, "gave up after %llu ms (2 x 300 expected)",
+          (unsigned long long)took);
   }
   printf("udp probe: %s (%d, %llu ms)\n", expect, rc, (unsigned long long)latency);
   return 0;

@@ -96,9 +96,10 @@ class ClientCore {
   static tunnel::PushedParams pushed_params(const config::ClientConfig& cfg,
                                             const handshake::AuthOk& ok);
 
-  /// A UDP profile's reachability: its first flight to each address, `attempts` rounds of
-  /// `timeout` each; the time to the first reply. Sends no credential (Connector::
-  /// probe_datagram). kBadConfig for a TCP profile, kGaveUp for silence.
+  /// A UDP profile's reachability: its first flight to every address at once, `attempts`
+  /// rounds of `timeout` each; the time to the first reply. Sends no credential and needs
+  /// no pinned key (Connector::probe_datagram). kBadConfig for a TCP profile, kGaveUp for
+  /// silence.
   static Result<std::chrono::milliseconds, ClientError> probe_udp(ClientCoreOptions options,
                                                                   ClientEnv env,
                                                                   std::chrono::milliseconds timeout,

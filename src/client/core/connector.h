@@ -32,6 +32,9 @@ std::uint64_t unix_seconds();
 
 struct BondRun;  // connector_bond.cc
 
+/// The most server addresses a reachability probe tries (as 0.7.16).
+inline constexpr std::size_t kMaxProbeAddresses = 16;
+
 class Connector {
  public:
   /// What the last connect_once() learned.
@@ -59,9 +62,9 @@ class Connector {
   const std::string& endpoint_name() const { return endpoint_name_; }
 
   /// A UDP profile's reachability (libqeli's qeli_client_udp_probe): the profile's first
-  /// flight (fake-TLS, QUIC-shaped or obfs, with its junk) to each address in turn, up to
-  /// `attempts` rounds; the time to the first reply, or why there was none. Never sends
-  /// AUTH. Needs no credential.
+  /// flight (fake-TLS, QUIC-shaped or obfs, with its junk) to every address at once (the
+  /// first kMaxProbeAddresses), `attempts` rounds of `timeout`; the time to the first
+  /// reply, or why there was none. Never sends AUTH. Needs no credential and no pinned key.
   Result<std::chrono::milliseconds, std::string> probe_datagram(std::chrono::milliseconds timeout,
                                                                 int attempts);
 

@@ -53,28 +53,40 @@ Result<std::chrono::milliseconds, std::string> Connector::probe_datagram(
     std::chrono::milliseconds timeout, int attempts) {
   if (cfg_.proto != config::Transport::kUdp) return fail(std::string("not a UDP profile"));
   if (servers_.empty()) return fail(std::string("no server address"));
-  auto sock = open_udp_socket(servers_.front().family());
-  if (!sock.ok()) return fail(sock.error());
   crypto::Rng& rng = crypto::system_rng();
   std::optional<wire::UdpObfs> obfs;
   if (wire::has_layer(*config::mode_spec(cfg_.proto, cfg_.mode), wire::Layer::kObfsSeal)) {
     obfs.emplace(wire::derive_obfs_key(cfg_.obfs_key));
   }
-  const handshake::UdpClientConfig uc = udp_config(obfs ? &*obfs : nullptr);
-  for (int round = 0; round < attempts; ++round) {
-    for (const auto& server : servers_) {
-      if (sock->local_address().family() != server.family()) {
-        sock = open_udp_socket(server.family());
-        if (!sock.ok()) return fail(sock.error());
-      }
-      handshake::UdpClientHandshake hs(uc, rng);
-      const auto& peer = server;
-      if (auto t = engine::first_reply_time(hs, *sock, peer, timeout, core_.stop_)) return *t;
-      if (hs.state() == handshake::State::kFailed && hs.failure() != handshake::Failure::kTimeout) {
-        return fail(std::string(handshake::to_string(hs.failure())));  // e.g. a pin required
-      }
-      if (core_.stop_.stopped()) return fail(std::string("stopped"));
+  handshake::UdpClientConfig uc = udp_config(obfs ? &*obfs : nullptr);
+  // The probe stops at the server's first datagram, long before the server proves its
+  // key: a profile without a pinned key (bind_static's default) probes as well.
+  uc.inner.bind_static = false;
+  // Every address at once, each on a socket of its own (as 0.7.16: the first to answer
+  // wins, the whole probe takes `attempts` × `timeout` at most).
+  const std::size_t count = std::min(servers_.size(), kMaxProbeAddresses);
+  std::vector<transport::UdpSocket> socks;
+  std::vector<transport::SockAddr> peers;
+  std::string why;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto sock = open_udp_socket(servers_[i].family());
+    if (!sock.ok()) {
+      why = sock.error();  // another family may still work
+      continue;
     }
+    socks.push_back(std::move(*sock));
+    peers.push_back(servers_[i]);
+  }
+  if (socks.empty()) return fail(why);
+  for (int round = 0; round < attempts; ++round) {
+    std::vector<std::unique_ptr<handshake::UdpClientHandshake>> hs;
+    std::vector<engine::ReplyProbe> probes;
+    for (std::size_t i = 0; i < socks.size(); ++i) {
+      hs.push_back(std::make_unique<handshake::UdpClientHandshake>(uc, rng));
+      probes.push_back({hs.back().get(), &socks[i], peers[i]});
+    }
+    if (auto t = engine::first_reply_time(probes, timeout, core_.stop_)) return *t;
+    if (core_.stop_.stopped()) return fail(std::string("stopped"));
   }
   return fail("no reply from " + endpoint_name_ + " within " + std::to_string(attempts) +
               " attempts of " + std::to_string(timeout.count()) + " ms");
