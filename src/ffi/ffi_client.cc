@@ -246,7 +246,8 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
     PlanInputs in;
     in.generation = ++last_generation_;
     in.fallback_dns = input_.fallback_dns;
-    in.connection_log.assign(log_.begin(), log_.end());
+    in.connection_log = unapplied_settings(config_);
+    in.connection_log.insert(in.connection_log.end(), log_.begin(), log_.end());
     in.connection_log.push_back("authenticated by " + config_.server.to_string() + " (" +
                                 tc.server.ip_string() + "), mtu " + std::to_string(tc.mtu) +
                                 (tc.gso ? ", GSO super-packets" : "") +

@@ -104,8 +104,13 @@ Result<RunInput, std::string> check_run_input(const RunInputText& in, std::uint1
 /// `text` cut to kMaxErrorChars characters (code points; `text` is UTF-8).
 std::string error_text(std::string_view text);
 
-/// Loads `text` (flat INI, or a qeli:// link) as `qeli client` loads a file or a link.
+/// Loads `text` (flat INI, or a qeli:// link) as `qeli client` loads a file or a link, but
+/// accepting what 0.7.16's core accepts (config::ClientLoadOptions::app_profile).
 Result<config::ClientConfig, std::string> load_profile(std::string_view text);
+/// The profile's settings 0.7.16's core would apply and this one does not (features not
+/// built: flow shaping, a source address or a TCP source port), one line each for the
+/// plan's connection_log.
+std::vector<std::string> unapplied_settings(const config::ClientConfig& profile);
 /// The profile's pinned server key (`key`; empty or all zero: none).
 std::optional<handshake::X25519Public> pinned_key(const config::ClientConfig& config);
 /// The server's addresses, IPv4 and IPv6 (the name resolved now).
