@@ -162,12 +162,12 @@ typedef struct qeli_client_stats {
   uint64_t tx_bytes;
   uint64_t rx_packets; /* packets out of the tunnel */
   uint64_t rx_bytes;
-  uint64_t reconnects;         /* always 0: one connection per run (as 0.7.16 over its ABI) */
-  uint64_t uptime_ms;          /* since the current session's plan was acknowledged; 0 when none */
-  uint64_t udp_kernel_drops;   /* UDP: datagrams the kernel dropped (SO_RXQ_OVFL) */
-  uint64_t udp_internal_drops; /* packets dropped: a full queue, a pushed packet over the MTU */
-  uint64_t udp_buffer_grows;   /* always 0: buffers are sized once from the config */
-  uint64_t udp_recv_buffer_bytes; /* SO_RCVBUF granted, 0 before a UDP session */
+  uint64_t reconnects;            /* always 0: one connection per run (as 0.7.16 over its ABI) */
+  uint64_t uptime_ms;             /* since qeli_client_new, in every state (as 0.7.16) */
+  uint64_t udp_kernel_drops;      /* always 0 here: the UDP socket's counters are not exported */
+  uint64_t udp_internal_drops;    /* packets dropped: a full queue, a pushed packet over the MTU */
+  uint64_t udp_buffer_grows;      /* always 0 here (as udp_kernel_drops) */
+  uint64_t udp_recv_buffer_bytes; /* always 0 here (as udp_kernel_drops) */
 } qeli_client_stats_t;
 #define QELI_CLIENT_STATS_V1_SIZE UINT32_C(64)
 #define QELI_CLIENT_STATS_V2_SIZE UINT32_C(96)

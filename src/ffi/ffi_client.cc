@@ -94,7 +94,6 @@ FfiClient::~FfiClient() { shutdown(); }
 void FfiClient::set_state_locked(State s) {
   if (s == state_) return;
   state_ = s;
-  if (s == State::kRunning) running_since_ = std::chrono::steady_clock::now();
   events_.force_push(state_event(s));
   cv_.notify_all();
 }
@@ -527,11 +526,10 @@ Stats FfiClient::stats() const {
   }
   if (pipe_) s.internal_drops += pipe_->dropped();
   s.reconnects = 0;  // one connection per run: the app counts its reconnects (0.7.16: 0)
-  if (state_ == State::kRunning) {
-    s.uptime_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                 std::chrono::steady_clock::now() - running_since_)
-                                                 .count());
-  }
+  // Since the handle was made, in every state (0.7.16).
+  s.uptime_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::steady_clock::now() - created_)
+                                               .count());
   return s;
 }
 

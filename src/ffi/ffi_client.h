@@ -240,7 +240,7 @@ class FfiClient {
   // Counters: the ended sessions' sums plus the live one's.
   Stats totals_;
   const tunnel::SessionCounters* live_ = nullptr;
-  std::chrono::steady_clock::time_point running_since_{};
+  const std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
   std::deque<std::string> log_;  // the last lines of the core's log (the plan's)
   std::string last_problem_;     // this run's last warning or error line
   std::string session_end_;      // why this run's session ended (empty: none ran)
