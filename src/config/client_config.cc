@@ -170,8 +170,8 @@ void read_interface(SectionReader& r, ClientConfig& c, const ClientLoadOptions& 
   c.mtu_probe = r.get_bool("mtu_probe", true);
   c.gateway = r.get_bool("gateway", false);
   c.route_local = r.get_bool("route_local", false);
-  c.include = r.get_network_list("include", /*allow_bare=*/true, c.include6);
-  c.exclude = r.get_network_list("exclude", /*allow_bare=*/true, c.exclude6);
+  c.include = r.get_network_list("include", /*allow_bare=*/true, c.include6, options.app_profile);
+  c.exclude = r.get_network_list("exclude", /*allow_bare=*/true, c.exclude6, options.app_profile);
   // `system` is 0.7.16's other spelling of `off` (its GUI editors write it): leave the
   // host's resolver alone.
   c.dns = r.get_enum(

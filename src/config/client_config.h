@@ -125,7 +125,8 @@ struct ClientLoadOptions {
   /// An app's profile (libqeli): accept what 0.7.16's core accepts where the checks
   /// protect only the daemon — the [logging] values and 0.7.16's GUI-only keys
   /// (kGuiOnlyClientKeys) as written and unchecked (the library applies none of them),
-  /// AmneziaWG junk sizes clamped instead of refused, no heartbeat_jitter check, and no
+  /// AmneziaWG junk sizes clamped instead of refused, an `include`/`exclude` entry it
+  /// cannot read left out with a warning (as 0.7.16), no heartbeat_jitter check, and no
   /// refusal of features this build lacks (config/unbuilt.h: the caller says what it does
   /// not apply). Unknown keys stay errors, as in 0.7.16.
   bool app_profile = false;

@@ -164,7 +164,7 @@ const char* const kDesktopProfile =
     "reconnect = false\nreconnect_retries = 5\nreconnect_base_delay = 100\n"
     "reconnect_max_delay = 10\ntimeout = 30\nheartbeat_interval = 15000\n"
     "heartbeat_jitter = 20000\nshaping = true\nshaping_stealth = true\nawg = true\njc = 200\n"
-    "jmin = 500\njmax = 2000\nlocal = 192.168.1.5\n"
+    "jmin = 500\njmax = 2000\nlocal = 192.168.1.5\ninclude = 10.1.0.0/16, 10.2.0.1/16, lan\n"
     "[logging]\nlevel = verbose\nfile = logs/qeli.log\ntime_format = iso\n";
 
 TEST(client_config, an_app_profile_takes_what_0_7_16_takes) {
@@ -177,6 +177,10 @@ TEST(client_config, an_app_profile_takes_what_0_7_16_takes) {
   EXPECT_EQ(r.config.jmax, kAwgJunkMaxBytes);
   EXPECT_EQ(r.config.jmin, 500U);
   EXPECT_EQ(r.config.dns, ClientDns::kOff);
+  // A routing-list entry it cannot read is left out (a warning), as 0.7.16 does.
+  ASSERT_EQ(r.config.include.size(), 1U);
+  EXPECT_EQ(r.config.include[0].to_string(), "10.1.0.0/16");
+  EXPECT_TRUE(r.findings.contains(Severity::kWarning, "include", "")) << dump(r.findings);
   // Unknown keys stay errors, in [qeli] and in [logging] (as 0.7.16).
   EXPECT_FALSE(
       load_client_config_text(std::string(kDesktopProfile) + "colour = red\n", "<app>", app).ok());
@@ -186,7 +190,7 @@ TEST(client_config, an_app_profile_takes_what_0_7_16_takes) {
   const auto daemon = load_client_config_text(kDesktopProfile, "client.conf");
   EXPECT_FALSE(daemon.ok());
   for (const char* key : {"apps", "persist_tun", "metric", "reconnect_base_delay",
-                          "heartbeat_jitter", "shaping", "jc", "local"}) {
+                          "heartbeat_jitter", "shaping", "jc", "local", "include"}) {
     EXPECT_TRUE(daemon.findings.contains(Severity::kError, key, ""))
         << key << dump(daemon.findings);
   }
