@@ -1,8 +1,11 @@
 /*
  * libqeli: the qeli client core behind a C ABI — the transport-core ABI 1.10 of qeli 0.7.16
- * (function names, result codes, states, event kinds, struct layouts, JSON payloads), so an
- * app built for the original core loads this library unchanged. docs/LIBQELI.md is the
- * manual; this header is the contract.
+ * (function names, result codes, states, event kinds, struct layouts, JSON payloads, and
+ * 0.7.16's behaviour behind them). It serves the apps that call this C ABI — 0.7.16's
+ * desktop (C#) and iOS (Swift) apps; this build is for Linux. Android's app calls JNI
+ * exports (Java_com_qeli_TransportCore_native*), which this library does not provide.
+ * docs/LIBQELI.md is the manual (and lists what still differs); this header is the
+ * contract.
  *
  * The app owns the UI, the TUN (or the packet flow), routes, DNS and the kill switch. The
  * core owns the carrier, the handshake, the crypto and the packet loops, and asks the app
@@ -26,7 +29,7 @@
  *   stop → STOPPING and STOPPED at once (from any state but STOPPED; a run winds down
  *   behind it); start from CREATED or STOPPED (after FAILED: stop, then start).
  *
- * Contract (stricter than 0.7.16 where it was vague; docs/LIBQELI.md "Contract"):
+ * Contract (0.7.16's; docs/LIBQELI.md "Contract"):
  *   - Handles are 64-bit values checked by generation: a freed or never-issued handle is
  *     QELI_CLIENT_INVALID_HANDLE, never a crash. 0 is never a handle.
  *   - Every pointer is checked: NULL where a buffer is required is
