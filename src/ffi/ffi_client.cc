@@ -41,9 +41,13 @@ Event state_event(State s) {
 // start may have moved on).
 class FfiClient::PlanTunnel final : public client::Tunnel {
  public:
-  PlanTunnel(FfiClient& owner, std::unique_ptr<tunio::TunDevice> device,
+  PlanTunnel(FfiClient& owner, std::uint64_t epoch, std::unique_ptr<tunio::TunDevice> device,
              std::shared_ptr<PacketPipe> pipe, bool ipv6)
-      : owner_(owner), device_(std::move(device)), pipe_(std::move(pipe)), ipv6_(ipv6) {}
+      : owner_(owner),
+        epoch_(epoch),
+        device_(std::move(device)),
+        pipe_(std::move(pipe)),
+        ipv6_(ipv6) {}
   ~PlanTunnel() override {
     std::lock_guard lock(owner_.mu_);
     if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
@@ -62,7 +66,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   // While the counters still live (the core drops them after this): into the totals.
   void ended(const std::string& why) override {
     std::lock_guard lock(owner_.mu_);
-    owner_.session_end_ = why;
+    if (owner_.epoch_ == epoch_) owner_.session_end_ = why;  // a later start's run: not ours
     if (counters_ == nullptr) return;
     auto& t = owner_.totals_;
     t.tx_packets += counters_->get(tunnel::SessionCounter::kTxPackets);
@@ -75,6 +79,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
 
  private:
   FfiClient& owner_;
+  const std::uint64_t epoch_;  ///< the start its run belongs to
   std::unique_ptr<tunio::TunDevice> device_;
   std::shared_ptr<PacketPipe> pipe_;
   bool ipv6_;  ///< the plan gave the app IPv6 (x_ip6 negotiated, MTU ≥ 1280)
@@ -128,8 +133,9 @@ void FfiClient::drop_epoch_locked() {
   cv_.notify_all();
 }
 
-void FfiClient::note_log(client::LogLevel level, const std::string& line) {
+void FfiClient::note_log(std::uint64_t epoch, client::LogLevel level, const std::string& line) {
   std::lock_guard lock(mu_);
+  if (epoch != epoch_) return;  // a stopped run winding down
   if (level >= client::LogLevel::kWarn) last_problem_ = line;
   if (log_.size() == kLogLines) log_.pop_front();
   log_.push_back(line);
@@ -323,10 +329,10 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
       device = std::make_unique<tunio::FdTun>(std::move(*tun));
     }
     return std::unique_ptr<client::Tunnel>(
-        std::make_unique<PlanTunnel>(*this, std::move(device), std::move(pipe), in.ipv6));
+        std::make_unique<PlanTunnel>(*this, epoch, std::move(device), std::move(pipe), in.ipv6));
   };
-  env.log = [this](client::LogLevel level, std::string_view line) {
-    if (level >= client::LogLevel::kInfo) note_log(level, std::string(line));
+  env.log = [this, epoch](client::LogLevel level, std::string_view line) {
+    if (level >= client::LogLevel::kInfo) note_log(epoch, level, std::string(line));
   };
   return env;
 }

@@ -208,7 +208,7 @@ class FfiClient {
   void fail_locked(std::string_view message);
   // Drops what the current epoch holds for the app: requests, the plan, the fd, the pipe.
   void drop_epoch_locked();
-  void note_log(client::LogLevel level, const std::string& line);
+  void note_log(std::uint64_t epoch, client::LogLevel level, const std::string& line);
   // The ERROR text of a run that ended without a stop (0.7.16: the failure's text, else
   // "transport disconnected").
   std::string run_end_locked(const client::ClientError& e) const;
