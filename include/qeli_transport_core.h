@@ -1,8 +1,11 @@
 /*
  * libqeli: the qeli client core behind a C ABI — the transport-core ABI 1.10 of qeli 0.7.16
- * (function names, result codes, states, event kinds, struct layouts, JSON payloads), so an
- * app built for the original core loads this library unchanged. docs/LIBQELI.md is the
- * manual; this header is the contract.
+ * (function names, result codes, states, event kinds, struct layouts, JSON payloads, and
+ * 0.7.16's behaviour behind them). It serves the apps that call this C ABI — 0.7.16's
+ * desktop (C#) and iOS (Swift) apps; this build is for Linux. Android's app calls JNI
+ * exports (Java_com_qeli_TransportCore_native*), which this library does not provide.
+ * docs/LIBQELI.md is the manual (and lists what still differs); this header is the
+ * contract.
  *
  * The app owns the UI, the TUN (or the packet flow), routes, DNS and the kill switch. The
  * core owns the carrier, the handshake, the crypto and the packet loops, and asks the app
@@ -26,7 +29,7 @@
  *   stop → STOPPING and STOPPED at once (from any state but STOPPED; a run winds down
  *   behind it); start from CREATED or STOPPED (after FAILED: stop, then start).
  *
- * Contract (stricter than 0.7.16 where it was vague; docs/LIBQELI.md "Contract"):
+ * Contract (0.7.16's; docs/LIBQELI.md "Contract"):
  *   - Handles are 64-bit values checked by generation: a freed or never-issued handle is
  *     QELI_CLIENT_INVALID_HANDLE, never a crash. 0 is never a handle.
  *   - Every pointer is checked: NULL where a buffer is required is
@@ -162,12 +165,12 @@ typedef struct qeli_client_stats {
   uint64_t tx_bytes;
   uint64_t rx_packets; /* packets out of the tunnel */
   uint64_t rx_bytes;
-  uint64_t reconnects;         /* always 0: one connection per run (as 0.7.16 over its ABI) */
-  uint64_t uptime_ms;          /* since the current session's plan was acknowledged; 0 when none */
-  uint64_t udp_kernel_drops;   /* UDP: datagrams the kernel dropped (SO_RXQ_OVFL) */
-  uint64_t udp_internal_drops; /* packets dropped: a full queue, a pushed packet over the MTU */
-  uint64_t udp_buffer_grows;   /* always 0: buffers are sized once from the config */
-  uint64_t udp_recv_buffer_bytes; /* SO_RCVBUF granted, 0 before a UDP session */
+  uint64_t reconnects;            /* always 0: one connection per run (as 0.7.16 over its ABI) */
+  uint64_t uptime_ms;             /* since qeli_client_new, in every state (as 0.7.16) */
+  uint64_t udp_kernel_drops;      /* always 0 here: the UDP socket's counters are not exported */
+  uint64_t udp_internal_drops;    /* packets dropped: a full queue, a pushed packet over the MTU */
+  uint64_t udp_buffer_grows;      /* always 0 here (as udp_kernel_drops) */
+  uint64_t udp_recv_buffer_bytes; /* always 0 here (as udp_kernel_drops) */
 } qeli_client_stats_t;
 #define QELI_CLIENT_STATS_V1_SIZE UINT32_C(64)
 #define QELI_CLIENT_STATS_V2_SIZE UINT32_C(96)

@@ -10,7 +10,7 @@ namespace {
 
 constexpr milliseconds kHour{3600000};
 
-void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
+void read_connection(SectionReader& r, ClientConfig& c, const ClientLoadOptions& options) {
   if (const IniEntry* e = r.single("server")) {
     auto ep = Endpoint::parse(e->value);
     if (!ep) {
@@ -20,7 +20,7 @@ void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
     } else {
       c.server = *ep;
     }
-  } else if (!server_from_link) {
+  } else if (!options.server_from_link) {
     r.error("server", "required (host:port of the qeli server)");
   }
   c.proto =
@@ -61,10 +61,18 @@ void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
   }
   c.quic = r.get_bool("quic", c.quic);
   c.awg = r.get_bool("awg", false);
-  c.jc = r.get_u<std::uint32_t>("jc", 0, 0, kAwgJcMax);
-  c.jmin = r.get_u<std::uint32_t>("jmin", kAwgJminDefault, 0, kAwgJunkMaxBytes);
-  c.jmax = r.get_u<std::uint32_t>("jmax", kAwgJmaxDefault, 0, kAwgJunkMaxBytes);
-  if (c.jmin > c.jmax) r.error("jmin", "jmin must not exceed jmax");
+  if (options.app_profile) {
+    // 0.7.16 clamps the junk to its caps rather than refusing the profile.
+    c.jc = std::min(r.get_u<std::uint32_t>("jc", 0, 0, 0xffffffffU), kAwgJcMax);
+    c.jmax = std::min<std::uint32_t>(r.get_u<std::uint32_t>("jmax", kAwgJmaxDefault, 0, 0xffff),
+                                     kAwgJunkMaxBytes);
+    c.jmin = std::min(r.get_u<std::uint32_t>("jmin", kAwgJminDefault, 0, 0xffff), c.jmax);
+  } else {
+    c.jc = r.get_u<std::uint32_t>("jc", 0, 0, kAwgJcMax);
+    c.jmin = r.get_u<std::uint32_t>("jmin", kAwgJminDefault, 0, kAwgJunkMaxBytes);
+    c.jmax = r.get_u<std::uint32_t>("jmax", kAwgJmaxDefault, 0, kAwgJunkMaxBytes);
+    if (c.jmin > c.jmax) r.error("jmin", "jmin must not exceed jmax");
+  }
   c.timeout = r.get_secs("timeout", c.timeout, seconds{1}, seconds{600});
   c.keepalive = r.get_secs("keepalive", c.keepalive, seconds{0}, seconds{86400});
   c.tcp_nodelay = r.get_bool("tcp_nodelay", true);
@@ -77,7 +85,7 @@ void read_connection(SectionReader& r, ClientConfig& c, bool server_from_link) {
   c.lport = r.get_u<std::uint16_t>("lport", 0, 0, 65535);
 }
 
-void read_fallbacks(SectionReader& r, ClientFallbacks& f) {
+void read_fallbacks(SectionReader& r, ClientFallbacks& f, const ClientLoadOptions& options) {
   f.padding = r.get_bool("padding", f.padding);
   f.padding_min = r.get_u<std::uint32_t>("padding_min", f.padding_min, 0, kMtuMax);
   f.padding_max = r.get_u<std::uint32_t>("padding_max", f.padding_max, 0, kMtuMax);
@@ -87,7 +95,8 @@ void read_fallbacks(SectionReader& r, ClientFallbacks& f) {
       r.get_ms("heartbeat_interval", f.heartbeat_interval, milliseconds{1}, kHour);
   f.heartbeat_size = r.get_u<std::uint32_t>("heartbeat_size", f.heartbeat_size, 0, 1024);
   f.heartbeat_jitter = r.get_ms("heartbeat_jitter", f.heartbeat_jitter, milliseconds{0}, kHour);
-  if (f.heartbeat && f.heartbeat_jitter >= f.heartbeat_interval) {
+  // (0.7.16 does not check it; the session treats such a jitter as none.)
+  if (!options.app_profile && f.heartbeat && f.heartbeat_jitter >= f.heartbeat_interval) {
     r.error("heartbeat_jitter", "jitter must be smaller than heartbeat_interval");
   }
   f.shaping = r.get_bool("shaping", f.shaping);
@@ -108,7 +117,8 @@ void read_fallbacks(SectionReader& r, ClientFallbacks& f) {
       r.get_u<std::uint32_t>("shaping_stealth_mbps", f.shaping_stealth_mbps, 1, 100000);
 }
 
-void read_interface(SectionReader& r, ClientConfig& c) {
+// 0.7.16's GUI-only keys (kGuiOnlyClientKeys), as `qeli client` reads and checks them.
+void read_gui_only_keys(SectionReader& r, ClientConfig& c) {
   c.reconnect = r.get_bool("reconnect", true);
   c.reconnect_retries = r.get_int("reconnect_retries", -1, -1, 1000000000);
   c.reconnect_base_delay =
@@ -118,14 +128,37 @@ void read_interface(SectionReader& r, ClientConfig& c) {
   if (c.reconnect_base_delay > c.reconnect_max_delay) {
     r.error("reconnect_base_delay", "larger than reconnect_max_delay");
   }
+  c.dev_node = r.get_string("dev_node", "");
+  c.metric = r.get_u<std::uint32_t>("metric", 0, 0, 0xffffffffU);
+  c.route_file = r.get_string("route_file", "");
+  c.persist_tun = r.get_bool("persist_tun", false);
+  c.allow_lan = r.get_bool("allow_lan", false);
+  c.apps = r.get_list("apps", {});
+  c.apps_mode = r.get_enum(
+      "apps_mode", AppsMode::kAll,
+      {{"all", AppsMode::kAll}, {"include", AppsMode::kInclude}, {"exclude", AppsMode::kExclude}});
+  c.name = r.get_string("name", "");
+}
+
+// The same keys as an app profile has them (libqeli, 0.7.16's core): text, unchecked; the
+// library applies none of them (reconnecting, per-app routing, labels are the app's).
+void accept_gui_only_keys(SectionReader& r, ClientConfig& c) {
+  for (const auto key : kGuiOnlyClientKeys) (void)r.get_string(key, "");
+  c.reconnect = false;  // the app reconnects: one connection per run
+}
+
+void read_interface(SectionReader& r, ClientConfig& c, const ClientLoadOptions& options) {
+  if (options.app_profile) {
+    accept_gui_only_keys(r, c);
+  } else {
+    read_gui_only_keys(r, c);
+  }
   c.dev = r.get_string("dev", c.dev);
   if (c.dev.empty() || c.dev.size() > kTunNameMaxBytes ||
       c.dev.find_first_of(" /\t") != std::string::npos) {
     r.error("dev", "`" + c.dev + "` is not a valid interface name (1..15 bytes)");
   }
   c.dev_attach = r.get_bool("dev_attach", false);
-  c.dev_node = r.get_string("dev_node", "");
-  c.metric = r.get_u<std::uint32_t>("metric", 0, 0, 0xffffffffU);
   if (const IniEntry* e = r.single("mtu")) {
     const auto v = parse_uint(e->value, kMtuMax);
     if (!v || (*v != 0 && *v < kMtuMin)) {
@@ -137,10 +170,8 @@ void read_interface(SectionReader& r, ClientConfig& c) {
   c.mtu_probe = r.get_bool("mtu_probe", true);
   c.gateway = r.get_bool("gateway", false);
   c.route_local = r.get_bool("route_local", false);
-  c.include = r.get_network_list("include", /*allow_bare=*/true, c.include6);
-  c.exclude = r.get_network_list("exclude", /*allow_bare=*/true, c.exclude6);
-  c.route_file = r.get_string("route_file", "");
-  c.persist_tun = r.get_bool("persist_tun", false);
+  c.include = r.get_network_list("include", /*allow_bare=*/true, c.include6, options.app_profile);
+  c.exclude = r.get_network_list("exclude", /*allow_bare=*/true, c.exclude6, options.app_profile);
   // `system` is 0.7.16's other spelling of `off` (its GUI editors write it): leave the
   // host's resolver alone.
   c.dns = r.get_enum(
@@ -159,11 +190,6 @@ void read_interface(SectionReader& r, ClientConfig& c) {
   }
   c.allow_ipv6_leak = r.get_bool("allow_ipv6_leak", false);
   c.ipv6 = r.get_bool("ipv6", true);
-  c.allow_lan = r.get_bool("allow_lan", false);
-  c.apps = r.get_list("apps", {});
-  c.apps_mode = r.get_enum(
-      "apps_mode", AppsMode::kAll,
-      {{"all", AppsMode::kAll}, {"include", AppsMode::kInclude}, {"exclude", AppsMode::kExclude}});
   c.gateway_nat = r.get_bool("gateway_nat", false);
   c.lan_subnet = r.get_cidr_list("lan_subnet", /*allow_bare=*/false);
   c.exit_node = r.get_bool("exit_node", false);
@@ -171,10 +197,9 @@ void read_interface(SectionReader& r, ClientConfig& c) {
   c.post_up = r.get_string("post_up", "");
   c.post_down = r.get_string("post_down", "");
   c.autostart = r.get_bool("autostart", false);
-  c.name = r.get_string("name", "");
 }
 
-void check_client(SectionReader& r, const ClientConfig& c) {
+void check_client(SectionReader& r, const ClientConfig& c, const ClientLoadOptions& options) {
   if (const auto why = transport_mode_conflict(c.proto, c.mode); !why.empty()) r.error("mode", why);
   if (c.quic && c.proto != Transport::kUdp) r.error("quic", "quic needs proto = udp");
   if (c.mode == ClientMode::kObfs && c.obfs_key.empty()) {
@@ -198,7 +223,10 @@ void check_client(SectionReader& r, const ClientConfig& c) {
   }
   const int secrets = !c.pass.empty() + !c.password_file.empty() + !c.password_command.empty();
   if (secrets > 1) r.error("pass", "give only one of pass, password_file, password_command");
-  refuse_unbuilt(c, [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
+  if (!options.app_profile) {
+    refuse_unbuilt(c,
+                   [&r](std::string_view key, std::string why) { r.error(key, std::move(why)); });
+  }
 }
 
 }  // namespace
@@ -213,14 +241,18 @@ ClientLoad load_client_config_text(std::string_view text, const std::string& fil
     SectionReader r(s, file, out.findings, Severity::kError);
     if (s.name == "qeli" && !seen_qeli) {
       seen_qeli = true;
-      read_connection(r, out.config, options.server_from_link);
-      read_fallbacks(r, out.config.fallbacks);
-      read_interface(r, out.config);
-      check_client(r, out.config);
+      read_connection(r, out.config, options);
+      read_fallbacks(r, out.config.fallbacks, options);
+      read_interface(r, out.config, options);
+      check_client(r, out.config, options);
       r.finish();
     } else if (s.name == "logging" && !seen_logging) {
       seen_logging = true;
-      out.config.logging = read_logging_section(r);
+      if (options.app_profile) {
+        accept_logging_section(r);
+      } else {
+        out.config.logging = read_logging_section(r);
+      }
       r.finish();
     } else if (s.name == "qeli" || s.name == "logging") {
       out.findings.error(file, s.name, "", s.line, "section given more than once");

@@ -122,7 +122,30 @@ struct ClientLoad {
 struct ClientLoadOptions {
   /// `qeli client -c FILE LINK`: the link supplies the server, so `server` may be absent.
   bool server_from_link = false;
+  /// An app's profile (libqeli): accept what 0.7.16's core accepts where the checks
+  /// protect only the daemon — the [logging] values and 0.7.16's GUI-only keys
+  /// (kGuiOnlyClientKeys) as written and unchecked (the library applies none of them),
+  /// AmneziaWG junk sizes clamped instead of refused, an `include`/`exclude` entry it
+  /// cannot read left out with a warning (as 0.7.16), no heartbeat_jitter check, and no
+  /// refusal of features this build lacks (config/unbuilt.h: the caller says what it does
+  /// not apply). Unknown keys stay errors, as in 0.7.16.
+  bool app_profile = false;
 };
+
+/// 0.7.16's GUI-only `[qeli]` keys (its config/mod.rs GUI_ONLY_CLIENT_KEYS): accepted, never
+/// read by its core. `qeli client` reads and checks them; an app profile takes them as text.
+inline constexpr std::string_view kGuiOnlyClientKeys[] = {"dev_node",
+                                                          "metric",
+                                                          "persist_tun",
+                                                          "route_file",
+                                                          "allow_lan",
+                                                          "apps",
+                                                          "apps_mode",
+                                                          "name",
+                                                          "reconnect",
+                                                          "reconnect_retries",
+                                                          "reconnect_base_delay",
+                                                          "reconnect_max_delay"};
 
 ClientLoad load_client_config(const std::string& path, ClientLoadOptions options = {});
 ClientLoad load_client_config_text(std::string_view text, const std::string& file,

@@ -44,4 +44,8 @@ LoggingConfig read_logging_section(SectionReader& r) {
   return l;
 }
 
+void accept_logging_section(SectionReader& r) {
+  for (const char* key : {"level", "file", "time_format", "format"}) (void)r.get_string(key, "");
+}
+
 }  // namespace qeli::config

@@ -13,4 +13,8 @@ namespace qeli::config {
 /// (accepted with a warning: 0.7.16 ignores it too). Bad values become findings of `r`.
 LoggingConfig read_logging_section(SectionReader& r);
 
+/// The same keys as text, unchecked (an app's profile, libqeli: 0.7.16 takes any values
+/// there and the library writes no log file): the defaults are kept.
+void accept_logging_section(SectionReader& r);
+
 }  // namespace qeli::config

@@ -157,7 +157,7 @@ std::vector<Ipv4Cidr> SectionReader::get_cidr_list(std::string_view key, bool al
 }
 
 std::vector<Ipv4Cidr> SectionReader::get_network_list(std::string_view key, bool allow_bare,
-                                                      std::vector<Ipv6Cidr>& v6) {
+                                                      std::vector<Ipv6Cidr>& v6, bool drop_bad) {
   std::vector<Ipv4Cidr> out;
   for (const auto* e : all(key)) {
     for (const auto& item : split_list(e->value)) {
@@ -166,8 +166,14 @@ std::vector<Ipv4Cidr> SectionReader::get_network_list(std::string_view key, bool
       } else if (const auto c6 = Ipv6Cidr::parse(item, allow_bare)) {
         v6.push_back(*c6);
       } else {
-        error_at(*e, "`" + item + "` is not a network a.b.c.d/n or x::/n with no host bits set" +
-                         (allow_bare ? " or an address" : ""));
+        const std::string why = "`" + item +
+                                "` is not a network a.b.c.d/n or x::/n with no host bits set" +
+                                (allow_bare ? " or an address" : "");
+        if (drop_bad) {
+          warning(key, why + "; left out");
+        } else {
+          error_at(*e, why);
+        }
       }
     }
   }

@@ -57,9 +57,10 @@ class SectionReader {
   std::vector<std::string> get_list(std::string_view key, std::vector<std::string> def);
   std::vector<Ipv4Cidr> get_cidr_list(std::string_view key, bool allow_bare);
   /// Like get_cidr_list, but IPv6 networks (and addresses, with `allow_bare`) are taken
-  /// too, into `v6`.
+  /// too, into `v6`. `drop_bad`: an entry that is none of those is left out with a warning
+  /// instead of an error (0.7.16's client reads its routing lists that way).
   std::vector<Ipv4Cidr> get_network_list(std::string_view key, bool allow_bare,
-                                         std::vector<Ipv6Cidr>& v6);
+                                         std::vector<Ipv6Cidr>& v6, bool drop_bad = false);
   std::chrono::milliseconds get_ms(std::string_view key, std::chrono::milliseconds def,
                                    std::chrono::milliseconds min, std::chrono::milliseconds max);
   std::chrono::seconds get_secs(std::string_view key, std::chrono::seconds def,

@@ -41,9 +41,13 @@ Event state_event(State s) {
 // start may have moved on).
 class FfiClient::PlanTunnel final : public client::Tunnel {
  public:
-  PlanTunnel(FfiClient& owner, std::unique_ptr<tunio::TunDevice> device,
+  PlanTunnel(FfiClient& owner, std::uint64_t epoch, std::unique_ptr<tunio::TunDevice> device,
              std::shared_ptr<PacketPipe> pipe, bool ipv6)
-      : owner_(owner), device_(std::move(device)), pipe_(std::move(pipe)), ipv6_(ipv6) {}
+      : owner_(owner),
+        epoch_(epoch),
+        device_(std::move(device)),
+        pipe_(std::move(pipe)),
+        ipv6_(ipv6) {}
   ~PlanTunnel() override {
     std::lock_guard lock(owner_.mu_);
     if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
@@ -62,7 +66,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   // While the counters still live (the core drops them after this): into the totals.
   void ended(const std::string& why) override {
     std::lock_guard lock(owner_.mu_);
-    owner_.session_end_ = why;
+    if (owner_.epoch_ == epoch_) owner_.session_end_ = why;  // a later start's run: not ours
     if (counters_ == nullptr) return;
     auto& t = owner_.totals_;
     t.tx_packets += counters_->get(tunnel::SessionCounter::kTxPackets);
@@ -75,6 +79,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
 
  private:
   FfiClient& owner_;
+  const std::uint64_t epoch_;  ///< the start its run belongs to
   std::unique_ptr<tunio::TunDevice> device_;
   std::shared_ptr<PacketPipe> pipe_;
   bool ipv6_;  ///< the plan gave the app IPv6 (x_ip6 negotiated, MTU ≥ 1280)
@@ -94,7 +99,6 @@ FfiClient::~FfiClient() { shutdown(); }
 void FfiClient::set_state_locked(State s) {
   if (s == state_) return;
   state_ = s;
-  if (s == State::kRunning) running_since_ = std::chrono::steady_clock::now();
   events_.force_push(state_event(s));
   cv_.notify_all();
 }
@@ -129,8 +133,9 @@ void FfiClient::drop_epoch_locked() {
   cv_.notify_all();
 }
 
-void FfiClient::note_log(client::LogLevel level, const std::string& line) {
+void FfiClient::note_log(std::uint64_t epoch, client::LogLevel level, const std::string& line) {
   std::lock_guard lock(mu_);
+  if (epoch != epoch_) return;  // a stopped run winding down
   if (level >= client::LogLevel::kWarn) last_problem_ = line;
   if (log_.size() == kLogLines) log_.pop_front();
   log_.push_back(line);
@@ -246,7 +251,8 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
     PlanInputs in;
     in.generation = ++last_generation_;
     in.fallback_dns = input_.fallback_dns;
-    in.connection_log.assign(log_.begin(), log_.end());
+    in.connection_log = unapplied_settings(config_);
+    in.connection_log.insert(in.connection_log.end(), log_.begin(), log_.end());
     in.connection_log.push_back("authenticated by " + config_.server.to_string() + " (" +
                                 tc.server.ip_string() + "), mtu " + std::to_string(tc.mtu) +
                                 (tc.gso ? ", GSO super-packets" : "") +
@@ -323,10 +329,10 @@ client::ClientEnv FfiClient::make_env(std::uint64_t epoch) {
       device = std::make_unique<tunio::FdTun>(std::move(*tun));
     }
     return std::unique_ptr<client::Tunnel>(
-        std::make_unique<PlanTunnel>(*this, std::move(device), std::move(pipe), in.ipv6));
+        std::make_unique<PlanTunnel>(*this, epoch, std::move(device), std::move(pipe), in.ipv6));
   };
-  env.log = [this](client::LogLevel level, std::string_view line) {
-    if (level >= client::LogLevel::kInfo) note_log(level, std::string(line));
+  env.log = [this, epoch](client::LogLevel level, std::string_view line) {
+    if (level >= client::LogLevel::kInfo) note_log(epoch, level, std::string(line));
   };
   return env;
 }
@@ -526,11 +532,10 @@ Stats FfiClient::stats() const {
   }
   if (pipe_) s.internal_drops += pipe_->dropped();
   s.reconnects = 0;  // one connection per run: the app counts its reconnects (0.7.16: 0)
-  if (state_ == State::kRunning) {
-    s.uptime_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                 std::chrono::steady_clock::now() - running_since_)
-                                                 .count());
-  }
+  // Since the handle was made, in every state (0.7.16).
+  s.uptime_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::steady_clock::now() - created_)
+                                               .count());
   return s;
 }
 

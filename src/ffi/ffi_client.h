@@ -104,8 +104,13 @@ Result<RunInput, std::string> check_run_input(const RunInputText& in, std::uint1
 /// `text` cut to kMaxErrorChars characters (code points; `text` is UTF-8).
 std::string error_text(std::string_view text);
 
-/// Loads `text` (flat INI, or a qeli:// link) as `qeli client` loads a file or a link.
+/// Loads `text` (flat INI, or a qeli:// link) as `qeli client` loads a file or a link, but
+/// accepting what 0.7.16's core accepts (config::ClientLoadOptions::app_profile).
 Result<config::ClientConfig, std::string> load_profile(std::string_view text);
+/// The profile's settings 0.7.16's core would apply and this one does not (features not
+/// built: flow shaping, a source address or a TCP source port), one line each for the
+/// plan's connection_log.
+std::vector<std::string> unapplied_settings(const config::ClientConfig& profile);
 /// The profile's pinned server key (`key`; empty or all zero: none).
 std::optional<handshake::X25519Public> pinned_key(const config::ClientConfig& config);
 /// The server's addresses, IPv4 and IPv6 (the name resolved now).
@@ -203,7 +208,7 @@ class FfiClient {
   void fail_locked(std::string_view message);
   // Drops what the current epoch holds for the app: requests, the plan, the fd, the pipe.
   void drop_epoch_locked();
-  void note_log(client::LogLevel level, const std::string& line);
+  void note_log(std::uint64_t epoch, client::LogLevel level, const std::string& line);
   // The ERROR text of a run that ended without a stop (0.7.16: the failure's text, else
   // "transport disconnected").
   std::string run_end_locked(const client::ClientError& e) const;
@@ -235,7 +240,7 @@ class FfiClient {
   // Counters: the ended sessions' sums plus the live one's.
   Stats totals_;
   const tunnel::SessionCounters* live_ = nullptr;
-  std::chrono::steady_clock::time_point running_since_{};
+  const std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
   std::deque<std::string> log_;  // the last lines of the core's log (the plan's)
   std::string last_problem_;     // this run's last warning or error line
   std::string session_end_;      // why this run's session ended (empty: none ran)

@@ -199,7 +199,9 @@ Result<NetworkPlan, std::string> build_network_plan(const client::TunnelConfig& 
         {"padding_max", p.padding.max_bytes},
         {"heartbeat_enabled", p.heartbeat.enabled},
         {"heartbeat_interval_ms", p.heartbeat.interval.count()},
-        {"shaping_enabled", p.shaping.enabled}}},
+        // Flow shaping is not built in this core: whatever the profile or the server
+        // asks, none is in effect.
+        {"shaping_enabled", false}}},
       {"connection_log", std::move(log)},
       {"excluded_routes", std::move(excluded)},
   };

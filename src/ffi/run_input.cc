@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/link.h"
+#include "config/unbuilt.h"
 #include "ffi/ffi_client.h"
 
 namespace qeli::ffi {
@@ -68,6 +69,20 @@ std::string error_text(std::string_view text) {
   return std::string(utf8_prefix(text, kMaxErrorChars));  // 0.7.16: chars().take(512)
 }
 
+std::vector<std::string> unapplied_settings(const config::ClientConfig& profile) {
+  // The features 0.7.16's core applies and this build lacks (config/unbuilt.h); the
+  // others it refuses for `qeli client` are the platform's, which 0.7.16's core ignores too.
+  static constexpr std::string_view kCoreApplied[] = {"shaping", "shaping_stealth", "local",
+                                                      "lport"};
+  std::vector<std::string> out;
+  config::refuse_unbuilt(profile, [&](std::string_view key, std::string why) {
+    for (const auto k : kCoreApplied) {
+      if (k == key) out.push_back("profile: " + std::string(key) + " is not applied: " + why);
+    }
+  });
+  return out;
+}
+
 Result<config::ClientConfig, std::string> load_profile(std::string_view text) {
   const std::string_view trimmed = config::trim_link_text(text);
   config::ClientLoad load;
@@ -76,7 +91,10 @@ Result<config::ClientConfig, std::string> load_profile(std::string_view text) {
     if (!link.ok()) return fail("bad link: " + link.error());
     load = config::client_config_from_link(*link);
   } else {
-    load = config::load_client_config_text(text, "<libqeli profile>");
+    // What 0.7.16's core accepts (config::ClientLoadOptions::app_profile).
+    config::ClientLoadOptions options;
+    options.app_profile = true;
+    load = config::load_client_config_text(text, "<libqeli profile>", options);
   }
   std::string errors;
   for (const auto& f : load.findings.all()) {

@@ -153,6 +153,50 @@ TEST(client_config, dns_system_is_off_as_in_0_7_16) {
   EXPECT_EQ(load("dns = tunnel\n").config.dns, ClientDns::kTunnel);
 }
 
+// What 0.7.16's desktop app writes into the profile it hands its core (VpnConfig.
+// ToTransportCoreIni): GUI-only keys, platform features and a [logging] section, with
+// values 0.7.16 never checks. An app profile (libqeli) takes it; `qeli client` does not.
+const char* const kDesktopProfile =
+    "[qeli]\nname = My VPN\nserver = vpn.example.com:443\nproto = tcp\nuser = alice\n"
+    "pass = secret\nmode = fake-tls\ngateway = false\napps_mode = include\n"
+    "apps = C:\\Program Files\\Firefox\\firefox.exe\npersist_tun = true\nforward = true\n"
+    "route_file = C:\\routes.txt\nmetric = 5\ndev_node = wintun\ndns = system\n"
+    "reconnect = false\nreconnect_retries = 5\nreconnect_base_delay = 100\n"
+    "reconnect_max_delay = 10\ntimeout = 30\nheartbeat_interval = 15000\n"
+    "heartbeat_jitter = 20000\nshaping = true\nshaping_stealth = true\nawg = true\njc = 200\n"
+    "jmin = 500\njmax = 2000\nlocal = 192.168.1.5\ninclude = 10.1.0.0/16, 10.2.0.1/16, lan\n"
+    "[logging]\nlevel = verbose\nfile = logs/qeli.log\ntime_format = iso\n";
+
+TEST(client_config, an_app_profile_takes_what_0_7_16_takes) {
+  ClientLoadOptions app;
+  app.app_profile = true;
+  const auto r = load_client_config_text(kDesktopProfile, "<app>", app);
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  // AmneziaWG junk clamped to 0.7.16's caps, not refused.
+  EXPECT_EQ(r.config.jc, kAwgJcMax);
+  EXPECT_EQ(r.config.jmax, kAwgJunkMaxBytes);
+  EXPECT_EQ(r.config.jmin, 500U);
+  EXPECT_EQ(r.config.dns, ClientDns::kOff);
+  // A routing-list entry it cannot read is left out (a warning), as 0.7.16 does.
+  ASSERT_EQ(r.config.include.size(), 1U);
+  EXPECT_EQ(r.config.include[0].to_string(), "10.1.0.0/16");
+  EXPECT_TRUE(r.findings.contains(Severity::kWarning, "include", "")) << dump(r.findings);
+  // Unknown keys stay errors, in [qeli] and in [logging] (as 0.7.16).
+  EXPECT_FALSE(
+      load_client_config_text(std::string(kDesktopProfile) + "colour = red\n", "<app>", app).ok());
+  EXPECT_FALSE(
+      load_client_config_text("[qeli]\nserver = a:1\nkill_swtich = true\n", "<app>", app).ok());
+  // The daemon keeps its checks: each of those keys is refused there.
+  const auto daemon = load_client_config_text(kDesktopProfile, "client.conf");
+  EXPECT_FALSE(daemon.ok());
+  for (const char* key : {"apps", "persist_tun", "metric", "reconnect_base_delay",
+                          "heartbeat_jitter", "shaping", "jc", "local", "include"}) {
+    EXPECT_TRUE(daemon.findings.contains(Severity::kError, key, ""))
+        << key << dump(daemon.findings);
+  }
+  EXPECT_TRUE(daemon.findings.contains(Severity::kError, "level", "")) << dump(daemon.findings);
+}
+
 TEST(client_config, alias_sets_transport_mode_and_quic) {
   const auto r = load("mode = udp-quic\n");
   ASSERT_TRUE(r.ok());

@@ -40,6 +40,15 @@ std::vector<std::uint32_t> states(const std::vector<Event>& events) {
 
 constexpr auto u(State s) { return static_cast<std::uint32_t>(s); }
 
+TEST(FfiClient, UptimeCountsFromCreation) {
+  // 0.7.16: uptime_ms since the handle was made, whatever the state.
+  FfiClient c(profile(), platform::kTunPacketBatch, 64);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const Stats s = c.stats();
+  EXPECT_EQ(s.state, u(State::kCreated));
+  EXPECT_GE(s.uptime_ms, 20U);
+}
+
 TEST(FfiClient, NewQueuesCreatedAsSequenceOne) {
   FfiClient c(profile(), platform::kTunPacketBatch, 64);
   auto events = drain(c);

@@ -113,6 +113,16 @@ TEST(LoadProfile, TakesLinksAndFlatIniAndRefusesWhatQeliClientRefuses) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("bogus"), std::string::npos) << bad.error();
   EXPECT_FALSE(load_profile("qeli://").ok());
+  // 0.7.16's GUI-only keys and [logging] values are the app's: accepted as written; what
+  // its core would apply and this one lacks is said in the plan's log.
+  auto app = load_profile(
+      "[qeli]\nserver = 10.0.0.1:4433\nuser = a\npass = b\nmode = fake-tls\n"
+      "reconnect_base_delay = 0\napps_mode = some\nmetric = -1\nshaping = true\n"
+      "[logging]\nlevel = loud\nfile = /no/such/dir/qeli.log\n");
+  ASSERT_TRUE(app.ok()) << app.error();
+  const auto notes = unapplied_settings(*app);
+  ASSERT_EQ(notes.size(), 1U);
+  EXPECT_EQ(notes[0].rfind("profile: shaping is not applied", 0), 0U) << notes[0];
 }
 
 // A session of 10.8.0.2/24 behind 10.8.0.1, MTU 1400, nothing else pushed.
