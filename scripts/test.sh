@@ -63,7 +63,7 @@ if [ "${QELI_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/CMakeLists.txt ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz
   stage "fuzz runs (bounded)"
-  bash scripts/fuzz.sh --seconds "${QELI_FUZZ_SECONDS:-12}"
+  bash scripts/fuzz.sh --seconds "${QELI_FUZZ_SECONDS:-10}"
 fi
 
 if [ "${QELI_TEST_SKIP_PACKAGE:-0}" != 1 ]; then
@@ -72,8 +72,9 @@ if [ "${QELI_TEST_SKIP_PACKAGE:-0}" != 1 ]; then
   ver=$(dpkg-parsechangelog -S Version)
   arch=$(dpkg-architecture -qDEB_HOST_ARCH)
   cp "build/deb/qeli_${ver}_${arch}.deb" build/deb/install-v1.deb
-  # The "upgrade": the same tree rebuilt as a newer version (incremental: seconds).
-  bash scripts/package.sh --version "${ver}+upgradetest" --no-lintian
+  # The "upgrade": the same package under a newer version (tests/package/reversion.sh).
+  bash tests/package/reversion.sh "build/deb/qeli_${ver}_${arch}.deb" "${ver}+upgradetest" \
+    "build/deb/qeli_${ver}+upgradetest_${arch}.deb"
   stage "package install test (Debian 12 root, systemd-nspawn)"
   rc=0
   bash tests/package/install_test.sh build/deb/install-v1.deb \

@@ -587,12 +587,27 @@ Result<std::unique_ptr<HttpListener>, std::string> HttpListener::open(const List
   srv.set_keep_alive_max_count(kKeepAliveRequests);
   srv.set_keep_alive_timeout(kIoTimeoutSecs);
   srv.new_task_queue = [] { return new BoundedPool(kWorkers, kMaxWaiting); };
+  // Debian's httplib is a compiled library that listens with a backlog of 5: a burst of
+  // a browser's parallel connections (or one scanner) overflowed it, and the kernel
+  // dropped SYNs, which a client sees as a stall of a second or more. listen() again on
+  // the bound socket raises it (Linux updates a listening socket's backlog); the accept
+  // loop's own bounds (kWorkers, kMaxWaiting, then 503) apply behind it. The socket
+  // options callback runs on each candidate socket before bind; the last one is the one
+  // that was bound.
+  int bound_fd = -1;
+  srv.set_socket_options([&bound_fd](int fd) {
+    httplib::default_socket_options(fd);
+    bound_fd = fd;
+  });
   int port = o.port;
   if (o.port == 0) {
     port = srv.bind_to_any_port(o.bind.c_str());
     if (port <= 0) return fail(o.bind + ":0: cannot listen");
   } else if (!srv.bind_to_port(o.bind.c_str(), o.port)) {
     return fail(o.bind + ":" + std::to_string(o.port) + ": cannot listen (address in use?)");
+  }
+  if (bound_fd < 0 || ::listen(bound_fd, kListenBacklog) != 0) {
+    return fail(o.bind + ":" + std::to_string(port) + ": cannot listen (backlog)");
   }
   l->port_ = static_cast<std::uint16_t>(port);
   l->install(std::move(admit), std::move(handler));

@@ -31,9 +31,9 @@
 // application/x-www-form-urlencoded. Only the method, path, raw query, header fields, body
 // and peer address are passed on (panel/http_message.h).
 //
-// What stays unbounded: how many connections the kernel queues before httplib accepts
-// them (httplib's listen backlog, 5, also compiled in). The panel listens on loopback by
-// default; check-config warns when it does not (docs/OPERATIONS.md "Web panel").
+// The kernel queues at most 128 connections before they are accepted (the listen backlog,
+// http_listener.cc). The panel listens on loopback by default; check-config warns when it
+// does not (docs/OPERATIONS.md "Web panel").
 //
 // TLS: with a certificate and key (PEM files), the listener speaks HTTPS only; a pair that
 // does not load is an error at open() — the panel never falls back to plain HTTP. The TLS
@@ -57,6 +57,8 @@ namespace qeli::panel {
 inline constexpr std::size_t kMaxBody = 512 * 1024;
 inline constexpr int kWorkers = 4;
 inline constexpr std::size_t kMaxWaiting = 16;
+// Connections the kernel queues before the accept loop takes them (listen(2) backlog).
+inline constexpr int kListenBacklog = 128;
 inline constexpr int kIoTimeoutSecs = 5;
 inline constexpr int kKeepAliveRequests = 20;
 

@@ -52,6 +52,10 @@ start_server() {
   e2e_start_server "$1" "$dir"
   e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '127.0.0.1:8080 '" ||
     e2e_fail "the panel does not listen"
+  # A listening socket's Send-Q is its backlog: ours, not httplib's compiled-in 5.
+  local backlog
+  backlog=$(ip netns exec "$NS_S" ss -ltnH 'sport = :8080' | awk '{print $3; exit}')
+  [ "$backlog" = 128 ] || e2e_fail "the panel's listen backlog is '$backlog', want 128"
 }
 # req NAME CURL_ARGS... — one request in the server's namespace; NAME.h headers, NAME.b
 # body; prints the status code. Answers of the JSON API and /metrics are also listed in

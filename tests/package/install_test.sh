@@ -13,9 +13,9 @@
 #      PRIORITY, QELI_* fields and no timestamp of their own;
 #   4. `systemctl reload` again: the same process, the session kept (no disconnect);
 #   5. `systemd-analyze security` of both units (printed; docs/OPERATIONS.md has it);
-#   6. upgrade to a rebuilt package (a newer version): the running server is stopped and
-#      started again, the config, users file and identity key are byte-identical, the
-#      client reconnects;
+#   6. upgrade to a newer version of the package (tests/package/reversion.sh): the
+#      running server is stopped and started again, the config, users file and identity
+#      key are byte-identical, the client reconnects;
 #   7. dpkg -P: /etc/qeli, /var/lib/qeli, /var/log/qeli, the units and the binary are
 #      gone; files next to them that are not qeli's stay.
 #
