@@ -167,10 +167,13 @@ typedef struct qeli_client_stats {
   uint64_t rx_bytes;
   uint64_t reconnects;            /* always 0: one connection per run (as 0.7.16 over its ABI) */
   uint64_t uptime_ms;             /* since qeli_client_new, in every state (as 0.7.16) */
-  uint64_t udp_kernel_drops;      /* always 0 here: the UDP socket's counters are not exported */
+  uint64_t udp_kernel_drops;      /* datagrams the kernel dropped at the UDP socket's full
+                                     receive queue, all sessions (0 for TCP) */
   uint64_t udp_internal_drops;    /* packets dropped: a full queue, a pushed packet over the MTU */
-  uint64_t udp_buffer_grows;      /* always 0 here (as udp_kernel_drops) */
-  uint64_t udp_recv_buffer_bytes; /* always 0 here (as udp_kernel_drops) */
+  uint64_t udp_buffer_grows;      /* times the automatic receive buffer grew after kernel
+                                     drops (at most 2 a session; 0 for TCP) */
+  uint64_t udp_recv_buffer_bytes; /* the UDP socket's receive buffer as the kernel granted it
+                                     (SO_RCVBUF), the live session's or the last one's */
 } qeli_client_stats_t;
 #define QELI_CLIENT_STATS_V1_SIZE UINT32_C(64)
 #define QELI_CLIENT_STATS_V2_SIZE UINT32_C(96)

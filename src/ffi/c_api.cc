@@ -327,7 +327,10 @@ QELI_EXPORT int32_t qeli_client_stats(uint64_t handle, qeli_client_stats_t* out_
     v.rx_bytes = s.rx_bytes;
     v.reconnects = s.reconnects;
     v.uptime_ms = s.uptime_ms;
+    v.udp_kernel_drops = s.udp_kernel_drops;
     v.udp_internal_drops = s.internal_drops;
+    v.udp_buffer_grows = s.udp_buffer_grows;
+    v.udp_recv_buffer_bytes = s.udp_recv_buffer_bytes;
     std::memcpy(out_stats, &v, std::min<std::size_t>(size, sizeof v));
     return rc::kOk;
   });

@@ -35,10 +35,10 @@ Event state_event(State s) {
 }  // namespace
 
 // The session's TUN as the core sees it: the app's fd or the packet pipe. Its end folds
-// the session's counters into the handle's totals and notes why it ended (the run's
-// ERROR text when no stop ended it: one connection per run, the app reconnects). What it
-// set on the handle it takes back only while the handle still has it (a stop and a new
-// start may have moved on).
+// the session's counters (and a UDP socket's) into the handle's stats and notes why it
+// ended (the run's ERROR text when no stop ended it: one connection per run, the app
+// reconnects). What it set on the handle it takes back only while the handle still has
+// it (a stop and a new start may have moved on).
 class FfiClient::PlanTunnel final : public client::Tunnel {
  public:
   PlanTunnel(FfiClient& owner, std::uint64_t epoch, std::unique_ptr<tunio::TunDevice> device,
@@ -50,7 +50,9 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
         ipv6_(ipv6) {}
   ~PlanTunnel() override {
     std::lock_guard lock(owner_.mu_);
-    if (pipe_) owner_.totals_.internal_drops += pipe_->dropped();
+    // Not ended (the data phase threw): the figures may be gone, so they are not read.
+    owner_.stats_.forget(counters_, udp_);
+    if (pipe_) owner_.stats_.add_internal_drops(pipe_->dropped());
     if (pipe_ && owner_.pipe_ == pipe_) {
       owner_.pipe_.reset();
       owner_.running_generation_ = 0;
@@ -61,20 +63,21 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   void started(const tunnel::SessionCounters& counters) override {
     std::lock_guard lock(owner_.mu_);
     counters_ = &counters;
-    owner_.live_ = &counters;
+    owner_.stats_.attach(counters);
   }
-  // While the counters still live (the core drops them after this): into the totals.
+  void started_udp(const transport::UdpRxStats& socket) override {
+    std::lock_guard lock(owner_.mu_);
+    udp_ = &socket;
+    owner_.stats_.attach_udp(socket);
+  }
+  // While the counters and the socket still live (the core drops them after this): into
+  // the handle's sums.
   void ended(const std::string& why) override {
     std::lock_guard lock(owner_.mu_);
     if (owner_.epoch_ == epoch_) owner_.session_end_ = why;  // a later start's run: not ours
-    if (counters_ == nullptr) return;
-    auto& t = owner_.totals_;
-    t.tx_packets += counters_->get(tunnel::SessionCounter::kTxPackets);
-    t.tx_bytes += counters_->get(tunnel::SessionCounter::kTxBytes);
-    t.rx_packets += counters_->get(tunnel::SessionCounter::kRxPackets);
-    t.rx_bytes += counters_->get(tunnel::SessionCounter::kRxBytes);
-    if (owner_.live_ == counters_) owner_.live_ = nullptr;
+    owner_.stats_.end(counters_, udp_);
     counters_ = nullptr;
+    udp_ = nullptr;
   }
 
  private:
@@ -84,6 +87,7 @@ class FfiClient::PlanTunnel final : public client::Tunnel {
   std::shared_ptr<PacketPipe> pipe_;
   bool ipv6_;  ///< the plan gave the app IPv6 (x_ip6 negotiated, MTU ≥ 1280)
   const tunnel::SessionCounters* counters_ = nullptr;  // guarded by owner_.mu_
+  const transport::UdpRxStats* udp_ = nullptr;         // a UDP session's; owner_.mu_
 };
 
 FfiClient::FfiClient(config::ClientConfig config, std::uint64_t platform_caps,
@@ -522,14 +526,8 @@ State FfiClient::state() const {
 
 Stats FfiClient::stats() const {
   std::lock_guard lock(mu_);
-  Stats s = totals_;
+  Stats s = stats_.read();
   s.state = static_cast<std::uint32_t>(state_);
-  if (live_ != nullptr) {
-    s.tx_packets += live_->get(tunnel::SessionCounter::kTxPackets);
-    s.tx_bytes += live_->get(tunnel::SessionCounter::kTxBytes);
-    s.rx_packets += live_->get(tunnel::SessionCounter::kRxPackets);
-    s.rx_bytes += live_->get(tunnel::SessionCounter::kRxBytes);
-  }
   if (pipe_) s.internal_drops += pipe_->dropped();
   s.reconnects = 0;  // one connection per run: the app counts its reconnects (0.7.16: 0)
   // Since the handle was made, in every state (0.7.16).

@@ -33,6 +33,7 @@
 #include "client/core/client_core.h"
 #include "config/client_config.h"
 #include "ffi/event_queue.h"
+#include "ffi/handle_stats.h"
 #include "ffi/packet_pipe.h"
 #include "handshake/types.h"
 #include "transport/unique_fd.h"
@@ -123,12 +124,6 @@ inline constexpr std::uint32_t kMinProbeTimeoutMs = 100, kMaxProbeTimeoutMs = 50
 inline constexpr int kProbeAttempts = 2;
 std::int32_t udp_probe(std::string_view profile, std::uint32_t timeout_ms,
                        std::uint64_t& latency_ms);
-
-struct Stats {
-  std::uint32_t state = 0;
-  std::uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
-  std::uint64_t reconnects = 0, uptime_ms = 0, internal_drops = 0;
-};
 
 class FfiClient {
  public:
@@ -237,9 +232,7 @@ class FfiClient {
   transport::UniqueFd tun_fd_;  // adopted for pending_plan_
   std::uint64_t tun_fd_generation_ = 0;
   std::shared_ptr<PacketPipe> pipe_;
-  // Counters: the ended sessions' sums plus the live one's.
-  Stats totals_;
-  const tunnel::SessionCounters* live_ = nullptr;
+  HandleStats stats_;  // the ended sessions' sums plus the live one's
   const std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
   std::deque<std::string> log_;  // the last lines of the core's log (the plan's)
   std::string last_problem_;     // this run's last warning or error line

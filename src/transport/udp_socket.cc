@@ -123,7 +123,8 @@ UdpSocket::UdpSocket(UdpSocket&& o) noexcept
       counters_(o.counters_),
       last_ovfl_(o.last_ovfl_),
       rcv_asked_(o.rcv_asked_),
-      a_(std::move(o.a_)) {}
+      a_(std::move(o.a_)),
+      rx_stats_(std::move(o.rx_stats_)) {}
 
 UdpSocket& UdpSocket::operator=(UdpSocket&& o) noexcept {
   if (this != &o) {
@@ -137,6 +138,7 @@ UdpSocket& UdpSocket::operator=(UdpSocket&& o) noexcept {
     last_ovfl_ = o.last_ovfl_;
     rcv_asked_ = o.rcv_asked_;
     a_ = std::move(o.a_);
+    rx_stats_ = std::move(o.rx_stats_);
   }
   return *this;
 }
@@ -221,8 +223,12 @@ void UdpSocket::set_buffer(int opt, int force_opt, std::size_t bytes) {
   }
   int got = 0;
   socklen_t len = sizeof(got);
-  if (kernel_->getsockopt(fd_, SOL_SOCKET, opt, &got, &len) == 0 && got > 0) {
-    (opt == SO_RCVBUF ? caps_.recv_buffer : caps_.send_buffer) = static_cast<std::size_t>(got);
+  if (kernel_->getsockopt(fd_, SOL_SOCKET, opt, &got, &len) != 0 || got <= 0) return;
+  if (opt == SO_RCVBUF) {
+    caps_.recv_buffer = static_cast<std::size_t>(got);
+    rx_stats_->recv_buffer_bytes.store(caps_.recv_buffer, std::memory_order_relaxed);
+  } else {
+    caps_.send_buffer = static_cast<std::size_t>(got);
   }
 }
 
@@ -266,14 +272,14 @@ void UdpSocket::note_rx_drops(std::uint32_t cumulative) {
   const std::uint32_t new_drops = cumulative - last_ovfl_;  // the kernel's counter wraps
   last_ovfl_ = cumulative;
   if (new_drops == 0) return;
-  counters_.kernel_rx_drops += new_drops;
+  rx_stats_->kernel_drops.fetch_add(new_drops, std::memory_order_relaxed);
   if (options_.recv_buffer != 0) return;  // explicit sizes stay fixed
   // Auto: 4 -> 8 -> 16 MiB, at most two steps (what the kernel grants is read back; the
   // step counts what was asked, so a capped unprivileged socket does not log forever).
   if (rcv_asked_ >= kUdpAutoBufferMax) return;
   rcv_asked_ = std::min(kUdpAutoBufferMax, rcv_asked_ * 2);
   set_buffer(SO_RCVBUF, SO_RCVBUFFORCE, rcv_asked_);
-  ++counters_.recv_buffer_grows;
+  rx_stats_->buffer_grows.fetch_add(1, std::memory_order_relaxed);
   log("udp: receive queue overflowed; receive buffer now " + std::to_string(caps_.recv_buffer) +
       " bytes");
 }

@@ -31,7 +31,8 @@
 // Ownership: the caller owns every datagram and slot buffer; UdpSocket keeps no pointer
 // into them after a call returns. Threading: one thread at a time calls send() and one
 // thread at a time calls recv() (they may be two different threads: the arrays and
-// counters of each direction are separate); counters() is for those threads only.
+// counters of each direction are separate); counters() is for those threads only, while
+// rx_stats() (kernel drops, buffer grows, the receive buffer's size) is for any thread.
 #pragma once
 
 #include <sys/socket.h>
@@ -48,6 +49,7 @@
 #include "transport/sock_addr.h"
 #include "transport/udp_gso.h"
 #include "transport/udp_kernel.h"
+#include "transport/udp_rx_stats.h"
 
 namespace qeli::transport {
 
@@ -126,9 +128,8 @@ struct UdpCounters {
   std::uint64_t recv_datagrams = 0;  ///< after GRO split
   std::uint64_t recv_gro_reads = 0;  ///< reads that carried more than one datagram
   std::uint64_t drop_truncated = 0;
-  std::uint64_t drop_split = 0;       ///< datagrams lost to a split error
-  std::uint64_t kernel_rx_drops = 0;  ///< drops at the socket's receive queue
-  std::uint64_t recv_buffer_grows = 0;
+  std::uint64_t drop_split = 0;  ///< datagrams lost to a split error
+  // The kernel's drops at the receive queue and the buffer's grows are in rx_stats().
 };
 
 class UdpSocket {
@@ -143,6 +144,9 @@ class UdpSocket {
   SockAddr local_address() const;
   const UdpCapabilities& capabilities() const { return caps_; }
   const UdpCounters& counters() const { return counters_; }
+  /// Any thread, while the socket lives; its address stays the same when the socket is
+  /// moved (a reader may keep a pointer to it).
+  const UdpRxStats& rx_stats() const { return *rx_stats_; }
   std::size_t max_batch() const { return max_batch_; }
 
   /// Sends `datagrams` in order (see the header comment). Never blocks.
@@ -178,6 +182,7 @@ class UdpSocket {
   std::uint32_t last_ovfl_ = 0;
   std::size_t rcv_asked_ = 0;  ///< receive buffer bytes last asked for
   std::unique_ptr<Arrays> a_;
+  std::unique_ptr<UdpRxStats> rx_stats_ = std::make_unique<UdpRxStats>();
 };
 
 }  // namespace qeli::transport

@@ -8,7 +8,8 @@
 #     turn, a full event queue — each its documented code;
 #   * lifecycle with SOCKET_PROTECT and SERVER_IDENTITY (a link without a pinned key),
 #     pings and a bulk transfer through push/pull, stop while a thread pushes, a second
-#     start on the same handle;
+#     start on the same handle; over UDP too, whose stats show the socket's receive buffer
+#     (a TCP run's show no UDP socket figures);
 #   * refusals: the network plan, the server identity, a socket protect — each ends FAILED
 #     with one ERROR event and run() returning PLATFORM_REJECTED;
 #   * a TUN fd handed over (the kernel pings through it);
@@ -126,6 +127,11 @@ obf.tls.reality_proxy.short_ids = 0123456789abcdef" ;;
   # A pinned link still asks the app about the server's identity when it declared that.
   [ "$m" != fake-tls ] || harness identity-pinned lifecycle "$l" --identity accept
   if [ "$transport" = udp ]; then
+    # The UDP socket's receive buffer (and drops, grows) in the handle's stats.
+    if [ "$m" = udp:fake-tls ]; then
+      harness udp-lifecycle lifecycle "$l" --udp
+      e2e_log "udp-lifecycle: $(grep -m1 "udp receive buffer" "$E2E_DIR/udp-lifecycle.log")"
+    fi
     harness "probe-${m/:/-}" udp-probe "$l" answer
     [ "$m" != udp:fake-tls ] || harness probe-silent udp-probe \
       "$(echo "$l" | sed -E "s/@[0-9.]+:/@$UL_NET.77:/")" silent

@@ -19,6 +19,8 @@
  *       --await-drop              once RUNNING, print "awaiting a drop" and wait for the
  *                                 session to end (the script stops the server): one
  *                                 connection per run, so ERROR(-10) + FAILED, no reconnect
+ *       --udp                     PROFILE is UDP: the stats show its socket's receive
+ *                                 buffer (without it: no UDP socket figures at all)
  *   abi_harness plan-timeout PROFILE           the plan is never answered: FAILED after 45 s
  *   abi_harness stop-during-connect PROFILE    PROFILE's server never answers
  *   abi_harness free-queued PROFILE            free while events are queued and run blocks
@@ -443,7 +445,7 @@ static uint32_t state_of(uint64_t h) {
 /* ---- subcommands ---- */
 static int lifecycle(int argc, char** argv) {
   struct policy pol = {0, 0, 0, NULL, -1, 0, 0};
-  int bulk = 0, stop_in_transfer = 0, second_start = 0, await_drop = 0;
+  int bulk = 0, stop_in_transfer = 0, second_start = 0, await_drop = 0, udp = 0;
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--protect"))
       pol.protect = !strcmp(argv[++i], "accept") ? 1 : -1;
@@ -463,6 +465,8 @@ static int lifecycle(int argc, char** argv) {
       pol.ipv6 = 1;
     else if (!strcmp(argv[i], "--await-drop"))
       await_drop = 1;
+    else if (!strcmp(argv[i], "--udp"))
+      udp = 1;
     else
       CHECK(0, "unknown option %s", argv[i]);
   }
@@ -578,6 +582,21 @@ static int lifecycle(int argc, char** argv) {
           (unsigned long long)st.tx_packets, (unsigned long long)st.rx_packets,
           (unsigned long long)st.uptime_ms, (unsigned long long)st.reconnects);
     CHECK(st.struct_size == sizeof st && st.abi_version == QELI_CLIENT_ABI_VERSION, "stats hdr");
+    /* The UDP socket's own figures: its receive buffer as the kernel granted it (a UDP
+     * session always has one); a TCP session has none of them. */
+    if (udp) {
+      CHECK(st.udp_recv_buffer_bytes > 0 && st.udp_buffer_grows <= 2,
+            "udp stats: recv buffer %llu, grows %llu, kernel drops %llu",
+            (unsigned long long)st.udp_recv_buffer_bytes, (unsigned long long)st.udp_buffer_grows,
+            (unsigned long long)st.udp_kernel_drops);
+      printf("lifecycle: udp receive buffer %llu bytes, %llu kernel drops, %llu grows\n",
+             (unsigned long long)st.udp_recv_buffer_bytes, (unsigned long long)st.udp_kernel_drops,
+             (unsigned long long)st.udp_buffer_grows);
+    } else {
+      CHECK(st.udp_recv_buffer_bytes == 0 && st.udp_kernel_drops == 0 && st.udp_buffer_grows == 0,
+            "tcp has udp stats: %llu %llu %llu", (unsigned long long)st.udp_recv_buffer_bytes,
+            (unsigned long long)st.udp_kernel_drops, (unsigned long long)st.udp_buffer_grows);
+    }
 
     if (await_drop) {
       /* One connection per run (0.7.16): the session's end is the run's, never a reconnect. */

@@ -31,6 +31,7 @@
 #include "handshake/auth_ok.h"
 #include "handshake/types.h"
 #include "transport/endpoint.h"
+#include "transport/udp_rx_stats.h"
 #include "transport/unique_fd.h"
 #include "tunio/linux_tun.h"
 #include "tunio/tun_device.h"
@@ -60,6 +61,10 @@ class Tunnel {
   virtual tunio::TunDevice& device() = 0;
   /// The data phase starts; `counters` stay valid until ended().
   virtual void started(const tunnel::SessionCounters& counters) { (void)counters; }
+  /// A UDP session's data phase starts (after started(); never for TCP): its socket's
+  /// receive figures — the kernel's drops, the buffer's grows and size — stay valid until
+  /// ended().
+  virtual void started_udp(const transport::UdpRxStats& socket) { (void)socket; }
   /// The data phase ended with `why` (before the destructor).
   virtual void ended(const std::string& why) { (void)why; }
   /// It carries the pushed IPv6 address (TunnelConfig::pushed.x_ip6): false when the

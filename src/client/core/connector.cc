@@ -181,7 +181,8 @@ void Connector::on_server_control(const wire::ControlFrame& f) {
 }
 
 Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
-                               tunio::ReadMode read_mode, bool gso, const DataPhase& data) {
+                               tunio::ReadMode read_mode, bool gso,
+                               const transport::UdpRxStats* udp, const DataPhase& data) {
   attempt_.authenticated = true;
   TunnelConfig tc;
   tc.pushed = ok;
@@ -222,6 +223,7 @@ Duration Connector::run_tunnel(const handshake::AuthOk& ok, std::size_t mtu,
   auto counters = std::make_shared<tunnel::SessionCounters>();
   core_.connected(tc, counters);
   (*tunnel)->started(*counters);
+  if (udp != nullptr) (*tunnel)->started_udp(*udp);
   const auto started = Clock::now();
   const auto end = data((*tunnel)->device(), mtu, *counters);
   const auto ran = Clock::now() - started;

@@ -133,11 +133,12 @@ class Connector {
                                        bool close_notify);
   // Opens the tunnel for `ok` through the host (ClientEnv::open_tunnel), runs `data` (the
   // carrier's data phase) until the session ends, and closes it. Returns how long the
-  // data phase ran.
+  // data phase ran. `udp`: the UDP socket's figures for the host (Tunnel::started_udp;
+  // null for TCP), valid until this returns.
   using DataPhase = std::function<tunnel::SessionEnd(tunio::TunDevice&, std::size_t mtu,
                                                      tunnel::SessionCounters&)>;
   Duration run_tunnel(const handshake::AuthOk& ok, std::size_t mtu, tunio::ReadMode read_mode,
-                      bool gso, const DataPhase& data);
+                      bool gso, const transport::UdpRxStats* udp, const DataPhase& data);
   // The host's watch on the path of the TCP connection `fd` (ClientEnv::watch_path; null:
   // none). Held while the connection carries the session.
   std::unique_ptr<PathWatch> watch_path(int fd) const;

@@ -183,7 +183,7 @@ Duration Connector::connect_datagram() {
     tunnel_mtu = r.mtu;
   }
   return run_tunnel(
-      ok, tunnel_mtu, tunio::ReadMode::split, false,
+      ok, tunnel_mtu, tunio::ReadMode::split, false, &sock->rx_stats(),
       [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
         const crypto::Key32* key = obfs_key ? &*obfs_key : nullptr;
         engine::WireDatagramEnvelope send_env(udp.envelope, key, udp.next_packet_number, rng);

@@ -80,7 +80,7 @@ Duration Connector::connect_stream() {
   const handshake::AuthOk ok = *session.auth_ok;
   return run_tunnel(
       ok, configured_mtu(ok), gso ? tunio::ReadMode::keep_whole : tunio::ReadMode::split, gso,
-      [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
+      nullptr, [&](tunio::TunDevice& tun, std::size_t mtu, tunnel::SessionCounters& counters) {
         tunnel::SessionParams sc = session_params(ok, mtu, close_notify);
         sc.receive.gso_receive = gso;
         sc.receive.accept_tls_bound = session.tls_bound;
