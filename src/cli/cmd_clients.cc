@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/control_call.h"
 #include "cli/text_table.h"
+#include "cli/udp_socket_text.h"
 #include "control/api_json.h"
 #include "control/control_socket.h"
 
@@ -63,6 +64,11 @@ int stats(const Options& o, Context& ctx) {
       for (const auto& c : p.counters) j[c.name] = c.value;
       for (const auto& c : p.traffic) j[c.name] = c.value;
       if (!p.tls_target.empty()) j["tls_target"] = p.tls_target;
+      if (const auto& u = p.udp_socket) {  // UDP profiles only
+        j["udp_kernel_drops"] = u->kernel_drops;
+        j["udp_buffer_grows"] = u->buffer_grows;
+        j["udp_recv_buffer_bytes"] = u->recv_buffer_bytes;
+      }
       out.push_back(std::move(j));
     }
     if (!r->webhooks.empty()) {  // one more object, after the profiles'
@@ -87,6 +93,9 @@ int stats(const Options& o, Context& ctx) {
   for (const auto& p : r->profiles) {
     if (!p.tls_target.empty())
       ctx.out << p.profile << " reality-tls answers as: " << p.tls_target << "\n";
+    // The workers' sockets: drops summed, the largest buffer (docs/OPERATIONS.md).
+    if (p.udp_socket)
+      ctx.out << p.profile << " udp sockets: " << describe_udp_socket(*p.udp_socket) << "\n";
   }
   return kExitOk;
 }

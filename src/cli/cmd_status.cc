@@ -1,5 +1,6 @@
 // qeli status [--dev DEV | --socket PATH] [--json] — the running clients on this host:
-// state, server, tunnel addresses, traffic and rates, since when (client/status_service.h).
+// state, server, tunnel addresses, traffic and rates, since when, and for a UDP session its
+// socket's receive buffer, kernel drops and grows (client/status_service.h).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "base/human_units.h"
 #include "cli/commands.h"
+#include "cli/udp_socket_text.h"
 #include "client/status_service.h"
 #include "control/api_json.h"
 #include "control/control_socket.h"
@@ -46,6 +48,13 @@ void print_human(const std::string& name, const nlohmann::json& j, std::ostream&
         << human_bytes(j.value("rx_bytes_per_sec", 0.0)) << "/s), tx "
         << human_bytes(j.value("tx_bytes", 0.0)) << " ("
         << human_bytes(j.value("tx_bytes_per_sec", 0.0)) << "/s)\n";
+    // A UDP session only (a TCP one has no udp_* members).
+    if (j.contains("udp_recv_buffer_bytes")) {
+      const control::UdpSocketFigures f{j.value("udp_kernel_drops", std::uint64_t{0}),
+                                        j.value("udp_buffer_grows", std::uint64_t{0}),
+                                        j.value("udp_recv_buffer_bytes", std::uint64_t{0})};
+      out << "  udp:      " << describe_udp_socket(f) << "\n";
+    }
   } else {
     const std::int64_t since = j.value("state_since", now);
     out << "  since:    " << local_time(since) << " (" << human_duration(now - since) << ")\n";

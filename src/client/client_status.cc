@@ -33,6 +33,7 @@ void ClientStatus::connected(TunnelInfo info, const tunnel::SessionCounters* cou
   std::lock_guard<std::mutex> lock(mu_);
   tunnel_ = std::move(info);
   counters_ = counters;
+  udp_ = nullptr;
   state_ = ClientState::kConnected;
   detail_.clear();
   state_since_ = connected_since_ = WallClock::now();
@@ -40,9 +41,15 @@ void ClientStatus::connected(TunnelInfo info, const tunnel::SessionCounters* cou
   samples_.clear();
 }
 
+void ClientStatus::udp_started(const transport::UdpRxStats* socket) {
+  std::lock_guard<std::mutex> lock(mu_);
+  udp_ = socket;
+}
+
 void ClientStatus::disconnected(const std::string& why) {
   std::lock_guard<std::mutex> lock(mu_);
   counters_ = nullptr;
+  udp_ = nullptr;
   last_end_ = why;
   samples_.clear();
 }
@@ -94,6 +101,10 @@ control::ClientStatusReport ClientStatus::report(Steady::time_point now,
         t.tx_bytes_per_sec = static_cast<std::uint64_t>(
             static_cast<double>(t.tx_bytes - samples_.front().tx_bytes) / secs);
       }
+    }
+    if (udp_ != nullptr) {
+      const transport::UdpRxFigures f = udp_->read();
+      t.udp = control::UdpSocketFigures{f.kernel_drops, f.buffer_grows, f.recv_buffer_bytes};
     }
     r.tunnel = std::move(t);
   }

@@ -1,8 +1,8 @@
 // What `qeli status` shows for a running client: its state, the server, the tunnel's
 // addresses, the traffic totals and rates, and since when (docs/OPERATIONS.md "Client
 // status"). The client's thread writes it at each step of its loop; the status socket's
-// thread reads it. All members are guarded by one mutex; the session counters are
-// atomics that the data path updates without it.
+// thread reads it. All members are guarded by one mutex; the session counters (and a UDP
+// session's socket figures) are atomics that the data path updates without it.
 #pragma once
 
 #include <chrono>
@@ -15,6 +15,7 @@
 
 #include "client/core/client_state.h"
 #include "control/api.h"
+#include "transport/udp_rx_stats.h"
 #include "tunnel/session_counters.h"
 
 namespace qeli::client {
@@ -41,6 +42,9 @@ class ClientStatus {
   void set_state(ClientState s, std::string detail = {});
   /// The tunnel is up; `counters` stay valid until disconnected().
   void connected(TunnelInfo info, const tunnel::SessionCounters* counters);
+  /// The session (after connected()) runs over UDP: `socket`'s figures join the report
+  /// until disconnected(), and stay valid until then.
+  void udp_started(const transport::UdpRxStats* socket);
   /// The session ended with `why`; its totals are kept as the last session's.
   void disconnected(const std::string& why);
 
@@ -64,6 +68,7 @@ class ClientStatus {
   WallClock::time_point started_ = WallClock::now();
   TunnelInfo tunnel_;
   const tunnel::SessionCounters* counters_ = nullptr;
+  const transport::UdpRxStats* udp_ = nullptr;  ///< a UDP session's socket, else null
   WallClock::time_point connected_since_{};
   std::uint64_t sessions_ = 0;
   std::string last_end_;

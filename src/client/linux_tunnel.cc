@@ -83,6 +83,13 @@ class LinuxTunnel final : public Tunnel {
  public:
   LinuxTunnel(LinuxHost& host, tunio::LinuxTun tun)
       : host_(host), tun_(std::move(tun)), queue_(tun_, 0), changes_(host.host) {}
+  // A data phase that threw never ended(): its socket goes right after us, so `qeli
+  // status` must stop reading it now.
+  ~LinuxTunnel() override {
+    if (udp_attached_) host_.status.udp_started(nullptr);
+  }
+  LinuxTunnel(const LinuxTunnel&) = delete;
+  LinuxTunnel& operator=(const LinuxTunnel&) = delete;
 
   tunio::TunDevice& device() override { return queue_; }
   void started(const tunnel::SessionCounters& counters) override {
@@ -91,9 +98,16 @@ class LinuxTunnel final : public Tunnel {
                           info_.client_cidr + " on " + info_.dev);
     (void)run_client_hook("post_up", host_.cfg.post_up, hook_env_);
   }
+  // `qeli status` shows the socket's receive buffer, drops and grows (docs/OPERATIONS.md
+  // "Client status"), read from its atomics when asked: nothing on the data path.
+  void started_udp(const transport::UdpRxStats& socket) override {
+    host_.status.udp_started(&socket);
+    udp_attached_ = true;
+  }
   void ended(const std::string& why) override {
     (void)run_client_hook("post_down", host_.cfg.post_down, hook_env_);
     host_.status.disconnected(why);
+    udp_attached_ = false;
   }
 
   // Addresses, routes and DNS on the TUN; an error text when it cannot carry the tunnel.
@@ -109,6 +123,7 @@ class LinuxTunnel final : public Tunnel {
   bool ipv6_ = false;  ///< the pushed IPv6 address is on the TUN
   TunnelInfo info_;
   sys::HookEnv hook_env_;
+  bool udp_attached_ = false;  ///< `qeli status` reads this session's UDP socket
 };
 
 std::string LinuxTunnel::set_up(const TunnelConfig& tc) {

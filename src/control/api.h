@@ -126,6 +126,19 @@ struct UnblockResult {
   std::string ip;  ///< empty for unblock-all
 };
 
+/// The receive side of UDP sockets (transport::UdpRxStats, read without a lock): what a
+/// UDP client session's socket, or a UDP profile's worker sockets, went through.
+struct UdpSocketFigures {
+  /// Datagrams the kernel dropped at the receive queue (it was full); a profile: summed
+  /// over its sockets. Monotonic while the socket (the profile) lives.
+  std::uint64_t kernel_drops = 0;
+  /// Times the automatic receive buffer grew after such drops; a profile: summed.
+  std::uint64_t buffer_grows = 0;
+  /// SO_RCVBUF as the kernel granted it (double what was asked, capped by
+  /// net.core.rmem_max); a profile: the largest of its sockets' (they start equal and
+  /// each grows on its own drops).
+  std::uint64_t recv_buffer_bytes = 0;
+};
 struct ProfileStats {
   std::string profile;
   std::string transport;  ///< "tcp" | "udp"
@@ -140,6 +153,8 @@ struct ProfileStats {
   std::vector<CounterValue> traffic;
   /// reality-tls: the target shape the terminator answers with (tls::describe); else empty.
   std::string tls_target;
+  /// A UDP profile: its worker sockets' figures; TCP: none (null on the wire).
+  std::optional<UdpSocketFigures> udp_socket;
 };
 struct StatsSnapshot {
   std::string version;
@@ -319,6 +334,9 @@ struct ClientTunnelStatus {
   std::int64_t connected_since = 0;  ///< unix seconds
   std::uint64_t rx_bytes = 0, tx_bytes = 0, rx_packets = 0, tx_packets = 0;
   std::uint64_t rx_bytes_per_sec = 0, tx_bytes_per_sec = 0;  ///< over the last ~10 s
+  /// A UDP session: its socket's figures (on the wire as udp_kernel_drops,
+  /// udp_buffer_grows, udp_recv_buffer_bytes, left out for TCP).
+  std::optional<UdpSocketFigures> udp;
 };
 /// What `qeli status` shows for one client (a client's status socket answers it; the
 /// wire form is flat: the tunnel's members sit beside the others, and absent optional

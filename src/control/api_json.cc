@@ -296,6 +296,11 @@ void to_json(json& j, const ClientStatusReport& r) {
   if (r.tunnel) {
     const json tunnel = *r.tunnel;
     for (const auto& [k, v] : tunnel.items()) j[k] = v;
+    if (const auto& u = r.tunnel->udp) {
+      j["udp_kernel_drops"] = u->kernel_drops;
+      j["udp_buffer_grows"] = u->buffer_grows;
+      j["udp_recv_buffer_bytes"] = u->recv_buffer_bytes;
+    }
   }
 }
 
@@ -313,7 +318,15 @@ void from_json(const json& j, ClientStatusReport& r) {
   r.sessions = j.value("sessions", d.sessions);
   r.last_session_end = j.value("last_session_end", d.last_session_end);
   r.tunnel.reset();
-  if (j.contains("tunnel_address")) r.tunnel = j.get<ClientTunnelStatus>();
+  if (j.contains("tunnel_address")) {
+    r.tunnel = j.get<ClientTunnelStatus>();
+    if (j.contains("udp_recv_buffer_bytes")) {
+      const UdpSocketFigures none;
+      r.tunnel->udp = UdpSocketFigures{j.value("udp_kernel_drops", none.kernel_drops),
+                                       j.value("udp_buffer_grows", none.buffer_grows),
+                                       j.value("udp_recv_buffer_bytes", none.recv_buffer_bytes)};
+    }
+  }
 }
 
 std::string_view to_string(ErrorCode c) {

@@ -45,8 +45,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserSwitchResult, was_disabled, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockedAddress, ip, user, seconds_left, failures)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlockedList, blocked, blocked_ips)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnblockResult, ip)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UdpSocketFigures, kernel_drops, buffer_grows,
+                                                recv_buffer_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileStats, profile, transport, mode, port,
-                                                sessions, counters, traffic, tls_target)
+                                                sessions, counters, traffic, tls_target, udp_socket)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StatsSnapshot, version, uptime_secs,
                                                 started_unix_secs, users, users_disabled,
                                                 blocked_ips, profiles, webhooks)
@@ -92,8 +94,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClientTunnelStatus, server_addre
                                                 tunnel_address6, mtu, full_tunnel, extensions,
                                                 connected_since, rx_bytes, tx_bytes, rx_packets,
                                                 tx_packets, rx_bytes_per_sec, tx_bytes_per_sec)
-/// Flat (see ClientStatusReport): empty `detail`/`last_session_end` and a missing tunnel
-/// are left out.
+// ClientTunnelStatus::udp is not in the list above: ClientStatusReport's codec writes it
+// flat, as udp_* members, and only for a UDP session.
+/// Flat (see ClientStatusReport): empty `detail`/`last_session_end`, a missing tunnel and
+/// a TCP session's missing udp_* figures are left out.
 void to_json(nlohmann::json& j, const ClientStatusReport& r);
 void from_json(const nlohmann::json& j, ClientStatusReport& r);
 

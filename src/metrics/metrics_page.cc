@@ -133,6 +133,25 @@ void add_traffic(Exposition& e, const control::ProfileStats& p) {
   }
 }
 
+// A UDP profile's worker sockets (control::UdpSocketFigures): the kernel's drops before
+// any of our code saw the datagram, which no other family counts.
+void add_udp_socket(Exposition& e, const control::ProfileStats& p) {
+  if (!p.udp_socket) return;
+  const control::UdpSocketFigures& u = *p.udp_socket;
+  e.family("qeli_udp_kernel_drops_total", kCounter,
+           "Datagrams the kernel dropped at the profile's UDP sockets' receive queues (they "
+           "were full), summed over its worker sockets.")
+      .sample({{"profile", p.profile}}, u.kernel_drops);
+  e.family("qeli_udp_buffer_grows_total", kCounter,
+           "Times an automatic UDP receive buffer grew after kernel drops, summed over the "
+           "profile's worker sockets.")
+      .sample({{"profile", p.profile}}, u.buffer_grows);
+  e.family("qeli_udp_recv_buffer_bytes", kGauge,
+           "The largest receive buffer among the profile's UDP worker sockets, as the kernel "
+           "granted it (SO_RCVBUF).")
+      .sample({{"profile", p.profile}}, u.recv_buffer_bytes);
+}
+
 }  // namespace
 
 void add_stats(Exposition& e, const control::StatsSnapshot& s) {
@@ -161,6 +180,7 @@ void add_stats(Exposition& e, const control::StatsSnapshot& s) {
   for (const auto& p : s.profiles) {
     add_traffic(e, p);
     add_profile_counters(e, p);
+    add_udp_socket(e, p);
   }
   for (const auto& c : s.webhooks) {
     e.family("qeli_webhook_events_total", kCounter,

@@ -158,6 +158,10 @@ control::StatsSnapshot stats(const ControlTargets& t, Instant now) {
       }
     }
     if (const TlsTarget* tt = p->tls_target()) ps.tls_target = tt->describe();
+    if (const auto u = p->udp_socket_figures()) {
+      ps.udp_socket =
+          control::UdpSocketFigures{u->kernel_drops, u->buffer_grows, u->recv_buffer_bytes};
+    }
     if (const DnsService* dns = p->dns()) {
       for (std::size_t i = 0; i < dns::kCounterCount; ++i) {
         ps.counters.push_back({std::string(dns::counter_table()[i].name),

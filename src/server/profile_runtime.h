@@ -109,6 +109,11 @@ class ProfileRuntime : private UdpWorkerHost {
   void on_reload() {
     if (tls_target_) tls_target_->refresh_now();
   }
+  /// A UDP profile's worker sockets (transport::UdpRxStats, relaxed loads: the workers
+  /// never wait): kernel drops and buffer grows summed, the largest receive buffer. None
+  /// for TCP, or before start(). The control socket (its only caller) starts after every
+  /// profile's start() and stops before their stop(), so the workers do not change under it.
+  std::optional<transport::UdpRxFigures> udp_socket_figures() const;
   /// The TCP port actually bound (useful when the config says 0 in tests).
   std::uint16_t bound_port() const { return bound_port_; }
 

@@ -1,6 +1,8 @@
 // The UDP side of ProfileRuntime (profile_runtime.h; reference qeli-0.7.16.md §3.9): one
 // UdpWorker (server/udp_worker.h) per TUN queue and listener address, and what the workers
 // ask of their profile (UdpWorkerHost: admission, AUTH verification, session events).
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "crypto/random.h"
@@ -84,6 +86,20 @@ Status<std::string> ProfileRuntime::start_udp(const std::vector<transport::SockA
                describe_listeners(addrs, bound_port_), config::to_string(p.link_mode()),
                tun_->name(), p.tun.mtu, udp_workers_.size());
   return {};
+}
+
+std::optional<transport::UdpRxFigures> ProfileRuntime::udp_socket_figures() const {
+  if (udp_workers_.empty()) return std::nullopt;
+  transport::UdpRxFigures sum;
+  for (const auto& w : udp_workers_) {
+    const transport::UdpRxFigures f = w->socket().rx_stats().read();
+    sum.kernel_drops += f.kernel_drops;
+    sum.buffer_grows += f.buffer_grows;
+    // Sizes do not add up to anything the operator sets: the largest says how far the
+    // automatic buffer went (and a cap by net.core.rmem_max shows in every one).
+    sum.recv_buffer_bytes = std::max(sum.recv_buffer_bytes, f.recv_buffer_bytes);
+  }
+  return sum;
 }
 
 void ProfileRuntime::stop_udp() {

@@ -13,6 +13,13 @@
 
 namespace qeli::transport {
 
+/// UdpRxStats read at one moment: plain numbers for a report.
+struct UdpRxFigures {
+  std::uint64_t kernel_drops = 0;
+  std::uint64_t buffer_grows = 0;
+  std::uint64_t recv_buffer_bytes = 0;
+};
+
 struct UdpRxStats {
   /// Datagrams the kernel dropped at the socket's receive queue (it was full), since open.
   std::atomic<std::uint64_t> kernel_drops{0};
@@ -22,6 +29,13 @@ struct UdpRxStats {
   /// SO_RCVBUF as the kernel reports it now (it doubles what was asked, and caps what an
   /// unprivileged socket may ask at net.core.rmem_max): what the socket really has.
   std::atomic<std::uint64_t> recv_buffer_bytes{0};
+
+  /// Three relaxed loads: never waits for the receive thread, nor makes it wait.
+  UdpRxFigures read() const {
+    return {kernel_drops.load(std::memory_order_relaxed),
+            buffer_grows.load(std::memory_order_relaxed),
+            recv_buffer_bytes.load(std::memory_order_relaxed)};
+  }
 };
 
 }  // namespace qeli::transport

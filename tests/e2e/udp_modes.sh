@@ -6,7 +6,9 @@
 # the printed qeli:// link (proto=udp …), then e2e_measure (lib.sh): ping both ways,
 # iperf3 TCP up/down carry data, iperf3 UDP at ${QELI_E2E_UDP_RATE:-10M} mostly
 # arrives (delivery checks; rates and loss are bench/lab's); one table row per mode; both ends must exit cleanly on SIGTERM. Once, with the
-# first server up: a stranger's single short datagram gets nothing back. Records are
+# first server up: a stranger's single short datagram gets nothing back. Per mode, the
+# client's `qeli status` and the server's `qeli stats --json` show the UDP sockets'
+# receive buffer (> 0), kernel drops and grows. Records are
 # AES-256-GCM on a CPU with AES-GCM instructions, except in `junk`, whose server runs with
 # QELI_DISABLE_AESGCM=1 (ChaCha20-Poly1305). Last, the path
 # is narrowed to MTU 1280 (both veth ends): the handshake (≤ 1163-byte fragments) and
@@ -39,6 +41,24 @@ try:
 except socket.timeout:
     print(0)
 PY
+}
+
+# The UDP sockets' receive side is visible to the operator at both ends: the client's
+# `qeli status` line (and --json) and the server profile's `qeli stats --json`, each with
+# the receive buffer the kernel granted (> 0) and the drop and grow counts.
+expect_udp_figures() {
+  local mode=$1 dir=$2 st
+  st=$("$QELI" status --socket "$dir/client-$mode.status.sock") || e2e_fail "$mode: qeli status: $st"
+  grep -Eq '^  udp: +receive buffer [1-9][0-9.]* (KiB|MiB), [0-9]+ kernel drops?, [0-9]+ grows?$' \
+    <<<"$st" || e2e_fail "$mode: no udp socket line in qeli status: $st"
+  "$QELI" status --json --socket "$dir/client-$mode.status.sock" |
+    jq -e '.[0] | .udp_recv_buffer_bytes > 0 and (.udp_kernel_drops | type) == "number" and
+           (.udp_buffer_grows | type) == "number"' >/dev/null ||
+    e2e_fail "$mode: qeli status --json without the udp figures"
+  "$QELI" stats --json --socket "$dir/control.sock" |
+    jq -e '.[0] | .udp_recv_buffer_bytes > 0 and (.udp_kernel_drops | type) == "number" and
+           (.udp_buffer_grows | type) == "number"' >/dev/null ||
+    e2e_fail "$mode: qeli stats --json without the udp socket figures: $("$QELI" stats --json --socket "$dir/control.sock")"
 }
 
 results=()
@@ -81,6 +101,7 @@ run_mode() {
   grep -q "alice .*$cip" <<<"$("$QELI" list-clients --socket "$dir/control.sock")" ||
     e2e_fail "$mode: list-clients does not show alice at $cip"
   e2e_expect_aead "$dir" alice $aes
+  expect_udp_figures "$mode" "$dir"
   # The mode really is on the wire: only the quic mode's handshake had the QUIC shape.
   if grep -q "QUIC shape" "$E2E_DIR/server-$mode.log"; then
     [ "$mode" = quic ] || e2e_fail "$mode: the server saw a QUIC shape"

@@ -54,6 +54,41 @@ TEST(client_status, states_and_tunnel) {
   EXPECT_FALSE(j.contains("rx_bytes"));  // the counters are gone with the session
 }
 
+// A UDP session's socket figures are read from its atomics at each report, and leave
+// with the session; a TCP session (no udp_started) has none.
+TEST(client_status, udp_socket_figures_only_for_udp_sessions) {
+  ClientStatus s("h:1", "u", "udp", "fake-tls");
+  tunnel::SessionCounters c;
+  TunnelInfo info;
+  info.client_cidr = "10.9.0.2/24";
+  s.connected(info, &c);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto j = s.to_json(t0, std::chrono::system_clock::now());
+  EXPECT_FALSE(j.contains("udp_recv_buffer_bytes"));  // TCP so far
+
+  transport::UdpRxStats socket;
+  socket.recv_buffer_bytes = 8388608;
+  s.udp_started(&socket);
+  j = s.to_json(t0, std::chrono::system_clock::now());
+  EXPECT_EQ(j["udp_recv_buffer_bytes"], 8388608);
+  EXPECT_EQ(j["udp_kernel_drops"], 0);
+  EXPECT_EQ(j["udp_buffer_grows"], 0);
+  socket.kernel_drops += 40;
+  socket.buffer_grows += 1;
+  socket.recv_buffer_bytes = 16777216;
+  j = s.to_json(t0, std::chrono::system_clock::now());
+  EXPECT_EQ(j["udp_kernel_drops"], 40);
+  EXPECT_EQ(j["udp_buffer_grows"], 1);
+  EXPECT_EQ(j["udp_recv_buffer_bytes"], 16777216);
+
+  s.disconnected("peer closed the connection");
+  s.set_state(ClientState::kConnecting);
+  EXPECT_FALSE(s.to_json(t0, std::chrono::system_clock::now()).contains("udp_kernel_drops"));
+  // The next session starts without the last one's socket.
+  s.connected(info, &c);
+  EXPECT_FALSE(s.to_json(t0, std::chrono::system_clock::now()).contains("udp_kernel_drops"));
+}
+
 TEST(client_status, rate_window_is_about_ten_seconds) {
   ClientStatus s("h:1", "u", "udp", "fake-tls");
   tunnel::SessionCounters c;

@@ -82,6 +82,58 @@ TEST(ControlApiJson, ClientStatusIsFlatAndRoundTrips) {
   EXPECT_EQ(json(back), j);
 }
 
+// A UDP session's socket figures sit flat beside the tunnel's (udp_*); a TCP session has
+// none, and none come back.
+TEST(ControlApiJson, ClientStatusCarriesUdpFiguresOnlyForUdp) {
+  ClientStatusReport up;
+  up.state = "connected";
+  up.tunnel = ClientTunnelStatus{};
+  up.tunnel->tunnel_address = "10.9.0.2/24";
+  json j = up;
+  EXPECT_FALSE(j.contains("udp_recv_buffer_bytes"));
+  EXPECT_FALSE(j.contains("udp"));
+  EXPECT_EQ(j.get<ClientStatusReport>().tunnel->udp, std::nullopt);
+
+  up.tunnel->udp = UdpSocketFigures{3, 1, 8388608};
+  j = up;
+  EXPECT_EQ(j["udp_kernel_drops"], 3);
+  EXPECT_EQ(j["udp_buffer_grows"], 1);
+  EXPECT_EQ(j["udp_recv_buffer_bytes"], 8388608);
+  EXPECT_FALSE(j.contains("udp"));
+  const auto back = j.get<ClientStatusReport>();
+  ASSERT_TRUE(back.tunnel && back.tunnel->udp);
+  EXPECT_EQ(back.tunnel->udp->kernel_drops, 3U);
+  EXPECT_EQ(back.tunnel->udp->buffer_grows, 1U);
+  EXPECT_EQ(back.tunnel->udp->recv_buffer_bytes, 8388608U);
+  EXPECT_EQ(json(back), j);
+}
+
+// A profile's UDP figures: an object for a UDP profile, null for a TCP one (and an older
+// server's answer without the member reads as none).
+TEST(ControlApiJson, ProfileStatsCarryUdpSocketFigures) {
+  StatsSnapshot s;
+  s.profiles.resize(2);
+  s.profiles[0].transport = "tcp";
+  s.profiles[1].transport = "udp";
+  s.profiles[1].udp_socket = UdpSocketFigures{7, 2, 16777216};
+  const json wire = encode_reply(Response{s});
+  EXPECT_TRUE(wire["profiles"][0]["udp_socket"].is_null());
+  EXPECT_EQ(wire["profiles"][1]["udp_socket"],
+            (json{{"kernel_drops", 7}, {"buffer_grows", 2}, {"recv_buffer_bytes", 16777216}}));
+  auto back = decode_reply(Request{GetStats{}}, wire);
+  ASSERT_TRUE(back.ok());
+  const auto& got = std::get<StatsSnapshot>(*back);
+  EXPECT_EQ(got.profiles[0].udp_socket, std::nullopt);
+  ASSERT_TRUE(got.profiles[1].udp_socket.has_value());
+  EXPECT_EQ(got.profiles[1].udp_socket->kernel_drops, 7U);
+  EXPECT_EQ(got.profiles[1].udp_socket->recv_buffer_bytes, 16777216U);
+  json old = wire;
+  old["profiles"][1].erase("udp_socket");
+  back = decode_reply(Request{GetStats{}}, old);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(std::get<StatsSnapshot>(*back).profiles[1].udp_socket, std::nullopt);
+}
+
 TEST(ControlApiJson, LimitsAndUsageRequestsAreChecked) {
   auto r = decode_request(json{{"cmd", "set-bandwidth"}, {"username", "bob"}});
   ASSERT_FALSE(r.ok());

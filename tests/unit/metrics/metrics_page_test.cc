@@ -93,6 +93,29 @@ TEST(MetricsPage, EveryStatsCounterInItsFamily) {
   }
 }
 
+// A UDP profile's socket figures get their own families; a TCP profile has none.
+TEST(MetricsPage, UdpSocketFiguresOnlyForUdpProfiles) {
+  auto s = snapshot();
+  EXPECT_EQ(page_of(s).find("qeli_udp_kernel_drops"), std::string::npos);  // TCP only
+  auto udp = s.profiles[0];
+  udp.profile = "udp";
+  udp.transport = "udp";
+  udp.udp_socket = control::UdpSocketFigures{17, 2, 16777216};
+  s.profiles.push_back(udp);
+  const std::string p = page_of(s);
+  for (const char* line : {
+           "qeli_udp_kernel_drops_total{profile=\"udp\"} 17",
+           "qeli_udp_buffer_grows_total{profile=\"udp\"} 2",
+           "qeli_udp_recv_buffer_bytes{profile=\"udp\"} 16777216",
+           "# TYPE qeli_udp_kernel_drops_total counter",
+           "# TYPE qeli_udp_buffer_grows_total counter",
+           "# TYPE qeli_udp_recv_buffer_bytes gauge",
+       }) {
+    EXPECT_TRUE(has(p, line)) << "missing: " << line << "\n" << p;
+  }
+  EXPECT_EQ(p.find("qeli_udp_kernel_drops_total{profile=\"main\"}"), std::string::npos) << p;
+}
+
 TEST(MetricsPage, WebhookOutcomesWhenWebhooksAreOn) {
   auto s = snapshot();
   EXPECT_EQ(page_of(s).find("qeli_webhook"), std::string::npos);  // off: no family
