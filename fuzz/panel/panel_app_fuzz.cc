@@ -51,6 +51,12 @@ class FakeServer final : public control::ControlService {
       return Response{UserList{{u}, {}}};
     }
     if (std::holds_alternative<GetUsage>(req)) return Response{UsageList{}};
+    if (std::holds_alternative<GetConfig>(req) || std::holds_alternative<GetConfigVersion>(req)) {
+      return Response{ConfigText{kEvil, kEvil, "00"}};
+    }
+    if (std::holds_alternative<ListConfigHistory>(req)) {
+      return Response{ConfigHistory{{{kEvil, 1'700'000'000, kEvil, kEvil, 1}}}};
+    }
     if (std::holds_alternative<GetLogs>(req)) {
       return Response{LogLines{1, {{1, 1'700'000'000'000, kEvil, kEvil}}}};
     }
@@ -64,6 +70,9 @@ class FakeServer final : public control::ControlService {
       b.ip = b.user = kEvil;
       return Response{BlockedList{{b}, 1}};
     }
+    // What counts as a change is the control API's own table (control::needs): anything
+    // more than reading. A read the cases above do not answer fails like the server would.
+    if (needs(req) == Permission::kRead) return fail(ControlError{ErrorCode::kInternal, kEvil});
     ++changes;
     if (std::holds_alternative<Kick>(req)) return Response{KickResult{1}};
     if (std::holds_alternative<DisableUser>(req) || std::holds_alternative<EnableUser>(req)) {
