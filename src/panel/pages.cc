@@ -97,10 +97,21 @@ std::string dashboard_content(const PageContext& c, const control::StatsSnapshot
        card("uptime", human_duration(stats.uptime_secs)) + card("version", stats.version) +
        "</section>";
   s += "<h2>" + tr(l, "Profiles") + "</h2><table>" +
-       th_row(l, {"Profile", "Transport", "Mode", "#Port", "#Sessions", "TLS target"});
+       th_row(l, {"Profile", "Transport", "Mode", "#Port", "#Sessions", "TLS target",
+                  "#UDP receive buffer", "#UDP kernel drops", "#UDP buffer grows"});
   for (const auto& p : stats.profiles) {
     s += "<tr>" + td(p.profile) + td(p.transport) + td(p.mode) + td_num(std::to_string(p.port)) +
-         td_num(std::to_string(p.sessions)) + td(p.tls_target) + "</tr>";
+         td_num(std::to_string(p.sessions)) + td(p.tls_target);
+    // A UDP profile's worker sockets (control::UdpSocketFigures): drops that keep rising
+    // while the buffer stays at net.core.rmem_max say the host's limit is too low
+    // (OPERATIONS.md). TCP profiles have no such socket.
+    if (const auto& u = p.udp_socket) {
+      s += td_num(human_bytes(static_cast<double>(u->recv_buffer_bytes))) +
+           td_num(std::to_string(u->kernel_drops)) + td_num(std::to_string(u->buffer_grows));
+    } else {
+      s += td_num("—") + td_num("—") + td_num("—");
+    }
+    s += "</tr>";
   }
   s += "</table><h2>" + tr(l, "Live sessions") + "</h2>" + session_rows(c, sessions);
   s += "<h2>" + tr(l, "Recent events") + "</h2>" + event_rows(l, events, 15);

@@ -100,6 +100,12 @@ TEST_F(PanelAppTest, logged_in_dashboard_shows_the_server_answer) {
   EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
   EXPECT_TRUE(contains(r.body, "<td>alice</td>"));
   EXPECT_TRUE(contains(r.body, "9.9.9-test"));
+  // The UDP profile's socket figures; the TCP profile has none.
+  EXPECT_TRUE(contains(r.body,
+                       "<td class=\"num\">8.0 MiB</td><td class=\"num\">7</td>"
+                       "<td class=\"num\">2</td></tr>"))
+      << r.body;
+  EXPECT_TRUE(contains(r.body, "<td class=\"num\">—</td><td class=\"num\">—</td>"));
   EXPECT_EQ(server_.seen<control::GetStats>().size(), 1U);
   EXPECT_EQ(server_.seen<control::ListSessions>().size(), 1U);
   EXPECT_EQ(server_.seen<control::GetEvents>().size(), 1U);

@@ -54,7 +54,13 @@ class FakeServer : public control::ControlService {
     p.mode = "fake-tls";
     p.port = 443;
     p.sessions = 2;
-    stats.profiles = {p};
+    control::ProfileStats u;
+    u.profile = "fast";
+    u.transport = "udp";
+    u.mode = "udp-quic";
+    u.port = 8443;
+    u.udp_socket = control::UdpSocketFigures{7, 2, 8U << 20};
+    stats.profiles = {p, u};
 
     control::UserInfo ua;
     ua.name = "alice";

@@ -28,7 +28,7 @@ TEST_F(PanelUsersTest, users_page_links_each_user_and_offers_the_new_user_form) 
   EXPECT_TRUE(contains(r.body, "/users/view?name=%3Cscript%3Ealert%281%29%3C%2Fscript%3E"));
   EXPECT_FALSE(contains(r.body, kEvil));
   EXPECT_TRUE(contains(r.body, "action=\"/users/add\""));
-  EXPECT_TRUE(contains(r.body, "placeholder=\"main\""));  // the server's profiles
+  EXPECT_TRUE(contains(r.body, "placeholder=\"main, fast\""));  // the server's profiles
 }
 
 TEST_F(PanelUsersTest, user_page_lists_devices_and_prefills_the_public_host) {
