@@ -29,6 +29,7 @@ struct Options {
   std::string config = config::kDefaultServerConfig;
   std::string identity_dir;  // empty: the config's auth.identity_dir
   bool password_stdin = false;
+  std::string password;  // -p/--password (0.7.16's flag)
   std::vector<std::string> profiles;
   std::string static_ip;
   std::uint32_t max_sessions = 0;
@@ -96,18 +97,10 @@ int run(const Options& o, Context& ctx) {
   LinkPlan plan;
   if (!precheck(o, *cfg, ctx, static_ip, plan)) return kExitFailure;
 
-  std::string password;
-  const bool generated = !o.password_stdin;
-  if (o.password_stdin) {
-    std::getline(ctx.in, password);
-    if (!password.empty() && password.back() == '\r') password.pop_back();
-    if (password.empty()) {
-      ctx.err << "--password-stdin: no password on standard input\n";
-      return kExitFailure;
-    }
-  } else {
-    password = generate_password(ctx.rng);
-  }
+  bool generated = false;
+  const auto chosen = choose_password(o.password, o.password_stdin, ctx, generated);
+  if (!chosen) return kExitFailure;
+  const std::string& password = *chosen;
   // The identity is resolved before the user is written, so a failure here leaves the
   // users file untouched.
   if (plan.profile != nullptr && !load_link_key(link_options(o), *cfg, ctx, plan, /*create=*/true))
@@ -164,9 +157,11 @@ void register_add_client(CLI::App& app, Context& ctx) {
                          "printing a qeli:// link and QR code");
   cmd->add_option("user", opts->user, "User name")->required();
   cmd->add_option("-c,--config", opts->config, "Server config")->capture_default_str();
-  cmd->add_flag("--password-stdin", opts->password_stdin,
-                "Read the password from the first line of standard input (default: generate "
-                "one and print it once)");
+  auto* from_stdin =
+      cmd->add_flag("--password-stdin", opts->password_stdin,
+                    "Read the password from the first line of standard input (default: "
+                    "generate one and print it once)");
+  cmd->add_option("-p,--password", opts->password, kPasswordFlagHelp)->excludes(from_stdin);
   cmd->add_option("--profiles", opts->profiles, "Profiles the user may use (default: all)")
       ->delimiter(',');
   cmd->add_option("--static-ip", opts->static_ip, "Fixed tunnel IPv4 address");

@@ -1,5 +1,5 @@
-// qeli check-config [--client] FILE (or -c FILE) — the start-up validation without starting
-// anything.
+// qeli check-config [--client] [FILE] (or -c FILE) — the start-up validation without
+// starting anything.
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "config/client_config.h"
+#include "config/limits.h"
 #include "config/server_config.h"
 
 namespace qeli::cli {
@@ -44,13 +45,18 @@ void register_check_config(CLI::App& app, Context& ctx) {
       "check-config",
       "Validate a config file (and the users file it names) exactly as start-up does; "
       "exit 1 on any error or unknown key");
-  auto* file = cmd->add_option("file", opts->file, "Config file");
+  auto* file =
+      cmd->add_option("file", opts->file,
+                      "Config file (default: /etc/qeli/server.conf, with --client client.conf)");
   // `-c` as `qeli server -c FILE` takes it: the same habit works here.
   auto* dash_c = cmd->add_option("-c,--config", opts->file, "Config file (instead of FILE)");
   file->excludes(dash_c);
   cmd->add_flag("--client", opts->client, "The file is a client config ([qeli] section)");
   cmd->callback([opts, &ctx] {
-    if (opts->file.empty()) throw CLI::RequiredError("FILE (or -c FILE)");
+    // No file: the default one, as 0.7.16 (whose upgrade notes say "run qeli check-config").
+    if (opts->file.empty()) {
+      opts->file = opts->client ? config::kDefaultClientConfig : config::kDefaultServerConfig;
+    }
     ctx.exit_code = run(*opts, ctx);
   });
 }

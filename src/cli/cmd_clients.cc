@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/control_call.h"
+#include "cli/session_table.h"
 #include "cli/text_table.h"
 #include "cli/udp_socket_text.h"
 #include "control/api_json.h"
@@ -37,17 +38,7 @@ int list_clients(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->clients).dump(2) << "\n";
     return kExitOk;
   }
-  TextTable t({"PROFILE", "USER", "TUNNEL IP", "PEER", "STREAMS", "ROAMS", "SECONDS", "RX PKTS",
-               "RX BYTES", "TX PKTS", "TX BYTES", "CLIENT"});
-  for (const auto& c : r->clients) {
-    t.row(c.profile, c.username,
-          c.tunnel_ip6.empty() ? c.tunnel_ip : c.tunnel_ip + " " + c.tunnel_ip6, c.peer,
-          c.streams == 0 ? "udp" : std::to_string(c.streams), c.roams, c.connected_secs,
-          c.rx_packets, c.rx_bytes, c.tx_packets, c.tx_bytes,
-          c.client_version + " " + c.client_platform);
-  }
-  t.print(ctx.out);
-  ctx.out << r->clients.size() << " client(s)\n";
+  print_sessions(r->clients, ctx.out);
   return kExitOk;
 }
 
@@ -108,12 +99,7 @@ int list_blocked(const Options& o, Context& ctx) {
     ctx.out << nlohmann::json(r->blocked).dump(2) << "\n";
     return kExitOk;
   }
-  TextTable t({"IP", "USER", "SECONDS LEFT", "FAILURES"});
-  for (const auto& b : r->blocked) {
-    t.row(b.ip, b.user.empty() ? std::string("(every user)") : b.user, b.seconds_left, b.failures);
-  }
-  t.print(ctx.out);
-  ctx.out << r->blocked.size() << " lockout(s)\n";
+  print_lockouts(r->blocked, ctx.out);
   return kExitOk;
 }
 

@@ -31,19 +31,13 @@ struct WebPasswordOptions {
 };
 
 void set_web_password(const WebPasswordOptions& o, Context& ctx) {
-  std::string password = o.password;
-  const bool generated = password.empty() && !o.password_stdin;
-  if (o.password_stdin) {
-    std::getline(ctx.in, password);
-    if (!password.empty() && password.back() == '\r') password.pop_back();
-    if (password.empty()) {
-      ctx.err << "--password-stdin: no password on standard input\n";
-      ctx.exit_code = kExitUsage;
-      return;
-    }
-  } else if (generated) {
-    password = generate_password(ctx.rng);
+  bool generated = false;
+  const auto chosen = choose_password(o.password, o.password_stdin, ctx, generated);
+  if (!chosen) {
+    ctx.exit_code = kExitUsage;
+    return;
   }
+  const std::string& password = *chosen;
   const auto hash = crypto::argon2id_hash(password);
   if (!hash) {
     ctx.err << "Argon2id hashing failed (out of memory?)\n";
@@ -172,10 +166,7 @@ void register_panel(CLI::App& app, Context& ctx) {
   pw->add_option("--username", w->username, "The admin's name")->capture_default_str();
   auto* from_stdin =
       pw->add_flag("--password-stdin", w->password_stdin, "Read the password from standard input");
-  pw->add_option("--password", w->password,
-                 "The password (visible to other local users in the process list: prefer "
-                 "--password-stdin)")
-      ->excludes(from_stdin);
+  pw->add_option("-p,--password", w->password, kPasswordFlagHelp)->excludes(from_stdin);
   pw->add_flag("--no-enable", w->no_enable, "Do not set enabled = true");
   pw->callback([w, &ctx] { set_web_password(*w, ctx); });
 

@@ -1,8 +1,9 @@
 // qeli show-identity [-c FILE] [--identity-dir DIR] — each profile's public key (the key
 // clients pin), from the keys the server uses: the config's auth.identity_dir (or a
-// profile's identity_key) unless --identity-dir says otherwise. Read-only: a missing key
-// is reported, never created (the server creates it at its first start; rotate-identity
-// makes a new one).
+// profile's identity_key) unless --identity-dir says otherwise. A missing key is created
+// as the server creates it at start-up (IdentityStore::load_or_create), as 0.7.16's
+// show-identity does: its package and guides run it before the first start to learn the
+// key to pin.
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -25,24 +26,19 @@ struct Options {
 int run(const Options& o, Context& ctx) {
   const auto cfg = load_server_for_provisioning(o.config, ctx);
   if (!cfg) return kExitFailure;
-  const config::IdentityStore store(identity_dir_for(o.identity_dir, *cfg), ctx.rng);
+  config::IdentityStore store(identity_dir_for(o.identity_dir, *cfg), ctx.rng);
   int rc = kExitOk;
   for (const auto& p : cfg->profiles) {
     ctx.out << "[profile:" << p.name << "] " << to_string(p.transport) << " port " << p.bind_port
             << ", mode " << to_string(p.link_mode()) << (p.enabled ? "" : " (disabled)") << "\n";
-    auto id = store.load(p.name, p.identity_key);
-    if (id) {
-      ctx.out << "  public key: " << to_hex(id->public_key) << "\n"
-              << "  key file:   " << id->path << "\n";
+    auto id = store.load_or_create(p.name, p.identity_key);
+    if (!id) {
+      rc = kExitFailure;
+      ctx.err << "profile " << p.name << ": " << id.error().detail << "\n";
       continue;
     }
-    rc = kExitFailure;
-    if (id.error().code == config::IdentityError::kMissing) {
-      ctx.out << "  public key: none yet (" << store.path_for(p.name, p.identity_key)
-              << " does not exist: the server creates it when it first starts this profile)\n";
-    } else {
-      ctx.err << "profile " << p.name << ": " << id.error().detail << "\n";
-    }
+    ctx.out << "  public key: " << to_hex(id->public_key) << "\n"
+            << "  key file:   " << id->path << (id->created ? " (created now)" : "") << "\n";
   }
   return rc;
 }
@@ -53,7 +49,8 @@ void register_show_identity(CLI::App& app, Context& ctx) {
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "show-identity",
-      "Print each profile's public key (what clients pin); read-only, never creates keys");
+      "Print each profile's public key (what clients pin), creating a missing key as the "
+      "server would at start-up");
   cmd->add_option("-c,--config", opts->config, "Server config")->capture_default_str();
   cmd->add_option("--identity-dir", opts->identity_dir, kIdentityDirHelp);
   cmd->callback([opts, &ctx] { ctx.exit_code = run(*opts, ctx); });

@@ -3,7 +3,7 @@
 //   qeli remove-user USER     delete its [user:USER] section; its live sessions end
 //   qeli passwd USER          a new password (generated, or from standard input); its live
 //                             sessions end (the client is told its credentials changed)
-//   qeli share-link USER      a new link: a newly generated password, the profile's key
+//   qeli share-link USER      a link with a new device credential (--reset: a new password)
 //   qeli show-routes USER     what the server pushes to and routes into the user
 //   qeli add-device USER      a credential and link for one device (revoked alone)
 //   qeli list-devices [USER]  the devices and their ids
@@ -42,7 +42,9 @@ struct Options {
   std::string socket = control::kDefaultSocketPath;
   bool json = false;
   bool password_stdin = false;
-  LinkOptions link;  // identity_dir empty: the config's auth.identity_dir
+  std::string password;  // passwd -p
+  bool reset = false;    // share-link: a new password instead of a device credential
+  LinkOptions link;      // identity_dir empty: the config's auth.identity_dir
 };
 
 // The user as the config has it, refusing users that live inline in server.conf.
@@ -84,19 +86,6 @@ void tell_server(const Options& o, Context& ctx) {
           << " live session(s) of " << o.user << "\n";
 }
 
-std::optional<std::string> new_password(const Options& o, Context& ctx, bool& generated) {
-  generated = !o.password_stdin;
-  if (generated) return generate_password(ctx.rng);
-  std::string password;
-  std::getline(ctx.in, password);
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  if (password.empty()) {
-    ctx.err << "--password-stdin: no password on standard input\n";
-    return std::nullopt;
-  }
-  return password;
-}
-
 // passwd and share-link: a new password hash in the users file, the server told.
 bool change_password(const Options& o, const config::ServerConfig& cfg, const std::string& pw,
                      Context& ctx) {
@@ -118,30 +107,61 @@ int passwd(const Options& o, Context& ctx) {
   const auto cfg = load_server_for_provisioning(o.config, ctx);
   if (!cfg || editable_user(*cfg, o, ctx) == nullptr) return kExitFailure;
   bool generated = false;
-  const auto pw = new_password(o, ctx, generated);
+  const auto pw = choose_password(o.password, o.password_stdin, ctx, generated);
   if (!pw || !change_password(o, *cfg, *pw, ctx)) return kExitFailure;
   if (generated) ctx.out << "New password (shown once): " << *pw << "\n";
   ctx.out << "Give " << o.user << " a new link: qeli share-link " << o.user << " --host H[:P]\n";
   return kExitOk;
 }
 
+// The first "link-N" the user has no device of: share-link's default device name.
+std::string free_link_name(const config::UserConfig& u) {
+  for (int n = 1;; ++n) {
+    const std::string name = "link-" + std::to_string(n);
+    if (std::none_of(u.devices.begin(), u.devices.end(),
+                     [&](const auto& d) { return d.name == name; })) {
+      return name;
+    }
+  }
+}
+
+// share-link re-sends a user a working link, as 0.7.16's does, without cutting them off.
+// 0.7.16 kept a reversible copy of each password for that; we keep none (only Argon2id
+// hashes), so the link carries a new device credential instead (config/device_issue.h):
+// the user's password and every earlier link keep working, and this one is revoked alone.
+// --reset is 0.7.16's other answer: a new password, every earlier link dead.
 int share_link(const Options& o, Context& ctx) {
   const auto cfg = load_server_for_provisioning(o.config, ctx);
   if (!cfg) return kExitFailure;
   const auto* u = editable_user(*cfg, o, ctx);
   if (u == nullptr) return kExitFailure;
   LinkPlan plan;
-  // Everything that can fail is checked before the password changes.
+  // Everything that can fail is checked before the users file changes.
   if (!plan_link(*cfg, o.user, u->profiles, o.link, ctx, plan) ||
       !load_link_key(o.link, *cfg, ctx, plan, /*create=*/false)) {
     return kExitFailure;
   }
   // A user with a REALITY short id of their own keeps using it (revoked alone).
   if (!u->reality_short_ids.empty()) plan.target.reality_short_id = u->reality_short_ids.front();
-  const std::string pw = generate_password(ctx.rng);
-  if (!change_password(o, *cfg, pw, ctx)) return kExitFailure;
-  ctx.out << "The old password and every link issued before stop working now.\n";
-  print_link(o.link, plan, o.user, pw, ctx);
+  if (o.reset) {
+    const std::string pw = generate_password(ctx.rng);
+    if (!change_password(o, *cfg, pw, ctx)) return kExitFailure;
+    ctx.out << "The old password and every link issued before stop working now.\n";
+    print_link(o.link, plan, o.user, pw, ctx);
+    return kExitOk;
+  }
+  const std::string name = o.device.empty() ? free_link_name(*u) : o.device;
+  const auto issued = config::issue_device(cfg->users_file_path(), *u, name, ctx.rng);
+  if (!issued.ok()) {
+    ctx.err << issued.error().detail << "\n";
+    return kExitFailure;
+  }
+  tell_server(o, ctx);
+  ctx.out << "A new credential for " << o.user << " as device " << name << " (id " << issued->id
+          << "); the password and earlier links keep working. Revoke this link alone with: "
+             "qeli revoke-device "
+          << o.user << " " << issued->id << "\n";
+  print_link(o.link, plan, o.user, issued->credential, ctx);
   return kExitOk;
 }
 
@@ -329,7 +349,7 @@ int revoke_device(const Options& o, Context& ctx) {
 
 // The options of an issued link besides --host (share-link, add-device).
 void link_options(CLI::App* cmd, LinkOptions& l) {
-  cmd->add_option("--link-profile", l.profile,
+  cmd->add_option("--link-profile,--profile", l.profile,
                   "Profile for the link (default: the user's first, else the first profile)");
   cmd->add_option("--label", l.label, "Link label (default: USER@PROFILE)");
   cmd->add_flag("--no-qr", l.no_qr, "Print the link without a QR code");
@@ -367,17 +387,23 @@ void register_users(CLI::App& app, Context& ctx) {
                                 "Give a user a new password (generated, or --password-stdin); its "
                                 "live sessions end"),
              *o, true, true);
-  pw->add_flag("--password-stdin", o->password_stdin,
-               "Read the password from the first line of standard input");
+  auto* from_stdin = pw->add_flag("--password-stdin", o->password_stdin,
+                                  "Read the password from the first line of standard input");
+  pw->add_option("-p,--password", o->password, kPasswordFlagHelp)->excludes(from_stdin);
   pw->callback([o, &ctx] { ctx.exit_code = passwd(*o, ctx); });
 
   auto* share = common(
       app.add_subcommand("share-link",
-                         "Issue a new qeli:// link for a user with a newly generated password "
-                         "(the old password and links stop working; live sessions end)"),
+                         "Issue a qeli:// link for a user: a new device credential (the password "
+                         "and earlier links keep working), or with --reset a new password"),
       *o, true, true);
-  share->add_option("--host", o->link.host, "Address clients dial: HOST[:PORT] or [IPv6][:PORT]")
-      ->required();
+  share->add_option("--host", o->link.host,
+                    "Address clients dial: HOST[:PORT] or [IPv6][:PORT] (default: [web] "
+                    "public_host)");
+  share->add_flag("--reset", o->reset,
+                  "Give the user a new password instead (the old password and every earlier "
+                  "link stop working; live sessions end)");
+  share->add_option("--device", o->device, "Name of the device credential (default: link-N)");
   link_options(share, o->link);
   share->callback([o, &ctx] { ctx.exit_code = share_link(*o, ctx); });
 

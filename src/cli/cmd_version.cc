@@ -1,4 +1,4 @@
-// qeli version [--json]  and  qeli --version: what this binary is.
+// qeli version [--json] [--check]  and  qeli --version: what this binary is.
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -38,9 +38,23 @@ void print_version(std::ostream& out) {
 
 void register_version(CLI::App& app, Context& ctx) {
   auto json = std::make_shared<bool>(false);
+  auto check = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("version", "Print the version, git revision, protocol and build");
   cmd->add_flag("--json", *json, "One JSON object");
-  cmd->callback([&ctx, json] {
+  cmd->add_flag("--check", *check,
+                "0.7.16 asks GitHub for a newer release here; this build never calls out "
+                "(it says so and exits 1)");
+  cmd->callback([&ctx, json, check] {
+    // A VPN server that fetches release metadata on its own is one more fingerprint and
+    // one more outbound dependency: updates come from the package manager. Exit 1 so a
+    // script never reads "up to date" into it.
+    if (*check) {
+      print_version(ctx.out);
+      ctx.err << "qeli version --check: this build does not contact the network to look for "
+                 "updates; new releases come through your package manager (apt)\n";
+      ctx.exit_code = kExitFailure;
+      return;
+    }
     if (*json) {
       ctx.out << nlohmann::json{{"version", build::version()},
                                 {"git_revision", build::git_revision()},

@@ -13,7 +13,13 @@ namespace qeli::cli {
 bool plan_link(const config::ServerConfig& cfg, const std::string& user,
                const std::vector<std::string>& allowed, const LinkOptions& o, Context& ctx,
                LinkPlan& plan) {
-  auto planned = config::plan_link(cfg, user, allowed, {o.host, o.profile, o.label, {}});
+  // No --host: [web] public_host, the address the panel's links use (as 0.7.16 falls back).
+  const std::string& host = o.host.empty() ? cfg.web.public_host : o.host;
+  if (host.empty()) {
+    ctx.err << "no host for the link: pass --host HOST[:PORT] or set [web] public_host\n";
+    return false;
+  }
+  auto planned = config::plan_link(cfg, user, allowed, {host, o.profile, o.label, {}});
   if (!planned.ok()) {
     ctx.err << planned.error() << "\n";
     return false;

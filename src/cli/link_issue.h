@@ -12,7 +12,7 @@
 namespace qeli::cli {
 
 struct LinkOptions {
-  std::string host;          ///< HOST or HOST:PORT clients dial (required)
+  std::string host;          ///< HOST or HOST:PORT clients dial; empty: [web] public_host
   std::string profile;       ///< empty: the first of `allowed`, else the first enabled profile
   std::string label;         ///< empty: USER@PROFILE
   std::string identity_dir;  ///< empty: the config's auth.identity_dir (the server's)

@@ -1,5 +1,8 @@
 #include "cli/provisioning.h"
 
+#include <istream>
+#include <ostream>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -47,6 +50,25 @@ std::string generate_password(crypto::Rng& rng) {
   std::string out;
   for (const auto b : bytes) out += kAlphabet[b & 31];
   return out;
+}
+
+std::optional<std::string> choose_password(const std::string& given, bool from_stdin, Context& ctx,
+                                           bool& generated) {
+  generated = given.empty() && !from_stdin;
+  if (!given.empty()) {
+    ctx.err << "note: a password on the command line is visible to other local users; "
+               "--password-stdin keeps it out of the process list\n";
+    return given;
+  }
+  if (generated) return generate_password(ctx.rng);
+  std::string password;
+  std::getline(ctx.in, password);
+  if (!password.empty() && password.back() == '\r') password.pop_back();
+  if (password.empty()) {
+    ctx.err << "--password-stdin: no password on standard input\n";
+    return std::nullopt;
+  }
+  return password;
 }
 
 std::string identity_dir_for(const std::string& flag, const config::ServerConfig& cfg) {

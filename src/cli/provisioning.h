@@ -29,4 +29,14 @@ inline constexpr const char* kIdentityDirHelp =
 /// 20 characters from a 32-letter alphabet without look-alikes (100 bits).
 std::string generate_password(crypto::Rng& rng);
 
+/// A new password for add-client, passwd and set-web-password: `given` (-p/--password,
+/// 0.7.16's flag: visible to every local user in /proc, so a note says so), else the first
+/// line of standard input when `from_stdin`, else generated (`generated` = true). nullopt,
+/// with the reason printed, when standard input holds no password.
+std::optional<std::string> choose_password(const std::string& given, bool from_stdin, Context& ctx,
+                                           bool& generated);
+inline constexpr const char* kPasswordFlagHelp =
+    "The password (visible to other local users in the process list and kept in shell "
+    "history: prefer --password-stdin)";
+
 }  // namespace qeli::cli

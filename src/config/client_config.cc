@@ -201,7 +201,11 @@ void read_interface(SectionReader& r, ClientConfig& c, const ClientLoadOptions& 
 
 void check_client(SectionReader& r, const ClientConfig& c, const ClientLoadOptions& options) {
   if (const auto why = transport_mode_conflict(c.proto, c.mode); !why.empty()) r.error("mode", why);
-  if (c.quic && c.proto != Transport::kUdp) r.error("quic", "quic needs proto = udp");
+  // 0.7.16 accepts it (its servers write quic=1 into the links of TCP profiles that set
+  // obf.quic.enabled), and it means nothing there: said, not refused.
+  if (c.quic && c.proto != Transport::kUdp) {
+    r.warning("quic", "has no effect over TCP: QUIC shaping is a UDP mode (proto = udp)");
+  }
   if (c.mode == ClientMode::kObfs && c.obfs_key.empty()) {
     r.error("obfs_key", "mode obfs requires obfs_key");
   }

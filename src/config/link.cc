@@ -244,7 +244,6 @@ std::vector<std::string> validate_link(const ShareLink& l) {
   std::vector<std::string> out;
   if (auto why = transport_mode_conflict(l.proto, l.mode); !why.empty())
     out.push_back(std::move(why));
-  if (l.quic && l.proto != Transport::kUdp) out.emplace_back("quic=1 needs proto=udp");
   if (auto why = sni_conflict(l.mode, l.sni.value_or("")); !why.empty()) {
     out.push_back("sni=: " + why);
   }

@@ -11,7 +11,10 @@ ShareLink link_for_profile(const ProfileConfig& p, const LinkTarget& t) {
   l.host = t.host;
   l.port = t.port != 0 ? t.port : p.bind_port;
   l.proto = p.transport;
-  l.mode = p.link_mode();
+  // 0.7.16 writes a REALITY profile without real TLS as mode=fake-tls plus rsid (its
+  // clients know no mode=reality and refuse such a link); a client with the short id and
+  // the pinned key seals the token into its fake-TLS hello, which is all that mode is.
+  l.mode = p.link_mode() == ClientMode::kReality ? ClientMode::kFakeTls : p.link_mode();
   l.server_key = t.server_key_hex;
   if (l.mode != ClientMode::kPlain && l.mode != ClientMode::kObfs &&
       !p.obf.tls_server_name.empty()) {

@@ -22,8 +22,10 @@ struct LinkTarget {
   std::string reality_short_id;
 };
 
-/// The link for `profile`. `sni` is written for the TLS-shaped modes only, `rsid` is the
-/// first short id whenever the REALITY proxy is on, the AWG block only when enabled.
+/// The link for `profile`, in 0.7.16's shape. `sni` is written for the TLS-shaped modes
+/// only, `rsid` is the first short id whenever the REALITY proxy is on, the mode is
+/// `fake-tls` for a REALITY profile without real TLS (never `reality`, which 0.7.16
+/// clients refuse), the AWG block only when enabled.
 ShareLink link_for_profile(const ProfileConfig& profile, const LinkTarget& target);
 
 }  // namespace qeli::config

@@ -542,7 +542,7 @@ void check_profile(SectionReader& r, const ProfileConfig& p) {
   }
   if (o.mode == ObfMode::kRealityTls && o.reality.enabled && !o.reality.real_tls) {
     r.warning("obf.tls.reality_proxy.real_tls",
-              "false: this is fake-TLS calling itself REALITY (clients use mode=reality)");
+              "false: this is fake-TLS calling itself REALITY (links say mode=fake-tls with rsid)");
   }
   if (!o.reality.enabled && o.reality.real_tls) {
     r.warning("obf.tls.reality_proxy.real_tls",

@@ -56,7 +56,7 @@ e2e_wait_for 20 sh -c "\"$QELI\" list-blocked --json --socket '$dir/control.sock
   jq -e 'map(select(.ip == \"$UL_C\" and .user == \"\")) | length == 1'" ||
   e2e_fail "the address was not locked after 5 failures of 3 names: $(blocked_json)"
 e2e_stop u2
-grep -Eq "^$UL_C +\(every user\) +[0-9]+ +5" <<<"$("$QELI" list-blocked --socket "$dir/control.sock")" ||
+grep -Eq "^$UL_C +5 +([0-9]+m )?[0-9]+s +\(every user\)" <<<"$("$QELI" list-blocked --socket "$dir/control.sock")" ||
   e2e_fail "list-blocked text: $("$QELI" list-blocked --socket "$dir/control.sock")"
 
 # 4. dave: the right password, but the address is locked: closed before the handshake.

@@ -43,7 +43,7 @@ obf.tls.reality_proxy.bridge_idle_timeout_secs = 20
 obf.heartbeat.interval_ms = 5000"
 
 link=$(e2e_add_user "$dir" alice alice-pw)
-case "$link" in *mode=reality*rsid=0123456789abcdef*) ;; *) e2e_fail "not a reality link: $link" ;; esac
+case "$link" in *mode=fake-tls*rsid=0123456789abcdef*) ;; *) e2e_fail "not a reality link: $link" ;; esac
 own_id() {  # add-client USER --own-short-id, prints the user's own short id
   echo "$2" | "$QELI" add-client "$1" --password-stdin --own-short-id -c "$dir/server.conf" \
     --identity-dir "$dir/identity" --link --host "$UL_S:$E2E_PORT" --no-qr |

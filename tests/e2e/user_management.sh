@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e: user management without editing files (docs/OPERATIONS.md "Users"):
-# list-users, show-routes, share-link (a new password; the old link stops working, the
-# live session ends and its client is told why), passwd (from standard input),
+# list-users, show-routes, share-link (a device credential: the live session goes on and
+# the new link connects; --reset: a new password, the live session ends and its client is
+# told why), passwd (from standard input),
 # remove-user, add-client; each edit keeps the users file in 0.7.16's format and the
 # running server picks it up at once. rotate-identity prints the next steps.
 # Usage: user_management.sh QELI_BINARY
@@ -28,20 +29,35 @@ grep -q "192.0.2.0/24 via $TUN_NET.1" <<<"$routes" || e2e_fail "show-routes: pus
 grep -q "client_subnet): 192.168.77.0/24" <<<"$routes" || e2e_fail "show-routes: client_subnet"
 grep -q "the user): 10.77.0.1/32" <<<"$routes" || e2e_fail "show-routes: allowed_networks"
 
-# share-link: a new password; alice's live session ends with "credentials changed".
+# share-link: a link with a device credential of its own, as 0.7.16 re-sends a config
+# without cutting the user off: alice's live session goes on and the new link connects.
 e2e_start_client alice "$NS_C" "$dir" "$old_link"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice got no tunnel address"
 # Without the server's identity directory there is no key to pin: refused, nothing made.
 q share-link alice --host "$UL_S:$E2E_PORT" --no-qr --identity-dir "$dir/none" 2>/dev/null &&
   e2e_fail "share-link issued a link without the profile's key"
 [ -e "$dir/none" ] && e2e_fail "share-link created an identity directory"
+"$QELI" list-devices alice -c "$dir/server.conf" | grep -q link-1 &&
+  e2e_fail "a refused share-link still added a device"
 out=$(q share-link alice --host "$UL_S:$E2E_PORT" --no-qr --identity-dir "$dir/identity")
-new_link=$(grep '^qeli://' <<<"$out") || e2e_fail "share-link printed no link: $out"
-[ "$new_link" != "$old_link" ] || e2e_fail "share-link reused the old link"
-grep -q "ended 1 live session" <<<"$out" || e2e_fail "share-link did not end the session: $out"
-e2e_wait_exit alice 15
-[ "$E2E_RC" = 1 ] || e2e_fail "alice's client kept going with the old password (exit $E2E_RC)"
-grep -q "changed the password of user 'alice'" "$E2E_DIR/alice.log" || e2e_fail "not told why"
+dev_link=$(grep '^qeli://' <<<"$out") || e2e_fail "share-link printed no link: $out"
+[ "$dev_link" != "$old_link" ] || e2e_fail "share-link reused the old link"
+grep -q "keep working" <<<"$out" || e2e_fail "share-link does not say the old links work: $out"
+grep -q "ended 0 live session" <<<"$out" || e2e_fail "share-link ended a session: $out"
+"$QELI" list-devices alice -c "$dir/server.conf" | grep -q link-1 || e2e_fail "no device link-1"
+e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "alice's session suffered from share-link"
+e2e_stop alice
+e2e_start_client alice1 "$NS_C" "$dir" "$dev_link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "the device link does not connect"
+
+# share-link --reset: a new password; the live session ends with "credentials changed".
+out=$(q share-link alice --reset --host "$UL_S:$E2E_PORT" --no-qr --identity-dir "$dir/identity")
+new_link=$(grep '^qeli://' <<<"$out") || e2e_fail "share-link --reset printed no link: $out"
+[ "$new_link" != "$old_link" ] || e2e_fail "share-link --reset reused the old link"
+grep -q "ended 1 live session" <<<"$out" || e2e_fail "share-link --reset did not end the session: $out"
+e2e_wait_exit alice1 15
+[ "$E2E_RC" = 1 ] || e2e_fail "alice's client kept going after the reset (exit $E2E_RC)"
+grep -q "changed the password of user 'alice'" "$E2E_DIR/alice1.log" || e2e_fail "not told why"
 grep -q '^password_hash = \$argon2id\$' "$dir/users.conf" || e2e_fail "users file format"
 "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "the edited users file is refused"
 e2e_start_client alice2 "$NS_C" "$dir" "$new_link"

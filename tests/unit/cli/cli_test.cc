@@ -35,6 +35,13 @@ std::string word_after(const std::string& s, const std::string& marker, std::siz
   return s.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
 std::string find_link(const std::string& out) {
   const std::string rest = word_after(out, "qeli://");
   return rest.empty() ? "" : "qeli://" + rest;
@@ -152,10 +159,24 @@ TEST(cli, help_command_and_did_you_mean) {
 TEST(cli, usage_errors_exit_2) {
   EXPECT_EQ(run({}).rc, kExitUsage);
   EXPECT_EQ(run({"no-such-command"}).rc, kExitUsage);
-  EXPECT_EQ(run({"check-config"}).rc, kExitUsage);
-  EXPECT_EQ(run({"check-config", "--client"}).rc, kExitUsage);
   EXPECT_EQ(run({"check-config", "a.conf", "-c", "b.conf"}).rc, kExitUsage);
   EXPECT_EQ(run({"add-client", "bob", "--host", "h"}).rc, kExitUsage);  // --host needs --link
+  EXPECT_EQ(run({"add-client", "bob", "-p", "x", "--password-stdin"}).rc, kExitUsage);
+}
+
+// 0.7.16's update check: refused in words and exit 1, the version still printed.
+TEST(cli, version_check_says_it_does_not_call_out) {
+  const auto r = run({"version", "--check"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("qeli "), std::string::npos);
+  EXPECT_NE(r.err.find("does not contact the network"), std::string::npos) << r.err;
+}
+
+// No file: the default config, as 0.7.16 checks it (whatever this host has there).
+TEST(cli, check_config_defaults_to_the_installed_config) {
+  EXPECT_NE(run({"check-config"}).out.find("/etc/qeli/server.conf: "), std::string::npos);
+  EXPECT_NE(run({"check-config", "--client"}).out.find("/etc/qeli/client.conf: "),
+            std::string::npos);
 }
 
 TEST_F(CliTest, check_config_ok_and_broken) {
@@ -188,15 +209,14 @@ TEST_F(CliTest, check_config_ok_and_broken) {
 }
 
 TEST_F(CliTest, show_and_rotate_identity) {
-  // show-identity is read-only: before the server (or rotate-identity) made a key, it says
-  // so and creates nothing.
-  const auto none = run(with_conf({"show-identity"}));
-  EXPECT_EQ(none.rc, 1);
-  EXPECT_NE(none.out.find("none yet"), std::string::npos) << none.out;
-  EXPECT_FALSE(std::filesystem::exists(ids_ + "/main.key"));
-  EXPECT_FALSE(std::filesystem::exists(ids_));
-  ASSERT_EQ(run(with_conf({"rotate-identity", "main"})).rc, 0);
-  ASSERT_EQ(run(with_conf({"rotate-identity", "udp"})).rc, 0);
+  // show-identity creates a missing key as the server would at start-up (0.7.16 does so
+  // too: its package runs it before the first start), and says so.
+  const auto made = run(with_conf({"show-identity"}));
+  EXPECT_EQ(made.rc, 0) << made.err;
+  EXPECT_NE(made.out.find("main.key (created now)"), std::string::npos) << made.out;
+  EXPECT_TRUE(std::filesystem::exists(ids_ + "/main.key"));
+  EXPECT_TRUE(std::filesystem::exists(ids_ + "/udp.key"));
+  EXPECT_EQ(run(with_conf({"show-identity"})).out.find("created now"), std::string::npos);
   const std::string k1 = public_key("main");
   ASSERT_EQ(k1.size(), 64U);
   EXPECT_EQ(public_key("main"), k1);  // stable across runs
@@ -220,19 +240,46 @@ TEST_F(CliTest, identity_dir_comes_from_the_config) {
       "with_dir.conf",
       "[auth]\nusers_file = users.conf\nidentity_dir = keys\n"
       "[profile:main]\nbind.port = 443\ntun.name = q0\nobf.tls.server_name = www.example.org\n");
-  const auto none = run({"show-identity", "-c", conf});
-  EXPECT_EQ(none.rc, 1);
-  EXPECT_NE(none.out.find(tmp_.file("keys") + "/main.key does not exist"), std::string::npos)
-      << none.out;
-  EXPECT_FALSE(std::filesystem::exists(tmp_.file("keys")));
+  const auto first = run({"show-identity", "-c", conf});
+  EXPECT_EQ(first.rc, 0) << first.err;
+  EXPECT_NE(first.out.find(tmp_.file("keys") + "/main.key (created now)"), std::string::npos)
+      << first.out;
+  EXPECT_TRUE(std::filesystem::exists(tmp_.file("keys") + "/main.key"));
   const auto made = run({"rotate-identity", "main", "-c", conf});
   ASSERT_EQ(made.rc, 0) << made.err;
-  EXPECT_TRUE(std::filesystem::exists(tmp_.file("keys") + "/main.key"));
   const auto shown = run({"show-identity", "-c", conf});
   EXPECT_EQ(shown.rc, 0) << shown.err;
   EXPECT_NE(made.out.find(word_after(shown.out, "public key: ")), std::string::npos);
-  // --identity-dir still wins.
-  EXPECT_EQ(run({"show-identity", "-c", conf, "--identity-dir", ids_}).rc, 1);
+  // --identity-dir still wins: its own (new) key, not the config directory's.
+  const auto other = run({"show-identity", "-c", conf, "--identity-dir", ids_});
+  EXPECT_EQ(other.rc, 0) << other.err;
+  EXPECT_NE(word_after(other.out, "public key: "), word_after(shown.out, "public key: "));
+}
+
+// share-link re-sends a working link without cutting the user off (0.7.16's meaning): a
+// device credential, the password hash untouched; --reset gives a new password instead.
+TEST_F(CliTest, share_link_issues_a_device_credential_unless_reset) {
+  ASSERT_EQ(run(with_conf({"add-client", "erin", "-p", "erin-pass"})).rc, 0);
+  ASSERT_EQ(run(with_conf({"show-identity"})).rc, 0);  // the key the link pins
+  const std::string users = tmp_.file("users.conf");
+  const auto hash_of = [&] { return word_after(read_file(users), "password_hash = "); };
+  const std::string hash = hash_of();
+  ASSERT_FALSE(hash.empty());
+  auto r = run(with_conf({"share-link", "erin", "--no-qr", "--socket", tmp_.file("none.sock")}));
+  EXPECT_EQ(r.rc, kExitFailure) << "no --host and no [web] public_host: " << r.err;
+  r = run(with_conf({"share-link", "erin", "--host", "vpn.example.com", "--profile", "main",
+                     "--no-qr", "--socket", tmp_.file("none.sock")}));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("keep working"), std::string::npos) << r.out;
+  const std::string link = find_link(r.out);
+  EXPECT_NE(link.find("qeli://erin:qd1."), std::string::npos) << link;
+  EXPECT_EQ(hash_of(), hash) << "the password stays";
+  EXPECT_NE(read_file(users).find("link-1"), std::string::npos) << read_file(users);
+  r = run(with_conf({"share-link", "erin", "--host", "vpn.example.com", "--reset", "--no-qr",
+                     "--socket", tmp_.file("none.sock")}));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("stop working"), std::string::npos) << r.out;
+  EXPECT_NE(hash_of(), hash) << "--reset: a new password";
 }
 
 TEST_F(CliTest, add_client_with_stdin_password_link_and_qr) {
@@ -345,7 +392,7 @@ TEST_F(CliTest, add_client_refusals_leave_the_users_file_alone) {
       {{"add-client", "dave", "--static-ip", "10.99.0.5"}, "not a free host"},
       {{"add-client", "dave", "--static-ip", "10.9.0.1"}, "not a free host"},
       {{"add-client", "dave", "--static-ip", "banana"}, "not an IPv4"},
-      {{"add-client", "dave", "--link"}, "needs a host"},
+      {{"add-client", "dave", "--link"}, "pass --host HOST[:PORT] or set [web] public_host"},
       {{"add-client", "dave", "--link", "--host", "[vpn.example.com]:443"}, "[IPv6]"},
       {{"add-client", "dave", "--link", "--host", "vpn example.com"}, "not a valid host"},
       {{"add-client", "dave", "--profiles", "main", "--link", "--host", "h", "--link-profile",

@@ -2,6 +2,8 @@
 // FILE / SECTION / KEY / line, users from inline sections and the users file.
 #include "config/server_config.h"
 
+#include "config/profile_link.h"
+
 #include <gtest/gtest.h>
 
 #include "temp_dir.h"
@@ -718,6 +720,31 @@ TEST(server_config, link_mode_follows_the_reality_proxy) {
   p.obf.reality.enabled = false;
   p.obf.mode = ObfMode::kObfs;
   EXPECT_EQ(p.link_mode(), ClientMode::kObfs);
+}
+
+// A 0.7.16 client refuses mode=reality: the link carries fake-tls and the short id, and
+// our client reads it back as a fake-TLS config that seals the REALITY token.
+TEST(server_config, reality_link_is_fake_tls_with_rsid_as_0716_writes_it) {
+  ProfileConfig p;
+  p.transport = Transport::kTcp;
+  p.bind_port = 443;
+  p.obf.mode = ObfMode::kFakeTls;
+  p.obf.tls_server_name = "www.example.com";
+  p.obf.reality.enabled = true;
+  p.obf.reality.short_ids = {"0123456789abcdef"};
+  const std::string key(64, 'a');
+  LinkTarget t{"vpn.example.com", 0, "alice", "pw", key, "", ""};
+  const std::string text = emit_link(link_for_profile(p, t));
+  EXPECT_EQ(text, "qeli://alice:pw@vpn.example.com:443?proto=tcp&mode=fake-tls&key=" + key +
+                      "&sni=www.example.com&rsid=0123456789abcdef");
+  const auto back = parse_link(text);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->mode, ClientMode::kFakeTls);
+  EXPECT_EQ(back->reality_sid, "0123456789abcdef");
+  EXPECT_TRUE(validate_link(*back).empty());
+  // With real TLS the link says reality-tls, as 0.7.16's does.
+  p.obf.reality.real_tls = true;
+  EXPECT_EQ(link_for_profile(p, t).mode, ClientMode::kRealityTls);
 }
 
 TEST(server_config, shipped_examples_load_without_errors) {
