@@ -264,7 +264,7 @@ class NatNetns : public ::testing::Test {
   }
 
   NatSpec spec() const {
-    return NatSpec{"p1", "s0", "s1", {*IpPrefix::parse("10.50.0.0/24")}, true, {}};
+    return NatSpec{"p1", "s0", "s1", {*IpPrefix::parse("10.50.0.0/24")}, true, {}, {}, 53};
   }
 
   // The MSS option of the first SYN that reaches the wan host for a connection from the
