@@ -1,6 +1,7 @@
 #include "config/client_config.h"
 #include "config/logging_section.h"
 
+#include "config/config_path.h"
 #include "config/section_reader.h"
 #include "config/sni_rules.h"
 #include "config/unbuilt.h"
@@ -27,7 +28,9 @@ void read_connection(SectionReader& r, ClientConfig& c, const ClientLoadOptions&
       r.get_enum("proto", Transport::kTcp, {{"tcp", Transport::kTcp}, {"udp", Transport::kUdp}});
   c.user = r.get_string("user", c.user);
   c.pass = r.get_string("pass", "");
-  c.password_file = r.get_string("password_file", "");
+  if (const std::string pw = r.get_string("password_file", ""); !pw.empty()) {
+    c.password_file = beside_config(r.file(), pw);
+  }
   c.password_command = r.get_string("password_command", "");
   if (const IniEntry* e = r.single("key")) {
     const bool hex64 = e->value.size() == 64 &&

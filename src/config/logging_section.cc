@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "config/config_path.h"
+
 namespace qeli::config {
 
 LoggingConfig read_logging_section(SectionReader& r) {
@@ -16,10 +18,7 @@ LoggingConfig read_logging_section(SectionReader& r) {
                         {"trace", LogLevel::kTrace}});
   l.file = r.get_string("file", "");
   if (!l.file.empty()) {
-    // A relative path is taken from the config file's directory (as auth.users_file),
-    // never from the working directory, which is `/` under systemd.
-    std::filesystem::path p(l.file);
-    if (p.is_relative()) p = std::filesystem::path(r.file()).parent_path() / p;
+    const std::filesystem::path p(beside_config(r.file(), l.file));
     l.file = p.lexically_normal().string();
     // Start-up opens (and creates) the file; what can be checked without creating it is
     // checked here, so check-config refuses what start-up would.

@@ -1,5 +1,6 @@
 #include "config/profile_loader.h"
 
+#include "config/config_path.h"
 #include "config/sni_rules.h"
 #include "config/unbuilt.h"
 
@@ -489,6 +490,12 @@ void read_perf(SectionReader& r, ProfileConfig& p) {
   if (f.tun_read_buffer_size < frame || f.tun_read_buffer_size > kTunReadBufferMax) {
     r.error("perf.tun.read_buffer_size",
             "must be between the largest frame (" + std::to_string(frame) + ") and 1 MiB");
+  } else if (f.tun_read_buffer_size != ProfileConfig{}.perf.tun_read_buffer_size) {
+    // tunio reads whole offload super-packets (virtio_net_hdr + up to 64 KiB): a smaller
+    // buffer would truncate them, a larger one holds nothing more.
+    r.warning("perf.tun.read_buffer_size",
+              "has no effect in this build: the TUN is always read with a buffer for a "
+              "64 KiB offload super-packet (a smaller one would truncate them)");
   }
   f.max_clients = r.get_u<std::uint32_t>("perf.connection.max_clients", f.max_clients, 1, 1000000);
   f.handshake_timeout = r.get_secs("perf.connection.handshake_timeout_secs", f.handshake_timeout,
@@ -617,7 +624,11 @@ ProfileConfig read_profile(SectionReader& r, std::string name) {
   p.name = std::move(name);
   p.line = r.line();
   p.enabled = r.get_bool("enabled", true);
-  p.identity_key = r.get_string("identity_key", "");
+  // Resolved here, once, so the server, show-identity, rotate-identity and add-client
+  // --link all read the same file.
+  if (const std::string key = r.get_string("identity_key", ""); !key.empty()) {
+    p.identity_key = beside_config(r.file(), key);
+  }
   read_bind(r, p);
   read_tun(r, p);
   read_pool(r, p);
@@ -645,6 +656,10 @@ ProfileConfig read_profile(SectionReader& r, std::string name) {
 std::optional<Ipv6Addr> ProfileConfig::server_ipv6() const {
   if (!pool.ipv6) return std::nullopt;
   return pool.ipv6->host(tun.address.value - pool.cidr.network.value);
+}
+
+Ipv4Addr ProfileConfig::dns_proxy_address() const {
+  return dns.listen == Ipv4Addr{0} ? tun.address : dns.listen;
 }
 
 ClientMode ProfileConfig::link_mode() const {

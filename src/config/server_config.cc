@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "config/config_path.h"
 #include "config/profile_loader.h"
 #include "config/section_reader.h"
 #include "config/unbuilt.h"
@@ -338,14 +339,6 @@ const UserConfig* ServerConfig::find_user(std::string_view name) const {
   }
   return nullptr;
 }
-
-namespace {
-std::string beside_config(const std::string& config_file, const std::string& path) {
-  const std::filesystem::path p(path);
-  if (p.is_absolute() || config_file.empty()) return p.string();
-  return (std::filesystem::path(config_file).parent_path() / p).string();
-}
-}  // namespace
 
 std::string ServerConfig::users_file_path() const { return beside_config(file, auth.users_file); }
 

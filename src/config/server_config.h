@@ -324,6 +324,9 @@ struct ProfileConfig {
   /// The server's IPv6 address in the tunnel (on its TUN): pool.ipv6.cidr plus
   /// tun.address's host offset in pool.cidr (server/ipv6_plan.h); nullopt without the pool.
   std::optional<Ipv6Addr> server_ipv6() const;
+  /// The IPv4 address clients reach the DNS proxy at: dns.listen, or tun.address when it
+  /// listens on 0.0.0.0 (all addresses, the tunnel's among them; 0.0.0.0 is no resolver).
+  Ipv4Addr dns_proxy_address() const;
 };
 
 struct UserConfig {

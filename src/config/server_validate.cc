@@ -127,8 +127,49 @@ std::string RouteSpec::to_string() const {
   return s;
 }
 
+namespace {
+
+bool user_on(const UserConfig& u, const std::string& profile) {
+  return u.profiles.empty() ||
+         std::find(u.profiles.begin(), u.profiles.end(), profile) != u.profiles.end();
+}
+
+// pool.reservation.<user>: one address, one holder. Two holders of one address would each
+// supersede the other's session at every log-in.
+void check_reservations(const ServerConfig& cfg, Findings& f) {
+  for (const auto& p : cfg.profiles) {
+    const std::string sec = "profile:" + p.name;
+    std::map<std::uint32_t, std::string> holder;  // address -> the reservation's user
+    for (const auto& [user, ip] : p.pool.reservations) {
+      const std::string key = "pool.reservation." + user;
+      const auto [it, fresh] = holder.emplace(ip.value, user);
+      if (!fresh) {
+        f.error(cfg.file, sec, key, p.line,
+                ip.to_string() + " is reserved for `" + it->second + "` too (pool.reservation." +
+                    it->second + ")");
+      }
+      const UserConfig* owner = cfg.find_user(user);
+      if (owner == nullptr) {
+        f.warning(cfg.file, sec, key, p.line,
+                  "no user named `" + user + "`: the reservation holds " + ip.to_string() +
+                      " for nobody");
+      }
+      for (const auto& u : cfg.users) {
+        if (u.name != user && u.static_ip == ip && user_on(u, p.name)) {
+          f.error(cfg.file, sec, key, p.line,
+                  ip.to_string() + " is the static_ip of user `" + u.name + "` ([user:" + u.name +
+                      "] static_ip) in this pool");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void validate_server_config(const ServerConfig& cfg, Findings& f) {
   const std::string& file = cfg.file;
+  check_reservations(cfg, f);
   if (cfg.profiles.empty()) {
     f.error(file, "", "", 0, "no [profile:NAME] section: the server would listen nowhere");
   }

@@ -26,8 +26,11 @@ handshake::AuthOk build_auth_ok(const config::ProfileConfig& p, const config::Us
   if (!p.dns.push_servers.empty()) {
     ok.dns = p.dns.push_servers.front().to_string();
   } else if (p.dns.enabled) {
-    ok.dns = p.dns.listen.to_string();
+    ok.dns = p.dns_proxy_address().to_string();
   }
+  // 53 whatever dns.port is, as 0.7.16 pushes it: no client platform takes a resolver
+  // port (VpnService.Builder, NEDNSSettings, Windows), so the server bridges 53 to a
+  // proxy on another port (ProfileRuntime's DNS redirect, sys/nft_nat.h).
   ok.dns_port = 53;
   // A user's own route lines, of either family, replace the profile's (both families).
   const bool own = user != nullptr && (!user->routes.empty() || !user->routes6.empty());

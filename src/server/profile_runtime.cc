@@ -144,7 +144,10 @@ Status<std::string> ProfileRuntime::start() {
   // stateful guard from the same table, also without NAT.
   const bool guard6 =
       plan6 && p.routing.ipv6_mode == config::Ipv6Routing::kRoute && !p.routing.ipv6_inbound_open;
-  if (p.routing.nat_enabled || guard6) {
+  // Clients are pushed port 53 (auth_ok_builder.cc): a proxy on another dns.port is
+  // reached through the same table's DNS bridge, as 0.7.16's iptables REDIRECT did.
+  const bool dns_bridge = p.dns.enabled && p.dns.port != 53;
+  if (p.routing.nat_enabled || guard6 || dns_bridge) {
     auto nft = sys::NftContext::open();
     if (!nft.ok()) return fail("profile " + p.name + ": nftables: " + nft.error().detail);
     sys::NatSpec spec;
@@ -158,6 +161,13 @@ Status<std::string> ProfileRuntime::start() {
       }
     }
     if (guard6) spec.guarded.push_back(sys::IpPrefix::parse(plan6->cidr().to_string()).value());
+    if (dns_bridge) {
+      spec.dns_port = p.dns.port;
+      spec.dns_bridge.push_back(sys::IpAddress::parse(p.dns_proxy_address().to_string()).value());
+      if (p.dns.listen_ipv6) {
+        spec.dns_bridge.push_back(sys::IpAddress::parse(p.dns.listen_ipv6->to_string()).value());
+      }
+    }
     if (auto st = sys::apply_nat(*nft, spec); !st.ok()) {
       return fail("profile " + p.name + ": NAT: " + st.error().detail);
     }
@@ -171,6 +181,10 @@ Status<std::string> ProfileRuntime::start() {
         pools += (pools.empty() ? "" : " and ") + pool.to_string();
       spdlog::info("[{}] NAT: masquerading {} out of {}", p.name, pools,
                    spec.wan.empty() ? "any interface" : spec.wan);
+    }
+    if (dns_bridge) {
+      spdlog::info("[{}] DNS: port 53 of {} taken to the proxy's dns.port {}", p.name,
+                   p.dns_proxy_address().to_string(), p.dns.port);
     }
     if (guard6) {
       spdlog::info(

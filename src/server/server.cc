@@ -18,6 +18,7 @@
 #include "metrics/metrics_server.h"
 #include "transport/endpoint.h"
 
+#include "config/auth_reload.h"
 #include "config/identity_store.h"
 #include "config/server_config.h"
 #include "config/web_session_key.h"
@@ -329,6 +330,14 @@ int run_server(const ServerOptions& options) {
       spdlog::warn("[logging] file: {}; keeping the previous log output", st.error());
     }
     apply_metrics(again.config.metrics);
+    // [auth] except users_file is read at start only (AuthGuard, the profiles, the
+    // identity keys): the same.
+    if (const auto keys = config::auth_keys_needing_restart(cfg.auth, again.config.auth);
+        !keys.empty()) {
+      std::string names;
+      for (const auto& k : keys) names += (names.empty() ? "" : ", ") + k;
+      spdlog::warn("[auth] {} changed: that needs a restart; the running values stay", names);
+    }
     // [webhooks] is read at start only: say so rather than keep old settings silently.
     if (!(again.config.webhooks == cfg.webhooks)) {
       spdlog::warn(

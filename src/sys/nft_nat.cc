@@ -14,8 +14,10 @@ HostResult<std::string> nat_script(const NatSpec& spec) {
     return host_fail(HostErrc::kInvalidArgument,
                      "bad interface name '" + spec.tun + "' / '" + spec.wan + "'");
   }
-  if (spec.pools.empty() && spec.guarded.empty()) {
-    return host_fail(HostErrc::kInvalidArgument, "NAT without a pool");
+  const bool forwards = !spec.pools.empty() || !spec.guarded.empty();
+  const bool bridges = !spec.dns_bridge.empty() && spec.dns_port != 53;
+  if (!forwards && !bridges) {
+    return host_fail(HostErrc::kInvalidArgument, "NAT without a pool or a DNS bridge");
   }
   const std::string table = "inet " + nat_table_name(spec.profile);
   const std::string tun = "\"" + spec.tun + "\"";
@@ -26,6 +28,20 @@ HostResult<std::string> nat_script(const NatSpec& spec) {
   // table exists, so the same script serves a first start and a restart after a crash.
   std::string s = "add table " + table + "\ndelete table " + table + "\n";
   s += "table " + table + " {\n";
+  if (bridges) {
+    s += "  chain prerouting {\n    type nat hook prerouting priority dstnat; policy accept;\n";
+    for (const IpAddress& a : spec.dns_bridge) {
+      const bool v4 = a.family == IpFamily::kV4;
+      const std::string l3 = v4 ? "ip" : "ip6";
+      const std::string to = v4 ? a.to_string() : "[" + a.to_string() + "]";
+      for (const char* l4 : {"udp", "tcp"}) {
+        s += "    iifname " + tun + " " + l3 + " daddr " + a.to_string() + " " + l4 +
+             " dport 53 dnat " + l3 + " to " + to + ":" + std::to_string(spec.dns_port) + "\n";
+      }
+    }
+    s += "  }\n";
+  }
+  if (!forwards) return s + "}\n";
   s += "  chain postrouting {\n    type nat hook postrouting priority srcnat; policy accept;\n";
   for (const IpPrefix& p : spec.pools) {
     const char* l3 = p.addr.family == IpFamily::kV4 ? "ip" : "ip6";

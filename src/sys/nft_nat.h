@@ -8,7 +8,15 @@
 //       iifname "<tun>" accept
 //       oifname "<tun>" ct state established,related accept
 //       oifname "<tun>" ip6 daddr <guarded> drop           -- one rule per guarded prefix
+//     chain prerouting   (nat, hook prerouting, priority dstnat)   -- with a DNS bridge only
+//       iifname "<tun>" ip daddr <dns> udp|tcp dport 53 dnat ip to <dns>:<port>
 //   }
+//
+// The DNS bridge is 0.7.16's REDIRECT of 53 to a proxy on another dns.port: clients are
+// always told port 53 (no client platform takes another), so the kernel takes them to the
+// proxy's port. Explicit dnat rather than `redirect`, which would pick the TUN's first
+// address, not necessarily the proxy's. The postrouting and forward chains are written only
+// when there is a pool to masquerade or guard.
 //
 // The MSS clamp rewrites the MSS option of forwarded SYNs to the route's path MTU minus
 // the headers, so TCP through the tunnel never sends segments that would have to be
@@ -47,12 +55,17 @@ struct NatSpec {
   /// Pools forwarded as they are, closed to new connections from outside (at least one
   /// prefix in `pools` or here).
   std::vector<IpPrefix> guarded;
+  /// The DNS proxy's addresses (v4/v6) whose port 53, reached through the TUN, is taken to
+  /// `dns_port` (udp and tcp). Empty, or dns_port 53: no bridge.
+  std::vector<IpAddress> dns_bridge;
+  std::uint16_t dns_port = 53;
 };
 
 /// "qeli_nat_<profile>".
 std::string nat_table_name(const std::string& profile);
 
-/// The nft script apply_nat() runs (pure; kInvalidArgument for a bad name or no pool).
+/// The nft script apply_nat() runs (pure; kInvalidArgument for a bad name, or for neither
+/// a pool nor a DNS bridge).
 HostResult<std::string> nat_script(const NatSpec& spec);
 
 /// Replaces (atomically) or creates the profile's NAT table. kNftables with nft's message

@@ -20,6 +20,18 @@ ClientLoad load(const std::string& qeli_lines) {
                                  "client.conf");
 }
 
+// A relative password_file is beside the config file (as every path key), not in the
+// working directory, which is `/` under systemd.
+TEST(client_config, password_file_is_beside_the_config) {
+  const std::string head = "[qeli]\nserver = vpn.example.com:443\npassword_file = ";
+  EXPECT_EQ(
+      load_client_config_text(head + "pw.txt\n", "/etc/qeli/client.conf").config.password_file,
+      "/etc/qeli/pw.txt");
+  EXPECT_EQ(
+      load_client_config_text(head + "/run/pw\n", "/etc/qeli/client.conf").config.password_file,
+      "/run/pw");
+}
+
 TEST(client_config, defaults) {
   const auto r = load("");
   ASSERT_TRUE(r.ok()) << dump(r.findings);

@@ -683,6 +683,66 @@ TEST_F(ServerConfigTest, user_rules) {
                   .findings.contains(Severity::kError, "password_hash", "Argon2id"));
 }
 
+// perf.tun.read_buffer_size is parsed and range-checked for 0.7.16 configs, but the TUN is
+// always read for a whole super-packet: a value other than the default says so.
+TEST_F(ServerConfigTest, read_buffer_size_has_no_effect) {
+  EXPECT_FALSE(load("[profile:p]\nperf.tun.read_buffer_size = 65535\n")
+                   .findings.contains(Severity::kWarning, "perf.tun.read_buffer_size", ""));
+  const auto r = load("[profile:p]\nperf.tun.read_buffer_size = 262144\n");
+  EXPECT_TRUE(r.ok()) << dump(r.findings);
+  EXPECT_TRUE(r.findings.contains(Severity::kWarning, "perf.tun.read_buffer_size", "no effect"))
+      << dump(r.findings);
+  EXPECT_TRUE(load("[profile:p]\nperf.tun.read_buffer_size = 100\n")
+                  .findings.contains(Severity::kError, "perf.tun.read_buffer_size", ""));
+}
+
+// A relative identity_key is beside the config file, as auth.identity_dir is.
+TEST_F(ServerConfigTest, identity_key_is_beside_the_config) {
+  const auto r = load(
+      "[profile:p]\nidentity_key = keys/p.key\n[profile:q]\n"
+      "bind.port = 8444\ntun.name = qeli9\npool.cidr = 10.10.0.0/24\n"
+      "tun.address = 10.10.0.1\nidentity_key = /var/k/q.key\n");
+  ASSERT_TRUE(r.ok()) << dump(r.findings);
+  EXPECT_EQ(r.config.find_profile("p")->identity_key, tmp_.file("keys/p.key"));
+  EXPECT_EQ(r.config.find_profile("q")->identity_key, "/var/k/q.key");
+}
+
+// pool.reservation.<user>: one address has one holder in a pool (two would supersede each
+// other's session at every log-in), and a reservation names a user.
+TEST_F(ServerConfigTest, reservations_have_one_holder) {
+  const std::string users = std::string("[user:u]\npassword_hash = ") + kHash +
+                            "\n[user:v]\npassword_hash = " + kHash + "\n";
+  EXPECT_TRUE(load("[profile:p]\npool.reservation.u = 10.9.0.7\n"
+                   "pool.reservation.v = 10.9.0.8\n" +
+                   users)
+                  .ok());
+  const auto twice = load(
+      "[profile:p]\npool.reservation.u = 10.9.0.7\n"
+      "pool.reservation.v = 10.9.0.7\n" +
+      users);
+  EXPECT_TRUE(
+      twice.findings.contains(Severity::kError, "pool.reservation.v", "reserved for `u` too"))
+      << dump(twice.findings);
+  const auto taken = load("[profile:p]\npool.reservation.u = 10.9.0.7\n" + users +
+                          "[user:w]\npassword_hash = " + kHash + "\nstatic_ip = 10.9.0.7\n");
+  EXPECT_TRUE(
+      taken.findings.contains(Severity::kError, "pool.reservation.u", "static_ip of user `w`"))
+      << dump(taken.findings);
+  // The user's own static_ip may equal the reservation; another profile's user does not
+  // count.
+  const auto other = load(
+      "[profile:p]\npool.reservation.u = 10.9.0.7\n[profile:q]\n"
+      "bind.port = 8444\ntun.name = qeli9\n" +
+      users + "[user:w]\npassword_hash = " + kHash + "\nstatic_ip = 10.9.0.7\nprofiles = q\n");
+  EXPECT_FALSE(other.findings.contains(Severity::kError, "pool.reservation.u", ""))
+      << dump(other.findings);
+  const auto ghost = load("[profile:p]\npool.reservation.nobody = 10.9.0.7\n" + users);
+  EXPECT_TRUE(ghost.ok()) << dump(ghost.findings);
+  EXPECT_TRUE(ghost.findings.contains(Severity::kWarning, "pool.reservation.nobody",
+                                      "no user named `nobody`"))
+      << dump(ghost.findings);
+}
+
 TEST_F(ServerConfigTest, users_file_other_sections_are_errors) {
   const auto r = load("[profile:p]\n", "[profile:x]\n");
   EXPECT_FALSE(r.ok());

@@ -46,6 +46,26 @@ TEST(AuthOkBuilder, PushesTheResolverOfEachFamily) {
   EXPECT_FALSE(build_auth_ok(p, nullptr, kClient, token).x_dns6.has_value());
 }
 
+// As 0.7.16: dns_port is 53 whatever dns.port is (no client platform takes another port;
+// the server bridges 53 to the proxy's port, sys/nft_nat.h).
+TEST(AuthOkBuilder, PushesPort53WhateverTheProxysPort) {
+  const handshake::JoinToken token{};
+  config::ProfileConfig p = profile();
+  p.dns.port = 5353;
+  EXPECT_EQ(build_auth_ok(p, nullptr, kClient, token).dns_port, 53);
+  p.dns.push_servers = {config::Ipv4Addr::parse("192.0.2.53").value()};
+  EXPECT_EQ(build_auth_ok(p, nullptr, kClient, token).dns_port, 53);
+}
+
+// dns.listen = 0.0.0.0: the proxy listens on every address, and clients are given the
+// server's tunnel address, never 0.0.0.0.
+TEST(AuthOkBuilder, PushesTheTunnelAddressForAProxyOnAllAddresses) {
+  const handshake::JoinToken token{};
+  config::ProfileConfig p = profile();
+  p.dns.listen = config::Ipv4Addr{0};
+  EXPECT_EQ(build_auth_ok(p, nullptr, kClient, token).dns, "10.9.0.1");
+}
+
 TEST(AuthOkBuilder, NoIpv6ResolverWithoutTheSessionsIpv6Address) {
   const handshake::JoinToken token{};
   config::ProfileConfig p = profile();

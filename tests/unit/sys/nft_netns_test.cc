@@ -264,7 +264,7 @@ class NatNetns : public ::testing::Test {
   }
 
   NatSpec spec() const {
-    return NatSpec{"p1", "s0", "s1", {*IpPrefix::parse("10.50.0.0/24")}, true, {}};
+    return NatSpec{"p1", "s0", "s1", {*IpPrefix::parse("10.50.0.0/24")}, true, {}, {}, 53};
   }
 
   // The MSS option of the first SYN that reaches the wan host for a connection from the
@@ -351,6 +351,31 @@ TEST_F(NatNetns, MssIsClampedToThePathMtu) {
 
   ASSERT_TRUE(with_nft(server_, [&](NftContext& nft) { return apply_nat(nft, spec()); }).ok());
   EXPECT_EQ(mss_seen_by_wan(), "mss 1240");  // 1280 - 20 (IPv4) - 20 (TCP)
+}
+
+// dns.port other than 53: clients are pushed port 53 (as 0.7.16 pushes it), and the
+// table's prerouting chain takes 53 on the proxy's address, from the tunnel, to the
+// proxy's port; the answer goes back through conntrack as if from port 53.
+TEST_F(NatNetns, DnsPort53ReachesTheProxysOwnPort) {
+  NatSpec bridge{"p1", "s0", "", {}, true, {}, {*IpAddress::parse("10.50.0.1")}, 5353};
+  ASSERT_TRUE(with_nft(server_, [&](NftContext& nft) { return apply_nat(nft, bridge); }).ok());
+  const std::string rules = server_.exec("nft list table inet qeli_nat_p1").out;
+  EXPECT_NE(rules.find("udp dport 53 dnat ip to 10.50.0.1:5353"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("tcp dport 53 dnat ip to 10.50.0.1:5353"), std::string::npos) << rules;
+  EXPECT_EQ(rules.find("masquerade"), std::string::npos) << "no pool, no NAT: " << rules;
+  // An echo on 10.50.0.1:5353 (one datagram back), asked on port 53 by the client.
+  std::thread echo([&] {
+    server_.exec(
+        "timeout 5 /usr/bin/python3 -c \"import socket; s = socket.socket(2, 2); "
+        "s.bind(('10.50.0.1', 5353)); d, a = s.recvfrom(64); s.sendto(d, a)\"");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the echo is bound
+  const auto asked = client_.exec(
+      "timeout 4 /usr/bin/python3 -c \"import socket; s = socket.socket(2, 2); "
+      "s.settimeout(3); s.sendto(b'qeli-dns', ('10.50.0.1', 53)); d, a = s.recvfrom(64); "
+      "print(d.decode(), a[1])\"");
+  echo.join();
+  EXPECT_EQ(asked.out, "qeli-dns 53\n") << asked.out;
 }
 
 // The contract in nft_context.h / route_table.h: the namespace is fixed when the context

@@ -25,7 +25,8 @@ bool has(const std::string& script, const std::string& line) {
 }
 
 TEST(NftNatScript, MasqueradesEachPoolAndClampsMss) {
-  NatSpec spec{"eu1", "qeli0", "eth0", {prefix("10.8.0.0/24"), prefix("fd08::/64")}, true, {}};
+  NatSpec spec{"eu1", "qeli0", "eth0", {prefix("10.8.0.0/24"), prefix("fd08::/64")},
+               true,  {},      {},     53};
   auto s = nat_script(spec);
   ASSERT_TRUE(s.ok()) << s.error().detail;
   // Stale-table replacement happens in the same script (one transaction).
@@ -49,7 +50,7 @@ TEST(NftNatScript, MasqueradesEachPoolAndClampsMss) {
 // A routed IPv6 pool (routing.ipv6.inbound = stateful): no masquerade, and from outside
 // only what answers the clients' own connections; also without any NAT pool.
 TEST(NftNatScript, GuardsARoutedPoolAfterTheStatefulAccept) {
-  NatSpec spec{"eu1", "qeli0", "eth0", {}, true, {prefix("2001:db8:7::/64")}};
+  NatSpec spec{"eu1", "qeli0", "eth0", {}, true, {prefix("2001:db8:7::/64")}, {}, 53};
   auto s = nat_script(spec);
   ASSERT_TRUE(s.ok()) << s.error().detail;
   EXPECT_FALSE(has(*s, "masquerade"));
@@ -61,14 +62,43 @@ TEST(NftNatScript, GuardsARoutedPoolAfterTheStatefulAccept) {
   EXPECT_LT(s->find("iifname \"qeli0\" accept"), guard) << "client to client passes too";
 }
 
+// dns.port other than 53: clients are told 53 (as 0.7.16), so port 53 of the proxy's
+// addresses, reached through the TUN, goes to the proxy's port; no NAT chains without a pool.
+TEST(NftNatScript, BridgesDnsPort53ToTheProxysPort) {
+  NatSpec spec{"eu1", "qeli0", "", {}, true, {}, {addr("10.9.0.1"), addr("fd00:9::1")}, 5353};
+  auto s = nat_script(spec);
+  ASSERT_TRUE(s.ok()) << s.error().detail;
+  EXPECT_TRUE(has(*s, "type nat hook prerouting priority dstnat;"));
+  for (const char* l4 : {"udp", "tcp"}) {
+    EXPECT_TRUE(has(*s, std::string("iifname \"qeli0\" ip daddr 10.9.0.1 ") + l4 +
+                            " dport 53 dnat ip to 10.9.0.1:5353"));
+    EXPECT_TRUE(has(*s, std::string("iifname \"qeli0\" ip6 daddr fd00:9::1 ") + l4 +
+                            " dport 53 dnat ip6 to [fd00:9::1]:5353"));
+  }
+  EXPECT_FALSE(has(*s, "postrouting"));
+  EXPECT_FALSE(has(*s, "forward"));
+
+  // Port 53 needs no bridge: with no pool either, there is nothing to write.
+  spec.dns_port = 53;
+  EXPECT_FALSE(nat_script(spec).ok());
+  // With NAT as well: both.
+  spec.dns_port = 5353;
+  spec.pools = {prefix("10.9.0.0/24")};
+  s = nat_script(spec);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(has(*s, "masquerade"));
+  EXPECT_TRUE(has(*s, "dnat ip to 10.9.0.1:5353"));
+}
+
 TEST(NftNatScript, RefusesBadInput) {
   const IpPrefix pool = prefix("10.8.0.0/24");
   for (const NatSpec& bad :
-       {NatSpec{"eu 1", "qeli0", "eth0", {pool}, true, {}},
-        NatSpec{"eu1\"; flush ruleset", "qeli0", "eth0", {pool}, true, {}},
-        NatSpec{"eu1", "qeli0\"", "eth0", {pool}, true, {}},
-        NatSpec{"eu1", "qeli0", "eth0 }", {pool}, true, {}},
-        NatSpec{"eu1", "qeli0", "eth0", {}, true, {}}, NatSpec{"", "q", "e", {pool}, true, {}}}) {
+       {NatSpec{"eu 1", "qeli0", "eth0", {pool}, true, {}, {}, 53},
+        NatSpec{"eu1\"; flush ruleset", "qeli0", "eth0", {pool}, true, {}, {}, 53},
+        NatSpec{"eu1", "qeli0\"", "eth0", {pool}, true, {}, {}, 53},
+        NatSpec{"eu1", "qeli0", "eth0 }", {pool}, true, {}, {}, 53},
+        NatSpec{"eu1", "qeli0", "eth0", {}, true, {}, {}, 53},
+        NatSpec{"", "q", "e", {pool}, true, {}, {}, 53}}) {
     auto s = nat_script(bad);
     ASSERT_FALSE(s.ok()) << bad.profile;
     EXPECT_EQ(s.error().code, HostErrc::kInvalidArgument);
