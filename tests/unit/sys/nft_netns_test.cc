@@ -363,16 +363,18 @@ TEST_F(NatNetns, DnsPort53ReachesTheProxysOwnPort) {
   EXPECT_NE(rules.find("udp dport 53 dnat ip to 10.50.0.1:5353"), std::string::npos) << rules;
   EXPECT_NE(rules.find("tcp dport 53 dnat ip to 10.50.0.1:5353"), std::string::npos) << rules;
   EXPECT_EQ(rules.find("masquerade"), std::string::npos) << "no pool, no NAT: " << rules;
-  // An echo on 10.50.0.1:5353 (one datagram back), asked on port 53 by the client.
+  // An echo on 10.50.0.1:5353 (one datagram back), asked on port 53 by the client (the
+  // Python strings in \" because exec() puts the command in single quotes).
   std::thread echo([&] {
     server_.exec(
         "timeout 5 /usr/bin/python3 -c \"import socket; s = socket.socket(2, 2); "
-        "s.bind(('10.50.0.1', 5353)); d, a = s.recvfrom(64); s.sendto(d, a)\"");
+        "s.bind((\\\"10.50.0.1\\\", 5353)); d, a = s.recvfrom(64); s.sendto(d, a)\"");
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the echo is bound
   const auto asked = client_.exec(
       "timeout 4 /usr/bin/python3 -c \"import socket; s = socket.socket(2, 2); "
-      "s.settimeout(3); s.sendto(b'qeli-dns', ('10.50.0.1', 53)); d, a = s.recvfrom(64); "
+      "s.settimeout(3); s.sendto(b\\\"qeli-dns\\\", (\\\"10.50.0.1\\\", 53)); "
+      "d, a = s.recvfrom(64); "
       "print(d.decode(), a[1])\"");
   echo.join();
   EXPECT_EQ(asked.out, "qeli-dns 53\n") << asked.out;
