@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # e2e: user management without editing files (docs/OPERATIONS.md "Users"):
-# list-users, show-routes, share-link (a device credential: the live session goes on and
-# the new link connects; --reset: a new password, the live session ends and its client is
-# told why), passwd (from standard input),
+# list-users, show-routes, share-link (a device credential: the live session goes on;
+# --reset: a new password, the password session ends and its client is told why, the
+# device link still connects), passwd (from standard input),
 # remove-user, add-client; each edit keeps the users file in 0.7.16's format and the
 # running server picks it up at once. rotate-identity prints the next steps.
 # Usage: user_management.sh QELI_BINARY
@@ -46,20 +46,21 @@ grep -q "keep working" <<<"$out" || e2e_fail "share-link does not say the old li
 grep -q "ended 0 live session" <<<"$out" || e2e_fail "share-link ended a session: $out"
 "$QELI" list-devices alice -c "$dir/server.conf" | grep -q link-1 || e2e_fail "no device link-1"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "alice's session suffered from share-link"
-e2e_stop alice
-e2e_start_client alice1 "$NS_C" "$dir" "$dev_link"
-e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "the device link does not connect"
 
-# share-link --reset: a new password; the live session ends with "credentials changed".
+# share-link --reset: a new password; the password session ends with "credentials
+# changed". The device credential is not the password: it survives the reset.
 out=$(q share-link alice --reset --host "$UL_S:$E2E_PORT" --no-qr --identity-dir "$dir/identity")
 new_link=$(grep '^qeli://' <<<"$out") || e2e_fail "share-link --reset printed no link: $out"
 [ "$new_link" != "$old_link" ] || e2e_fail "share-link --reset reused the old link"
 grep -q "ended 1 live session" <<<"$out" || e2e_fail "share-link --reset did not end the session: $out"
-e2e_wait_exit alice1 15
+e2e_wait_exit alice 15
 [ "$E2E_RC" = 1 ] || e2e_fail "alice's client kept going after the reset (exit $E2E_RC)"
-grep -q "changed the password of user 'alice'" "$E2E_DIR/alice1.log" || e2e_fail "not told why"
+grep -q "changed the password of user 'alice'" "$E2E_DIR/alice.log" || e2e_fail "not told why"
 grep -q '^password_hash = \$argon2id\$' "$dir/users.conf" || e2e_fail "users file format"
 "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "the edited users file is refused"
+e2e_start_client alice1 "$NS_C" "$dir" "$dev_link"
+e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "the device link does not connect"
+e2e_stop alice1
 e2e_start_client alice2 "$NS_C" "$dir" "$new_link"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "the new link does not connect"
 e2e_ping "$NS_C" "$TUN_NET.1" || e2e_fail "ping with the new link"
