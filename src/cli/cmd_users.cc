@@ -400,10 +400,12 @@ void register_users(CLI::App& app, Context& ctx) {
   share->add_option("--host", o->link.host,
                     "Address clients dial: HOST[:PORT] or [IPv6][:PORT] (default: [web] "
                     "public_host)");
-  share->add_flag("--reset", o->reset,
-                  "Give the user a new password instead (the old password and every earlier "
-                  "link stop working; live sessions end)");
-  share->add_option("--device", o->device, "Name of the device credential (default: link-N)");
+  auto* reset =
+      share->add_flag("--reset", o->reset,
+                      "Give the user a new password instead (the old password and earlier "
+                      "password links stop working, their sessions end; device links stay)");
+  share->add_option("--device", o->device, "Name of the device credential (default: link-N)")
+      ->excludes(reset);
   link_options(share, o->link);
   share->callback([o, &ctx] { ctx.exit_code = share_link(*o, ctx); });
 

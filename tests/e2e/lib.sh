@@ -142,7 +142,10 @@ e2e_dns_upstream() {
 # carry: include/exclude, gateway, dns, kill_switch...). Prints the path.
 e2e_client_conf() {
   local dir=$1 name=$2 user=$3 pass=$4 extra=${5:-} key
-  # show-identity makes the key if the server has not started yet (as the server would).
+  # With --identity-dir show-identity only reads: before the server's first start there
+  # may be no key yet (rotate-identity makes one, as the server would).
+  [ -f "$dir/identity/e2e.key" ] ||
+    "$QELI" rotate-identity e2e -c "$dir/server.conf" --identity-dir "$dir/identity" >/dev/null
   key=$("$QELI" show-identity -c "$dir/server.conf" --identity-dir "$dir/identity" |
     grep -Eo '[0-9a-f]{64}' | head -1)
   [ -n "$key" ] || e2e_fail "no server key"

@@ -209,13 +209,14 @@ TEST_F(CliTest, check_config_ok_and_broken) {
 }
 
 TEST_F(CliTest, show_and_rotate_identity) {
-  // show-identity creates a missing key as the server would at start-up (0.7.16 does so
-  // too: its package runs it before the first start), and says so.
-  const auto made = run(with_conf({"show-identity"}));
-  EXPECT_EQ(made.rc, 0) << made.err;
-  EXPECT_NE(made.out.find("main.key (created now)"), std::string::npos) << made.out;
-  EXPECT_TRUE(std::filesystem::exists(ids_ + "/main.key"));
-  EXPECT_TRUE(std::filesystem::exists(ids_ + "/udp.key"));
+  // With --identity-dir (which may be mistyped) show-identity only reads: before the
+  // server (or rotate-identity) made a key, it says so and creates nothing.
+  const auto none = run(with_conf({"show-identity"}));
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_NE(none.out.find("none yet"), std::string::npos) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(ids_));
+  ASSERT_EQ(run(with_conf({"rotate-identity", "main"})).rc, 0);
+  ASSERT_EQ(run(with_conf({"rotate-identity", "udp"})).rc, 0);
   EXPECT_EQ(run(with_conf({"show-identity"})).out.find("created now"), std::string::npos);
   const std::string k1 = public_key("main");
   ASSERT_EQ(k1.size(), 64U);
@@ -250,23 +251,32 @@ TEST_F(CliTest, identity_dir_comes_from_the_config) {
   const auto shown = run({"show-identity", "-c", conf});
   EXPECT_EQ(shown.rc, 0) << shown.err;
   EXPECT_NE(made.out.find(word_after(shown.out, "public key: ")), std::string::npos);
-  // --identity-dir still wins: its own (new) key, not the config directory's.
-  const auto other = run({"show-identity", "-c", conf, "--identity-dir", ids_});
-  EXPECT_EQ(other.rc, 0) << other.err;
-  EXPECT_NE(word_after(other.out, "public key: "), word_after(shown.out, "public key: "));
+  // --identity-dir still wins, read-only: nothing there yet, nothing made.
+  EXPECT_EQ(run({"show-identity", "-c", conf, "--identity-dir", ids_}).rc, 1);
+  EXPECT_FALSE(std::filesystem::exists(ids_));
+  // A disabled profile's key is not made either (the server does not start it).
+  const std::string off =
+      tmp_.write("disabled.conf",
+                 "[auth]\nusers_file = users.conf\nidentity_dir = keys2\n"
+                 "[profile:main]\nenabled = false\nbind.port = 443\ntun.name = q0\n"
+                 "obf.tls.server_name = www.example.org\n");
+  EXPECT_EQ(run({"show-identity", "-c", off}).rc, 1);
+  EXPECT_FALSE(std::filesystem::exists(tmp_.file("keys2") + "/main.key"));
 }
 
 // share-link re-sends a working link without cutting the user off (0.7.16's meaning): a
 // device credential, the password hash untouched; --reset gives a new password instead.
 TEST_F(CliTest, share_link_issues_a_device_credential_unless_reset) {
   ASSERT_EQ(run(with_conf({"add-client", "erin", "-p", "erin-pass"})).rc, 0);
-  ASSERT_EQ(run(with_conf({"show-identity"})).rc, 0);  // the key the link pins
+  ASSERT_EQ(run(with_conf({"rotate-identity", "main"})).rc, 0);  // the key the link pins
   const std::string users = tmp_.file("users.conf");
   const auto hash_of = [&] { return word_after(read_file(users), "password_hash = "); };
   const std::string hash = hash_of();
   ASSERT_FALSE(hash.empty());
   auto r = run(with_conf({"share-link", "erin", "--no-qr", "--socket", tmp_.file("none.sock")}));
-  EXPECT_EQ(r.rc, kExitFailure) << "no --host and no [web] public_host: " << r.err;
+  EXPECT_EQ(r.rc, kExitFailure);
+  EXPECT_NE(r.err.find("no host for the link"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(users).find("link-1"), std::string::npos) << "refused: no device added";
   r = run(with_conf({"share-link", "erin", "--host", "vpn.example.com", "--profile", "main",
                      "--no-qr", "--socket", tmp_.file("none.sock")}));
   ASSERT_EQ(r.rc, 0) << r.err;
