@@ -14,6 +14,14 @@ std::uint64_t drops_of(const control::SessionInfo& c) {
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+// 0.7.16's BW LIMIT cell: "unlimited" or "<N> Mbps".
+std::string bandwidth_cell(double mbps) {
+  if (!(mbps > 0)) return "unlimited";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g Mbps", mbps);
+  return buf;
+}
+
 }  // namespace
 
 std::string legacy_uptime(std::int64_t secs) {
@@ -48,16 +56,19 @@ void print_sessions(const std::vector<control::SessionInfo>& sessions, std::ostr
     out << "No clients connected.\n";
     return;
   }
-  TextTable t({"USERNAME", "IP", "SOURCE", "UPTIME", "SENT", "RECV", "CLIENT", "PROFILE", "IPV6",
-               "STREAMS", "ROAMS", "DROPS"});
+  // 0.7.16's columns in its order (USERNAME … BW LIMIT, CLIENT), ours between CLIENT and
+  // DROPS, which stays last as in 0.7.16.
+  TextTable t({"USERNAME", "IP", "SOURCE", "UPTIME", "SENT", "RECV", "BW LIMIT", "CLIENT",
+               "PROFILE", "IPV6", "STREAMS", "ROAMS", "DROPS"});
+  t.rule_under_header();
   for (const auto& c : sessions) {
     // 0.7.16 writes "version/platform", "-" for a client that sent no report.
     std::string client = or_dash(c.client_version);
     if (!c.client_version.empty() && !c.client_platform.empty()) client += "/" + c.client_platform;
     t.row(c.username, or_dash(c.tunnel_ip), or_dash(c.peer), legacy_uptime(c.connected_secs),
-          legacy_bytes(c.tx_bytes), legacy_bytes(c.rx_bytes), client, c.profile,
-          or_dash(c.tunnel_ip6), c.streams == 0 ? std::string("udp") : std::to_string(c.streams),
-          c.roams, drops_of(c));
+          legacy_bytes(c.tx_bytes), legacy_bytes(c.rx_bytes),
+          bandwidth_cell(c.bandwidth_limit_mbps), client, c.profile, or_dash(c.tunnel_ip6),
+          c.streams == 0 ? std::string("udp") : std::to_string(c.streams), c.roams, drops_of(c));
   }
   t.print(out);
 }
@@ -68,6 +79,7 @@ void print_lockouts(const std::vector<control::BlockedAddress>& blocked, std::os
     return;
   }
   TextTable t({"IP ADDRESS", "FAILURES", "UNBLOCK IN", "USER"});
+  t.rule_under_header();
   for (const auto& b : blocked) {
     t.row(b.ip, b.failures, legacy_wait(b.seconds_left),
           b.user.empty() ? std::string("(every user)") : b.user);

@@ -23,6 +23,11 @@ class TextTable {
   }
   void add(std::vector<std::string> cells);
 
+  /// A line of `─` (U+2500) under the header, as wide as the table: qeli 0.7.16 draws
+  /// one under list-clients' and list-blocked's headers, and scripts written for it skip
+  /// two lines before the rows.
+  void rule_under_header() { rule_ = true; }
+
   void print(std::ostream& out) const;
 
  private:
@@ -34,6 +39,8 @@ class TextTable {
   }
 
   std::vector<std::vector<std::string>> rows_;  // the header first, when there is one
+  bool has_header_ = false;
+  bool rule_ = false;
 };
 
 }  // namespace qeli::cli

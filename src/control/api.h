@@ -94,6 +94,9 @@ struct SessionInfo {
   /// UDP roaming: times the client's address changed under the session (`peer` is the
   /// current one; docs/PROTOCOL.md §20).
   std::uint64_t roams = 0;
+  /// The user's rate limit now, Mbit/s each direction (bandwidth.limit_mbps, the group's
+  /// bandwidth_limit_mbps or a live `qeli set-bandwidth`); 0 = unlimited.
+  double bandwidth_limit_mbps = 0;
   /// Every session counter by its table name (tunnel::SessionCounter, with help strings
   /// in tunnel/session_counters.h): the named fields above plus whatever a newer build
   /// counts, for tools that iterate rather than know each name.

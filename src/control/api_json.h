@@ -34,11 +34,14 @@ namespace qeli::control {
 
 // Members missing from the JSON keep their defaults (forward and backward compatible).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CounterValue, name, value)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    SessionInfo, id, profile, username, device, tunnel_ip, tunnel_ip6, peer, connected_secs,
-    rx_packets, rx_bytes, tx_packets, tx_bytes, drop_bad_source, drop_policy, drop_ipv6,
-    drop_not_ipv4, drop_queue_full, drop_replay, drop_tun_write, drop_bad_gso, drop_too_big, gso,
-    close_notify, aead, client_version, client_platform, streams, roams, counters)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionInfo, id, profile, username, device,
+                                                tunnel_ip, tunnel_ip6, peer, connected_secs,
+                                                rx_packets, rx_bytes, tx_packets, tx_bytes,
+                                                drop_bad_source, drop_policy, drop_ipv6,
+                                                drop_not_ipv4, drop_queue_full, drop_replay,
+                                                drop_tun_write, drop_bad_gso, drop_too_big, gso,
+                                                close_notify, aead, client_version, client_platform,
+                                                streams, roams, bandwidth_limit_mbps, counters)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionList, clients)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KickResult, kicked)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UserSwitchResult, was_disabled, kicked, warning)

@@ -74,6 +74,8 @@ control::SessionInfo session_info(const ProfileRuntime& p, const Session& s, Ins
   }
   i.peer = s.current_peer().to_string();
   i.roams = s.roams.load(std::memory_order_relaxed);
+  // 1 Mbit/s = 125 000 bytes/s (UserLimits::rate_of).
+  if (s.account) i.bandwidth_limit_mbps = static_cast<double>(s.account->rate()) / 125000.0;
   i.connected_secs = std::chrono::duration_cast<std::chrono::seconds>(now - s.started).count();
   i.streams = p.profile().transport == config::Transport::kTcp ? s.bond.live() : 0;
   i.rx_packets = c.get(tunnel::SessionCounter::kRxPackets);

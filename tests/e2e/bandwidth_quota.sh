@@ -83,6 +83,12 @@ grep -q "20 Mbit/s" <<<"$("$QELI" set-bandwidth alice 20 --socket "$sock")" || e
 "$QELI" usage --json --socket "$sock" |
   jq -e '.[] | select(.username == "alice") | .limit_mbps == 20 and .limit_live' >/dev/null ||
   e2e_fail "usage does not show the live limit"
+# list-clients shows it as 0.7.16 did: a BW LIMIT column ("20 Mbps") and the JSON field.
+"$QELI" list-clients --json --socket "$sock" |
+  jq -e '.[] | select(.username == "alice") | .bandwidth_limit_mbps == 20' >/dev/null ||
+  e2e_fail "list-clients --json does not show alice's limit"
+grep -Eq '^alice .* 20 Mbps ' <<<"$("$QELI" list-clients --socket "$sock")" ||
+  e2e_fail "list-clients text: $("$QELI" list-clients --socket "$sock")"
 raised=$(mbit "$NS_C" -p 5201 -t 5 -R) || e2e_fail "iperf3 after set-bandwidth"
 e2e_log "alice after set-bandwidth 20: $raised Mbit/s"
 within "$raised" 7 22 || e2e_fail "after set-bandwidth 20 alice moved $raised Mbit/s"

@@ -1,6 +1,7 @@
 // list-clients / list-blocked tables in 0.7.16's order and wording: a script that takes a
 // row's first field as the user and its last as the drop count reads ours as it read
-// 0.7.16's.
+// 0.7.16's: the header, a rule line of U+2500, then one row per session (0.7.16 scripts
+// skip two lines).
 #include "cli/session_table.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +51,7 @@ TEST(SessionTable, UserFirstDropsLast) {
   a.streams = 2;
   a.drop_replay = 3;
   a.drop_policy = 4;
+  a.bandwidth_limit_mbps = 50;
   control::SessionInfo b;  // UDP, no client report, nothing dropped
   b.username = "bob";
   b.profile = "fast";
@@ -58,21 +60,27 @@ TEST(SessionTable, UserFirstDropsLast) {
   std::ostringstream out;
   print_sessions({a, b}, out);
   const auto l = lines(out.str());
-  ASSERT_EQ(l.size(), 3U) << out.str();
-  EXPECT_EQ(fields(l[0]).front(), "USERNAME");
-  EXPECT_EQ(fields(l[0]).back(), "DROPS");
-  const auto fa = fields(l[1]);
+  ASSERT_EQ(l.size(), 4U) << out.str();
+  EXPECT_EQ(fields(l[0]), (std::vector<std::string>{"USERNAME", "IP", "SOURCE", "UPTIME", "SENT",
+                                                    "RECV", "BW", "LIMIT", "CLIENT", "PROFILE",
+                                                    "IPV6", "STREAMS", "ROAMS", "DROPS"}));
+  // The rule is as wide as the header line, in U+2500 (3 bytes in UTF-8).
+  EXPECT_EQ(l[1].size(), 3 * l[0].size()) << l[1];
+  EXPECT_EQ(l[1].find_first_not_of("\xE2\x94\x80"), std::string::npos);
+  const auto fa = fields(l[2]);
   EXPECT_EQ(fa.front(), "alice");
   EXPECT_EQ(fa.back(), "7");
   EXPECT_EQ(fa[1], "10.9.0.2");
   EXPECT_EQ(fa[2], "198.51.100.7:50000");
   EXPECT_EQ(fa[3], "3m5s");
-  EXPECT_NE(l[1].find("1.5 KB"), std::string::npos);
-  EXPECT_NE(l[1].find("0.7.16/android"), std::string::npos);
-  const auto fb = fields(l[2]);
+  EXPECT_NE(l[2].find("1.5 KB"), std::string::npos);
+  EXPECT_NE(l[2].find(" 50 Mbps "), std::string::npos);
+  EXPECT_NE(l[2].find("0.7.16/android"), std::string::npos);
+  const auto fb = fields(l[3]);
   EXPECT_EQ(fb.front(), "bob");
   EXPECT_EQ(fb.back(), "0");
-  EXPECT_NE(l[2].find(" udp "), std::string::npos);
+  EXPECT_NE(l[3].find(" udp "), std::string::npos);
+  EXPECT_NE(l[3].find(" unlimited "), std::string::npos);
 }
 
 TEST(SessionTable, EmptyListsAreOneLine) {
@@ -86,10 +94,11 @@ TEST(SessionTable, Lockouts) {
   std::ostringstream out;
   print_lockouts({{"192.0.2.1", "", 845, 5}, {"192.0.2.2", "bob", 3, 3}}, out);
   const auto l = lines(out.str());
-  ASSERT_EQ(l.size(), 3U);
-  EXPECT_EQ(fields(l[1]),
+  ASSERT_EQ(l.size(), 4U);
+  EXPECT_EQ(l[1].find_first_not_of("\xE2\x94\x80"), std::string::npos);
+  EXPECT_EQ(fields(l[2]),
             (std::vector<std::string>{"192.0.2.1", "5", "14m", "5s", "(every", "user)"}));
-  EXPECT_EQ(fields(l[2]), (std::vector<std::string>{"192.0.2.2", "3", "3s", "bob"}));
+  EXPECT_EQ(fields(l[3]), (std::vector<std::string>{"192.0.2.2", "3", "3s", "bob"}));
 }
 
 }  // namespace
