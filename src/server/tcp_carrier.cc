@@ -22,7 +22,8 @@ transport::Overhead tcp_carrier_overhead(const config::ProfileConfig& p) {
 }
 
 std::unique_ptr<transport::ObfsSetup> make_obfs_setup(const config::ProfileConfig& p,
-                                                      crypto::Rng& rng, std::uint64_t now) {
+                                                      crypto::Rng& rng, std::uint64_t now,
+                                                      bool keep_alive) {
   if (p.obf.mode != config::ObfMode::kObfs) return nullptr;
   transport::ObfsParams op;
   op.key = wire::derive_obfs_key(p.obf.obfs_key);
@@ -30,6 +31,7 @@ std::unique_ptr<transport::ObfsSetup> make_obfs_setup(const config::ProfileConfi
   op.junk =
       wire::JunkPlan::from_config(p.obf.awg.enabled, p.obf.awg.jc, p.obf.awg.jmin, p.obf.awg.jmax);
   op.unix_now = now;
+  if (!keep_alive) op.decoy_keepalive = Duration::zero();
   op.header_xor = (handshake::our_extensions(handshake::Carrier::kStream) &
                    handshake::caps::kObfsHeaderXor) != 0;
   // 0.7.16 bounds the whole unauthenticated obfs accept by 20 s.

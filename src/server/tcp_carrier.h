@@ -18,9 +18,12 @@ namespace qeli::server {
 transport::Overhead tcp_carrier_overhead(const config::ProfileConfig& p);
 
 /// The obfs set-up for one accepted connection, or null when the mode has none.
-/// `unix_now` dates the 404 page.
+/// `unix_now` dates nginx's answers to a stranger; `keep_alive` false: each answer
+/// closes the connection (the server sheds idle decoy connections under load, as nginx
+/// drops idle keep-alive connections when it runs short).
 std::unique_ptr<transport::ObfsSetup> make_obfs_setup(const config::ProfileConfig& p,
-                                                      crypto::Rng& rng, std::uint64_t unix_now);
+                                                      crypto::Rng& rng, std::uint64_t unix_now,
+                                                      bool keep_alive);
 
 /// The counter of a failed obfs set-up.
 CarrierCounter counter_of(transport::ObfsFailure f);

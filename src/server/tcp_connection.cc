@@ -73,7 +73,8 @@ void ProfileRuntime::handle_connection(transport::UniqueFd fd, const transport::
   std::unique_ptr<transport::Stream> stream = std::make_unique<transport::TcpStream>(std::move(fd));
   // The carrier's own set-up (obfs: WebSocket upgrade, junk, nonces) on the raw socket;
   // then the handshake runs over the layers it built.
-  if (auto setup = make_obfs_setup(p, rng, unix_now())) {
+  // Half the pre-auth slots at most may idle in nginx's keep-alive after a decoy answer.
+  if (auto setup = make_obfs_setup(p, rng, unix_now(), preauth_.load() < preauth_limit() / 2)) {
     setup->start(Clock::now());
     if (engine::drive_stream_setup(*setup, *stream, stop_, prefix) !=
         transport::SetupState::kDone) {

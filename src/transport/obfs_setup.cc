@@ -3,11 +3,14 @@
 #include <algorithm>
 
 #include "transport/ws_stream.h"
+#include "wire/nginx_decoy.h"
 
 namespace qeli::transport {
 namespace {
 
 constexpr std::size_t kFrameBytes = wire::kWsMaxPayload + wire::kWsMaxHeader;
+// The largest request body the decoy reads past to answer the next request.
+constexpr std::uint64_t kDecoyMaxBody = 64 * 1024;
 
 }  // namespace
 
@@ -17,7 +20,7 @@ const char* to_string(ObfsFailure f) {
     case ObfsFailure::kTimeout: return "obfs set-up timed out";
     case ObfsFailure::kPeerClosed: return "connection closed during the obfs set-up";
     case ObfsFailure::kHeadTooLarge: return "HTTP head without CRLFCRLF within 4096 bytes";
-    case ObfsFailure::kNotUpgrade: return "not a WebSocket upgrade to our path (answered 404)";
+    case ObfsFailure::kNotUpgrade: return "not a WebSocket upgrade to our path (answered as nginx)";
     case ObfsFailure::kBadResponse: return "the server did not switch to WebSocket";
     case ObfsFailure::kJunkTooLong: return "junk record longer than 1400 bytes";
     case ObfsFailure::kBadFrame: return "malformed WebSocket frame";
@@ -52,6 +55,7 @@ void ObfsSetup::emit_frame(wire::WsOpcode op, ByteSpan payload) {
 }
 
 void ObfsSetup::start(Instant now) {
+  started_ = now;
   deadline_ = now + p_.timeout;
   if (p_.websocket) {
     phase_ = Phase::kHead;
@@ -153,6 +157,7 @@ bool ObfsSetup::next_frame(Instant) {
 
 void ObfsSetup::process(Instant now) {
   while (state_ == SetupState::kRunning) {
+    if (phase_ == Phase::kDecoy) return answer_as_nginx(now);
     if (phase_ == Phase::kHead) {
       const std::size_t end =
           wire::ws_head_end(ByteSpan(in_).first(std::min(in_.size(), wire::kWsMaxHead)));
@@ -165,10 +170,8 @@ void ObfsSetup::process(Instant now) {
         wire::WsVerdict v = wire::check_ws_request(head, p_.key);
         if (!v.response) {
           reject_ = v.reject;
-          const std::string page = wire::nginx_404(p_.unix_now);
-          emit(Bytes(page.begin(), page.end()));
-          fail(ObfsFailure::kNotUpgrade, wire::to_string(v.reject));
-          return;
+          phase_ = Phase::kDecoy;
+          continue;
         }
         emit(Bytes(v.response->begin(), v.response->end()));
       } else if (!wire::ws_response_ok(head, ws_key_)) {
@@ -201,6 +204,37 @@ void ObfsSetup::process(Instant now) {
   }
 }
 
+void ObfsSetup::answer_as_nginx(Instant now) {
+  while (state_ == SetupState::kRunning) {
+    const auto skip = static_cast<std::size_t>(std::min<std::uint64_t>(decoy_discard_, in_.size()));
+    in_.erase(in_.begin(), in_.begin() + static_cast<std::ptrdiff_t>(skip));
+    decoy_discard_ -= skip;
+    if (decoy_discard_ > 0) return;
+    const std::size_t end =
+        wire::ws_head_end(ByteSpan(in_).first(std::min(in_.size(), wire::kWsMaxHead)));
+    if (end == 0) {
+      if (in_.size() >= wire::kWsMaxHead) {
+        fail(ObfsFailure::kNotUpgrade, "then a head over 4096 bytes");
+      }
+      return;
+    }
+    ++decoy_requests_;
+    const auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
+    const wire::DecoyAnswer a = wire::nginx_answer(
+        std::string_view(reinterpret_cast<const char*>(in_.data()), end),
+        p_.decoy_keepalive > Duration::zero() ? decoy_requests_ : wire::kNginxKeepaliveRequests,
+        p_.unix_now + static_cast<std::uint64_t>(std::max<std::int64_t>(secs, 0)));
+    emit(Bytes(a.bytes.begin(), a.bytes.end()));
+    in_.erase(in_.begin(), in_.begin() + static_cast<std::ptrdiff_t>(end));
+    if (!a.keep_alive || a.chunked_body || a.body_bytes > kDecoyMaxBody) {
+      fail(ObfsFailure::kNotUpgrade, wire::to_string(reject_));
+      return;
+    }
+    decoy_discard_ = a.body_bytes;
+    deadline_ = now + p_.decoy_keepalive;
+  }
+}
+
 void ObfsSetup::on_bytes(ByteSpan in, Instant now) {
   if (state_ == SetupState::kFailed) return;
   append(in_, in);
@@ -208,11 +242,16 @@ void ObfsSetup::on_bytes(ByteSpan in, Instant now) {
   process(now);
 }
 
-void ObfsSetup::on_peer_closed() { fail(ObfsFailure::kPeerClosed, {}); }
+void ObfsSetup::on_peer_closed() {
+  // A connection that got nginx's answer ends as answered, however it ends.
+  if (phase_ == Phase::kDecoy) return fail(ObfsFailure::kNotUpgrade, wire::to_string(reject_));
+  fail(ObfsFailure::kPeerClosed, {});
+}
 
 void ObfsSetup::on_timer(Instant now) {
   if (state_ != SetupState::kRunning) return;
   if ((deadline_ && now >= *deadline_) || (junk_deadline_ && now >= *junk_deadline_)) {
+    if (phase_ == Phase::kDecoy) return fail(ObfsFailure::kNotUpgrade, wire::to_string(reject_));
     fail(ObfsFailure::kTimeout, phase_ == Phase::kJunkIn ? "in the junk phase" : "");
   }
 }

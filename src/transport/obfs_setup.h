@@ -18,6 +18,13 @@
 // `timeout` (server default 20 s as 0.7.16), the junk phase within 15 s and a byte budget
 // ((jc + 8) frames of 16384 + 14 bytes; 2 frames for the nonce). Each failure has a
 // reason (failure_kind()) the server counts.
+//
+// The decoy. A server head that is not our upgrade gets what nginx answers
+// (wire/nginx_decoy.h): 404 for a page it does not have, 400, 405 or 505 as nginx, kept
+// alive as nginx keeps it (further requests answered alike, a body discarded) until
+// `decoy_keepalive` passes without one, the peer closes or an answer says close; the
+// set-up then fails as kNotUpgrade. Bounds: each head ≤ 4096 bytes, a body ≤ 64 KiB
+// (a larger one: answered, then closed).
 #pragma once
 
 #include <memory>
@@ -42,8 +49,12 @@ struct ObfsParams {
   std::string host;
   Duration timeout = std::chrono::seconds(20);
   Duration junk_timeout = std::chrono::seconds(15);
-  /// Server: the 404's Date (unix seconds at accept).
+  /// Server: the wall clock at start() (unix seconds), to date nginx's answers.
   std::uint64_t unix_now = 0;
+  /// Server: how long a connection that got nginx's answer stays open for the next
+  /// request (nginx's keepalive_timeout, 75 s); zero: every answer says
+  /// `Connection: close` and the connection ends, as 0.7.16 does.
+  Duration decoy_keepalive = std::chrono::seconds(75);
   /// This end speaks the header-only keystream extension (ObfsXorStream `header_xor`).
   bool header_xor = false;
 };
@@ -54,7 +65,7 @@ enum class ObfsFailure : std::uint8_t {
   kTimeout,        ///< the set-up (or its junk phase) ran out of time
   kPeerClosed,     ///< the connection closed or failed mid-set-up
   kHeadTooLarge,   ///< no CRLFCRLF within 4096 bytes
-  kNotUpgrade,     ///< server: not an upgrade to our path (answered with the 404)
+  kNotUpgrade,     ///< server: not an upgrade to our path (answered as nginx)
   kBadResponse,    ///< client: no 101 or a wrong Sec-WebSocket-Accept
   kJunkTooLong,    ///< a raw junk record over 1400 bytes
   kBadFrame,       ///< a malformed WebSocket frame (too long, reserved bits, masking)
@@ -80,11 +91,11 @@ class ObfsSetup final : public StreamSetup {
   std::unique_ptr<Stream> into_stream(std::unique_ptr<Stream> lower) override;
 
   ObfsFailure failure_kind() const { return failure_kind_; }
-  /// Server: why a head got the 404 (valid when failure_kind() == kNotUpgrade).
+  /// Server: why the first head was not our upgrade (valid when failure_kind() == kNotUpgrade).
   wire::WsReject reject_reason() const { return reject_; }
 
  private:
-  enum class Phase : std::uint8_t { kHead, kJunkIn, kNonce, kDone };
+  enum class Phase : std::uint8_t { kHead, kDecoy, kJunkIn, kNonce, kDone };
   void fail(ObfsFailure kind, std::string detail);
   void emit(Bytes b) { out_.push_back({std::move(b), {}}); }
   void emit_frame(wire::WsOpcode op, ByteSpan payload);
@@ -93,6 +104,8 @@ class ObfsSetup final : public StreamSetup {
   void enter_after_head(Instant now);
   void after_junk();
   void process(Instant now);
+  // Phase::kDecoy: answers each complete head in in_ as nginx would.
+  void answer_as_nginx(Instant now);
   // WebSocket phases: parses whole frames from in_; false when more bytes are needed.
   bool next_frame(Instant now);
   void on_payload(ByteSpan p);
@@ -117,6 +130,9 @@ class ObfsSetup final : public StreamSetup {
   ObfsNonce peer_{};
   std::size_t peer_have_ = 0;
   Bytes payload_leftover_;  // WebSocket payload bytes past the nonce (already unmasked)
+  Instant started_{};
+  std::uint32_t decoy_requests_ = 0;  // requests answered as nginx
+  std::uint64_t decoy_discard_ = 0;   // request body bytes still to skip
 };
 
 }  // namespace qeli::transport

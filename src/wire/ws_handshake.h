@@ -7,7 +7,7 @@
 //   server → 101 Switching Protocols with Sec-WebSocket-Accept, only when the method is
 //            GET, the target equals the secret path (constant time), Upgrade is
 //            "websocket", Connection lists "upgrade" and the key decodes to 16 bytes;
-//            otherwise nginx's own 404 page (Server: nginx, Date, Connection: close).
+//            otherwise what nginx answers (wire/nginx_decoy.h).
 //
 //   path = "/" ‖ base64url-no-pad(HKDF-Expand(HKDF-Extract(no salt, obfs_key),
 //                                             "qeli-ws-path-v1", 18))      (24 chars)
@@ -46,7 +46,7 @@ std::string build_ws_request(std::string_view host, const crypto::Key32& obfs_ke
 /// incomplete. Heads longer than kWsMaxHead are the caller's to refuse.
 std::size_t ws_head_end(ByteSpan buf);
 
-/// Why a request head gets the 404 (for the counters; the wire answer is the same).
+/// Why a request head is not our upgrade (for the counters; nginx's answer does not say).
 enum class WsReject : std::uint8_t {
   kNotGet,
   kWrongPath,
@@ -57,17 +57,12 @@ enum class WsReject : std::uint8_t {
 const char* to_string(WsReject r);
 
 /// The server's verdict on a complete request head (CRLFCRLF included): the 101 response
-/// or why it gets the 404.
+/// or why it is not our upgrade.
 struct WsVerdict {
   std::optional<std::string> response;  ///< the 101, when every check passed
   WsReject reject = WsReject::kNotGet;  ///< when !response
 };
 WsVerdict check_ws_request(ByteSpan head, const crypto::Key32& obfs_key);
-
-/// nginx's 404 page, byte for byte, dated `unix_secs` (RFC 7231 IMF-fixdate).
-std::string nginx_404(std::uint64_t unix_secs);
-/// "Tue, 04 Aug 2026 09:12:33 GMT".
-std::string http_date(std::uint64_t unix_secs);
 
 /// True if a response head (CRLFCRLF included) is what the client accepts: it starts with
 /// "HTTP/1.1 101" (0.7.16 checks only that) and, when it carries a

@@ -7,8 +7,9 @@
 # client from the link, then ping both ways, iperf3 TCP up and down (e2e_measure), and a
 # server restart the client survives, then a client on 0.7.16's wire (extensions off).
 # Between two of ours the header-only keystream is negotiated (docs/PROTOCOL.md §17). For
-# the WebSocket front: a plain HTTP GET of any
-# other path gets the byte-identical 404 real nginx gives (Date aside), counted; a head
+# the WebSocket front: HTTP to any other path gets byte for byte what real nginx gives
+# (Date aside) — curl's plain GET, HEAD, a POST body, an unknown method, HTTP/1.0, a bad
+# request line — kept alive across requests and closed exactly when nginx closes, counted; a head
 # that never ends (> 4096 bytes) and a raw junk length over 1400 are refused and
 # counted. Usage: obfs.sh QELI_BINARY [VARIANT...]
 set -euo pipefail
@@ -24,10 +25,44 @@ results=()
 
 e2e_start_nginx nginx "$E2E_DIR/nginx" 8080 8443
 
-# The 404 real nginx gives for a path it does not have, Date removed.
-nginx_404() {
-  ip netns exec "$NS_C" curl -s -i -H 'Connection: close' "http://$UL_S:$1/$2" | grep -v '^Date:'
+# What a port answers to HTTP requests for pages it does not have, Date lines removed:
+# one connection per argument, each argument's requests (split at '|') sent one after
+# the other on it, each answer read until 1 s of silence; then whether the port closed.
+http_exchange() {
+  local port=$1
+  shift
+  ip netns exec "$NS_C" python3 - "$UL_S" "$port" "$@" <<'PY'
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+for conn in sys.argv[3:]:
+    s = socket.create_connection((host, port))
+    s.settimeout(1.0)
+    closed = False
+    for req in conn.split("|"):
+        s.sendall(req.encode().decode("unicode_escape").encode("latin1"))
+        while True:
+            try:
+                d = s.recv(65536)
+            except socket.timeout:
+                break
+            if not d:
+                closed = True
+                break
+            for line in d.decode("latin1").split("\r\n"):
+                if not line.startswith("Date: "):
+                    print(repr(line))
+        if closed:
+            break
+    print("closed" if closed else "open")
+    s.close()
+PY
 }
+counter_at_least() { [ "$(e2e_counter "$1" "$2")" -ge "$3" ]; }
+HTTP_PROBES=(
+  'GET /no/such/page HTTP/1.1\r\nHost: decoy.test\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n\r\n|HEAD /x HTTP/1.1\r\nHost: decoy.test\r\n\r\n|POST /y HTTP/1.1\r\nHost: decoy.test\r\nContent-Length: 4\r\n\r\nbodyFOO /z HTTP/1.1\r\nHost: decoy.test\r\n\r\n|GET /last HTTP/1.1\r\nHost: decoy.test\r\nConnection: close\r\n\r\n'
+  'GET /old HTTP/1.0\r\n\r\n'
+  'HELLO\r\n\r\n'
+)
 
 run_variant() {
   local v=$1 dir="$E2E_DIR/$1" front=websocket awg=false
@@ -54,17 +89,29 @@ obf.heartbeat.interval_ms = 5000"
     e2e_fail "$v: the header-only keystream was not negotiated"
 
   if [ "$front" = websocket ]; then
-    # Anyone else gets what nginx says about a missing page.
-    local ours theirs
-    ours=$(nginx_404 "$E2E_PORT" "no/such/page")
-    theirs=$(nginx_404 8080 "no/such/page")
+    # Anyone else gets what nginx says: curl's own GET byte for byte, then the same
+    # exchanges on both ports.
+    local ours theirs answered
+    answered=$(e2e_counter "$dir" obfs_ws_answered_404)
+    ours=$(ip netns exec "$NS_C" curl -s -i "http://$UL_S:$E2E_PORT/no/such/page" | grep -v '^Date:')
+    theirs=$(ip netns exec "$NS_C" curl -s -i "http://$UL_S:8080/no/such/page" | grep -v '^Date:')
     [ -n "$theirs" ] || e2e_fail "nginx gave nothing"
-    [ "$ours" = "$theirs" ] || e2e_fail "$v: our 404 differs from nginx's:
+    [ "$ours" = "$theirs" ] || e2e_fail "$v: our answer to curl differs from nginx's:
 --- ours
 $ours
 --- nginx
 $theirs"
-    [ "$(e2e_counter "$dir" obfs_ws_answered_404)" -ge 1 ] || e2e_fail "$v: the 404 was not counted"
+    ours=$(http_exchange "$E2E_PORT" "${HTTP_PROBES[@]}")
+    theirs=$(http_exchange 8080 "${HTTP_PROBES[@]}")
+    grep -q "405 Not Allowed" <<<"$theirs" || e2e_fail "nginx's exchange: $theirs"
+    [ "$ours" = "$theirs" ] || e2e_fail "$v: our HTTP exchanges differ from nginx's:
+--- ours
+$ours
+--- nginx
+$theirs"
+    # Each connection counted once it ended (curl's, the three exchanges).
+    e2e_wait_for 5 counter_at_least "$dir" obfs_ws_answered_404 $((answered + 4)) ||
+      e2e_fail "$v: the answered connections were not counted: $(e2e_counter "$dir" obfs_ws_answered_404)"
     # A head without CRLFCRLF: closed without an answer, counted.
     local got
     got=$(ip netns exec "$NS_C" python3 -c "

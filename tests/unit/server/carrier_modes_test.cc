@@ -81,7 +81,7 @@ void run(Mode m) {
       policy.shared_ids = {*config::parse_short_id("0123456789abcdef")};
       ASSERT_EQ(authenticate_hello(prefix, policy, unix_now()).verdict, RealityVerdict::kAccepted);
     }
-    if (auto setup = make_obfs_setup(prof, srng, unix_now())) {
+    if (auto setup = make_obfs_setup(prof, srng, unix_now(), true)) {
       setup->start(Clock::now());
       ASSERT_EQ(engine::drive_stream_setup(*setup, *s, stop), transport::SetupState::kDone)
           << setup->failure();

@@ -15,6 +15,7 @@
 #include "transport/obfs_stream.h"
 #include "transport/stream_io.h"
 #include "transport/ws_stream.h"
+#include "wire/nginx_decoy.h"
 #include "wire/udp_obfs.h"
 
 namespace qeli::transport {
@@ -259,18 +260,100 @@ TEST(WebSocketStream, APingFloodOwesAtMostEightReplies) {
   EXPECT_EQ(f.client->replies_sent(), WebSocketStream::kMaxOwed);
 }
 
-TEST(ObfsSetup, ServerAnswersAnythingButTheUpgradeWithNginx404) {
+std::string text_of(std::vector<SetupOutput> out) {
+  std::string t;
+  for (const auto& o : out) t.append(o.bytes.begin(), o.bytes.end());
+  return t;
+}
+
+TEST(ObfsSetup, ServerAnswersAnythingButTheUpgradeAsNginxKeepingItAlive) {
   crypto::DeterministicRng rng(4);
   ObfsSetup s(ObfsSetup::Side::kServer, params(true, 0), rng);
-  s.start(Clock::now());
-  s.on_bytes(as_bytes("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n"), Clock::now());
+  const auto t0 = Clock::now();
+  s.start(t0);
+  s.on_bytes(as_bytes("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n"), t0);
+  EXPECT_EQ(s.state(), SetupState::kRunning) << "nginx keeps an HTTP/1.1 connection open";
+  EXPECT_EQ(s.reject_reason(), wire::WsReject::kWrongPath);
+  EXPECT_EQ(text_of(s.take_output()),
+            wire::nginx_answer("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n", 1, 1785834753).bytes);
+  ASSERT_TRUE(s.deadline());
+  EXPECT_EQ(*s.deadline(), t0 + std::chrono::seconds(75));
+  // A body is read past; the next request, 10 s later, is dated then; HEAD gets no body.
+  const auto t1 = t0 + std::chrono::seconds(10);
+  s.on_bytes(as_bytes("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nab"), t1);
+  s.on_bytes(as_bytes("cdeHEAD /b HTTP/1.1\r\nHost: x\r\n\r\n"), t1);
+  const std::string two = text_of(s.take_output());
+  EXPECT_EQ(
+      two,
+      wire::nginx_answer("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", 2, 1785834763)
+              .bytes +
+          wire::nginx_answer("HEAD /b HTTP/1.1\r\nHost: x\r\n\r\n", 3, 1785834763).bytes);
+  EXPECT_EQ(s.state(), SetupState::kRunning);
+  EXPECT_EQ(*s.deadline(), t1 + std::chrono::seconds(75));
+  // Connection: close is answered and ends it, counted as answered.
+  s.on_bytes(as_bytes("GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), t1);
+  EXPECT_NE(text_of(s.take_output()).find("\r\nConnection: close\r\n"), std::string::npos);
   EXPECT_EQ(s.state(), SetupState::kFailed);
   EXPECT_EQ(s.failure_kind(), ObfsFailure::kNotUpgrade);
-  EXPECT_EQ(s.reject_reason(), wire::WsReject::kWrongPath);
-  const auto out = s.take_output();
-  ASSERT_EQ(out.size(), 1U);
-  const std::string page(out[0].bytes.begin(), out[0].bytes.end());
-  EXPECT_EQ(page, wire::nginx_404(1785834753));
+}
+
+TEST(ObfsSetup, ADecoyConnectionEndsAsAnsweredHoweverItEnds) {
+  crypto::DeterministicRng rng(4);
+  const auto t0 = Clock::now();
+  {  // idle past nginx's keepalive_timeout
+    ObfsSetup s(ObfsSetup::Side::kServer, params(true, 0), rng);
+    s.start(t0);
+    s.on_bytes(as_bytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), t0);
+    s.on_timer(t0 + std::chrono::seconds(74));
+    EXPECT_EQ(s.state(), SetupState::kRunning);
+    s.on_timer(t0 + std::chrono::seconds(75));
+    EXPECT_EQ(s.failure_kind(), ObfsFailure::kNotUpgrade);
+  }
+  {  // the peer closes
+    ObfsSetup s(ObfsSetup::Side::kServer, params(true, 0), rng);
+    s.start(t0);
+    s.on_bytes(as_bytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), t0);
+    s.on_peer_closed();
+    EXPECT_EQ(s.failure_kind(), ObfsFailure::kNotUpgrade);
+  }
+  {  // a body over 64 KiB: answered, then closed
+    ObfsSetup s(ObfsSetup::Side::kServer, params(true, 0), rng);
+    s.start(t0);
+    s.on_bytes(as_bytes("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n\r\n"), t0);
+    EXPECT_NE(text_of(s.take_output()).find("404 Not Found"), std::string::npos);
+    EXPECT_EQ(s.failure_kind(), ObfsFailure::kNotUpgrade);
+  }
+  {  // a head without its end after the answer: closed at 4096 bytes, unanswered
+    ObfsSetup s(ObfsSetup::Side::kServer, params(true, 0), rng);
+    s.start(t0);
+    s.on_bytes(as_bytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), t0);
+    (void)s.take_output();
+    s.on_bytes(as_bytes("GET / HTTP/1.1\r\nX: " + std::string(5000, 'a')), t0);
+    EXPECT_TRUE(s.take_output().empty());
+    EXPECT_EQ(s.failure_kind(), ObfsFailure::kNotUpgrade);
+  }
+  {  // the upgrade after a decoy answer is not honoured: nginx's answer again
+    ObfsSetup s(ObfsSetup::Side::kServer, params(true, 0), rng);
+    s.start(t0);
+    s.on_bytes(as_bytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), t0);
+    (void)s.take_output();
+    crypto::DeterministicRng crng(9);
+    const std::string up = wire::build_ws_request("x", params(true, 0).key, crng);
+    s.on_bytes(as_bytes(up), t0);
+    EXPECT_NE(text_of(s.take_output()).find("HTTP/1.1 404 Not Found"), std::string::npos);
+    EXPECT_EQ(s.state(), SetupState::kRunning);
+  }
+}
+
+TEST(ObfsSetup, WithoutKeepAliveEveryAnswerCloses) {
+  crypto::DeterministicRng rng(4);
+  ObfsParams p = params(true, 0);
+  p.decoy_keepalive = Duration::zero();
+  ObfsSetup s(ObfsSetup::Side::kServer, std::move(p), rng);
+  s.start(Clock::now());
+  s.on_bytes(as_bytes("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n"), Clock::now());
+  EXPECT_EQ(s.failure_kind(), ObfsFailure::kNotUpgrade);
+  EXPECT_EQ(text_of(s.take_output()), wire::nginx_404(1785834753));
 }
 
 TEST(ObfsSetup, ServerRefusesAHeadWithoutCrlfCrlfAndOverlongJunk) {
