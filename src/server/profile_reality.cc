@@ -80,7 +80,10 @@ Status<std::string> ProfileRuntime::start_reality() {
   policy.users = &users_;
   policy.replay = replay_.get();
   RealityGate::Options go;
-  go.budget = std::max<Duration>(rp.peek_timeout, std::chrono::milliseconds(300));
+  // 0.7.16: max(peek_timeout, 300 ms) plus 300 ms of grace, so a slow 0.7.16 hello that
+  // 0.7.16 itself would admit is never bridged by ours.
+  go.budget = std::max<Duration>(rp.peek_timeout, std::chrono::milliseconds(300)) +
+              std::chrono::milliseconds(300);
   go.max_pending = static_cast<std::size_t>(preauth_limit());
   gate_ = std::make_unique<RealityGate>(
       go, std::move(policy), carrier_,

@@ -9,7 +9,7 @@
 //   anything else         → on_stranger(fd, bytes read, why): the decoy bridge, which
 //                           sends those bytes to the real site first.
 //
-// Time budget (0.7.16): max(peek_timeout, 300 ms) for the whole record, and a peer that
+// Time budget (0.7.16): max(peek_timeout, 300 ms) + 300 ms for the whole record, and a peer that
 // sends nothing new for max(budget / 5, 100 ms) has stalled; either way it is a stranger
 // (a real client's hello arrives in one or two segments; a browser is bridged all the
 // same). At most `max_pending` connections wait here at once (the profile's pre-auth
@@ -42,7 +42,7 @@ namespace qeli::server {
 class RealityGate {
  public:
   struct Options {
-    Duration budget = std::chrono::milliseconds(1500);  ///< max(peek_timeout, 300 ms)
+    Duration budget = std::chrono::milliseconds(1800);  ///< max(peek_timeout, 300 ms) + 300 ms
     std::size_t max_pending = 256;
   };
   /// A valid token: the connection, its peer (as accept() gave it), the bytes read, the

@@ -29,6 +29,7 @@ export E2E_SECONDS=${E2E_SECONDS:-3}
 source "$(dirname "$0")/netns.sh"
 source "$(dirname "$0")/lib.sh"
 e2e_setup
+e2e_add_client_ns 2
 
 ng="$E2E_DIR/nginx"
 e2e_start_nginx nginx "$ng" 8080 8443
@@ -43,6 +44,7 @@ obf.tls.reality_proxy.bridge_idle_timeout_secs = 20
 obf.heartbeat.interval_ms = 5000"
 
 link=$(e2e_add_user "$dir" alice alice-pw)
+link_d=$(e2e_add_user "$dir" dave dave-pw)
 case "$link" in *mode=fake-tls*rsid=0123456789abcdef*) ;; *) e2e_fail "not a reality link: $link" ;; esac
 own_id() {  # add-client USER --own-short-id, prints the user's own short id
   echo "$2" | "$QELI" add-client "$1" --password-stdin --own-short-id -c "$dir/server.conf" \
@@ -109,6 +111,7 @@ PY
 }
 answered_by_qeli() { local n; n=$(send_hello "$1"); [ "$n" != closed ] && [ "$n" -gt 1000 ]; }
 bridged() { local n; n=$(send_hello "$1"); [ "$n" != closed ] && [ "$n" -lt 1000 ]; }
+counter_of() { "$QELI" stats --json --socket "$dir/control.sock" | jq ".[0].$1"; }
 counter_at_least() {
   e2e_wait_for 5 sh -c "[ \"\$('$QELI' stats --json --socket '$dir/control.sock' | jq '.[0].$1')\" -ge $2 ]" ||
     e2e_fail "counter $1 < $2: $("$QELI" stats --json --socket "$dir/control.sock" | jq -c '.[0]')"
@@ -128,9 +131,19 @@ bridged "$("$HELLO" "$key" "$bob_id" 0 decoy.test)" || e2e_fail "a revoked short
 counter_at_least reality_bridged_revoked_short_id 1
 answered_by_qeli "$("$HELLO" "$key" "$carol_id" 0 decoy.test)" ||
   e2e_fail "carol's short id stopped working when bob's was revoked"
+# A per-user short id admits its own user only: dave's credentials behind carol's id pass
+# the token (the hello is carol's) and are refused at AUTH, logged; dave's client gives up.
+mixed=${link_d/rsid=0123456789abcdef/rsid=$carol_id}
+[ "$mixed" != "$link_d" ] || e2e_fail "could not put carol's short id in dave's link"
+e2e_start_client dave "$NS_C2" "$dir" "$mixed"
+e2e_wait_for 20 grep -q "rejected: REALITY short id of user 'carol' used by another (user 'dave')" \
+  "$E2E_DIR/server.log" || e2e_fail "dave's login behind carol's short id was not refused"
+e2e_wait_exit dave 30
+[ "$E2E_RC" = 1 ] || e2e_fail "dave's client did not give up (exit $E2E_RC)"
 
 # A half-closed stranger: its request reaches nginx, nginx's answer comes back, FIN both
 # ways (counted as an orderly end).
+eof_before=$(counter_of bridge_closed_eof)
 ip netns exec "$NS_C" python3 - "$UL_S" "$E2E_PORT" <<'PY' || e2e_fail "half-closed stranger"
 import socket, sys
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
@@ -143,15 +156,26 @@ while True:
     data += b
 assert b'400' in data.split(b'\r\n')[0], data[:80]
 PY
-counter_at_least bridge_closed_eof 1
-# A hello dribbled one byte per 100 ms: bridged once the peek budget (1.5 s) is spent.
+counter_at_least bridge_closed_eof $((eof_before + 1))
+# A hello dribbled one byte per 100 ms: bridged once the peek budget (1.8 s) is spent —
+# the rest of it then reaches nginx, whose ServerHello (< 1000 bytes) comes back.
+dribble_before=$(counter_of reality_bridged_peek_timeout)
 ip netns exec "$NS_C" python3 - "$UL_S" "$E2E_PORT" "$h1" <<'PY' || e2e_fail "dribbled hello"
 import socket, sys, time
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
-for b in bytes.fromhex(sys.argv[3])[:30]:
+hello = bytes.fromhex(sys.argv[3])
+for b in hello[:30]:
     s.send(bytes([b])); time.sleep(0.1)
+s.sendall(hello[30:])
+head = b''
+while len(head) < 5:
+    b = s.recv(5 - len(head))
+    assert b, 'closed before an answer'
+    head += b
+n = int.from_bytes(head[3:5], 'big')
+assert head[0] == 0x16 and 0 < n < 1000, (head, n)
 PY
-counter_at_least reality_bridged_peek_timeout 1
+counter_at_least reality_bridged_peek_timeout $((dribble_before + 1))
 
 # A flood of 60 strangers that stall mid-record: at most 16 bridges at once, the rest
 # refused, and the real client still gets in (kicked, it reconnects).
