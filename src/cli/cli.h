@@ -5,7 +5,10 @@
 // in-process with string streams; main.cc only forwards argv and the std streams.
 #pragma once
 
+#include <sys/types.h>
+
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,9 @@ struct Context {
   std::istream& in;
   crypto::Rng& rng;
   int exit_code = 0;  // set by the command that ran
+  /// The effective uid the commands that need root check (set-service-user,
+  /// install-polkit); nullopt: geteuid(). Tests set it to reach the refusal as root.
+  std::optional<uid_t> euid{};
 };
 
 /// Exit codes: 0 success, 1 the command failed (bad config, refused input, I/O error),

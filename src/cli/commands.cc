@@ -18,6 +18,8 @@ void register_commands(CLI::App& app, Context& ctx) {
   register_usage(app, ctx);
   register_panel(app, ctx);
   register_file_steward(app, ctx);
+  register_set_service_user(app, ctx);
+  register_install_polkit(app, ctx);
 }
 
 }  // namespace qeli::cli

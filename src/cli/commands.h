@@ -24,5 +24,7 @@ void register_users(CLI::App& app, Context& ctx);
 void register_usage(CLI::App& app, Context& ctx);
 void register_panel(CLI::App& app, Context& ctx);
 void register_file_steward(CLI::App& app, Context& ctx);
+void register_set_service_user(CLI::App& app, Context& ctx);
+void register_install_polkit(CLI::App& app, Context& ctx);
 
 }  // namespace qeli::cli
