@@ -188,6 +188,11 @@ void read_routing(SectionReader& r, ProfileConfig& p) {
     r.warning(r.has("routing.ipv6.mode") ? "routing.ipv6.mode" : "routing.ipv6.ndp_proxy",
               "has no effect without pool.ipv6.cidr (the tunnel carries IPv4 only)");
   }
+  if (rt.ipv6_ndp_proxy != "off" && p.pool.ipv6 && rt.ipv6_mode != Ipv6Routing::kRoute) {
+    r.error("routing.ipv6.ndp_proxy",
+            "answers for the clients' own addresses, which nat66 hides behind the server's: "
+            "use routing.ipv6.mode = route, or ndp_proxy = off");
+  }
   rt.post_up = r.get_string("routing.post_up", "");
   rt.post_down = r.get_string("routing.post_down", "");
 }

@@ -156,7 +156,10 @@ struct RoutingConfig {
   /// connections from outside to the clients' addresses; false (`stateful`, the default)
   /// only what answers their own.
   bool ipv6_inbound_open = false;
-  /// `routing.ipv6.ndp_proxy`: only `off` is built (unbuilt.cc refuses the others).
+  /// `routing.ipv6.ndp_proxy` (`off|auto|required`): in route mode, answer the uplink's
+  /// Neighbor Solicitations for each client's address when pool.ipv6.cidr lies inside an
+  /// on-link prefix there (server/ndp_proxy_runtime.h); `required` refuses to start
+  /// without such an interface.
   std::string ipv6_ndp_proxy = "off";
 };
 

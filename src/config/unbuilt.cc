@@ -33,10 +33,6 @@ const std::array kRows{
     Row{{UnbuiltScope::kProfile, "tun.device_type", "tap", "",
          "TAP (layer-2) devices are not built yet; qeli carries IP packets over a TUN device"},
         [](const ProfileConfig& p) { return p.tun.device_type == DeviceType::kTap; }},
-    Row{{UnbuiltScope::kProfile, "routing.ipv6.ndp_proxy", "auto", "",
-         "NDP proxying is not built yet; route pool.ipv6.cidr to this server upstream "
-         "(routing.ipv6.mode = route) or masquerade it (nat66)"},
-        [](const ProfileConfig& p) { return p.routing.ipv6_ndp_proxy != "off"; }},
     Row{{UnbuiltScope::kProfile, "dhcp.enabled", "true", "",
          "the DHCP server is not built yet; clients get their address in the AUTH reply"},
         [](const ProfileConfig& p) { return p.dhcp.enabled; }},

@@ -137,6 +137,12 @@ Status<std::string> ProfileRuntime::start() {
         }
       }
     }
+    // An on-link pool (a VPS's /64): the upstream router solicits each client's address.
+    if (p.routing.ipv6_mode == config::Ipv6Routing::kRoute && p.routing.ipv6_ndp_proxy != "off") {
+      auto ndp = NdpProxyRuntime::start(p, *plan6, tun_->name());
+      if (!ndp.ok()) return fail("profile " + p.name + ": " + ndp.error());
+      ndp_proxy_ = std::move(*ndp);
+    }
   }
 
   // NAT to the internet: one nftables table of our own, replacing a stale one atomically;
@@ -224,6 +230,7 @@ Status<std::string> ProfileRuntime::start() {
   if (!subnet_routes.ok()) return fail("profile " + p.name + ": " + subnet_routes.error());
   subnet_routes_ = std::move(*subnet_routes);
   sessions_->set_subnets(subnet_claims_, subnet_routes_.get());
+  sessions_->set_address_observer(ndp_proxy_.get());
   admission_ = std::make_unique<Admission>(
       Admission::Setup{&profile_, auth_.require_client_key_proof, &guard_, &users_, sessions_.get(),
                        accounts_, &events_, &counters_});
@@ -293,6 +300,7 @@ void ProfileRuntime::stop() {
                            profile_hook_env(profile_, profile_.tun.name, bound_port_));
   }
   // Also after a start() that failed half-way: undo what it created.
+  if (ndp_proxy_) ndp_proxy_->stop();  // every session has ended: no entry is added again
   listener_.reset();
   dns_.reset();
   tun_.reset();  // closing every queue fd removes a non-persistent TUN

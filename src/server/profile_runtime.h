@@ -44,6 +44,7 @@
 #include "server/carrier_counters.h"
 #include "server/dns_service.h"
 #include "server/event_log.h"
+#include "server/ndp_proxy_runtime.h"
 #include "server/new_session_limiter.h"
 #include "server/profile_counters.h"
 #include "server/profile_events.h"
@@ -197,6 +198,8 @@ class ProfileRuntime : private UdpWorkerHost {
   /// The host routes of claimed `client_subnet`s; before sessions_, which calls it.
   std::unique_ptr<TunSubnetRoutes> subnet_routes_;
   SubnetClaims* subnet_claims_ = nullptr;
+  /// routing.ipv6.ndp_proxy's entries; before sessions_, which calls it.
+  std::unique_ptr<NdpProxyRuntime> ndp_proxy_;
   std::unique_ptr<SessionTable> sessions_;
   std::unique_ptr<Admission> admission_;   ///< with sessions_ (start())
   std::unique_ptr<TcpListener> listener_;  ///< TCP: bind.address first, then `listen`

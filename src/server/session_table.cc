@@ -21,11 +21,16 @@ SessionTable::SessionTable(IpPool pool, std::size_t max_clients,
     : pool_(std::move(pool)), max_clients_(max_clients), geometry_(geometry) {}
 
 void SessionTable::unroute_locked(const std::shared_ptr<Session>& s) {
+  bool was_routed = false;
   {
     std::unique_lock lock(routes_mu_);
     auto it = routes_.by_ip.find(s->tunnel_ip);
-    if (it != routes_.by_ip.end() && it->second == s) routes_.by_ip.erase(it);
+    if (it != routes_.by_ip.end() && it->second == s) {
+      routes_.by_ip.erase(it);
+      was_routed = true;
+    }
   }
+  if (was_routed && addresses_ != nullptr) addresses_->unrouted(s->tunnel_ip);
   (void)claims_->release(s.get());
 }
 
@@ -95,6 +100,7 @@ Result<std::shared_ptr<Session>, AdmissionError> SessionTable::admit(const Admis
     std::unique_lock rl(routes_mu_);
     routes_.by_ip[ip] = s;
   }
+  if (addresses_ != nullptr) addresses_->routed(ip);
   const SubnetClaims::Claimed took = claims_->claim(s, req.subnets, req.subnets6, host_routes_);
   s->subnets = took.v4;
   s->subnets6 = took.v6;

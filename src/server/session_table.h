@@ -55,6 +55,16 @@ struct SessionRoutes {
 };
 
 enum class AdmissionError { kPoolExhausted, kMaxClients, kBadStaticIp, kStopping };
+
+/// Told when a client address starts and stops being routed to a session (host order);
+/// called under the table's lock, in order, never per packet. The NDP proxy
+/// (server/ndp_proxy_runtime.h) answers for the IPv6 twin of each.
+class RoutedAddressObserver {
+ public:
+  virtual ~RoutedAddressObserver() = default;
+  virtual void routed(std::uint32_t ip) = 0;
+  virtual void unrouted(std::uint32_t ip) = 0;
+};
 const char* to_string(AdmissionError e);
 
 class SessionTable {
@@ -69,6 +79,9 @@ class SessionTable {
     host_routes_ = host;
   }
   const SubnetClaims& claims() const { return *claims_; }
+  /// Who hears of routed addresses (null, the default: nobody). Borrowed; set before the
+  /// first admit() and kept until the table is gone or stop_all() returned.
+  void set_address_observer(RoutedAddressObserver* o) { addresses_ = o; }
 
   /// Admits a session (see the header comment). The returned session is registered for
   /// routing at once. Superseded/evicted sessions are signalled to stop.
@@ -122,6 +135,7 @@ class SessionTable {
   SubnetClaims own_claims_;
   SubnetClaims* claims_ = &own_claims_;
   HostSubnetRoutes* host_routes_ = nullptr;
+  RoutedAddressObserver* addresses_ = nullptr;
   /// JOIN token (as bytes) → session; guarded by mu_.
   std::unordered_map<std::string, std::shared_ptr<Session>> by_token_;
 };

@@ -1,5 +1,7 @@
 #include "sys/route_table.h"
 
+#include "sys/nl_util.h"
+
 #include <linux/rtnetlink.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
@@ -14,60 +16,6 @@
 namespace qeli::sys {
 
 namespace {
-
-// Small owners for libnl objects (each has its own put/free function).
-struct AddrPut {
-  void operator()(nl_addr* a) const { nl_addr_put(a); }
-};
-struct RoutePut {
-  void operator()(rtnl_route* r) const { rtnl_route_put(r); }
-};
-struct LinkPut {
-  void operator()(rtnl_link* l) const { rtnl_link_put(l); }
-};
-struct CachePut {
-  void operator()(nl_cache* c) const { nl_cache_free(c); }
-};
-using AddrPtr = std::unique_ptr<nl_addr, AddrPut>;
-using RoutePtr = std::unique_ptr<rtnl_route, RoutePut>;
-using LinkPtr = std::unique_ptr<rtnl_link, LinkPut>;
-using CachePtr = std::unique_ptr<nl_cache, CachePut>;
-
-HostErrc errc_of(int nl_err) {
-  switch (-nl_err) {
-    case NLE_EXIST: return HostErrc::kExists;
-    case NLE_OBJ_NOTFOUND:
-    case NLE_NODEV: return HostErrc::kNotFound;
-    case NLE_PERM: return HostErrc::kPermission;
-    default: return HostErrc::kNetlink;
-  }
-}
-
-Unexpected<HostError> nl_fail(int nl_err, const std::string& what) {
-  return host_fail(errc_of(nl_err), what + ": " + nl_geterror(nl_err));
-}
-
-AddrPtr to_nl(const IpAddress& a, unsigned prefix_len) {
-  AddrPtr p(nl_addr_build(a.af(), a.bytes.data(), a.size()));
-  if (p) nl_addr_set_prefixlen(p.get(), static_cast<int>(prefix_len));
-  return p;
-}
-
-std::optional<IpAddress> from_nl(nl_addr* a) {
-  if (a == nullptr) return std::nullopt;
-  IpAddress r;
-  const int fam = nl_addr_get_family(a);
-  const unsigned len = nl_addr_get_len(a);
-  if (fam == AF_INET && len == 4) {
-    r.family = IpFamily::kV4;
-  } else if (fam == AF_INET6 && len == 16) {
-    r.family = IpFamily::kV6;
-  } else {
-    return std::nullopt;
-  }
-  std::memcpy(r.bytes.data(), nl_addr_get_binary_addr(a), len);
-  return r;
-}
 
 std::uint8_t rtn_of(RouteType t) {
   switch (t) {
@@ -115,13 +63,9 @@ RouteTable::~RouteTable() {
 }
 
 HostResult<RouteTable> RouteTable::open() {
-  nl_sock* sk = nl_socket_alloc();
-  if (sk == nullptr) return host_fail(HostErrc::kNetlink, "nl_socket_alloc failed");
-  if (const int err = nl_connect(sk, NETLINK_ROUTE); err < 0) {
-    nl_socket_free(sk);
-    return nl_fail(err, "connect NETLINK_ROUTE");
-  }
-  return RouteTable(sk);
+  auto sk = open_route_socket();
+  if (!sk.ok()) return fail(sk.error());
+  return RouteTable(*sk);
 }
 
 HostResult<int> RouteTable::ifindex(const std::string& dev) {

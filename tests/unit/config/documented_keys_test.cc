@@ -132,7 +132,7 @@ const std::vector<Entry> kEntries = {
     {Scope::kProfile, "routing.nat.interface", "e2e/server_policy.sh"},
     {Scope::kProfile, "routing.ipv6.mode", "e2e/ipv6_inside.sh"},
     {Scope::kProfile, "routing.ipv6.inbound", "e2e/ipv6_inside.sh"},
-    {Scope::kProfile, "routing.ipv6.ndp_proxy", "refused"},
+    {Scope::kProfile, "routing.ipv6.ndp_proxy", "e2e/ipv6_ndp_proxy.sh"},
     {Scope::kProfile, "route", "e2e/user_management.sh"},
     {Scope::kProfile, "routing.post_up", "e2e/hooks.sh"},
     {Scope::kProfile, "routing.post_down", "e2e/hooks.sh"},

@@ -179,7 +179,12 @@ TEST_F(ServerConfigTest, per_profile_rules_table) {
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = route", nullptr},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.mode = nat64", "routing.ipv6.mode"},
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = maybe", "routing.ipv6.ndp_proxy"},
+      // NDP proxying answers for the clients' own addresses: route mode only (nat66,
+      // the default, hides them).
       {"pool.ipv6.cidr = fd00:9::/64\nrouting.ipv6.ndp_proxy = auto", "routing.ipv6.ndp_proxy"},
+      {"pool.ipv6.cidr = 2001:db8:9::/64\nrouting.ipv6.mode = route\nrouting.ipv6.ndp_proxy = "
+       "required",
+       nullptr},
       // dns.listen_ipv6: an address of pool.ipv6.cidr (or auto) for the running proxy.
       {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = fd00:9::1", nullptr},
       {"pool.ipv6.cidr = fd00:9::/64\ndns.enabled = true\ndns.listen_ipv6 = AUTO", nullptr},

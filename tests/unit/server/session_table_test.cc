@@ -104,6 +104,32 @@ TEST(SessionTable, EndedSessionsCarryTheirReason) {
   EXPECT_EQ((*carol)->close_reason(), wire::CloseReason::kShutdown);
 }
 
+// What the NDP proxy hears: each address while it routes to a session, in order, and
+// nothing for a late removal of a superseded session (its address belongs to the new one).
+struct Recorder final : RoutedAddressObserver {
+  std::vector<std::string> log;
+  void routed(std::uint32_t ip) override { log.push_back("+" + std::to_string(ip - kNet)); }
+  void unrouted(std::uint32_t ip) override { log.push_back("-" + std::to_string(ip - kNet)); }
+};
+
+TEST(SessionTable, TheAddressObserverFollowsTheRoutes) {
+  auto t = make_table();
+  Recorder rec;
+  t.set_address_observer(&rec);
+  auto a1 = t.admit(device("alice", "01"));
+  auto b = t.admit(device("bob", "01"));
+  ASSERT_TRUE(a1.ok() && b.ok());
+  const auto ia = std::to_string((*a1)->tunnel_ip - kNet);
+  const auto ib = std::to_string((*b)->tunnel_ip - kNet);
+  auto a2 = t.admit(device("alice", "01"));  // supersedes a1 on the same address
+  ASSERT_TRUE(a2.ok());
+  t.remove(*a1);  // the old connection ends late: no change
+  t.remove(*b);
+  t.remove(*a2);
+  EXPECT_EQ(rec.log,
+            (std::vector<std::string>{"+" + ia, "+" + ib, "-" + ia, "+" + ia, "-" + ib, "-" + ia}));
+}
+
 TEST(SessionTable, MaxSessionsEvictionIsNotASupersede) {
   auto t = make_table();
   auto r1 = device("dave", "01");
