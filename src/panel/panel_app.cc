@@ -22,6 +22,7 @@
 #include "panel/lang_choice.h"
 #include "panel/login_state.h"
 #include "panel/pages.h"
+#include "panel/session_pages.h"
 #include "panel/traffic_history.h"
 #include "server/source_key.h"
 
@@ -671,15 +672,37 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
     if (!events) return server_unavailable(s_.base_path, error, c.lang);
-    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample()) +
-              day_chart(l, nullptr);
+    const auto rates = rates_.observe(*sessions, clock_.steady_now());
+    content = dashboard_content(pc, *stats, *sessions, rates, *events) +
+              host_content(l, host_.sample()) + day_chart(l, nullptr);
   } else if (c.path == "/sessions") {
     frame.title = tr(l, "Live sessions");
     frame.active = NavItem::kSessions;
     frame.refresh_secs = 10;
     auto sessions = ask(server_, control::ListSessions{}, error);
     if (!sessions) return server_unavailable(s_.base_path, error, c.lang);
-    content = sessions_content(pc, *sessions);
+    content = sessions_content(pc, *sessions, rates_.observe(*sessions, clock_.steady_now()));
+  } else if (c.path == "/sessions/view") {
+    // One session: its packets, drops and rates (every session is sampled, as on the list).
+    auto sessions = ask(server_, control::ListSessions{}, error);
+    if (!sessions) return server_unavailable(s_.base_path, error, c.lang);
+    const auto rates = rates_.observe(*sessions, clock_.steady_now());
+    const auto id = parse_u64(query.get("id"));
+    const std::string_view profile = query.get("profile");
+    std::size_t at = 0;
+    while (at < sessions->clients.size() &&
+           !(id && sessions->clients[at].id == *id && sessions->clients[at].profile == profile)) {
+      ++at;
+    }
+    if (at == sessions->clients.size()) {
+      return refused_page(c, 404, tr(l, "No such session: it has ended, or never was."));
+    }
+    const auto& x = sessions->clients[at];
+    frame.title =
+        tr_text(l, "Session {id} of {user}", {{"id", std::to_string(x.id)}, {"user", x.username}});
+    frame.active = NavItem::kSessions;
+    frame.refresh_secs = 10;
+    content = session_content(pc, x, rates[at]);
   } else if (auto users = users_page(c, pc)) {
     return std::move(*users);
   } else if (auto tokens = tokens_page(c, pc)) {

@@ -48,6 +48,7 @@
 #include "panel/html.h"
 #include "panel/http_message.h"
 #include "panel/i18n.h"
+#include "panel/session_rates.h"
 #include "server/auth_guard.h"
 #include "sys/host_load.h"
 
@@ -238,6 +239,7 @@ class PanelApp {
   AuditLog* audit_ = nullptr;
   std::string tokens_off_;
   sys::HostSampler host_;  ///< the dashboard's and GET /api/v1/host's figures
+  SessionRates rates_;     ///< the live sessions' rates, from the pages' samples
   Bytes totp_key_;         ///< decoded totp_secret; empty = no second factor
   std::mutex totp_mu_;
   std::uint64_t totp_last_step_ = 0;        ///< the newest step a code was accepted for

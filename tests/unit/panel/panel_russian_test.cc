@@ -143,9 +143,10 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
   ASSERT_EQ(post("/admins/create", "name=watcher&role=read-only").status, 200);
   missing_translations();  // those pages were English
   for (const std::string path :
-       {"/", "/sessions", "/users", "/users/view?name=alice", "/users/edit?user=alice", "/blocked",
-        "/events", "/config", "/config/version?id=v1", "/tokens", "/audit", "/admins", "/account",
-        "/webhooks", "/logs", "/users/view?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E"}) {
+       {"/", "/sessions", "/sessions/view?profile=main&id=42", "/users", "/users/view?name=alice",
+        "/users/edit?user=alice", "/blocked", "/events", "/config", "/config/version?id=v1",
+        "/tokens", "/audit", "/admins", "/account", "/webhooks", "/logs",
+        "/users/view?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E"}) {
     auto r = get_ru(path);
     ASSERT_EQ(r.status, 200) << path;
     if (path == "/logs") {
