@@ -252,6 +252,16 @@ constexpr Translation kRussian[] = {
     {"Saved; the server reloaded the config.", "Сохранено; сервер перезагрузил конфигурацию."},
     {"Restored that version; the server reloaded the config.",
      "Эта версия восстановлена; сервер перезагрузил конфигурацию."},
+    {"Nothing to save: the text is the file's already.",
+     "Сохранять нечего: в файле уже этот текст."},
+    {"Saved, but the server refused to reload it and keeps running the previous "
+     "configuration: {error}",
+     "Сохранено, но сервер отказался перезагрузить конфигурацию и работает с прежней: {error}"},
+    {"Restored, but the server refused to reload it and keeps running the previous "
+     "configuration: {error}",
+     "Восстановлено, но сервер отказался перезагрузить конфигурацию и работает с прежней: "
+     "{error}"},
+    {"no reason given", "причина не указана"},
 
     // Users and devices.
     {"New user", "Новый пользователь"},

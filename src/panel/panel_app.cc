@@ -144,6 +144,7 @@ std::string done_message(const FormFields& q, Lang l) {
       {"password-weak",
        "Not changed: the new password needs 12..256 characters, typed the same twice."},
       {"saved", "Saved; the server reloaded the config."},
+      {"unchanged", "Nothing to save: the text is the file's already."},
       {"restored", "Restored that version; the server reloaded the config."}};
   for (const auto& m : kDone) {
     if (what == m.done) return tr_count(l, m.sentence, count);
@@ -783,7 +784,7 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
     }
     spdlog::info("panel: admin '{}' restored config version {} from {}", c.admin, loggable(id),
                  c.ip);
-    return redirect(s_.base_path + "/config?done=restored");
+    return after_save(c, *saved, current->path, version->text, true);
   }
   ConfigEditor e{
       current->path, lf_only(form.get("text")), std::string(form.get("base")), {}, false, ""};
@@ -804,7 +805,34 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
   }
   spdlog::info("panel: admin '{}' saved the config from {} (previous version {})", c.admin, c.ip,
                saved->history_id);
-  return redirect(s_.base_path + "/config?done=saved");
+  return after_save(c, *saved, current->path, e.text, false);
+}
+
+HttpResponse PanelApp::after_save(Ctx& c, const control::ConfigSaved& saved,
+                                  const std::string& path, const std::string& text, bool restore) {
+  if (saved.history_id.empty()) return redirect(s_.base_path + "/config?done=unchanged");
+  if (saved.reloaded) {
+    return redirect(s_.base_path + (restore ? "/config?done=restored" : "/config?done=saved"));
+  }
+  // Saved, but the server keeps running the previous config: say so with its reason on
+  // the editor (the reason is the server's text, which a redirect's fixed sentences
+  // cannot carry), over the file as it is now.
+  spdlog::warn("panel: the config {} by admin '{}' is saved but the server refused to reload: {}",
+               restore ? "restored" : "saved", c.admin, saved.reload_error);
+  const std::string why =
+      saved.reload_error.empty() ? tr(c.lang, "no reason given") : saved.reload_error;
+  ConfigEditor e{path,
+                 text,
+                 saved.sha256,
+                 saved.findings,
+                 false,
+                 tr_text(c.lang,
+                         restore ? "Restored, but the server refused to reload it and keeps "
+                                   "running the previous configuration: {error}"
+                                 : "Saved, but the server refused to reload it and keeps running "
+                                   "the previous configuration: {error}",
+                         {{"error", why}})};
+  return config_page(c, std::move(e), 200);
 }
 
 HttpResponse PanelApp::action(Ctx& c) {

@@ -161,6 +161,11 @@ class PanelApp {
   HttpResponse api(Ctx& c);
   HttpResponse config_action(Ctx& c, const FormFields& form);
   HttpResponse config_page(Ctx& c, ConfigEditor editor, int status);
+  /// The answer to a config save or restore the server took: back to the editor with
+  /// what happened — unchanged, saved and reloaded, or saved while the reload was refused
+  /// (the server's reason, on the editor over the saved `text`).
+  HttpResponse after_save(Ctx& c, const control::ConfigSaved& saved, const std::string& path,
+                          const std::string& text, bool restore);
   // Users and devices (panel_users.cc): nullopt = not one of theirs.
   std::optional<HttpResponse> users_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> users_action(Ctx& c, const FormFields& form);

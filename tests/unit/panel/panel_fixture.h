@@ -132,7 +132,7 @@ class FakeServer : public control::ControlService {
             if (!save_error.empty()) {
               return fail(control::ControlError{control::ErrorCode::kConflict, save_error});
             }
-            return control::Response{control::ConfigSaved{"new", "v1", true, {}}};
+            return control::Response{saved};
           } else if constexpr (std::is_same_v<T, control::AddUser>) {
             if (r.username == "alice") {
               return fail(control::ControlError{control::ErrorCode::kConflict, "exists"});
@@ -208,7 +208,9 @@ class FakeServer : public control::ControlService {
                              std::string("# note ") + kEvil + "\n[profile:p]\nobf.mode = plain\n",
                              std::string(64, 'a')};
   control::ValidationResult validation{true, {}, 0};
-  std::string save_error;           ///< non-empty: SaveConfig fails (a stale base)
+  std::string save_error;  ///< non-empty: SaveConfig fails (a stale base)
+  /// SaveConfig's answer otherwise: saved and reloaded, unless a test says not.
+  control::ConfigSaved saved{std::string(64, 'b'), "v1", true, {}, ""};
   control::WebhookLog webhook_log;  ///< GetWebhookLog's answer (off by default)
   control::LogLines logs{2,
                          {{1, 1'700'000'000'000, "info", "server started"},

@@ -167,7 +167,7 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
         "user-added",       "user-removed&n=2", "user-edited&n=5", "revoked&n=1",
         "token-revoked",    "admin-removed",    "admin-role",      "admin-logged-out",
         "admin-totp-reset", "password-wrong",   "password-weak",   "saved",
-        "restored"}) {
+        "restored",         "unchanged"}) {
     expect_russian(get_ru("/sessions?done=" + done), done);
   }
   EXPECT_TRUE(contains(get_ru("/sessions?done=kicked&n=3").body, "Завершено 3 сеанса."));
