@@ -22,6 +22,7 @@
 #include "panel/lang_choice.h"
 #include "panel/login_state.h"
 #include "panel/pages.h"
+#include "panel/post_routes.h"
 #include "panel/session_pages.h"
 #include "panel/traffic_history.h"
 #include "server/source_key.h"
@@ -572,6 +573,12 @@ HttpResponse PanelApp::route(Ctx& c) {
     return refused_page(c, 403,
                         tr_html(c.lang, "Your role, {role}, cannot do this ({need} can).",
                                 {{"role", role_name(c.role)}, {"need", role_name(need)}}));
+  }
+  // Every POST route is in one table (panel/post_routes.h): a path it lacks is no route,
+  // whatever handler might match it.
+  if (!get && !is_post_route(c.path)) {
+    audit(c, 404);
+    return is_api ? problem(404, "Not Found") : refused_page(c, 404, tr(c.lang, "No such page."));
   }
   if (!get && c.path == "/logout") {
     auto r = logout(c);
