@@ -213,6 +213,10 @@ struct ConfigSaved {
   std::string history_id;  ///< the version saved before this one ("" if it was new)
   bool reloaded = false;
   std::vector<ConfigFinding> findings;  ///< warnings that remained
+  /// Saved but not reloaded: why the server refused the reload (its first error finding;
+  /// it keeps running the previous configuration). Empty when it reloaded, or when the
+  /// text was the file's already (history_id empty: nothing to reload).
+  std::string reload_error;
 };
 struct ConfigVersionInfo {
   std::string id;  ///< "20261201T223500Z-<8 hex>"

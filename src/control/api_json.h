@@ -65,7 +65,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigText, path, text, sha256)
 // (encode_reply), and a refused config must not read as a refused request.
 void to_json(nlohmann::json& j, const ValidationResult& v);
 void from_json(const nlohmann::json& j, ValidationResult& v);
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigSaved, sha256, history_id, reloaded, findings)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigSaved, sha256, history_id, reloaded, findings,
+                                                reload_error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigVersionInfo, id, unix_secs, actor, sha256,
                                                 size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConfigHistory, versions)

@@ -8,34 +8,13 @@
 #include "base/human_units.h"
 #include "panel/form.h"
 #include "panel/html.h"
+#include "panel/session_pages.h"
 #include "panel/traffic_history.h"
 
 namespace qeli::panel {
 namespace {
 
 std::string message_box(const PageContext& c) { return message_paragraph(c.message); }
-
-std::string session_rows(const PageContext& c, const control::SessionList& sessions) {
-  const Lang l = c.lang;
-  if (sessions.clients.empty()) return "<p class=\"muted\">" + tr(l, "No live sessions.") + "</p>";
-  std::string s = "<table>" + th_row(l, {"User", "Device", "Profile", "Tunnel address", "Peer",
-                                         "Connected", "#Received", "#Sent", "Client", ""});
-  for (const auto& x : sessions.clients) {
-    std::string addr = x.tunnel_ip;
-    if (!x.tunnel_ip6.empty()) addr += " " + x.tunnel_ip6;
-    s += "<tr>" + td(x.username) + td(x.device) + td(x.profile) + td(addr) + td(x.peer) +
-         td(human_duration(x.connected_secs)) +
-         td_num(human_bytes(static_cast<double>(x.rx_bytes))) +
-         td_num(human_bytes(static_cast<double>(x.tx_bytes))) +
-         td(x.client_platform.empty() ? x.client_version
-                                      : x.client_version + " (" + x.client_platform + ")") +
-         "<td>" +
-         post_button(c.base, "/sessions/kick", c.csrf, tr(l, "Kick"),
-                     {{"user", x.username}, {"id", std::to_string(x.id)}}, true) +
-         "</td></tr>";
-  }
-  return s + "</table>";
-}
 
 std::string event_rows(Lang l, const control::EventList& events, std::size_t last_n) {
   if (events.events.empty()) return "<p class=\"muted\">" + tr(l, "No events yet.") + "</p>";
@@ -78,6 +57,7 @@ std::string login_content(Lang l, const std::string& base, const std::string& er
 
 std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
                               const control::SessionList& sessions,
+                              const std::vector<std::optional<SessionRate>>& rates,
                               const control::EventList& events) {
   std::string s = message_box(c);
   std::uint64_t live = 0;
@@ -113,7 +93,7 @@ std::string dashboard_content(const PageContext& c, const control::StatsSnapshot
     }
     s += "</tr>";
   }
-  s += "</table><h2>" + tr(l, "Live sessions") + "</h2>" + session_rows(c, sessions);
+  s += "</table><h2>" + tr(l, "Live sessions") + "</h2>" + session_table(c, sessions, rates);
   s += "<h2>" + tr(l, "Recent events") + "</h2>" + event_rows(l, events, 15);
   return s;
 }
@@ -144,10 +124,6 @@ std::string host_content(Lang l, const sys::HostLoad& h) {
          card(tr_count(l, "CPU busy ({n} CPUs, since the last view)", h.cpus), cpu) +
          card(tr(l, "load 1 / 5 / 15 min"), load) + card(tr(l, "memory in use"), mem) +
          "</section>";
-}
-
-std::string sessions_content(const PageContext& c, const control::SessionList& sessions) {
-  return message_box(c) + session_rows(c, sessions);
 }
 
 std::string users_content(const PageContext& c, const control::UserList& users,

@@ -4,10 +4,13 @@
 // POST forms that carry the session's CSRF token.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "control/api.h"
 #include "panel/i18n.h"
+#include "panel/session_rates.h"
 #include "sys/host_load.h"
 
 namespace qeli::panel {
@@ -27,12 +30,13 @@ std::string_view user_state(const control::UserInfo& u);
 /// when only some further admins do, the others leave it empty).
 std::string login_content(Lang lang, const std::string& base, const std::string& error,
                           bool totp = false, bool totp_required = true);
+/// The dashboard; the live sessions with their `rates` (panel/session_pages.h).
 std::string dashboard_content(const PageContext& c, const control::StatsSnapshot& stats,
                               const control::SessionList& sessions,
+                              const std::vector<std::optional<SessionRate>>& rates,
                               const control::EventList& events);
 /// The dashboard's host cards: CPU busy share, load averages, memory in use.
 std::string host_content(Lang lang, const sys::HostLoad& host);
-std::string sessions_content(const PageContext& c, const control::SessionList& sessions);
 std::string users_content(const PageContext& c, const control::UserList& users,
                           const control::UsageList& usage);
 std::string blocked_content(const PageContext& c, const control::BlockedList& blocked);

@@ -22,6 +22,8 @@
 #include "panel/lang_choice.h"
 #include "panel/login_state.h"
 #include "panel/pages.h"
+#include "panel/post_routes.h"
+#include "panel/session_pages.h"
 #include "panel/traffic_history.h"
 #include "server/source_key.h"
 
@@ -143,6 +145,7 @@ std::string done_message(const FormFields& q, Lang l) {
       {"password-weak",
        "Not changed: the new password needs 12..256 characters, typed the same twice."},
       {"saved", "Saved; the server reloaded the config."},
+      {"unchanged", "Nothing to save: the text is the file's already."},
       {"restored", "Restored that version; the server reloaded the config."}};
   for (const auto& m : kDone) {
     if (what == m.done) return tr_count(l, m.sentence, count);
@@ -571,6 +574,12 @@ HttpResponse PanelApp::route(Ctx& c) {
                         tr_html(c.lang, "Your role, {role}, cannot do this ({need} can).",
                                 {{"role", role_name(c.role)}, {"need", role_name(need)}}));
   }
+  // Every POST route is in one table (panel/post_routes.h): a path it lacks is no route,
+  // whatever handler might match it.
+  if (!get && !is_post_route(c.path)) {
+    audit(c, 404);
+    return is_api ? problem(404, "Not Found") : refused_page(c, 404, tr(c.lang, "No such page."));
+  }
   if (!get && c.path == "/logout") {
     auto r = logout(c);
     audit(c, r.status);
@@ -671,15 +680,37 @@ HttpResponse PanelApp::page(Ctx& c) {
     auto sessions = stats ? ask(server_, control::ListSessions{}, error) : std::nullopt;
     auto events = sessions ? ask(server_, control::GetEvents{0, 1000}, error) : std::nullopt;
     if (!events) return server_unavailable(s_.base_path, error, c.lang);
-    content = dashboard_content(pc, *stats, *sessions, *events) + host_content(l, host_.sample()) +
-              day_chart(l, nullptr);
+    const auto rates = rates_.observe(*sessions, clock_.steady_now());
+    content = dashboard_content(pc, *stats, *sessions, rates, *events) +
+              host_content(l, host_.sample()) + day_chart(l, nullptr);
   } else if (c.path == "/sessions") {
     frame.title = tr(l, "Live sessions");
     frame.active = NavItem::kSessions;
     frame.refresh_secs = 10;
     auto sessions = ask(server_, control::ListSessions{}, error);
     if (!sessions) return server_unavailable(s_.base_path, error, c.lang);
-    content = sessions_content(pc, *sessions);
+    content = sessions_content(pc, *sessions, rates_.observe(*sessions, clock_.steady_now()));
+  } else if (c.path == "/sessions/view") {
+    // One session: its packets, drops and rates (every session is sampled, as on the list).
+    auto sessions = ask(server_, control::ListSessions{}, error);
+    if (!sessions) return server_unavailable(s_.base_path, error, c.lang);
+    const auto rates = rates_.observe(*sessions, clock_.steady_now());
+    const auto id = parse_u64(query.get("id"));
+    const std::string_view profile = query.get("profile");
+    std::size_t at = 0;
+    while (at < sessions->clients.size() &&
+           !(id && sessions->clients[at].id == *id && sessions->clients[at].profile == profile)) {
+      ++at;
+    }
+    if (at == sessions->clients.size()) {
+      return refused_page(c, 404, tr(l, "No such session: it has ended, or never was."));
+    }
+    const auto& x = sessions->clients[at];
+    frame.title =
+        tr_text(l, "Session {id} of {user}", {{"id", std::to_string(x.id)}, {"user", x.username}});
+    frame.active = NavItem::kSessions;
+    frame.refresh_secs = 10;
+    content = session_content(pc, x, rates[at]);
   } else if (auto users = users_page(c, pc)) {
     return std::move(*users);
   } else if (auto tokens = tokens_page(c, pc)) {
@@ -760,7 +791,7 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
     }
     spdlog::info("panel: admin '{}' restored config version {} from {}", c.admin, loggable(id),
                  c.ip);
-    return redirect(s_.base_path + "/config?done=restored");
+    return after_save(c, *saved, current->path, version->text, true);
   }
   ConfigEditor e{
       current->path, lf_only(form.get("text")), std::string(form.get("base")), {}, false, ""};
@@ -781,7 +812,34 @@ HttpResponse PanelApp::config_action(Ctx& c, const FormFields& form) {
   }
   spdlog::info("panel: admin '{}' saved the config from {} (previous version {})", c.admin, c.ip,
                saved->history_id);
-  return redirect(s_.base_path + "/config?done=saved");
+  return after_save(c, *saved, current->path, e.text, false);
+}
+
+HttpResponse PanelApp::after_save(Ctx& c, const control::ConfigSaved& saved,
+                                  const std::string& path, const std::string& text, bool restore) {
+  if (saved.history_id.empty()) return redirect(s_.base_path + "/config?done=unchanged");
+  if (saved.reloaded) {
+    return redirect(s_.base_path + (restore ? "/config?done=restored" : "/config?done=saved"));
+  }
+  // Saved, but the server keeps running the previous config: say so with its reason on
+  // the editor (the reason is the server's text, which a redirect's fixed sentences
+  // cannot carry), over the file as it is now.
+  spdlog::warn("panel: the config {} by admin '{}' is saved but the server refused to reload: {}",
+               restore ? "restored" : "saved", c.admin, saved.reload_error);
+  const std::string why =
+      saved.reload_error.empty() ? tr(c.lang, "no reason given") : saved.reload_error;
+  ConfigEditor e{path,
+                 text,
+                 saved.sha256,
+                 saved.findings,
+                 false,
+                 tr_text(c.lang,
+                         restore ? "Restored, but the server refused to reload it and keeps "
+                                   "running the previous configuration: {error}"
+                                 : "Saved, but the server refused to reload it and keeps running "
+                                   "the previous configuration: {error}",
+                         {{"error", why}})};
+  return config_page(c, std::move(e), 200);
 }
 
 HttpResponse PanelApp::action(Ctx& c) {

@@ -48,6 +48,7 @@
 #include "panel/html.h"
 #include "panel/http_message.h"
 #include "panel/i18n.h"
+#include "panel/session_rates.h"
 #include "server/auth_guard.h"
 #include "sys/host_load.h"
 
@@ -160,6 +161,11 @@ class PanelApp {
   HttpResponse api(Ctx& c);
   HttpResponse config_action(Ctx& c, const FormFields& form);
   HttpResponse config_page(Ctx& c, ConfigEditor editor, int status);
+  /// The answer to a config save or restore the server took: back to the editor with
+  /// what happened — unchanged, saved and reloaded, or saved while the reload was refused
+  /// (the server's reason, on the editor over the saved `text`).
+  HttpResponse after_save(Ctx& c, const control::ConfigSaved& saved, const std::string& path,
+                          const std::string& text, bool restore);
   // Users and devices (panel_users.cc): nullopt = not one of theirs.
   std::optional<HttpResponse> users_page(Ctx& c, const PageContext& pc);
   std::optional<HttpResponse> users_action(Ctx& c, const FormFields& form);
@@ -238,6 +244,7 @@ class PanelApp {
   AuditLog* audit_ = nullptr;
   std::string tokens_off_;
   sys::HostSampler host_;  ///< the dashboard's and GET /api/v1/host's figures
+  SessionRates rates_;     ///< the live sessions' rates, from the pages' samples
   Bytes totp_key_;         ///< decoded totp_secret; empty = no second factor
   std::mutex totp_mu_;
   std::uint64_t totp_last_step_ = 0;        ///< the newest step a code was accepted for

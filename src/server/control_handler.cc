@@ -377,6 +377,15 @@ Reply user_admin(const ControlTargets& t, const control::Request& request,
               "device " + shown(r.id) + " of user '" + shown(r.username) + "' revoked");
 }
 
+// Why a reload was refused: its first finding that is not a warning, as check-config
+// prints it.
+std::string first_error(const std::vector<control::ConfigFinding>& findings) {
+  for (const auto& f : findings) {
+    if (f.severity != "warning") return f.text;
+  }
+  return "the server keeps its running configuration";
+}
+
 Reply no_config() {
   return refuse(ErrorCode::kUnavailable, "this server was started without a config store");
 }
@@ -458,7 +467,9 @@ Reply ControlHandler::handle(const control::Request& request, const control::Cal
           if (!saved->history_id.empty()) {
             note(t, "config.changed", "",
                  r.actor.empty() ? "uid " + std::to_string(caller.uid) : r.actor);
-            saved->reloaded = t.reload().ok;
+            const auto reload = t.reload();
+            saved->reloaded = reload.ok;
+            if (!reload.ok) saved->reload_error = first_error(reload.findings);
           }
           return Response{std::move(*saved)};
         } else if constexpr (std::is_same_v<R, ListConfigHistory>) {

@@ -132,10 +132,17 @@ done
 # A live session on the pages; markup in a note is text.
 e2e_start_client alice "$NS_C" "$dir" "$link"
 e2e_wait_tunnel 15 "$NS_C" >/dev/null || e2e_fail "alice got no tunnel"
-e2e_wait_for 10 sh -c "ip netns exec $NS_S curl -s -b '$jar' $PANEL/sessions | grep -q '<td>alice</td>'" ||
+# Each session's user links to the session's own page.
+alice_row='/sessions/view?profile=e2e&amp;id=[0-9]*">alice</a></td>'
+e2e_wait_for 10 sh -c "ip netns exec $NS_S curl -s -b '$jar' $PANEL/sessions | grep -q '$alice_row'" ||
   e2e_fail "alice's session is not on the sessions page"
 expect 200 dash -b "$jar" "$PANEL/"
-grep -q '<td>alice</td>' "$E2E_DIR/dash.b" || e2e_fail "alice not on the dashboard"
+grep -q "$alice_row" "$E2E_DIR/dash.b" || e2e_fail "alice not on the dashboard"
+session_page=$(grep -o '/sessions/view?profile=e2e&amp;id=[0-9]*' "$E2E_DIR/dash.b" | head -1 | sed 's/&amp;/\&/')
+expect 200 session -b "$jar" "$PANEL$session_page"
+grep -q '<h1>Session [0-9]* of alice</h1>' "$E2E_DIR/session.b" &&
+  grep -q '<code>drop_policy</code>' "$E2E_DIR/session.b" ||
+  e2e_fail "alice's session page lacks its title or its drop reasons"
 grep -q '<td>e2e</td>' "$E2E_DIR/dash.b" || e2e_fail "profile e2e not on the dashboard"
 grep -q '<svg class="chart"' "$E2E_DIR/dash.b" || e2e_fail "no traffic chart on the dashboard"
 # The pages in Russian for a browser that prefers it (the dashboard's nav word "Обзор"),

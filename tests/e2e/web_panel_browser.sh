@@ -14,7 +14,14 @@
 #     kicked (the client reconnects), then the device is revoked: the session ends and the
 #     same link is refused afterwards ("unknown or revoked device"); the users file holds a
 #     hash of the credential and never the credential;
-#   * the config editor validates and saves a >8 KiB file (multipart), the server reloads;
+#   * carol's session has its own page (packets, drop reasons, counters; a rate on the
+#     second view);
+#   * the config editor validates and saves a >8 KiB file (multipart) that adds an inline
+#     user, dave; the page says the server reloaded, and it did: the control API lists dave
+#     (which only a reload of the saved file can bring), and the server logged the reload
+#     between the last earlier action's and the panel's save line;
+#   * a screenshot of every other page: lockouts, events, logs, audit, API tokens,
+#     webhooks, the admin's account, carol's edit form, the saved config version;
 #   * "Log out" is back on the login page and / redirects to /login again.
 # A PNG of every page visited goes to $E2E_DIR/screens/ and to
 # ${E2E_ARTEFACTS:-/tmp/qeli-e2e-artefacts}/web_panel_browser/ (kept after the run, with
@@ -54,6 +61,14 @@ chmod 600 "$E2E_DIR/panel.pass"
 # Past httplib's 8 KiB cap on urlencoded forms: the editor must save it all the same.
 for i in $(seq 1 250); do echo "# padding line $i of a config file that is larger than 8 KiB" >>"$dir/server.conf"; done
 "$QELI" check-config "$dir/server.conf" >/dev/null || e2e_fail "check-config refused [web]"
+# What the browser's config edit appends: dave, a user defined inline, with a password
+# hash made by add-client in a scratch config (the real one must not have him yet).
+e2e_server_conf "$E2E_DIR/scratch" plain
+echo dave-pass-1 | "$QELI" add-client dave --password-stdin -c "$E2E_DIR/scratch/server.conf" \
+  >/dev/null || e2e_fail "add-client dave (scratch) failed"
+dave_hash=$(sed -n 's/^password_hash = //p' "$E2E_DIR/scratch/users.conf")
+[ -n "$dave_hash" ] || e2e_fail "no password hash for dave in the scratch users file"
+printf '[user:dave]\npassword_hash = %s\n' "$dave_hash" >"$E2E_DIR/config_append.txt"
 
 e2e_start_server server "$dir"
 e2e_wait_for 10 ip netns exec "$NS_S" sh -c "ss -ltn | grep -q '127.0.0.1:8080 '" ||
@@ -73,7 +88,7 @@ link_file="$E2E_DIR/carol.link"
 ip netns exec "$NS_S" timeout -k 5 150 "$PY" "$TOOLS/panel_browser.py" \
   --url http://127.0.0.1:8080 --username boss --password-file "$E2E_DIR/panel.pass" \
   --user alice --new-user carol --link-host "$UL_S:$E2E_PORT" --link-out "$link_file" \
-  --screens "$E2E_DIR/screens" --artefacts "$ART" \
+  --screens "$E2E_DIR/screens" --artefacts "$ART" --config-append "$E2E_DIR/config_append.txt" \
   --user-data-dir "$E2E_DIR/chromium-profile" --driver-log "$E2E_DIR/chromedriver.txt" \
   >"$E2E_DIR/panel_browser.log" 2>&1 &
 browser=$!
@@ -116,7 +131,23 @@ grep -q "panel: admin 'boss' disabled user 'alice' from 127.0.0.1" "$E2E_DIR/ser
 grep -q "panel: admin 'boss' saved the config from 127.0.0.1" "$E2E_DIR/server.log" ||
   e2e_fail "the config save from the browser is not in the server log"
 grep -q '^# padding line 250 ' "$dir/server.conf" || e2e_fail "the saved config lost its end"
+grep -q '^\[user:dave\]$' "$dir/server.conf" || e2e_fail "the browser's inline user is not in the file"
+# The reload really happened: the server lists dave now (only the saved file has him)...
+python3 "$TOOLS/control_call.py" "$dir/control.sock" '{"cmd": "list-users"}' \
+  >"$E2E_DIR/users_after_save.json" || e2e_fail "list-users over the control socket failed"
+jq -e '[.users[].name] | index("dave") != null' "$E2E_DIR/users_after_save.json" >/dev/null ||
+  e2e_fail "the server does not list dave after the save: not reloaded ($(head -c 300 "$E2E_DIR/users_after_save.json"))"
+# ...and logged a reload after the panel's last earlier action (the revoke, itself followed
+# by a reload) and before the panel's save line (the server reloads, then answers).
+awk '/panel: admin .boss. revoked device/ { after = 1; reloaded = 0 }
+     after && /reloaded users from / { reloaded = 1 }
+     /panel: admin .boss. saved the config/ { found = 1; ok = after && reloaded; exit }
+     END { exit !(found && ok) }' "$E2E_DIR/server.log" ||
+  e2e_fail "no reload line in the server log between the revoke and the config save"
 grep -q '^# saved from the browser$' "$dir/server.conf" || e2e_fail "the browser's edit is not in the file"
+for page in blocked events logs audit tokens webhooks account user-edit config-version session-detail; do
+  ls "$ART"/*-"$page".png >/dev/null 2>&1 || e2e_fail "no screenshot of the $page page in $ART"
+done
 ! grep -q $'\r' "$dir/server.conf" || e2e_fail "the saved config has CR line ends"
 e2e_wait_for 10 sh -c "[ -z \"\$(\"$QELI\" list-clients --json --socket '$dir/control.sock' | jq -r '.[].username')\" ]" ||
   e2e_fail "alice's session did not end after the disable in the browser"

@@ -5,7 +5,9 @@ Drives Debian's headless Chromium through chromedriver with Selenium, the way an
 uses the panel: the login form, the dashboard, Sessions → Kick, Users → Disable, a new
 user with a device link (its QR code read back with zbarimg and handed to the shell, which
 connects a real client with it), that session kicked and the device revoked, the config
-editor, Log out.
+editor (a save that adds a user, so the shell can see the reload through the control
+API), a screenshot of every other page (lockouts, events, logs, audit, API tokens, webhooks,
+account, a user's edit form, a config version, a live session's own page), Log out.
 Asserts what the page shows, that the stylesheet applies under the panel's CSP and that
 the browser logged no Content-Security-Policy violation. Saves a PNG of every page it
 visits into --screens and copies each one into --artefacts at once (the run's directory
@@ -15,6 +17,7 @@ broken expectation; every wait is bounded.
 Usage: panel_browser.py --url http://127.0.0.1:8080 --username boss --password-file F
                         --user alice --screens DIR --artefacts DIR --user-data-dir DIR
                         --new-user carol --link-host HOST:PORT --link-out FILE
+                        --config-append FILE
 """
 import argparse
 import json
@@ -278,19 +281,33 @@ class Panel:
         msg = self.message() or ""
         if not msg.startswith("Valid"):
             raise Fail(f"after Validate the page says {msg!r}: {self.page_text()}")
-        # An edit, so that the save has something to keep in the history.
+        # An edit, so that the save has something to keep in the history, and one the
+        # server shows only once it has reloaded: an inline user (the shell looks for it
+        # through the control API).
         area = self.find("//textarea[@name='text']", "no config editor after Validate")
+        with open(self.a.config_append) as f:
+            extra = f.read()
         self.d.execute_script(
-            "arguments[0].value += '# saved from the browser\\n';", area)
+            "arguments[0].value += '# saved from the browser\\n' + arguments[1];", area, extra)
         save = self.find("//button[normalize-space()='Save and reload']", "no Save button")
         self.click_and_wait(save, "Save and reload")
         msg = self.message()
         if msg != "Saved; the server reloaded the config.":
             raise Fail(f"after Save the page says {msg!r}: {self.page_text()}")
+        if self.d.find_elements(By.CSS_SELECTOR, "main p.err"):
+            raise Fail(f"after Save the page shows an error: {self.page_text()}")
         if not self.d.find_elements(By.XPATH, "//td[normalize-space()='panel:boss']"):
             raise Fail("the saved version is not in the history as panel:boss")
         log(f"config page: validated and saved ({msg!r})")
         self.shot("config-saved")
+        version = self.find("//main//table//a[contains(@href,'/config/version?id=')]",
+                            "no saved version to view in the history")
+        self.click_and_wait(version, "a config version")
+        self.find("//button[normalize-space()='Restore this version']",
+                  "the config version page has no Restore button")
+        self.shot("config-version")
+
+        self.every_page()
 
         # Admins: the owner makes a read-only admin (the form's default role); its
         # password is shown once, in the page and nowhere else.
@@ -381,6 +398,7 @@ class Panel:
         ids = self.wait_for_session(u, timeout=40)
         log(f"{u}'s client is live: session {sorted(ids)}")
         self.shot("sessions-new-user")
+        self.session_page(u)
         kicked = self.kick(u)
         ids = self.wait_for_session(u, not_ids=kicked, timeout=20)
         log(f"{u} reconnected after the kick: {sorted(kicked)} → {sorted(ids)}")
@@ -397,6 +415,48 @@ class Panel:
         self.find("//p[contains(normalize-space(),'No devices')]",
                   f"{u}-laptop is still listed after Revoke")
         self.shot("device-revoked")
+
+    def session_page(self, user):
+        """The live session's own page from its link on the sessions page: packets each
+        way, the drop reasons, the server's counters; on a second view its rates."""
+        link = self.find(self.row_xpath(user) + "/td[1]/a[contains(@href,'/sessions/view?')]",
+                         f"no link to {user}'s session page on the sessions page")
+        self.click_and_wait(link, f"{user}'s session page")
+        for h2 in ("Traffic", "Dropped packets", "Every counter"):
+            self.find(f"//h2[normalize-space()={xq(h2)}]/following-sibling::*[1][self::table]",
+                      f"{user}'s session page has no {h2!r} table: {self.page_text()!r}")
+        self.find("//td[code[normalize-space()='drop_policy']]", "no drop_policy row")
+        time.sleep(1.1)  # a rate needs two samples at least a second apart
+        self.d.refresh()
+        rate = self.find("//tr[td[1][normalize-space()='Received from the client']]/td[4]",
+                         f"no rate on {user}'s session page")
+        if not rate.text.strip().endswith("/s"):
+            raise Fail(f"{user}'s rate on the second view is {rate.text!r}, not a rate")
+        log(f"{user}'s session page: received now {rate.text.strip()}")
+        self.shot("session-detail")
+
+    def every_page(self):
+        """A screenshot of each page not visited otherwise, each answered with its own
+        title (not a refusal) and styled."""
+        pages = [("Lockouts", "/blocked", "Lockouts"), ("Events", "/events", "Events"),
+                 ("Logs", "/logs", "Logs"), ("Audit", "/audit", "Audit log"),
+                 ("API tokens", "/tokens", "API tokens"),
+                 ("Webhooks", "/webhooks", "Webhook deliveries")]
+        for label, path, title in pages:
+            self.nav(label)
+            if self.path() != path:
+                raise Fail(f"the {label} link led to {self.path()}")
+            self.find(f"//main/h1[normalize-space()={xq(title)}]",
+                      f"{path} is not the {title!r} page: {self.page_text()!r}")
+            self.shot(path.strip("/"))
+        for path, title, name in (("/account", "Account", "account"),
+                                  (f"/users/edit?user={self.a.new_user}",
+                                   f"Edit {self.a.new_user}", "user-edit")):
+            self.d.get(self.base + path)
+            self.find(f"//main/h1[normalize-space()={xq(title)}]",
+                      f"{path} is not the {title!r} page: {self.page_text()!r}")
+            self.styled(name)
+            self.shot(name)
 
     def csp_control(self):
         """The control for the check above: an inline <style> (what the CSP forbids) added
@@ -445,6 +505,8 @@ def main():
     p.add_argument("--new-user", required=True, help="the VPN user to create with a device link")
     p.add_argument("--link-host", required=True, help="HOST:PORT the device link dials")
     p.add_argument("--link-out", required=True, help="where the QR code's link goes")
+    p.add_argument("--config-append", required=True,
+                   help="text the config edit appends (an inline user the reload brings)")
     a = p.parse_args()
     with open(a.password_file) as f:
         a.password = f.read().strip()

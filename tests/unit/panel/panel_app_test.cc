@@ -688,6 +688,59 @@ TEST_F(PanelAppTest, config_with_errors_or_a_stale_base_is_not_saved_and_keeps_t
   EXPECT_TRUE(contains(r.body, ">\nmy edit</textarea>"));
 }
 
+// The page after a save says what the server did: reloaded, nothing to do, or saved
+// while the reload was refused (with the server's reason, escaped) — never "reloaded"
+// when it was not. The same for a restore.
+TEST_F(PanelAppTest, a_save_says_whether_the_server_reloaded) {
+  auto app = make(settings());
+  const std::string cookie = login(*app);
+  const std::string csrf = csrf_of(*app, cookie);
+  auto save = [&](const std::string& path, const std::string& body) {
+    return app->handle(req("POST", path, "csrf=" + csrf + "&" + body, {{"cookie", cookie}}));
+  };
+  auto r = save("/config/save", "base=abc&text=my+edit");
+  EXPECT_EQ(header_of(r, "Location"), "/config?done=saved");
+  r = app->handle(req("GET", "/config?done=saved", {}, {{"cookie", cookie}}));
+  EXPECT_TRUE(contains(r.body, "Saved; the server reloaded the config."));
+  EXPECT_EQ(header_of(save("/config/restore", "id=v1&base=abc"), "Location"),
+            "/config?done=restored");
+  // The text was the file's: nothing saved, nothing reloaded.
+  server_.saved.history_id.clear();
+  server_.saved.reloaded = false;
+  EXPECT_EQ(header_of(save("/config/save", "base=abc&text=my+edit"), "Location"),
+            "/config?done=unchanged");
+  r = app->handle(req("GET", "/config?done=unchanged", {}, {{"cookie", cookie}}));
+  EXPECT_TRUE(contains(r.body, "Nothing to save: the text is the file&#39;s already."));
+  // Saved, but the reload was refused: the editor says so with the reason, over the
+  // saved text and its new base.
+  server_.saved.history_id = "v2";
+  server_.saved.reload_error = std::string("users.conf:3: bad ") + kEvil;
+  r = save("/config/save", "base=abc&text=my+edit");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_FALSE(contains(r.body, "the server reloaded"));
+  EXPECT_TRUE(contains(r.body,
+                       "<p class=\"err\">Saved, but the server refused to reload it and keeps "
+                       "running the previous configuration: users.conf:3: bad &lt;script&gt;"))
+      << r.body;
+  EXPECT_FALSE(contains(r.body, "<script"));
+  EXPECT_TRUE(contains(r.body, ">\nmy edit</textarea>"));
+  EXPECT_TRUE(contains(r.body, "name=\"base\" value=\"" + std::string(64, 'b') + "\""));
+  r = save("/config/restore", "id=v1&base=abc");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(contains(r.body, "Restored, but the server refused to reload it"));
+  EXPECT_TRUE(contains(r.body, ">\n# old\n</textarea>"));
+  // A refusal without a reason still says it was not reloaded.
+  server_.saved.reload_error.clear();
+  EXPECT_TRUE(contains(save("/config/save", "base=abc&text=my+edit").body,
+                       "keeps running the previous configuration: no reason given"));
+  // In Russian.
+  r = app->handle(req("POST", "/config/save", "csrf=" + csrf + "&base=abc&text=x",
+                      {{"cookie", cookie}, {"accept-language", "ru"}}));
+  EXPECT_TRUE(contains(r.body, "Сохранено, но сервер отказался перезагрузить конфигурацию"))
+      << r.body;
+  EXPECT_EQ(server_.seen<control::SaveConfig>().size(), 7U);
+}
+
 // DNS rebinding: a name the attacker's DNS points at 127.0.0.1 is not this panel; an
 // address, localhost, public_host and an allowed origin's host are.
 TEST_F(PanelAppTest, a_host_name_that_is_not_the_panel_is_misdirected) {

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "crypto/argon2id.h"
+#include "panel/admin_accounts.h"
+#include "panel/api_tokens.h"
+#include "panel/audit_log.h"
 #include "panel/panel_app.h"
 
 namespace qeli::panel::panel_test {
@@ -132,7 +135,7 @@ class FakeServer : public control::ControlService {
             if (!save_error.empty()) {
               return fail(control::ControlError{control::ErrorCode::kConflict, save_error});
             }
-            return control::Response{control::ConfigSaved{"new", "v1", true, {}}};
+            return control::Response{saved};
           } else if constexpr (std::is_same_v<T, control::AddUser>) {
             if (r.username == "alice") {
               return fail(control::ControlError{control::ErrorCode::kConflict, "exists"});
@@ -208,7 +211,9 @@ class FakeServer : public control::ControlService {
                              std::string("# note ") + kEvil + "\n[profile:p]\nobf.mode = plain\n",
                              std::string(64, 'a')};
   control::ValidationResult validation{true, {}, 0};
-  std::string save_error;           ///< non-empty: SaveConfig fails (a stale base)
+  std::string save_error;  ///< non-empty: SaveConfig fails (a stale base)
+  /// SaveConfig's answer otherwise: saved and reloaded, unless a test says not.
+  control::ConfigSaved saved{std::string(64, 'b'), "v1", true, {}, ""};
   control::WebhookLog webhook_log;  ///< GetWebhookLog's answer (off by default)
   control::LogLines logs{2,
                          {{1, 1'700'000'000'000, "info", "server started"},
@@ -218,6 +223,29 @@ class FakeServer : public control::ControlService {
  private:
   mutable std::mutex mu_;
   std::vector<control::Request> seen_;
+};
+
+/// The panel's own stores in one state_db file — API tokens, the audit log, further
+/// admins — as panel_run opens them.
+struct PanelStores {
+  void open(const std::string& db) {
+    auto t = ApiTokens::open(db);
+    auto a = AuditLog::open(db);
+    auto d = AdminAccounts::open(db);
+    ASSERT_TRUE(t.ok() && a.ok() && d.ok());
+    tokens = std::move(*t);
+    audit = std::move(*a);
+    admins = std::move(*d);
+  }
+  /// Hands them to `app`.
+  void attach(PanelApp& app) const {
+    app.set_tokens(tokens.get());
+    app.set_audit(audit.get());
+    app.set_admins(admins.get());
+  }
+  std::unique_ptr<ApiTokens> tokens;
+  std::unique_ptr<AuditLog> audit;
+  std::unique_ptr<AdminAccounts> admins;
 };
 
 inline std::string header_of(const HttpResponse& r, std::string_view name) {

@@ -71,20 +71,11 @@ const std::vector<std::string> kScopeNames = {"users:write"};
 class PanelRussianTest : public LoggedInPanelTest {
  protected:
   void SetUp() override {
-    const std::string db = dir_.path() + "/panel.db";
-    auto tokens = ApiTokens::open(db);
-    auto audit = AuditLog::open(db);
-    auto admins = AdminAccounts::open(db);
-    ASSERT_TRUE(tokens.ok() && audit.ok() && admins.ok());
-    tokens_ = std::move(*tokens);
-    audit_ = std::move(*audit);
-    admins_ = std::move(*admins);
+    stores_.open(dir_.path() + "/panel.db");
     PanelSettings s = settings();
     s.totp_secret.clear();
     start(s);
-    app_->set_tokens(tokens_.get());
-    app_->set_audit(audit_.get());
-    app_->set_admins(admins_.get());
+    stores_.attach(*app_);
     missing_translations();  // earlier tests' misses are theirs
   }
 
@@ -121,9 +112,7 @@ class PanelRussianTest : public LoggedInPanelTest {
   }
 
   test::TempDir dir_;
-  std::unique_ptr<ApiTokens> tokens_;
-  std::unique_ptr<AuditLog> audit_;
-  std::unique_ptr<AdminAccounts> admins_;
+  PanelStores stores_;
 };
 
 TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
@@ -143,9 +132,10 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
   ASSERT_EQ(post("/admins/create", "name=watcher&role=read-only").status, 200);
   missing_translations();  // those pages were English
   for (const std::string path :
-       {"/", "/sessions", "/users", "/users/view?name=alice", "/users/edit?user=alice", "/blocked",
-        "/events", "/config", "/config/version?id=v1", "/tokens", "/audit", "/admins", "/account",
-        "/webhooks", "/logs", "/users/view?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E"}) {
+       {"/", "/sessions", "/sessions/view?profile=main&id=42", "/users", "/users/view?name=alice",
+        "/users/edit?user=alice", "/blocked", "/events", "/config", "/config/version?id=v1",
+        "/tokens", "/audit", "/admins", "/account", "/webhooks", "/logs",
+        "/users/view?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E"}) {
     auto r = get_ru(path);
     ASSERT_EQ(r.status, 200) << path;
     if (path == "/logs") {
@@ -166,7 +156,7 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
         "user-added",       "user-removed&n=2", "user-edited&n=5", "revoked&n=1",
         "token-revoked",    "admin-removed",    "admin-role",      "admin-logged-out",
         "admin-totp-reset", "password-wrong",   "password-weak",   "saved",
-        "restored"}) {
+        "restored",         "unchanged"}) {
     expect_russian(get_ru("/sessions?done=" + done), done);
   }
   EXPECT_TRUE(contains(get_ru("/sessions?done=kicked&n=3").body, "Завершено 3 сеанса."));
@@ -182,7 +172,7 @@ TEST_F(PanelRussianTest, EveryPageRendersInRussian) {
                  kScopeNames);
   expect_russian(post_ru("/admins/create", "name=second&role=admin"), "admin");
   // A further admin's Account page and its second factor's setup.
-  ASSERT_TRUE(admins_->set_password("watcher", hash_));
+  ASSERT_TRUE(stores_.admins->set_password("watcher", hash_));
   const auto in = app_->handle(req("POST", "/login", "username=watcher&password=secret",
                                    {{"content-type", "application/x-www-form-urlencoded"}}));
   ASSERT_EQ(in.status, 303);
@@ -326,7 +316,8 @@ TEST_F(PanelRussianTest, EveryRefusalOnAPageIsRussian) {
           "В поле формы scope значение, которого не предлагает ни одна страница этой панели.",
           "Bad Request", {"scope"});
   // Admins.
-  ASSERT_TRUE(admins_->create("watcher", AdminRole::kReadOnly, hash_, now_unix_, "admin").ok());
+  ASSERT_TRUE(
+      stores_.admins->create("watcher", AdminRole::kReadOnly, hash_, now_unix_, "admin").ok());
   refused(post_ru("/admins/create", "name=two%20words&role=admin"), 422, "admin name",
           "Не создано: имя администратора — от 1 до 32 символов: буквы, цифры или . _ @ -",
           "an admin's name");

@@ -3,6 +3,7 @@
 // enable-user, and the refusals a malformed request gets.
 #include "server/control_handler.h"
 
+#include "../config/temp_dir.h"
 #include "control/api_json.h"
 
 #include <gtest/gtest.h>
@@ -175,6 +176,56 @@ TEST(ControlHandler, MalformedRequestsAreRefusedWithAReason) {
   r = f.call({{"cmd", "kick"}, {"username", "nobody"}});
   EXPECT_FALSE(r["ok"].get<bool>());
   EXPECT_EQ(r["error"], "no user 'nobody'");
+}
+
+// A config saved through the control API is reloaded; when the reload refuses (the
+// server keeps its running config), the answer says saved, not reloaded, and why.
+TEST(ControlHandler, SaveConfigSaysWhetherTheReloadHappenedAndWhyNot) {
+  test::TempDir dir;
+  const std::string path = dir.write(
+      "server.conf", "[auth]\nusers_file = users.conf\n[profile:main]\nbind.port = 4433\n");
+  dir.write("users.conf", "");
+  ConfigStore store(path);
+  control::ValidationResult reload_answer{true, {}, 0};
+  int reloads = 0;
+  ControlHandler h(ControlTargets{.config = &store, .reload = [&] {
+                                    ++reloads;
+                                    return reload_answer;
+                                  }});
+  const control::Caller root{0, 0, 0, control::kAllPermissions};
+  auto save = [&](const std::string& port) {
+    auto text = store.read();
+    EXPECT_TRUE(text.ok());
+    const std::string edited =
+        "[auth]\nusers_file = users.conf\n[profile:main]\nbind.port = " + port + "\n";
+    auto r = h.handle(control::SaveConfig{edited, text->sha256, "panel:boss"}, root);
+    EXPECT_TRUE(r.ok());
+    return std::get<control::ConfigSaved>(*r);
+  };
+  auto saved = save("4434");
+  EXPECT_EQ(reloads, 1);
+  EXPECT_TRUE(saved.reloaded);
+  EXPECT_FALSE(saved.history_id.empty());
+  EXPECT_EQ(saved.reload_error, "");
+  // The reload refuses (say the users file it names has an error): saved, not reloaded.
+  const control::ConfigFinding warning{
+      "warning", "server.conf", "", "", 1, "w", "server.conf:1: a warning"};
+  const control::ConfigFinding error{
+      "error", "users.conf", "user:x", "", 3, "bad line", "users.conf:3: [user:x] bad line"};
+  reload_answer = {false, {warning, error}, 0};
+  saved = save("4435");
+  EXPECT_EQ(reloads, 2);
+  EXPECT_FALSE(saved.reloaded);
+  EXPECT_EQ(saved.reload_error, "users.conf:3: [user:x] bad line");
+  // The same text again: nothing saved, nothing to reload, no error.
+  saved = save("4435");
+  EXPECT_EQ(reloads, 2);
+  EXPECT_TRUE(saved.history_id.empty());
+  EXPECT_EQ(saved.reload_error, "");
+  // The field crosses the JSON API.
+  const json j = control::encode_reply(control::Response{
+      control::ConfigSaved{"s", "v", false, {}, "users.conf:3: [user:x] bad line"}});
+  EXPECT_EQ(j.at("reload_error"), "users.conf:3: [user:x] bad line");
 }
 
 }  // namespace
