@@ -318,6 +318,10 @@ static void parse_ip(const char* s, uint8_t out[4]) {
   CHECK(sscanf(s, "%u.%u.%u.%u", &a, &b, &c, &d) == 4, "ip %s", s);
   out[0] = (uint8_t)a, out[1] = (uint8_t)b, out[2] = (uint8_t)c, out[3] = (uint8_t)d;
 }
+/* The ICMP identifier of this round's echo requests: replies are counted only with it, so
+ * replies to an earlier round's (a resumed session delivers what the server held for it)
+ * never count for this one. */
+static uint16_t g_echo_id = 0x1234;
 static uint32_t echo(uint8_t* pkt, uint32_t len, const struct seen* s, uint16_t seq) {
   uint8_t src[4], dst[4];
   parse_ip(s->address, src);
@@ -328,8 +332,8 @@ static uint32_t echo(uint8_t* pkt, uint32_t len, const struct seen* s, uint16_t 
   memcpy(pkt + 16, dst, 4);
   uint16_t c = csum(pkt, 20);
   pkt[10] = (uint8_t)(c >> 8), pkt[11] = (uint8_t)c;
-  pkt[20] = 8, pkt[24] = 0x12, pkt[25] = 0x34, pkt[26] = (uint8_t)(seq >> 8),
-  pkt[27] = (uint8_t)seq;
+  pkt[20] = 8, pkt[24] = (uint8_t)(g_echo_id >> 8), pkt[25] = (uint8_t)g_echo_id,
+  pkt[26] = (uint8_t)(seq >> 8), pkt[27] = (uint8_t)seq;
   c = csum(pkt + 20, len - 20);
   pkt[22] = (uint8_t)(c >> 8), pkt[23] = (uint8_t)c;
   return len;
@@ -342,8 +346,8 @@ static uint32_t echo6(uint8_t* pkt, uint32_t len, const struct seen* s, uint16_t
   CHECK(inet_pton(AF_INET6, s->address6, pkt + 8) == 1, "address6 %s", s->address6);
   CHECK(inet_pton(AF_INET6, s->gateway6, pkt + 24) == 1, "gateway6 %s", s->gateway6);
   uint8_t* icmp = pkt + 40;
-  icmp[0] = 128, icmp[4] = 0x56, icmp[5] = 0x78, icmp[6] = (uint8_t)(seq >> 8),
-  icmp[7] = (uint8_t)seq;
+  icmp[0] = 128, icmp[4] = (uint8_t)(g_echo_id >> 8), icmp[5] = (uint8_t)g_echo_id,
+  icmp[6] = (uint8_t)(seq >> 8), icmp[7] = (uint8_t)seq;
   /* The checksum covers the pseudo-header (addresses, length, next header) too. */
   uint32_t sum = 0;
   for (int i = 8; i < 40; i += 2) sum += (uint32_t)(pkt[i] << 8 | pkt[i + 1]);
@@ -355,10 +359,33 @@ static uint32_t echo6(uint8_t* pkt, uint32_t len, const struct seen* s, uint16_t
   icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
   return len;
 }
-/* Whether `p` (n bytes) is an echo reply of either family. */
+/* Whether `p` (n bytes) is an echo reply of either family to this round's requests. */
 static int is_echo_reply(const uint8_t* p, size_t n) {
-  if (n >= 28 && (p[0] >> 4) == 4) return p[9] == 1 && p[20] == 0;
-  return n >= 48 && (p[0] >> 4) == 6 && p[6] == 58 && p[40] == 129;
+  const uint8_t id_hi = (uint8_t)(g_echo_id >> 8), id_lo = (uint8_t)g_echo_id;
+  if (n >= 28 && (p[0] >> 4) == 4)
+    return p[9] == 1 && p[20] == 0 && p[24] == id_hi && p[25] == id_lo;
+  return n >= 48 && (p[0] >> 4) == 6 && p[6] == 58 && p[40] == 129 && p[44] == id_hi &&
+         p[45] == id_lo;
+}
+/* Pulls and drops whatever arrives until `quiet_ms` pass without a packet (at most 5 s):
+ * what a resumed session delivers from before the round. Returns how many. */
+static int drain(uint64_t h, uint64_t gen, uint64_t quiet_ms) {
+  static uint8_t buf[1 << 16];
+  uint32_t lens[64];
+  int n = 0;
+  const uint64_t end = now_ms() + 5000;
+  uint64_t last = now_ms();
+  while (now_ms() < end && now_ms() - last < quiet_ms) {
+    size_t packets = 0, bytes = 0;
+    if (qeli_client_tun_pull(h, gen, buf, sizeof buf, lens, 64, &packets, &bytes) !=
+        QELI_CLIENT_OK) {
+      sleep_ms(1);
+      continue;
+    }
+    n += (int)packets;
+    last = now_ms();
+  }
+  return n;
 }
 /* Replies pulled within `wait_ms` (echo replies only). */
 static int pull_replies(uint64_t h, uint64_t gen, uint64_t wait_ms, int want) {
@@ -520,6 +547,9 @@ static int lifecycle(int argc, char** argv) {
       uint8_t b[28] = {0};
       EXPECT_RC(qeli_client_tun_push(h, gen, b, 28, &l, 1, &acc), QELI_CLIENT_INVALID_STATE);
     } else {
+      /* A new identifier each round, and nothing left from the round before. */
+      g_echo_id = (uint16_t)(0x1234 + round);
+      if (round > 0) printf("lifecycle: %d packets from before the restart\n", drain(h, gen, 300));
       int replies = ping_batch(h, gen, &s, 5, 84, 1, 0);
       CHECK(replies >= 3, "%d of 5 pings answered", replies);
       printf("lifecycle: %d/5 pings through push/pull\n", replies);
